@@ -1,0 +1,14 @@
+//! livenote: keeps markdown notes live. The library behind the `livenote` binary.
+//!
+//! Layers, top to bottom (dependencies only point down):
+//! - `cli`: the command line (`check`, `list`, ...), the only place that prints.
+//! - `workspace`: walking folders and reading notes from disk.
+//! - `note`: frontmatter, the `live:` model, validation and byte-minimal rewrites (pure).
+//! - `schedule`: cron, windows, due/next-due arithmetic over an injected clock (pure).
+//! - `text`: offsets, positions and text edits (pure).
+
+pub mod cli;
+pub mod note;
+pub mod schedule;
+pub mod text;
+pub mod workspace;
