@@ -10,5 +10,6 @@
 pub mod cli;
 pub mod note;
 pub mod schedule;
+pub mod status;
 pub mod text;
 pub mod workspace;

@@ -1,1 +1,96 @@
-//! cli (being written).
+//! The command line: `livenote check`, `livenote list`, ... The only layer that prints; every
+//! command returns its exit status (0 fine, 1 problems found, 2 usage or I/O failure).
+
+mod check;
+mod list;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(name = "livenote", version, about = "Keeps markdown notes live: a language server and CLI")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Format {
+    #[default]
+    Text,
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Validate notes: `file:line:col: severity code message`; exit 1 when any has errors.
+    Check {
+        /// Notes or folders (default: the current folder).
+        paths: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// List live notes with their status, what is due and when they fire next.
+    List {
+        /// The workspace folder (default: the current folder).
+        dir: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+        /// Evaluate schedules at this instant (RFC 3339) instead of now.
+        #[arg(long)]
+        at: Option<String>,
+    },
+}
+
+/// Entry point of the binary.
+pub fn main() -> ExitCode {
+    init_tracing();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    ExitCode::from(run(cli))
+}
+
+/// Run a parsed command; returns the exit status.
+pub fn run(cli: Cli) -> u8 {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let result = match cli.command {
+        Command::Check { paths, format } => check::run(&paths, format, &mut out),
+        Command::List { dir, format, at } => list::run(dir, format, at.as_deref(), &mut out),
+    };
+    let _ = out.flush();
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "livenote: {e:#}");
+            2
+        }
+    }
+}
+
+fn init_tracing() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .compact()
+        .try_init();
+}
+
+/// A path for display: relative to `base` when under it.
+fn display_path(path: &std::path::Path, base: Option<&std::path::Path>) -> String {
+    let shown = base.and_then(|b| path.strip_prefix(b).ok()).unwrap_or(path);
+    shown.display().to_string()
+}

@@ -1,6 +1,14 @@
 //! A note: its frontmatter, the `live:` block model, validation and byte-minimal rewrites.
 //! Pure functions over text; no I/O, no LSP types.
 
+pub mod diagnostic;
+pub mod fields;
 pub mod frontmatter;
+pub mod model;
 pub mod outline;
+pub mod rewrite;
+pub mod validate;
 pub mod yaml;
+
+pub use diagnostic::{Code, Diagnostic, Fix, Severity};
+pub use validate::{Analysis, Options, analyze};

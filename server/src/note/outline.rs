@@ -23,7 +23,9 @@ pub enum LineKind {
     /// `key: value`, possibly after `- ` list markers.
     Key(KeyLine),
     /// `- value` (a list item that is not a mapping).
-    Item { dash_col: usize },
+    Item {
+        dash_col: usize,
+    },
     /// Part of a multi-line scalar that started on an earlier line.
     Continuation,
     /// Anything else (flow collections, stray text).
@@ -180,8 +182,9 @@ impl Outline {
 
     /// Top-level key lines (column 0, not list items).
     pub fn top_level(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.lines.len())
-            .filter(|&i| matches!(&self.lines[i].kind, LineKind::Key(k) if k.col == 0 && k.dash_col.is_none()))
+        (0..self.lines.len()).filter(
+            |&i| matches!(&self.lines[i].kind, LineKind::Key(k) if k.col == 0 && k.dash_col.is_none()),
+        )
     }
 
     /// Find a key by path from the top (`["live", "triggers", "cronExpr"]`).
@@ -396,7 +399,10 @@ tags: [a, b]
         let cron = o.key(o.find(&["live", "triggers", "cronExpr"]).unwrap_or(usize::MAX));
         let v = cron.and_then(|k| k.value.clone()).unwrap_or_default();
         assert_eq!(&NOTE[v], "\"0 * * * *\"");
-        assert_eq!(&NOTE[o.extent(live)], &NOTE[NOTE.find("live:").unwrap_or(0)..NOTE.find("tags").unwrap_or(0)]);
+        assert_eq!(
+            &NOTE[o.extent(live)],
+            &NOTE[NOTE.find("live:").unwrap_or(0)..NOTE.find("tags").unwrap_or(0)]
+        );
         let obj = o.find(&["live", "objective"]).unwrap_or(usize::MAX);
         assert_eq!(o.last_line(obj), obj + 2, "block scalar ends before the blank line");
         assert_eq!(names(&o, &o.top_level().collect::<Vec<_>>()), ["title", "live", "tags"]);

@@ -229,10 +229,7 @@ impl PosMap<'_> {
         let start = self.lines.line_start(line);
         let end = self.lines.line_end(self.src, line);
         let col = m.col();
-        let within = self.src[start..end]
-            .char_indices()
-            .nth(col)
-            .map_or(end - start, |(i, _)| i);
+        let within = self.src[start..end].char_indices().nth(col).map_or(end - start, |(i, _)| i);
         self.base + start + within
     }
 
@@ -252,11 +249,14 @@ impl PosMap<'_> {
                             value: self.convert(v),
                         }
                     })
-                    .collect();
-                Node { span: start..end, kind: Kind::Map(entries) }
+                    .collect::<Vec<Entry>>();
+                let last = entries.last().map(|e| e.value.span.end.max(e.key_span.end));
+                Node { span: self.collection_span(start, end, last), kind: Kind::Map(entries) }
             }
             YamlData::Sequence(s) => {
-                Node { span: start..end, kind: Kind::Seq(s.iter().map(|v| self.convert(v)).collect()) }
+                let items: Vec<Node> = s.iter().map(|v| self.convert(v)).collect();
+                let last = items.last().map(|n| n.span.end);
+                Node { span: self.collection_span(start, end, last), kind: Kind::Seq(items) }
             }
             YamlData::Tagged(_, inner) => self.convert(inner),
             YamlData::Value(v) => {
@@ -274,6 +274,35 @@ impl PosMap<'_> {
             }
             _ => Node { span: self.scalar_span(start, end), kind: Kind::Bad },
         }
+    }
+
+    /// saphyr's collection spans run to the next token (often the next line); narrow them: a
+    /// flow collection to its closing bracket, a block one to the end of its last child.
+    fn collection_span(&self, start: usize, end: usize, last_child_end: Option<usize>) -> Range<usize> {
+        let local = start - self.base;
+        let src = self.src;
+        if let Some(open @ (b'[' | b'{')) = src.as_bytes().get(local).copied() {
+            let close = if open == b'[' { b']' } else { b'}' };
+            let mut depth = 0usize;
+            let mut quote: Option<u8> = None;
+            for (i, &b) in src.as_bytes()[local..].iter().enumerate() {
+                match (quote, b) {
+                    (Some(q), _) if b == q => quote = None,
+                    (Some(_), _) => {}
+                    (None, b'"' | b'\'') => quote = Some(b),
+                    (None, b'[' | b'{') => depth += 1,
+                    (None, c) if c == close || c == b']' || c == b'}' => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            return start..start + i + 1;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            return start..end;
+        }
+        start..last_child_end.unwrap_or(end).max(start)
     }
 
     /// saphyr's scalar spans can run past the token (to a trailing comment or the next key);
@@ -390,14 +419,11 @@ mod tests {
 
     #[test]
     fn spans_are_narrowed_to_the_scalar() {
-        let src = "title: \"x\" # c\nn: plain words   # note\ns: 'it''s'\nk: |\n  line one\n  line: two\nz: 1\n";
+        let src =
+            "title: \"x\" # c\nn: plain words   # note\ns: 'it''s'\nk: |\n  line one\n  line: two\nz: 1\n";
         let Ok(Some(root)) = parse_all(src) else { panic!("parse failed") };
-        let spans: Vec<&str> = root
-            .entries()
-            .unwrap_or_default()
-            .iter()
-            .map(|e| &src[e.value.span.clone()])
-            .collect();
+        let spans: Vec<&str> =
+            root.entries().unwrap_or_default().iter().map(|e| &src[e.value.span.clone()]).collect();
         assert_eq!(spans, ["\"x\"", "plain words", "'it''s'", "line one\n  line: two", "1"]);
     }
 

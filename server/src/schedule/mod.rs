@@ -1,1 +1,12 @@
-//! schedule (being written).
+//! The pure scheduling core of SPEC section 3: cron expressions, daily windows, and the
+//! due/next-due arithmetic over an injected clock and time zone. No I/O, no async runtime.
+
+pub mod clock;
+pub mod cron;
+pub mod due;
+pub mod window;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use cron::{CronField, CronParseError, CronSchedule, presets};
+pub use due::{CronSkip, Decision, DueTrigger, ScheduleInput, SkipReason, WindowSkip, due, next_due};
+pub use window::{Band, TimeOfDay, TimeOfDayError, Window};

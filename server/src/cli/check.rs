@@ -1,0 +1,104 @@
+//! `livenote check [PATH...]`: validate notes for humans (`file:line:col: severity code
+//! message`) or scripts (`--format json`), exiting 1 when any note has errors.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::Format;
+use crate::note::{self, Severity};
+use crate::text::{Encoding, LineIndex};
+use crate::workspace;
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Item {
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub severity: &'static str,
+    pub code: &'static str,
+    pub message: String,
+}
+
+pub fn run(paths: &[PathBuf], format: Format, out: &mut impl Write) -> Result<u8> {
+    let default = [PathBuf::from(".")];
+    let paths = if paths.is_empty() { &default[..] } else { paths };
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut io_failure = false;
+    for p in paths {
+        if p.is_dir() {
+            let (found, errors) = workspace::markdown_files(p, &[]);
+            for e in errors {
+                tracing::warn!("skip {e}");
+            }
+            files.extend(found);
+        } else if p.is_file() {
+            files.push(p.clone());
+        } else {
+            tracing::error!("missing {}: no such file or folder", p.display());
+            io_failure = true;
+        }
+    }
+    let mut items = Vec::new();
+    let mut errors = 0usize;
+    let mut warnings = 0usize;
+    for file in &files {
+        let text = match workspace::read_note(file) {
+            Ok(t) => t,
+            Err(e) => {
+                tracing::warn!("skip {}: {e}", file.display());
+                continue;
+            }
+        };
+        let analysis = note::analyze(&text, &note::Options { providers: None, scan_body: true });
+        let index = LineIndex::new(&text);
+        for d in &analysis.diagnostics {
+            match d.severity {
+                Severity::Error => errors += 1,
+                Severity::Warning => warnings += 1,
+                _ => {}
+            }
+            let start = index.position(&text, d.range.start, Encoding::Scalar);
+            let end = index.position(&text, d.range.end, Encoding::Scalar);
+            items.push(Item {
+                path: shown(file),
+                line: start.line + 1,
+                column: start.col + 1,
+                end_line: end.line + 1,
+                end_column: end.col + 1,
+                severity: d.severity.as_str(),
+                code: d.code.as_str(),
+                message: d.message.clone(),
+            });
+        }
+    }
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, &items)?;
+            writeln!(out)?;
+        }
+        Format::Text => {
+            for i in &items {
+                writeln!(out, "{}:{}:{}: {} {} {}", i.path, i.line, i.column, i.severity, i.code, i.message)?;
+            }
+            tracing::info!("checked {} notes: {errors} errors, {warnings} warnings", files.len());
+        }
+    }
+    Ok(if io_failure {
+        2
+    } else if errors > 0 {
+        1
+    } else {
+        0
+    })
+}
+
+fn shown(path: &Path) -> String {
+    let s = path.display().to_string();
+    s.strip_prefix("./").map(str::to_owned).unwrap_or(s)
+}

@@ -1,0 +1,160 @@
+//! The `live:` block: the serde/schemars types that are the source of the JSON Schema
+//! (docs/live-note.schema.json) and of every key's documentation, and the validated, typed
+//! view of a note that the scheduler, the CLI and the language server use.
+
+use std::ops::Range;
+
+use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::schedule::cron::CronSchedule;
+use crate::schedule::window::Window;
+
+/// The frontmatter of a markdown note. Only `live` is livenote's; every other key is the
+/// user's and is never touched.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[schemars(title = "livenote frontmatter", extend("additionalProperties" = true))]
+pub struct NoteFrontmatter {
+    /// Makes the note live: a background agent keeps its body up to date.
+    pub live: Option<LiveBlock>,
+}
+
+/// A live note's block: what the note should keep being, when the agent runs, and the
+/// runtime fields livenote writes back after each run.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LiveBlock {
+    /// What the note should keep being, in plain words. The agent reads it on every run and
+    /// keeps the body below the title in line with it.
+    #[schemars(length(min = 1))]
+    pub objective: String,
+    /// `false` pauses the note: nothing fires on schedule or on events. A paused note can
+    /// still be run by hand.
+    #[serde(default = "default_true")]
+    pub active: bool,
+    /// When the agent runs. Absent or empty means manual only.
+    pub triggers: Option<Triggers>,
+    /// Name of a configured provider (see `[providers.*]` in config); empty means the default.
+    pub provider: Option<String>,
+    /// Model name, overriding the provider's; empty means the provider's default.
+    pub model: Option<String>,
+    /// Written by livenote: when the latest run started (every run). Drives the 5-minute
+    /// retry backoff.
+    #[schemars(extend("format" = "date-time"))]
+    pub last_attempt_at: Option<String>,
+    /// Written by livenote: when the latest successful run started. Anchors every trigger's
+    /// cycle.
+    #[schemars(extend("format" = "date-time"))]
+    pub last_run_at: Option<String>,
+    /// Written by livenote: the id of the latest run (sortable, time-based); its transcript is
+    /// in `.livenote/runs/`.
+    pub last_run_id: Option<String>,
+    /// Written by livenote: the agent's summary of the latest successful run.
+    pub last_run_summary: Option<String>,
+    /// Written by livenote: why the latest run failed; cleared when a run succeeds.
+    pub last_run_error: Option<String>,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// When the agent runs. Each field is optional and independent; mix freely.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Triggers {
+    /// A cron expression in local time: 5 fields (minute hour day-of-month month day-of-week),
+    /// an optional leading seconds field, or a nickname such as `@hourly`. Vixie semantics:
+    /// 0 and 7 are Sunday; day-of-month and day-of-week combine with OR. A missed time is
+    /// skipped after a 2-minute grace, not replayed.
+    pub cron_expr: Option<String>,
+    /// Time-of-day bands; each fires at most once a day, as soon as possible inside its band.
+    pub windows: Option<Vec<TimeWindow>>,
+    /// Which incoming events should update the note, in plain words
+    /// (e.g. "Emails about Q3 planning").
+    #[schemars(length(min = 1))]
+    pub event_match_criteria: Option<String>,
+}
+
+/// A daily band of local time. Windows cannot cross midnight; split such a band in two.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TimeWindow {
+    /// Start of the band, 24-hour `HH:MM` local time.
+    #[schemars(pattern(r"^([01][0-9]|2[0-3]):[0-5][0-9]$"))]
+    pub start_time: String,
+    /// End of the band, 24-hour `HH:MM`, not before `startTime`; the end minute is inside the band.
+    #[schemars(pattern(r"^([01][0-9]|2[0-3]):[0-5][0-9]$"))]
+    pub end_time: String,
+}
+
+/// The JSON Schema of the frontmatter, pretty-printed with a trailing newline.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(NoteFrontmatter);
+    let mut s = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// A value with the byte range where the note wrote it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spanned<T> {
+    pub value: T,
+    pub span: Range<usize>,
+}
+
+/// One window as written, with what could be read of it.
+#[derive(Debug, Clone)]
+pub struct WindowEntry {
+    /// The window when both times parse.
+    pub window: Option<Window>,
+    /// The list item (its mapping).
+    pub span: Range<usize>,
+    /// The times as written (for listings), when they are strings.
+    pub start_text: Option<String>,
+    pub end_text: Option<String>,
+}
+
+/// The validated, typed view of a `live:` block. Present whenever the note has a `live:` key,
+/// even an invalid one; `has_errors` says whether the scheduler may consider it.
+#[derive(Debug, Clone)]
+pub struct Live {
+    /// The `live` key itself (where block-level diagnostics, lenses and actions sit).
+    pub key_span: Range<usize>,
+    pub objective: Option<String>,
+    pub active: bool,
+    /// `active` as written, if present.
+    pub active_span: Option<Range<usize>>,
+    pub cron_expr: Option<Spanned<String>>,
+    pub cron: Option<CronSchedule>,
+    pub windows: Vec<WindowEntry>,
+    pub event_match_criteria: Option<String>,
+    pub provider: Option<Spanned<String>>,
+    pub model: Option<String>,
+    pub last_attempt_at: Option<DateTime<Utc>>,
+    pub last_run_at: Option<DateTime<Utc>>,
+    pub last_run_id: Option<String>,
+    pub last_run_summary: Option<String>,
+    pub last_run_error: Option<String>,
+    /// Spans of the runtime fields as written, by key.
+    pub runtime_spans: Vec<(&'static str, Range<usize>)>,
+    /// Whether any error-severity diagnostic concerns the block.
+    pub has_errors: bool,
+}
+
+impl Live {
+    /// The windows that parsed, in list order.
+    pub fn valid_windows(&self) -> Vec<Window> {
+        self.windows.iter().filter_map(|w| w.window).collect()
+    }
+
+    pub fn has_triggers(&self) -> bool {
+        self.cron.is_some() || self.windows.iter().any(|w| w.window.is_some())
+    }
+
+    /// The span of a runtime field as written.
+    pub fn runtime_span(&self, key: &str) -> Option<Range<usize>> {
+        self.runtime_spans.iter().find(|(k, _)| *k == key).map(|(_, s)| s.clone())
+    }
+}

@@ -1,0 +1,1468 @@
+//! Byte-minimal rewrites of a note: writing runtime fields, "Make live", "Pause/Resume", "Make
+//! passive", converting a legacy ```` ```track ```` fence, and the small primitives quick fixes
+//! use. Every function is pure and returns `TextEdit`s over the original text that touch only
+//! the lines they must, so comments, quoting, key order, other keys and line endings survive.
+//!
+//! Decisions worth knowing:
+//! - Edits work line-wise on the tolerant [`Outline`], not on a re-serialised YAML tree: that is
+//!   what keeps every untouched byte intact. The price is that a `live:` block in flow style
+//!   (`live: {objective: x}`) cannot be edited and is reported as such.
+//! - Runtime strings are always written double-quoted on one line (the spec's rule), `None` as
+//!   `null`. Objectives written by "Make live" or a conversion are quoted on one line, or a
+//!   literal block (`|`/`|-`) when they span lines and a block represents them exactly.
+//! - Comment lines indented deeper than a key, right after its entry, belong to that entry:
+//!   they move with it on removal and new keys go after them (so a `# written by livenote
+//!   only:` comment stays above the runtime fields). A comment at the key's own column or
+//!   less belongs to what follows and is left alone.
+//! - A frontmatter with no closing line is refused: everything after `---` would be its YAML
+//!   and an edit could not know where the note's body starts.
+
+use std::ops::Range;
+
+use crate::note::frontmatter::{self, Frontmatter, TrackFence};
+use crate::note::outline::{KeyLine, LineKind, Outline};
+use crate::note::yaml::{self, Kind, Node, Scalar};
+use crate::text::TextEdit;
+
+/// Why a rewrite cannot be done; the messages are shown to users as they are.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RewriteError {
+    #[error("this note has no frontmatter")]
+    NoFrontmatter,
+    #[error("the frontmatter has no closing `---` line")]
+    UnterminatedFrontmatter,
+    #[error("the frontmatter is not a list of `key: value` lines, so it cannot be edited safely")]
+    FrontmatterNotMapping,
+    #[error("the frontmatter is not valid YAML ({0}); fix it first")]
+    InvalidYaml(String),
+    #[error("this note is not live (it has no `live:` block)")]
+    NotLive,
+    #[error("this note is already live")]
+    AlreadyLive,
+    #[error("the frontmatter has more than one `live:` block; remove the extra one first")]
+    DuplicateLive,
+    #[error(
+        "the `live:` block is written in flow style (`{{...}}`); write it as indented `key: value` lines to edit it"
+    )]
+    FlowStyle,
+    #[error("`live:` is not a mapping of `key: value` lines")]
+    LiveNotMapping,
+    #[error("`{0}` appears more than once in the `live:` block; remove the extra one first")]
+    DuplicateKey(String),
+    #[error("there is no `key: value` line at this position in the frontmatter")]
+    NoKeyAt,
+    #[error("the first key of a list item cannot be removed on its own")]
+    ListItemKey,
+    #[error("a value written in place must be a single line of YAML")]
+    MultiLineValue,
+    #[error("`{0}` cannot be used as a key name")]
+    InvalidKeyName(String),
+    #[error("the range is not part of this text")]
+    BadRange,
+    #[error("the track block cannot be converted: {0}")]
+    InvalidTrack(String),
+}
+
+/// A field of `live:` that livenote itself writes after runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RuntimeField {
+    LastAttemptAt,
+    LastRunAt,
+    LastRunId,
+    LastRunSummary,
+    LastRunError,
+}
+
+impl RuntimeField {
+    pub const ALL: [RuntimeField; 5] = [
+        RuntimeField::LastAttemptAt,
+        RuntimeField::LastRunAt,
+        RuntimeField::LastRunId,
+        RuntimeField::LastRunSummary,
+        RuntimeField::LastRunError,
+    ];
+
+    /// The key as written in the note.
+    pub fn key(self) -> &'static str {
+        match self {
+            RuntimeField::LastAttemptAt => "lastAttemptAt",
+            RuntimeField::LastRunAt => "lastRunAt",
+            RuntimeField::LastRunId => "lastRunId",
+            RuntimeField::LastRunSummary => "lastRunSummary",
+            RuntimeField::LastRunError => "lastRunError",
+        }
+    }
+}
+
+/// Set runtime fields of the `live:` block: `Some(s)` is written as a double-quoted string,
+/// `None` as `null`. An existing key keeps its line and any trailing comment (a value spanning
+/// several lines is replaced whole); missing keys are inserted together, in the order given,
+/// after the last entry of `live:` at its children's indentation. A field given twice takes
+/// its last value.
+pub fn set_runtime_fields(
+    text: &str,
+    fields: &[(RuntimeField, Option<&str>)],
+) -> Result<Vec<TextEdit>, RewriteError> {
+    let doc = Doc::open(text)?;
+    let live = doc.live_block()?;
+    let mut wanted: Vec<(RuntimeField, Option<&str>)> = Vec::new();
+    for &(field, value) in fields {
+        match wanted.iter_mut().find(|(f, _)| *f == field) {
+            Some(slot) => slot.1 = value,
+            None => wanted.push((field, value)),
+        }
+    }
+    let mut edits = Vec::new();
+    let mut missing = String::new();
+    for (field, value) in wanted {
+        let value = value.map_or_else(|| "null".to_owned(), yaml_string);
+        match doc.child(&live, field.key())? {
+            Some(i) => edits.push(doc.value_edit(i, &value)?),
+            None => {
+                missing.push_str(&" ".repeat(live.child_col));
+                missing.push_str(field.key());
+                missing.push_str(": ");
+                missing.push_str(&value);
+                missing.push_str(doc.nl());
+            }
+        }
+    }
+    if !missing.is_empty() {
+        edits.push(TextEdit::insert(live.insert_at, missing));
+    }
+    Ok(edits)
+}
+
+/// Add a `live:` block with `objective` (or, when `None` or blank, one derived from the
+/// note's title). With no frontmatter, one is created at the very start (after a BOM); with
+/// one, `live:` becomes its last top-level key, right before the closing line.
+pub fn make_live(text: &str, objective: Option<&str>) -> Result<Vec<TextEdit>, RewriteError> {
+    let objective = match objective {
+        Some(o) if !o.trim().is_empty() => o.to_owned(),
+        _ => {
+            let body_start =
+                frontmatter::locate(text).map_or(frontmatter::bom_len(text), |fm| fm.body_start());
+            default_objective(frontmatter::title(text, body_start))
+        }
+    };
+    let block = NewLive { objective, ..NewLive::default() };
+    Ok(vec![insert_live(text, &block)?])
+}
+
+/// The objective "Make live" writes when the user gives none.
+pub fn default_objective(title: Option<&str>) -> String {
+    match title {
+        Some(t) => format!("Keep this note about \"{t}\" up to date."),
+        None => "Keep this note up to date with the latest information on its topic.".to_owned(),
+    }
+}
+
+/// Pause (`false`) or resume (`true`) the note: replace the value of `active:` in place, or
+/// insert `active:` right after the objective's entry (first in the block when there is no
+/// objective) so the flag sits next to what it pauses.
+pub fn set_active(text: &str, active: bool) -> Result<Vec<TextEdit>, RewriteError> {
+    let doc = Doc::open(text)?;
+    let live = doc.live_block()?;
+    let value = if active { "true" } else { "false" };
+    if let Some(i) = doc.child(&live, "active")? {
+        return Ok(vec![doc.value_edit(i, value)?]);
+    }
+    let at = match doc.child(&live, "objective")? {
+        Some(obj) => doc.outline.lines[doc.entry_end(obj)].full.end,
+        None => doc.outline.lines[live.line].full.end,
+    };
+    let line = format!("{}active: {value}{}", " ".repeat(live.child_col), doc.nl());
+    Ok(vec![TextEdit::insert(at, line)])
+}
+
+/// Remove the `live:` block: its key line through its last nested line, with the comments
+/// and blank lines inside it and the comments indented under it right after it; blank lines
+/// and comments at the top level that follow are kept (they introduce the next key). When
+/// nothing but blank lines would remain, the whole frontmatter goes, delimiters included, so
+/// the note is plain markdown again. The body is never touched.
+///
+/// Works on any form of `live:` (flow style too), since the entry is removed whole.
+pub fn make_passive(text: &str) -> Result<Vec<TextEdit>, RewriteError> {
+    let doc = Doc::open(text)?;
+    doc.check_top_level()?;
+    let live = doc.top_live()?.ok_or(RewriteError::NotLive)?;
+    let span = doc.removal_span(live);
+    let o = &doc.outline;
+    let only_blank_left = o
+        .lines
+        .iter()
+        .all(|l| matches!(l.kind, LineKind::Blank) || (l.full.start >= span.start && l.full.end <= span.end));
+    if only_blank_left {
+        return Ok(vec![TextEdit::delete(doc.fm.open.start..doc.close.end)]);
+    }
+    Ok(vec![TextEdit::delete(span)])
+}
+
+/// Replace the value of the key on the line containing byte `at` with `new_value`, YAML text
+/// written as is (use [`yaml_string`] for strings). A trailing comment on the key line is
+/// kept; a value spanning several lines (block scalar, nested block) is replaced whole.
+pub fn replace_value(text: &str, at: usize, new_value: &str) -> Result<Vec<TextEdit>, RewriteError> {
+    if new_value.contains(['\n', '\r']) || new_value.trim().is_empty() {
+        return Err(RewriteError::MultiLineValue);
+    }
+    let doc = Doc::open(text)?;
+    let i = doc.key_line_at(at)?;
+    Ok(vec![doc.value_edit(i, new_value)?])
+}
+
+/// Rename the key whose text (as written, quotes included) is `key`, as in [`KeyLine::key`],
+/// to `new_name`: quoted in the old key's style when the old key was quoted, and quoted
+/// whenever YAML would otherwise read the name differently.
+pub fn rename_key(text: &str, key: Range<usize>, new_name: &str) -> Result<Vec<TextEdit>, RewriteError> {
+    if new_name.is_empty() || !new_name.chars().all(|c| c == '\t' || is_printable(c)) {
+        return Err(RewriteError::InvalidKeyName(new_name.to_owned()));
+    }
+    let doc = Doc::open(text)?;
+    let i = doc.key_line_at(key.start)?;
+    if doc.outline.key(i).is_none_or(|k| k.key != key) {
+        return Err(RewriteError::NoKeyAt);
+    }
+    let old = &text[key.clone()];
+    let written = if old.starts_with('\'') && !new_name.contains(['\'', '\t']) {
+        format!("'{new_name}'")
+    } else if old.starts_with(['"', '\'']) || !is_plain_key(new_name) {
+        yaml_string(new_name)
+    } else {
+        new_name.to_owned()
+    };
+    Ok(vec![TextEdit::replace(key, written)])
+}
+
+/// Remove the entry whose key is on the line containing byte `at`: the key line through its
+/// last nested line, plus comments indented under it right after it.
+pub fn remove_entry(text: &str, at: usize) -> Result<Vec<TextEdit>, RewriteError> {
+    let doc = Doc::open(text)?;
+    let i = doc.key_line_at(at)?;
+    if doc.outline.key(i).is_some_and(|k| k.dash_col.is_some()) {
+        // Deleting the line would take the `- ` with it and merge the item's other keys
+        // into the previous item.
+        return Err(RewriteError::ListItemKey);
+    }
+    Ok(vec![TextEdit::delete(doc.removal_span(i))])
+}
+
+/// Convert a legacy ```` ```track ```` fence into the note's `live:` block: `instruction`
+/// becomes the objective, a cron schedule `triggers.cronExpr`, a window schedule one entry of
+/// `triggers.windows`, `eventMatchCriteria` is kept, `active: false` and the runtime fields
+/// `lastRunAt`/`lastRunId`/`lastRunSummary` are carried over (so the note does not run again
+/// at once). What cannot be carried over (a one-time schedule, a window's cron) is dropped
+/// and a YAML comment in the block says so. The fence is removed from the body, with the
+/// `<!--track-target:ID-->` and `<!--/track-target:ID-->` marker lines; the content between
+/// the markers stays.
+pub fn convert_track_fence(text: &str, fence: &TrackFence) -> Result<Vec<TextEdit>, RewriteError> {
+    let fenced = text.get(fence.range.clone()).ok_or(RewriteError::BadRange)?;
+    if text.get(fence.inner.clone()).is_none()
+        || fence.inner.start < fence.range.start
+        || fence.inner.end > fence.range.end
+        || !fenced.starts_with("```track")
+    {
+        return Err(RewriteError::BadRange);
+    }
+    let fm = frontmatter::locate(text);
+    let body_start = fm.as_ref().map_or(frontmatter::bom_len(text), Frontmatter::body_start);
+    if fence.range.start < body_start {
+        return Err(RewriteError::BadRange);
+    }
+    // An unclosed fence runs to the end of the text; deleting it would delete the body.
+    let last_line = fenced.trim_end_matches(['\n', '\r']).rsplit('\n').next().unwrap_or("");
+    if fenced.trim_end_matches(['\n', '\r']).len() <= "```track".len() || last_line.trim_end() != "```" {
+        return Err(RewriteError::InvalidTrack("the ```track fence is not closed".to_owned()));
+    }
+    let root = match yaml::parse(text, fence.inner.clone()) {
+        Ok(Some(root)) => root,
+        Ok(None) => {
+            return Err(RewriteError::InvalidTrack("the track block is empty".to_owned()));
+        }
+        Err(e) => {
+            return Err(RewriteError::InvalidTrack(format!("its YAML does not parse ({})", e.message)));
+        }
+    };
+    if root.entries().is_none() {
+        return Err(RewriteError::InvalidTrack("its YAML is not a mapping".to_owned()));
+    }
+    let track_id = root.get("trackId").and_then(|e| scalar_text(&e.value, text));
+    let block = NewLive::from_track(text, &root, body_start, track_id.as_deref());
+
+    let mut edits = vec![insert_live(text, &block)?];
+    edits.push(TextEdit::delete(fence_removal(text, fence, body_start)));
+    if let Some(id) = track_id {
+        for marker in [format!("track-target:{id}"), format!("/track-target:{id}")] {
+            if let Some(line) = find_marker_line(text, body_start, &marker, &fence.range) {
+                edits.push(TextEdit::delete(line));
+            }
+        }
+    }
+    Ok(edits)
+}
+
+/// `s` as a double-quoted, single-line YAML string: `\`, `"` and every character YAML does not
+/// print as is (controls, line and paragraph separators, BOM) are escaped; other non-ASCII
+/// text stays readable.
+pub fn yaml_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if is_printable(c) => out.push(c),
+            c if (c as u32) <= 0xff => out.push_str(&format!("\\x{:02X}", c as u32)),
+            c if (c as u32) <= 0xffff => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push_str(&format!("\\U{:08X}", c as u32)),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Printable in YAML and safe on a line of its own: no controls, no tab, and none of the
+/// characters some parsers treat as line breaks or a byte order mark.
+fn is_printable(c: char) -> bool {
+    matches!(c, ' '..='~')
+        || (c >= '\u{a0}' && !matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'))
+}
+
+/// Whether a key can be written without quotes and read back as the same string.
+fn is_plain_key(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        && !["true", "false", "null"].iter().any(|w| name.eq_ignore_ascii_case(w))
+}
+
+/// The value part of an `objective:` line (starting with its space): one quoted line, or a
+/// literal block when the text spans lines and a block can represent it exactly.
+fn objective_value(s: &str, content_indent: usize, nl: &str) -> String {
+    if let Some(block) = literal_block(s, content_indent, nl) {
+        return block;
+    }
+    if s.contains('"') && !s.contains('\'') && s.chars().all(is_printable) {
+        // Single quotes need no escapes, so a title in double quotes stays readable.
+        return format!(" '{s}'");
+    }
+    format!(" {}", yaml_string(s))
+}
+
+/// ` |` / ` |-` and the indented lines, or `None` when a literal block would not read back
+/// as exactly `s`: a single line, a leading space on the first line (needs an indentation
+/// indicator), whitespace-only lines, characters that need escapes, or several trailing
+/// newlines (needs `|+`, whose trailing blank lines make later edits fragile).
+fn literal_block(s: &str, content_indent: usize, nl: &str) -> Option<String> {
+    let (content, header) = match s.strip_suffix('\n') {
+        Some(c) => (c, "|"),
+        None => (s, "|-"),
+    };
+    if !content.contains('\n')
+        || content.ends_with('\n')
+        || !content.chars().all(|c| c == '\n' || is_printable(c))
+    {
+        return None;
+    }
+    let lines: Vec<&str> = content.split('\n').collect();
+    let first = lines.iter().find(|l| !l.is_empty())?;
+    if first.starts_with(' ') || lines.iter().any(|l| !l.is_empty() && l.trim().is_empty()) {
+        return None;
+    }
+    let mut out = format!(" {header}");
+    for line in lines {
+        out.push_str(nl);
+        if !line.is_empty() {
+            out.push_str(&" ".repeat(content_indent));
+            out.push_str(line);
+        }
+    }
+    Some(out)
+}
+
+/// A frontmatter with a closing line, and its outline.
+struct Doc<'a> {
+    text: &'a str,
+    fm: Frontmatter,
+    close: Range<usize>,
+    outline: Outline,
+}
+
+/// Where the `live:` block sits and where its children go.
+struct LiveBlock {
+    line: usize,
+    children: Vec<usize>,
+    child_col: usize,
+    /// Where new keys are inserted: after the last entry and the comments indented under it.
+    insert_at: usize,
+}
+
+impl<'a> Doc<'a> {
+    fn open(text: &'a str) -> Result<Self, RewriteError> {
+        let fm = frontmatter::locate(text).ok_or(RewriteError::NoFrontmatter)?;
+        let close = fm.close.clone().ok_or(RewriteError::UnterminatedFrontmatter)?;
+        let outline = Outline::parse(text, fm.content.clone());
+        Ok(Doc { text, fm, close, outline })
+    }
+
+    fn nl(&self) -> &'static str {
+        self.fm.newline()
+    }
+
+    /// Every top-level line must be a plain `key:` or belong to one (a list may sit at the
+    /// key's own column), not a flow collection or stray text, or line-wise edits could not
+    /// tell where entries end.
+    fn check_top_level(&self) -> Result<(), RewriteError> {
+        let o = &self.outline;
+        let mut covered_until = None;
+        for (i, line) in o.lines.iter().enumerate() {
+            if line.indent > 0
+                || matches!(line.kind, LineKind::Blank | LineKind::Comment | LineKind::Continuation)
+            {
+                continue;
+            }
+            match &line.kind {
+                LineKind::Key(k) if k.dash_col.is_none() => covered_until = Some(o.last_line(i)),
+                _ if covered_until.is_some_and(|c| i <= c) => {}
+                _ => return Err(RewriteError::FrontmatterNotMapping),
+            }
+        }
+        Ok(())
+    }
+
+    fn top_live(&self) -> Result<Option<usize>, RewriteError> {
+        let mut found =
+            self.outline.top_level().filter(|&i| self.outline.key(i).is_some_and(|k| k.name == "live"));
+        let first = found.next();
+        if found.next().is_some() {
+            return Err(RewriteError::DuplicateLive);
+        }
+        Ok(first)
+    }
+
+    /// The `live:` block, which must be a block mapping (or empty).
+    fn live_block(&self) -> Result<LiveBlock, RewriteError> {
+        self.check_top_level()?;
+        let line = self.top_live()?.ok_or(RewriteError::NotLive)?;
+        let o = &self.outline;
+        let Some(key) = o.key(line) else {
+            return Err(RewriteError::NotLive);
+        };
+        if let Some(v) = &key.value {
+            return Err(if self.text[v.clone()].starts_with(['{', '[']) {
+                RewriteError::FlowStyle
+            } else {
+                RewriteError::LiveNotMapping
+            });
+        }
+        let last = o.last_line(line);
+        let first_content =
+            (line + 1..=last).find(|&j| !matches!(o.lines[j].kind, LineKind::Blank | LineKind::Comment));
+        let child_col = match first_content {
+            None => 2,
+            Some(j) => match &o.lines[j].kind {
+                LineKind::Key(k) if k.dash_col.is_none() => k.col,
+                _ if self.text[o.lines[j].range.clone()].trim_start().starts_with(['{', '[']) => {
+                    return Err(RewriteError::FlowStyle);
+                }
+                _ => return Err(RewriteError::LiveNotMapping),
+            },
+        };
+        let children = o.children(line);
+        let end = match children.last() {
+            Some(&c) => self.entry_end(c).max(last),
+            None => line,
+        };
+        let end = self.trailing_comments(end, 0);
+        Ok(LiveBlock { line, children, child_col, insert_at: o.lines[end].full.end })
+    }
+
+    /// The child of `live:` named `name`; two of them is an error, since editing one would
+    /// leave the YAML invalid anyway.
+    fn child(&self, live: &LiveBlock, name: &str) -> Result<Option<usize>, RewriteError> {
+        let mut found =
+            live.children.iter().copied().filter(|&i| self.outline.key(i).is_some_and(|k| k.name == name));
+        let first = found.next();
+        if found.next().is_some() {
+            return Err(RewriteError::DuplicateKey(name.to_owned()));
+        }
+        Ok(first)
+    }
+
+    fn key_line_at(&self, at: usize) -> Result<usize, RewriteError> {
+        let i = self.outline.line_at(at).ok_or(RewriteError::NoKeyAt)?;
+        match self.outline.key(i) {
+            Some(_) => Ok(i),
+            None => Err(RewriteError::NoKeyAt),
+        }
+    }
+
+    /// The last line of the entry on line `i`, like [`Outline::last_line`], but also over the
+    /// blank lines a keep-chomping block scalar (`|+`) ends with: they are part of its value,
+    /// and a line inserted before them would change it.
+    fn entry_end(&self, i: usize) -> usize {
+        let o = &self.outline;
+        let last = o.last_line(i);
+        let keeps = (i..=last)
+            .any(|j| o.key(j).is_some_and(|k| keeps_trailing_blanks(self.text, k) && o.last_line(j) == last));
+        if !keeps {
+            return last;
+        }
+        let mut end = last;
+        while o.lines.get(end + 1).is_some_and(|l| matches!(l.kind, LineKind::Blank)) {
+            end += 1;
+        }
+        end
+    }
+
+    /// Extend `last` over the comment lines indented deeper than `col` that follow it (with
+    /// blank lines between them): they are commented-out or annotated parts of the entry.
+    fn trailing_comments(&self, last: usize, col: usize) -> usize {
+        let mut end = last;
+        for (j, line) in self.outline.lines.iter().enumerate().skip(last + 1) {
+            match line.kind {
+                LineKind::Comment if line.indent > col => end = j,
+                LineKind::Blank => {}
+                _ => break,
+            }
+        }
+        end
+    }
+
+    /// Bytes to delete to remove the entry on line `i`.
+    fn removal_span(&self, i: usize) -> Range<usize> {
+        let o = &self.outline;
+        let col = o.key(i).map_or(o.lines[i].indent, |k| k.col);
+        let end = self.trailing_comments(self.entry_end(i), col);
+        o.lines[i].full.start..o.lines[end].full.end
+    }
+
+    /// Replace the value of the key on line `i` with `new_value`, keeping a trailing comment of
+    /// the key line.
+    fn value_edit(&self, i: usize, new_value: &str) -> Result<TextEdit, RewriteError> {
+        let o = &self.outline;
+        let Some(k) = o.key(i) else {
+            return Err(RewriteError::NoKeyAt);
+        };
+        let text = self.text;
+        let line = &o.lines[i];
+        let last = o.last_line(i);
+        let value_end = o.lines[last].range.end;
+        match &k.value {
+            Some(v) => {
+                let tail = &text[v.end..line.range.end];
+                let is_comment = tail.starts_with([' ', '\t']) && tail.trim_start().starts_with('#');
+                if last == i {
+                    // Keep a trailing comment; anything else after the value (invalid YAML
+                    // like `"a" b`) goes with it.
+                    let end = if is_comment || tail.trim().is_empty() { v.end } else { line.range.end };
+                    Ok(TextEdit::replace(v.start..end, new_value))
+                } else {
+                    let comment = if is_comment { tail.trim_end() } else { "" };
+                    Ok(TextEdit::replace(v.start..value_end, format!("{new_value}{comment}")))
+                }
+            }
+            None => {
+                let comment = text[k.value_start..line.range.end].trim_end();
+                let sep = if text[..k.value_start].ends_with([' ', '\t']) { "" } else { " " };
+                let new = if comment.is_empty() {
+                    format!("{sep}{new_value}")
+                } else {
+                    format!("{sep}{new_value} {comment}")
+                };
+                Ok(TextEdit::replace(k.value_start..value_end, new))
+            }
+        }
+    }
+}
+
+/// Whether the key's value is a block scalar with the keep indicator (`|+`, `>2+`, ...).
+fn keeps_trailing_blanks(text: &str, k: &KeyLine) -> bool {
+    k.value.as_ref().is_some_and(|v| {
+        let v = &text[v.clone()];
+        v.starts_with(['|', '>']) && v.contains('+')
+    })
+}
+
+/// Newline style of a note without frontmatter: that of its first line.
+fn text_newline(text: &str) -> &'static str {
+    match text.find('\n') {
+        Some(i) if text[..i].ends_with('\r') => "\r\n",
+        _ => "\n",
+    }
+}
+
+/// The `live:` block a rewrite creates.
+#[derive(Debug, Default)]
+struct NewLive {
+    objective: String,
+    active: Option<bool>,
+    cron: Option<String>,
+    windows: Vec<(String, String)>,
+    event: Option<String>,
+    /// Comments (without `# `) about what a conversion dropped.
+    notes: Vec<String>,
+    runtime: Vec<(RuntimeField, String)>,
+}
+
+impl NewLive {
+    fn from_track(text: &str, root: &Node, body_start: usize, track_id: Option<&str>) -> NewLive {
+        let get = |key: &str| root.get(key).map(|e| &e.value);
+        let text_of =
+            |key: &str| get(key).and_then(|n| scalar_text(n, text)).filter(|s| !s.trim().is_empty());
+        // Every comment says where the block came from, since the fence is gone.
+        let name = match track_id {
+            Some(id) => format!("from track \"{id}\":"),
+            None => "from the track block:".to_owned(),
+        };
+        let mut block = NewLive {
+            objective: text_of("instruction")
+                .unwrap_or_else(|| default_objective(frontmatter::title(text, body_start))),
+            active: match get("active").map(|n| &n.kind) {
+                Some(Kind::Scalar(Scalar::Bool(false))) => Some(false),
+                _ => None,
+            },
+            event: text_of("eventMatchCriteria"),
+            ..NewLive::default()
+        };
+        if let Some(schedule) = get("schedule").filter(|n| !n.is_null()) {
+            let field = |key: &str| schedule.get(key).and_then(|e| scalar_text(&e.value, text));
+            match field("type").as_deref() {
+                Some("cron") => match field("expression") {
+                    Some(expr) => block.cron = Some(expr),
+                    None => block
+                        .notes
+                        .push(format!("{name} its cron schedule had no expression and was dropped")),
+                },
+                Some("window") => {
+                    match (field("startTime"), field("endTime")) {
+                        (Some(start), Some(end)) => block.windows.push((start, end)),
+                        _ => block
+                            .notes
+                            .push(format!("{name} its window had no start or end time and was dropped")),
+                    }
+                    if let Some(cron) = field("cron") {
+                        block.notes.push(format!(
+                            "{name} its window's cron \"{cron}\" was dropped; a window now fires at most once a day"
+                        ));
+                    }
+                }
+                Some("once") => {
+                    let when = field("runAt").map(|t| format!(" (runAt {t})")).unwrap_or_default();
+                    block.notes.push(format!(
+                        "{name} its one-time schedule{when} was dropped; live notes have no one-time trigger"
+                    ));
+                }
+                _ => block.notes.push(format!("{name} its schedule was not understood and was dropped")),
+            }
+        }
+        for field in [RuntimeField::LastRunAt, RuntimeField::LastRunId, RuntimeField::LastRunSummary] {
+            if let Some(v) = get(field.key()).and_then(|n| scalar_text(n, text)) {
+                block.runtime.push((field, v));
+            }
+        }
+        block
+    }
+
+    fn render(&self, nl: &str) -> String {
+        let mut out = format!("live:{nl}  objective:{}{nl}", objective_value(&self.objective, 4, nl));
+        if let Some(active) = self.active {
+            out.push_str(&format!("  active: {active}{nl}"));
+        }
+        if self.cron.is_some() || !self.windows.is_empty() || self.event.is_some() {
+            out.push_str(&format!("  triggers:{nl}"));
+            if let Some(cron) = &self.cron {
+                out.push_str(&format!("    cronExpr: {}{nl}", yaml_string(cron)));
+            }
+            if !self.windows.is_empty() {
+                out.push_str(&format!("    windows:{nl}"));
+                for (start, end) in &self.windows {
+                    out.push_str(&format!("      - startTime: {}{nl}", yaml_string(start)));
+                    out.push_str(&format!("        endTime: {}{nl}", yaml_string(end)));
+                }
+            }
+            if let Some(event) = &self.event {
+                out.push_str(&format!("    eventMatchCriteria: {}{nl}", yaml_string(event)));
+            }
+        }
+        for note in &self.notes {
+            // A comment ends at the line's end: anything that could break the line is blanked.
+            let note: String = note.chars().map(|c| if is_printable(c) { c } else { ' ' }).collect();
+            out.push_str(&format!("  # {note}{nl}"));
+        }
+        for (field, value) in &self.runtime {
+            out.push_str(&format!("  {}: {}{nl}", field.key(), yaml_string(value)));
+        }
+        out
+    }
+}
+
+/// A scalar's text: strings as read, numbers and booleans as written (a track's `startTime:
+/// 0900` is still meant as text).
+fn scalar_text(n: &Node, text: &str) -> Option<String> {
+    match &n.kind {
+        Kind::Scalar(Scalar::Str(s)) => Some(s.clone()),
+        Kind::Scalar(Scalar::Null) => None,
+        Kind::Scalar(_) => text.get(n.span.clone()).map(str::to_owned),
+        _ => None,
+    }
+}
+
+/// The edit that adds `block` as the note's `live:`, creating the frontmatter if needed.
+fn insert_live(text: &str, block: &NewLive) -> Result<TextEdit, RewriteError> {
+    let Some(fm) = frontmatter::locate(text) else {
+        let nl = text_newline(text);
+        let at = frontmatter::bom_len(text);
+        return Ok(TextEdit::insert(at, format!("---{nl}{}---{nl}", block.render(nl))));
+    };
+    let doc = Doc::open(text)?;
+    doc.check_top_level()?;
+    if doc.top_live()?.is_some() {
+        return Err(RewriteError::AlreadyLive);
+    }
+    // The outline is tolerant; appending a key to YAML that does not parse, or to a root that
+    // is not a mapping, would make things worse rather than add a block.
+    match yaml::parse(text, fm.content.clone()) {
+        Err(e) => return Err(RewriteError::InvalidYaml(e.message)),
+        Ok(None) => {}
+        Ok(Some(root)) => match root.entries() {
+            Some(entries) if entries.iter().any(|e| e.key == "live") => {
+                return Err(RewriteError::AlreadyLive);
+            }
+            Some(_) => {}
+            None if root.is_null() => {}
+            None => return Err(RewriteError::FrontmatterNotMapping),
+        },
+    }
+    Ok(TextEdit::insert(doc.close.start, block.render(fm.newline())))
+}
+
+/// The fence's bytes plus, when a blank line precedes it (or it opens the body), the blank
+/// line after it, so removing it does not leave two blank lines in a row.
+fn fence_removal(text: &str, fence: &TrackFence, body_start: usize) -> Range<usize> {
+    let start = fence.range.start;
+    let end = fence.range.end;
+    let before = &text[body_start..start];
+    let blank_before = start == body_start
+        || before.strip_suffix('\n').is_some_and(|b| {
+            let b = b.strip_suffix('\r').unwrap_or(b);
+            b.rsplit('\n').next().is_some_and(|l| l.trim().is_empty())
+        });
+    if !blank_before || !text[..end].ends_with('\n') {
+        return start..end;
+    }
+    let rest = &text[end..];
+    let next_len = rest.find('\n').map_or(rest.len(), |i| i + 1);
+    let next = &rest[..next_len];
+    if !next.is_empty() && next.trim().is_empty() && next.ends_with('\n') {
+        start..end + next_len
+    } else {
+        start..end
+    }
+}
+
+/// The full range (with its line ending) of the first body line outside `skip` that is the
+/// HTML comment `<!--marker-->` (spaces inside the comment allowed).
+fn find_marker_line(
+    text: &str,
+    body_start: usize,
+    marker: &str,
+    skip: &Range<usize>,
+) -> Option<Range<usize>> {
+    let mut pos = body_start;
+    for line in text[body_start..].split_inclusive('\n') {
+        let start = pos;
+        pos += line.len();
+        if start >= skip.start && start < skip.end {
+            continue;
+        }
+        let inner = line.trim().strip_prefix("<!--").and_then(|r| r.strip_suffix("-->"));
+        if inner.is_some_and(|i| i.trim() == marker) {
+            return Some(start..pos);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::edit::apply;
+    use expect_test::{Expect, expect};
+
+    /// The text after the edits, with CR, BOM and the end of the text made visible so
+    /// snapshots are byte-exact.
+    fn show(text: &str, result: Result<Vec<TextEdit>, RewriteError>) -> String {
+        match result {
+            Ok(edits) => match apply(text, &edits) {
+                Ok(out) => format!("{}<EOF>", out.replace('\r', "␍").replace('\u{feff}', "<BOM>")),
+                Err(e) => panic!("edits do not apply: {e}"),
+            },
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    fn check(text: &str, result: Result<Vec<TextEdit>, RewriteError>, want: Expect) {
+        want.assert_eq(&show(text, result));
+    }
+
+    const NOTE: &str = r#"---
+title: "Chicago time"   # the user's
+tags: [a, 'b c', {x: 1}]
+live:
+  objective: |          # required
+    Show the current time in Chicago.
+    One short line.
+
+  triggers:
+    cronExpr: "0 * * * *"   # hourly
+    windows:
+    - startTime: '09:00'
+      endTime: "12:00"
+  lastRunError: "boom"  # cleared on success
+  # written by livenote only
+'odd key': x
+---
+
+# Chicago time
+
+3:00 PM
+"#;
+
+    #[test]
+    fn runtime_fields_replace_in_place_and_insert_missing_in_order() {
+        let fields = [
+            (RuntimeField::LastAttemptAt, Some("2026-05-08T15:00:00.123Z")),
+            (RuntimeField::LastRunError, None),
+            (RuntimeField::LastRunId, Some("01JTX3")),
+            (RuntimeField::LastRunSummary, Some("Updated \"3:00 PM\" Central.")),
+        ];
+        check(
+            NOTE,
+            set_runtime_fields(NOTE, &fields),
+            expect![[r#"
+                ---
+                title: "Chicago time"   # the user's
+                tags: [a, 'b c', {x: 1}]
+                live:
+                  objective: |          # required
+                    Show the current time in Chicago.
+                    One short line.
+
+                  triggers:
+                    cronExpr: "0 * * * *"   # hourly
+                    windows:
+                    - startTime: '09:00'
+                      endTime: "12:00"
+                  lastRunError: null  # cleared on success
+                  # written by livenote only
+                  lastAttemptAt: "2026-05-08T15:00:00.123Z"
+                  lastRunId: "01JTX3"
+                  lastRunSummary: "Updated \"3:00 PM\" Central."
+                'odd key': x
+                ---
+
+                # Chicago time
+
+                3:00 PM
+                <EOF>"#]],
+        );
+    }
+
+    #[test]
+    fn runtime_field_after_a_block_scalar_and_at_deeper_indentation() {
+        let text =
+            "---\nlive:\n    objective: >-\n      folded\n      text\n\n# top comment\nz: 1\n---\nbody";
+        check(
+            text,
+            set_runtime_fields(text, &[(RuntimeField::LastRunAt, Some("t"))]),
+            expect![[r#"
+                ---
+                live:
+                    objective: >-
+                      folded
+                      text
+                    lastRunAt: "t"
+
+                # top comment
+                z: 1
+                ---
+                body<EOF>"#]],
+        );
+        // `|+` keeps its trailing blank lines: a key inserted before them would change it.
+        let text = "---\nlive:\n  objective: |+\n    keep\n\n\nz: 1\n---\n";
+        check(
+            text,
+            set_runtime_fields(text, &[(RuntimeField::LastRunAt, None)]),
+            expect![[r#"
+                ---
+                live:
+                  objective: |+
+                    keep
+
+
+                  lastRunAt: null
+                z: 1
+                ---
+                <EOF>"#]],
+        );
+    }
+
+    #[test]
+    fn runtime_field_multi_line_values_are_replaced_whole() {
+        let text = "---\nlive:\n  objective: x\n  lastRunSummary: |  # from the run\n    two\n    lines\n  lastRunError: \"a\n    b\"\n  lastRunId:\n  lastRunAt: # none yet\nafter: 1\n---\n";
+        let fields = [
+            (RuntimeField::LastRunSummary, Some("one")),
+            (RuntimeField::LastRunError, Some("e")),
+            (RuntimeField::LastRunId, Some("id")),
+            (RuntimeField::LastRunAt, Some("at")),
+        ];
+        check(
+            text,
+            set_runtime_fields(text, &fields),
+            expect![[r#"
+                ---
+                live:
+                  objective: x
+                  lastRunSummary: "one"  # from the run
+                  lastRunError: "e"
+                  lastRunId: "id"
+                  lastRunAt: "at" # none yet
+                after: 1
+                ---
+                <EOF>"#]],
+        );
+    }
+
+    #[test]
+    fn runtime_strings_are_escaped_on_one_line() {
+        let text = "---\nlive:\n  objective: x\n---\n";
+        let value = "a \"q\" \\ back\nnew\ttab \u{7} bell \u{85}\u{2028} é 漢字 🎉";
+        check(
+            text,
+            set_runtime_fields(text, &[(RuntimeField::LastRunError, Some(value))]),
+            expect![[r#"
+                ---
+                live:
+                  objective: x
+                  lastRunError: "a \"q\" \\ back\nnew\ttab \x07 bell \x85\u2028 é 漢字 🎉"
+                ---
+                <EOF>"#]],
+        );
+        let out = apply(
+            text,
+            &set_runtime_fields(text, &[(RuntimeField::LastRunError, Some(value))]).unwrap_or_default(),
+        );
+        let Ok(out) = out else { panic!("edits do not apply") };
+        let Some(fm) = frontmatter::locate(&out) else { panic!("no frontmatter") };
+        let Ok(Some(root)) = yaml::parse(&out, fm.content) else { panic!("does not parse") };
+        let got = root.get("live").and_then(|l| l.value.get("lastRunError")).and_then(|e| e.value.as_str());
+        assert_eq!(got, Some(value));
+    }
+
+    #[test]
+    fn runtime_fields_with_crlf_bom_and_an_empty_block() {
+        let text = "\u{feff}---\r\ntitle: x\r\nlive: # empty for now\r\n---\r\nbody\r\n";
+        check(
+            text,
+            set_runtime_fields(
+                text,
+                &[(RuntimeField::LastAttemptAt, Some("t")), (RuntimeField::LastRunId, Some("i"))],
+            ),
+            expect![[r#"
+                <BOM>---␍
+                title: x␍
+                live: # empty for now␍
+                  lastAttemptAt: "t"␍
+                  lastRunId: "i"␍
+                ---␍
+                body␍
+                <EOF>"#]],
+        );
+        // A repeated field takes its last value.
+        let text = "---\nlive:\n  objective: x\n---";
+        check(
+            text,
+            set_runtime_fields(
+                text,
+                &[(RuntimeField::LastRunAt, Some("a")), (RuntimeField::LastRunAt, Some("b"))],
+            ),
+            expect![[r#"
+                ---
+                live:
+                  objective: x
+                  lastRunAt: "b"
+                ---<EOF>"#]],
+        );
+    }
+
+    #[test]
+    fn errors_say_what_is_wrong() {
+        let f = [(RuntimeField::LastRunAt, Some("t"))];
+        let cases = [
+            "# no frontmatter\n",
+            "---\nlive:\n  objective: x\n",
+            "---\ntitle: x\n---\n",
+            "---\nlive: {objective: x}\n---\n",
+            "---\nlive:\n  {objective: x}\n---\n",
+            "---\nlive: yes\n---\n",
+            "---\nlive:\n- a\n---\n",
+            "---\nlive:\n  objective: x\nlive:\n  objective: y\n---\n",
+            "---\nlive:\n  objective: x\n  lastRunAt: a\n  lastRunAt: b\n---\n",
+            "---\n- a\n- b\n---\n",
+            "---\n{live: {objective: x}}\n---\n",
+        ];
+        let got: Vec<String> = cases.iter().map(|t| show(t, set_runtime_fields(t, &f))).collect();
+        expect![[r#"
+            [
+                "error: this note has no frontmatter",
+                "error: the frontmatter has no closing `---` line",
+                "error: this note is not live (it has no `live:` block)",
+                "error: the `live:` block is written in flow style (`{...}`); write it as indented `key: value` lines to edit it",
+                "error: the `live:` block is written in flow style (`{...}`); write it as indented `key: value` lines to edit it",
+                "error: `live:` is not a mapping of `key: value` lines",
+                "error: `live:` is not a mapping of `key: value` lines",
+                "error: the frontmatter has more than one `live:` block; remove the extra one first",
+                "error: `lastRunAt` appears more than once in the `live:` block; remove the extra one first",
+                "error: the frontmatter is not a list of `key: value` lines, so it cannot be edited safely",
+                "error: the frontmatter is not a list of `key: value` lines, so it cannot be edited safely",
+            ]
+        "#]]
+        .assert_debug_eq(&got);
+    }
+
+    #[test]
+    fn make_live_without_frontmatter() {
+        let text = "# Groceries\n\n- milk\n";
+        check(
+            text,
+            make_live(text, None),
+            expect![[r#"
+                ---
+                live:
+                  objective: 'Keep this note about "Groceries" up to date.'
+                ---
+                # Groceries
+
+                - milk
+                <EOF>"#]],
+        );
+        let text = "\u{feff}no title, no newline";
+        check(
+            text,
+            make_live(text, None),
+            expect![[r#"
+                <BOM>---
+                live:
+                  objective: "Keep this note up to date with the latest information on its topic."
+                ---
+                no title, no newline<EOF>"#]],
+        );
+        let text = "# Bob's \"notes\"\r\nbody\r\n";
+        check(
+            text,
+            make_live(text, None),
+            expect![[r#"
+                ---␍
+                live:␍
+                  objective: "Keep this note about \"Bob's \"notes\"\" up to date."␍
+                ---␍
+                # Bob's "notes"␍
+                body␍
+                <EOF>"#]],
+        );
+        check(
+            "",
+            make_live("", Some("Track the weather.\nOne line per day.\n")),
+            expect![[r#"
+                ---
+                live:
+                  objective: |
+                    Track the weather.
+                    One line per day.
+                ---
+                <EOF>"#]],
+        );
+    }
+
+    #[test]
+    fn make_live_with_frontmatter() {
+        let text =
+            "---\ntitle: 'x' # keep\ntags: [a, b]\nnotes: |\n  text\n# trailing comment\n---\n# Ünïcode ✓\n";
+        check(
+            text,
+            make_live(text, None),
+            expect![[r#"
+                ---
+                title: 'x' # keep
+                tags: [a, b]
+                notes: |
+                  text
+                # trailing comment
+                live:
+                  objective: 'Keep this note about "Ünïcode ✓" up to date.'
+                ---
+                # Ünïcode ✓
+                <EOF>"#]],
+        );
+        let text = "---\r\n---\r\nbody";
+        check(
+            text,
+            make_live(text, Some("  padded\tline ")),
+            expect![[r#"
+                ---␍
+                live:␍
+                  objective: "  padded\tline "␍
+                ---␍
+                body<EOF>"#]],
+        );
+        let text = "---\na: 1\n...";
+        check(
+            text,
+            make_live(text, Some("two\nlines")),
+            expect![[r#"
+                ---
+                a: 1
+                live:
+                  objective: |-
+                    two
+                    lines
+                ...<EOF>"#]],
+        );
+        let errors: Vec<String> = [
+            "---\nlive:\n  objective: x\n---\n",
+            "---\n\"live\": {}\n---\n",
+            "---\na: [1\n---\n",
+            "---\njust text\n---\n",
+            "---\n",
+        ]
+        .iter()
+        .map(|t| show(t, make_live(t, None)))
+        .collect();
+        expect![[r#"
+            [
+                "error: this note is already live",
+                "error: this note is already live",
+                "error: the frontmatter is not valid YAML (while parsing a flow sequence, expected ',' or ']'); fix it first",
+                "error: the frontmatter is not a list of `key: value` lines, so it cannot be edited safely",
+                "error: the frontmatter has no closing `---` line",
+            ]
+        "#]]
+        .assert_debug_eq(&errors);
+    }
+
+    #[test]
+    fn set_active_replaces_or_inserts_after_the_objective() {
+        let text = "---\nlive:\n  objective: x\n  active: true   # on\n---\n";
+        check(
+            text,
+            set_active(text, false),
+            expect![[r#"
+                ---
+                live:
+                  objective: x
+                  active: false   # on
+                ---
+                <EOF>"#]],
+        );
+        check(
+            NOTE,
+            set_active(NOTE, false),
+            expect![[r#"
+                ---
+                title: "Chicago time"   # the user's
+                tags: [a, 'b c', {x: 1}]
+                live:
+                  objective: |          # required
+                    Show the current time in Chicago.
+                    One short line.
+                  active: false
+
+                  triggers:
+                    cronExpr: "0 * * * *"   # hourly
+                    windows:
+                    - startTime: '09:00'
+                      endTime: "12:00"
+                  lastRunError: "boom"  # cleared on success
+                  # written by livenote only
+                'odd key': x
+                ---
+
+                # Chicago time
+
+                3:00 PM
+                <EOF>"#]],
+        );
+        let text = "---\r\nlive:\r\n    triggers:\r\n      cronExpr: '@daily'\r\n---\r\n";
+        check(
+            text,
+            set_active(text, true),
+            expect![[r#"
+                ---␍
+                live:␍
+                    active: true␍
+                    triggers:␍
+                      cronExpr: '@daily'␍
+                ---␍
+                <EOF>"#]],
+        );
+    }
+
+    #[test]
+    fn make_passive_removes_the_block_and_its_indented_comments() {
+        check(
+            NOTE,
+            make_passive(NOTE),
+            expect![[r#"
+                ---
+                title: "Chicago time"   # the user's
+                tags: [a, 'b c', {x: 1}]
+                'odd key': x
+                ---
+
+                # Chicago time
+
+                3:00 PM
+                <EOF>"#]],
+        );
+        let text = "---\nlive: {objective: x}\n\n# about a\na: 1\n---\n";
+        check(
+            text,
+            make_passive(text),
+            expect![[r#"
+                ---
+
+                # about a
+                a: 1
+                ---
+                <EOF>"#]],
+        );
+    }
+
+    #[test]
+    fn make_passive_drops_a_frontmatter_left_empty() {
+        let text = "\u{feff}---\r\n\r\nlive:\r\n  objective: x\r\n\r\n---\r\n# Title\r\n";
+        check(
+            text,
+            make_passive(text),
+            expect![[r#"
+                <BOM># Title␍
+                <EOF>"#]],
+        );
+        let text = "---\nlive:\n  objective: x\n---";
+        check(text, make_passive(text), expect![[r#"<EOF>"#]]);
+        // A user's comment is never deleted, so the frontmatter stays for it.
+        let text = "---\n# mine\nlive:\n  objective: x\n---\nbody";
+        check(
+            text,
+            make_passive(text),
+            expect![[r#"
+                ---
+                # mine
+                ---
+                body<EOF>"#]],
+        );
+        let text = "---\ntitle: x\n---\n";
+        check(
+            text,
+            make_passive(text),
+            expect![[r#"error: this note is not live (it has no `live:` block)"#]],
+        );
+    }
+
+    #[test]
+    fn primitives() {
+        let text = "---\nlive:\n  objective: x\n  triggers:\n    cron: \"0 9 * * *\"  # daily\n    windows:\n    - startTime: 9:00\n      endTime: '12:00'\n    once: {runAt: x}\n---\n";
+        let at = |s: &str| text.find(s).unwrap_or(usize::MAX);
+        check(
+            text,
+            replace_value(text, at("startTime"), "\"09:00\""),
+            expect![[r#"
+                ---
+                live:
+                  objective: x
+                  triggers:
+                    cron: "0 9 * * *"  # daily
+                    windows:
+                    - startTime: "09:00"
+                      endTime: '12:00'
+                    once: {runAt: x}
+                ---
+                <EOF>"#]],
+        );
+        let key = at("cron")..at("cron") + 4;
+        check(
+            text,
+            rename_key(text, key.clone(), "cronExpr"),
+            expect![[r#"
+                ---
+                live:
+                  objective: x
+                  triggers:
+                    cronExpr: "0 9 * * *"  # daily
+                    windows:
+                    - startTime: 9:00
+                      endTime: '12:00'
+                    once: {runAt: x}
+                ---
+                <EOF>"#]],
+        );
+        check(
+            text,
+            remove_entry(text, at("once") + 2),
+            expect![[r#"
+                ---
+                live:
+                  objective: x
+                  triggers:
+                    cron: "0 9 * * *"  # daily
+                    windows:
+                    - startTime: 9:00
+                      endTime: '12:00'
+                ---
+                <EOF>"#]],
+        );
+        check(
+            text,
+            remove_entry(text, at("windows")),
+            expect![[r#"
+                ---
+                live:
+                  objective: x
+                  triggers:
+                    cron: "0 9 * * *"  # daily
+                    once: {runAt: x}
+                ---
+                <EOF>"#]],
+        );
+        let errors = [
+            show(text, remove_entry(text, at("startTime"))),
+            show(text, replace_value(text, at("startTime"), "a\nb")),
+            show(text, replace_value(text, 0, "x")),
+            show(text, rename_key(text, key.start..key.end + 1, "x")),
+            show(text, rename_key(text, key, "bad\nname")),
+        ];
+        expect![[r#"
+            [
+                "error: the first key of a list item cannot be removed on its own",
+                "error: a value written in place must be a single line of YAML",
+                "error: there is no `key: value` line at this position in the frontmatter",
+                "error: there is no `key: value` line at this position in the frontmatter",
+                "error: `bad\nname` cannot be used as a key name",
+            ]
+        "#]]
+        .assert_debug_eq(&errors);
+        let text = "---\n'a b': 1\n\"c\": 2\n---\n";
+        let mut edits = Vec::new();
+        for (old, new) in [("'a b'", "x'y"), ("\"c\"", "true")] {
+            let start = text.find(old).unwrap_or(0);
+            let Ok(e) = rename_key(text, start..start + old.len(), new) else {
+                panic!("cannot rename {old}")
+            };
+            edits.extend(e);
+        }
+        check(
+            text,
+            Ok(edits),
+            expect![[r#"
+                ---
+                "x'y": 1
+                "true": 2
+                ---
+                <EOF>"#]],
+        );
+    }
+
+    fn first_fence(text: &str) -> TrackFence {
+        let body = frontmatter::locate(text).map_or(0, |fm| fm.body_start());
+        let Some(f) = frontmatter::track_fences(text, body).into_iter().next() else { panic!("no fence") };
+        f
+    }
+
+    #[test]
+    fn convert_the_seed_example() {
+        let text = "---\ntags: [time]\n---\n# Chicago\n\n```track\ntrackId: chicago-time\ninstruction: Show the current time in Chicago, IL in 12-hour format.\nactive: true\nschedule:\n  type: cron\n  expression: \"0 * * * *\"\nlastRunAt: 2026-04-14T13:00:02Z\n```\n\n<!--track-target:chicago-time-->\n2:30 PM, Central Time\n<!--/track-target:chicago-time-->\n\nMore text.\n";
+        check(
+            text,
+            convert_track_fence(text, &first_fence(text)),
+            expect![[r#"
+                ---
+                tags: [time]
+                live:
+                  objective: "Show the current time in Chicago, IL in 12-hour format."
+                  triggers:
+                    cronExpr: "0 * * * *"
+                  lastRunAt: "2026-04-14T13:00:02Z"
+                ---
+                # Chicago
+
+                2:30 PM, Central Time
+
+                More text.
+                <EOF>"#]],
+        );
+    }
+
+    #[test]
+    fn convert_windows_once_and_crlf() {
+        let text = "Intro\r\n```track\r\ntrackId: brief\r\ninstruction: |\r\n  Morning brief.\r\n  Keep it short.\r\nactive: false\r\nschedule: {type: window, cron: \"0 * * * *\", startTime: \"09:00\", endTime: '12:00'}\r\neventMatchCriteria: Emails about Q3\r\n```\r\n<!-- track-target:brief -->\r\n<!-- /track-target:brief -->\r\n";
+        check(
+            text,
+            convert_track_fence(text, &first_fence(text)),
+            expect![[r#"
+                ---␍
+                live:␍
+                  objective: |␍
+                    Morning brief.␍
+                    Keep it short.␍
+                  active: false␍
+                  triggers:␍
+                    windows:␍
+                      - startTime: "09:00"␍
+                        endTime: "12:00"␍
+                    eventMatchCriteria: "Emails about Q3"␍
+                  # from track "brief": its window's cron "0 * * * *" was dropped; a window now fires at most once a day␍
+                ---␍
+                Intro␍
+                <EOF>"#]],
+        );
+        let text = "```track\ninstruction: Ping\nschedule:\n  type: once\n  runAt: \"2026-04-14T09:00:00\"\n```\n\n# T\n";
+        check(
+            text,
+            convert_track_fence(text, &first_fence(text)),
+            expect![[r#"
+                ---
+                live:
+                  objective: "Ping"
+                  # from the track block: its one-time schedule (runAt 2026-04-14T09:00:00) was dropped; live notes have no one-time trigger
+                ---
+                # T
+                <EOF>"#]],
+        );
+    }
+
+    #[test]
+    fn convert_refuses_what_it_cannot_do() {
+        let live = "---\nlive:\n  objective: x\n---\n```track\ninstruction: y\n```\n";
+        let bad = "```track\ninstruction: [unclosed\n```\n";
+        let list = "```track\n- a\n```\n";
+        let unclosed = "```track\ninstruction: y\n";
+        let got: Vec<String> = [live, bad, list, unclosed]
+            .iter()
+            .map(|t| show(t, convert_track_fence(t, &first_fence(t))))
+            .collect();
+        expect![[r#"
+            [
+                "error: this note is already live",
+                "error: the track block cannot be converted: its YAML does not parse (while parsing a flow sequence, expected ',' or ']')",
+                "error: the track block cannot be converted: its YAML is not a mapping",
+                "error: the track block cannot be converted: the ```track fence is not closed",
+            ]
+        "#]]
+        .assert_debug_eq(&got);
+        let fence = TrackFence { range: 5..500, open_line: 0..1, inner: 0..1 };
+        assert_eq!(convert_track_fence(bad, &fence), Err(RewriteError::BadRange));
+    }
+}

@@ -1,0 +1,721 @@
+//! Validation of a note: every rule of SPEC section 1 as a diagnostic with an exact range, a
+//! stable code and, where the fix is obvious, a quick fix. Never fails: an invalid note yields
+//! diagnostics and as much of the model as could be read.
+
+use std::ops::Range;
+
+use chrono::{DateTime, Utc};
+
+use super::diagnostic::{Code, Diagnostic, Severity};
+use super::fields::{self, Level, Suggestion};
+use super::frontmatter::{self, Frontmatter};
+use super::model::{Live, Spanned, WindowEntry};
+use super::outline::Outline;
+use super::yaml::{self, Entry, Kind, Node, Scalar, YamlErrorKind};
+use crate::schedule::cron::CronSchedule;
+use crate::schedule::window::{TimeOfDay, TimeOfDayError, Window};
+use crate::text::TextEdit;
+
+/// What validation may consult beyond the note itself.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options<'a> {
+    /// Names of the configured providers; `None` skips the `provider` check.
+    pub providers: Option<&'a [String]>,
+    /// Also scan the body (for legacy ```` ```track ```` fences). The frontmatter checks never
+    /// read the body.
+    pub scan_body: bool,
+}
+
+/// Everything known about one note.
+#[derive(Debug, Clone, Default)]
+pub struct Analysis {
+    pub frontmatter: Option<Frontmatter>,
+    /// The `live:` block, when the frontmatter has one (even an invalid one).
+    pub live: Option<Live>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Analysis {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.severity == Severity::Error)
+    }
+}
+
+pub fn analyze(text: &str, opts: &Options) -> Analysis {
+    let mut cx = Cx { text, diags: Vec::new(), outline: None, fm_content: 0..0 };
+    let fm = frontmatter::locate(text);
+    let live = fm.as_ref().and_then(|fm| {
+        cx.fm_content = fm.content.clone();
+        cx.frontmatter(fm, opts)
+    });
+    if opts.scan_body {
+        let body_start = fm.as_ref().map_or(0, Frontmatter::body_start);
+        for fence in frontmatter::track_fences(text, body_start) {
+            let mut d = Diagnostic::new(
+                Code::LegacyTrackFence,
+                Severity::Hint,
+                fence.open_line.clone(),
+                "a ```track fence from the older per-block model; livenote uses one `live:` block in the frontmatter",
+            );
+            if live.is_none() {
+                if let Ok(edits) = super::rewrite::convert_track_fence(text, &fence) {
+                    d = d.with_fix("Convert to live note", edits, true);
+                }
+            }
+            cx.diags.push(d);
+        }
+    }
+    let mut diagnostics = cx.diags;
+    diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+    let has_errors = diagnostics.iter().any(|d| d.severity == Severity::Error);
+    let live = live.map(|mut l| {
+        l.has_errors = has_errors;
+        l
+    });
+    Analysis { frontmatter: fm, live, diagnostics }
+}
+
+struct Cx<'a> {
+    text: &'a str,
+    diags: Vec<Diagnostic>,
+    outline: Option<Outline>,
+    fm_content: Range<usize>,
+}
+
+impl<'a> Cx<'a> {
+    fn outline(&mut self) -> &Outline {
+        let (text, content) = (self.text, self.fm_content.clone());
+        self.outline.get_or_insert_with(|| Outline::parse(text, content))
+    }
+
+    fn push(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    /// The byte range of the whole entry (key line through nested lines) whose key starts at
+    /// `key_start`, for fixes that remove it.
+    fn entry_extent(&mut self, key_start: usize) -> Option<Range<usize>> {
+        let o = self.outline();
+        let i = o.line_at(key_start)?;
+        Some(o.extent(i))
+    }
+
+    /// A non-empty range for zero-width positions, so editors can underline something.
+    fn widen(&self, r: Range<usize>) -> Range<usize> {
+        if !r.is_empty() {
+            return r;
+        }
+        let rest = &self.text[r.start.min(self.text.len())..];
+        match rest.chars().next() {
+            Some(c) if c != '\n' && c != '\r' => r.start..r.start + c.len_utf8(),
+            _ => r,
+        }
+    }
+
+    fn frontmatter(&mut self, fm: &Frontmatter, opts: &Options) -> Option<Live> {
+        let open_line = fm.open.start..fm.open.start + 3;
+        if fm.close.is_none() {
+            let has_live = self.outline().find(&["live"]).is_some();
+            let severity = if has_live { Severity::Error } else { Severity::Warning };
+            self.push(Diagnostic::new(
+                Code::UnterminatedFrontmatter,
+                severity,
+                open_line,
+                "frontmatter is not closed: add a line `---` after it",
+            ));
+            return None;
+        }
+        let root = match yaml::parse(self.text, fm.content.clone()) {
+            Ok(root) => root,
+            Err(e) => {
+                self.yaml_error(e);
+                // Keep a block (with errors) so lenses stay put while the user types.
+                let key = {
+                    let o = self.outline();
+                    let i = o.find(&["live"])?;
+                    o.key(i)?.key.clone()
+                };
+                return Some(empty_live(key));
+            }
+        };
+        let root = root?;
+        let entry = root.get("live")?;
+        Some(self.live(entry, opts))
+    }
+
+    fn yaml_error(&mut self, e: yaml::YamlError) {
+        let span = self.widen(e.span.clone());
+        match e.kind {
+            YamlErrorKind::DuplicateKey => {
+                let line_start = self.text[..e.span.start].rfind('\n').map_or(0, |i| i + 1);
+                let is_top_live = line_start == e.span.start
+                    && self.text[e.span.clone()].trim_matches(['"', '\'']) == "live";
+                if is_top_live {
+                    let mut d = Diagnostic::error(
+                        Code::DuplicateLive,
+                        span,
+                        "`live:` appears twice; a note has one live block (merge the objectives into one)",
+                    );
+                    if let Some(extent) = self.entry_extent(e.span.start) {
+                        d = d.with_fix(
+                            "Remove this second `live:` block",
+                            vec![TextEdit::delete(extent)],
+                            false,
+                        );
+                    }
+                    self.push(d);
+                } else {
+                    let key = self.text[e.span.clone()].to_owned();
+                    self.push(Diagnostic::error(
+                        Code::DuplicateKey,
+                        span,
+                        format!("duplicate key `{key}`: YAML keys must be unique in a mapping"),
+                    ));
+                }
+            }
+            YamlErrorKind::Syntax => self.push(Diagnostic::error(
+                Code::YamlSyntax,
+                span,
+                format!("YAML syntax error: {}", e.message),
+            )),
+            YamlErrorKind::AliasLimit | YamlErrorKind::TooDeep | YamlErrorKind::TooLarge => {
+                let message = match e.kind {
+                    YamlErrorKind::AliasLimit => format!(
+                        "YAML aliases expand to too many nodes (limit {}); livenote stops reading here",
+                        yaml::ALIAS_LIMIT
+                    ),
+                    _ => e.message.clone(),
+                };
+                self.push(Diagnostic::error(Code::YamlTooComplex, span, message))
+            }
+        }
+    }
+
+    fn unknown_key(&mut self, level: Level, e: &Entry) {
+        let span = e.key_span.clone();
+        let d = match fields::suggest(level, &e.key) {
+            Suggestion::RemovedOnce => {
+                let mut d = Diagnostic::warning(
+                    Code::RemovedOnceTrigger,
+                    span,
+                    "the `once` trigger was removed: a live note keeps being up to date; use `Run now` for a one-off update",
+                );
+                if let Some(extent) = self.entry_extent(e.key_span.start) {
+                    d = d.with_fix("Remove `once`", vec![TextEdit::delete(extent)], true);
+                }
+                d
+            }
+            Suggestion::Rename(to) => Diagnostic::warning(
+                Code::UnknownKey,
+                span.clone(),
+                format!("unknown key `{}` in {}; did you mean `{to}`?", e.key, level.describe()),
+            )
+            .with_fix(format!("Rename to `{to}`"), vec![TextEdit::replace(span, to)], true),
+            Suggestion::Elsewhere(l, to) => Diagnostic::warning(
+                Code::UnknownKey,
+                span,
+                format!(
+                    "unknown key `{}` in {}; `{to}` belongs in {}",
+                    e.key,
+                    level.describe(),
+                    l.describe()
+                ),
+            ),
+            Suggestion::None => {
+                let known: Vec<&str> = fields::fields(level).filter(|f| !f.runtime).map(|f| f.name).collect();
+                Diagnostic::warning(
+                    Code::UnknownKey,
+                    span,
+                    format!(
+                        "unknown key `{}` in {}; expected one of {}",
+                        e.key,
+                        level.describe(),
+                        known.join(", ")
+                    ),
+                )
+            }
+        };
+        self.push(d);
+    }
+
+    fn wrong_type(&mut self, key: &str, node: &Node, expected: &str) {
+        let span = self.widen(node.span.clone());
+        self.push(Diagnostic::error(
+            Code::WrongType,
+            span,
+            format!("`{key}` must be {expected}, found {}", node.type_name()),
+        ));
+    }
+
+    /// A string value; null counts as absent; anything else is reported.
+    fn opt_str(&mut self, e: &Entry, expected: &str) -> Option<String> {
+        match &e.value.kind {
+            Kind::Scalar(Scalar::Str(s)) => Some(s.clone()),
+            Kind::Scalar(Scalar::Null) => None,
+            _ => {
+                self.wrong_type(&e.key, &e.value, expected);
+                None
+            }
+        }
+    }
+
+    fn live(&mut self, entry: &Entry, opts: &Options) -> Live {
+        let mut live = empty_live(entry.key_span.clone());
+        let map = match &entry.value.kind {
+            Kind::Map(m) => m.as_slice(),
+            Kind::Scalar(Scalar::Null) => &[],
+            _ => {
+                self.push(Diagnostic::error(
+                    Code::LiveNotMapping,
+                    entry.key_span.clone(),
+                    format!(
+                        "`live` must be a mapping with at least an `objective`, found {}",
+                        entry.value.type_name()
+                    ),
+                ));
+                return live;
+            }
+        };
+        for e in map {
+            match e.key.as_str() {
+                "objective" => match &e.value.kind {
+                    Kind::Scalar(Scalar::Str(s)) if !s.trim().is_empty() => live.objective = Some(s.clone()),
+                    Kind::Scalar(Scalar::Str(_) | Scalar::Null) => {
+                        let span = self.widen(e.value.span.clone());
+                        let span = if span.is_empty() { e.key_span.clone() } else { span };
+                        self.push(Diagnostic::error(
+                            Code::MissingObjective,
+                            span,
+                            "`objective` is empty: say in plain words what this note should keep being",
+                        ));
+                        live.objective = Some(String::new());
+                    }
+                    _ => {
+                        self.wrong_type("objective", &e.value, "text");
+                        live.objective = Some(String::new());
+                    }
+                },
+                "active" => {
+                    live.active_span = Some(e.value.span.clone());
+                    match &e.value.kind {
+                        Kind::Scalar(Scalar::Bool(b)) => live.active = *b,
+                        Kind::Scalar(Scalar::Str(s)) => {
+                            let want = match s.to_ascii_lowercase().as_str() {
+                                "yes" | "on" | "y" | "true" => Some("true"),
+                                "no" | "off" | "n" | "false" => Some("false"),
+                                _ => None,
+                            };
+                            let span = self.widen(e.value.span.clone());
+                            let mut d = Diagnostic::error(
+                                Code::WrongType,
+                                span.clone(),
+                                format!(
+                                    "`active` must be true or false, found the string {s:?} (YAML 1.2 reads `yes`/`no` as text)"
+                                ),
+                            );
+                            if let Some(w) = want {
+                                d = d.with_fix(
+                                    format!("Change to `{w}`"),
+                                    vec![TextEdit::replace(span, w)],
+                                    true,
+                                );
+                            }
+                            self.push(d);
+                        }
+                        _ => self.wrong_type("active", &e.value, "true or false"),
+                    }
+                }
+                "triggers" => match &e.value.kind {
+                    Kind::Map(m) => self.triggers(m, &mut live),
+                    Kind::Scalar(Scalar::Null) => {}
+                    _ => self.wrong_type(
+                        "triggers",
+                        &e.value,
+                        "a mapping (cronExpr, windows, eventMatchCriteria)",
+                    ),
+                },
+                "provider" => {
+                    if let Some(p) = self.opt_str(e, "a provider name") {
+                        if !p.trim().is_empty() {
+                            self.check_provider(&p, &e.value, opts);
+                            live.provider = Some(Spanned { value: p, span: e.value.span.clone() });
+                        }
+                    }
+                }
+                "model" => {
+                    live.model = self.opt_str(e, "a model name").filter(|m| !m.trim().is_empty());
+                }
+                "lastAttemptAt" | "lastRunAt" => {
+                    let ts = self.timestamp(e);
+                    live.runtime_spans.push((field_name(&e.key), e.value.span.clone()));
+                    if e.key == "lastAttemptAt" {
+                        live.last_attempt_at = ts;
+                    } else {
+                        live.last_run_at = ts;
+                    }
+                }
+                "lastRunId" | "lastRunSummary" | "lastRunError" => {
+                    live.runtime_spans.push((field_name(&e.key), e.value.span.clone()));
+                    let v = match &e.value.kind {
+                        Kind::Scalar(Scalar::Str(s)) => Some(s.clone()),
+                        Kind::Scalar(Scalar::Null) => None,
+                        _ => {
+                            let span = self.widen(e.value.span.clone());
+                            self.push(Diagnostic::warning(
+                                Code::RuntimeFieldShape,
+                                span,
+                                format!(
+                                    "`{}` is written by livenote and should be text; this value is ignored",
+                                    e.key
+                                ),
+                            ));
+                            None
+                        }
+                    };
+                    match e.key.as_str() {
+                        "lastRunId" => live.last_run_id = v,
+                        "lastRunSummary" => live.last_run_summary = v,
+                        _ => live.last_run_error = v.filter(|s| !s.trim().is_empty()),
+                    }
+                }
+                _ => self.unknown_key(Level::Live, e),
+            }
+        }
+        if live.objective.is_none() {
+            self.push(Diagnostic::error(
+                Code::MissingObjective,
+                entry.key_span.clone(),
+                "a live note needs an `objective`: what the note should keep being, in plain words",
+            ));
+        }
+        if let Some(err) = &live.last_run_error {
+            self.push(Diagnostic::warning(
+                Code::LastRunFailed,
+                entry.key_span.clone(),
+                format!("the latest run failed: {err}"),
+            ));
+        }
+        live
+    }
+
+    fn check_provider(&mut self, name: &str, node: &Node, opts: &Options) {
+        let Some(known) = opts.providers else { return };
+        if known.iter().any(|k| k == name) {
+            return;
+        }
+        let span = self.widen(node.span.clone());
+        let list = if known.is_empty() {
+            "none are configured".to_owned()
+        } else {
+            format!("configured: {}", known.join(", "))
+        };
+        let mut d = Diagnostic::error(
+            Code::UnknownProvider,
+            span.clone(),
+            format!("no provider named `{name}` ({list}); see [providers.*] in .livenote.toml"),
+        );
+        for k in known {
+            let quoted = format!("\"{k}\"");
+            d = d.with_fix(
+                format!("Use provider `{k}`"),
+                vec![TextEdit::replace(span.clone(), quoted)],
+                known.len() == 1,
+            );
+        }
+        self.push(d);
+    }
+
+    fn timestamp(&mut self, e: &Entry) -> Option<DateTime<Utc>> {
+        let problem = match &e.value.kind {
+            Kind::Scalar(Scalar::Null) => return None,
+            Kind::Scalar(Scalar::Str(s)) => match DateTime::parse_from_rfc3339(s.trim()) {
+                Ok(t) => return Some(t.with_timezone(&Utc)),
+                Err(_) => "is not an RFC 3339 time like \"2026-05-08T15:00:01Z\"".to_owned(),
+            },
+            _ => format!("should be an RFC 3339 time, found {}", e.value.type_name()),
+        };
+        let span = self.widen(e.value.span.clone());
+        self.push(Diagnostic::warning(
+            Code::RuntimeFieldShape,
+            span,
+            format!("`{}` {problem}; it is written by livenote and counts as absent", e.key),
+        ));
+        None
+    }
+
+    fn triggers(&mut self, map: &[Entry], live: &mut Live) {
+        for e in map {
+            match e.key.as_str() {
+                "cronExpr" => {
+                    let Some(expr) = self.opt_str(e, "a cron expression in quotes") else { continue };
+                    let span = self.widen(e.value.span.clone());
+                    if expr.trim().is_empty() {
+                        self.push(Diagnostic::error(
+                            Code::EmptyValue,
+                            if span.is_empty() { e.key_span.clone() } else { span },
+                            "`cronExpr` is empty: write a cron expression such as \"0 9 * * 1-5\", or remove the key",
+                        ));
+                        continue;
+                    }
+                    match CronSchedule::parse(&expr) {
+                        Ok(c) => {
+                            if c.fires_more_often_than_every_5_minutes() {
+                                self.push(Diagnostic::warning(
+                                    Code::FrequentCron,
+                                    span.clone(),
+                                    format!(
+                                        "`{expr}` fires more often than every 5 minutes ({}); every fire is an agent run",
+                                        c.describe()
+                                    ),
+                                ));
+                            }
+                            live.cron = Some(c);
+                        }
+                        Err(err) => self.push(Diagnostic::error(
+                            Code::InvalidCron,
+                            span.clone(),
+                            format!("invalid cron expression: {err}"),
+                        )),
+                    }
+                    live.cron_expr = Some(Spanned { value: expr, span });
+                }
+                "windows" => match &e.value.kind {
+                    Kind::Seq(items) => {
+                        for item in items {
+                            let w = self.window(item);
+                            live.windows.push(w);
+                        }
+                        self.overlaps(&live.windows);
+                    }
+                    Kind::Scalar(Scalar::Null) => {}
+                    _ => self.wrong_type("windows", &e.value, "a list of {startTime, endTime}"),
+                },
+                "eventMatchCriteria" => {
+                    if let Some(c) = self.opt_str(e, "text") {
+                        if c.trim().is_empty() {
+                            let span = self.widen(e.value.span.clone());
+                            self.push(Diagnostic::error(
+                                Code::EmptyValue,
+                                if span.is_empty() { e.key_span.clone() } else { span },
+                                "`eventMatchCriteria` is empty: describe which events matter, or remove the key",
+                            ));
+                        } else {
+                            live.event_match_criteria = Some(c);
+                        }
+                    }
+                }
+                _ => self.unknown_key(Level::Triggers, e),
+            }
+        }
+    }
+
+    fn window(&mut self, item: &Node) -> WindowEntry {
+        let span = item.span.clone();
+        let Kind::Map(map) = &item.kind else {
+            self.wrong_type(
+                "windows",
+                item,
+                "a list of mappings like {startTime: \"09:00\", endTime: \"12:00\"}",
+            );
+            return WindowEntry { window: None, span, start_text: None, end_text: None };
+        };
+        let mut start = None;
+        let mut end = None;
+        let mut ok = true;
+        let text_of = |k: &str| item.get(k).and_then(|e| e.value.as_str()).map(str::to_owned);
+        let (start_text, end_text) = (text_of("startTime"), text_of("endTime"));
+        for e in map {
+            match e.key.as_str() {
+                "startTime" | "endTime" => {
+                    let t = self.time(e);
+                    ok &= t.is_some();
+                    let slot = if e.key == "startTime" { &mut start } else { &mut end };
+                    *slot = t.map(|t| (t, e.value.span.clone()));
+                }
+                _ => self.unknown_key(Level::Window, e),
+            }
+        }
+        let (Some((s, s_span)), Some((en, e_span))) = (start.clone(), end.clone()) else {
+            if ok {
+                let missing = if start.is_none() && !map.iter().any(|e| e.key == "startTime") {
+                    "startTime"
+                } else {
+                    "endTime"
+                };
+                let at = map.first().map_or(self.widen(span.clone()), |e| e.key_span.clone());
+                self.push(Diagnostic::error(
+                    Code::IncompleteWindow,
+                    at,
+                    format!("this window has no `{missing}`; a window needs both startTime and endTime"),
+                ));
+            }
+            return WindowEntry { window: None, span, start_text, end_text };
+        };
+        let window = Window { start: s, end: en };
+        if window.is_inverted() {
+            let swap = vec![
+                TextEdit::replace(s_span.clone(), self.text[e_span.clone()].to_owned()),
+                TextEdit::replace(e_span.clone(), self.text[s_span.clone()].to_owned()),
+            ];
+            let mut d = Diagnostic::error(
+                Code::WindowEndBeforeStart,
+                s_span.start.min(e_span.start)..s_span.end.max(e_span.end),
+                format!("window ends ({en}) before it starts ({s}); windows cannot cross midnight"),
+            )
+            .with_fix("Swap start and end", swap, false);
+            if let Some(split) = self.split_at_midnight(&item.span, s, en) {
+                d = d.with_fix(format!("Split into {s}–23:59 and 00:00–{en}"), vec![split], true);
+            }
+            self.push(d);
+            return WindowEntry { window: None, span, start_text, end_text };
+        }
+        WindowEntry { window: Some(window), span, start_text, end_text }
+    }
+
+    /// Replace the list item holding an inverted window by two items, one on each side of
+    /// midnight, keeping the item's indentation.
+    fn split_at_midnight(
+        &mut self,
+        item_span: &Range<usize>,
+        s: TimeOfDay,
+        e: TimeOfDay,
+    ) -> Option<TextEdit> {
+        let text = self.text;
+        let o = self.outline();
+        let first = o.line_at(item_span.start)?;
+        let dash = o.key(first)?.dash_col?;
+        let mut last = first;
+        for j in first + 1..o.lines.len() {
+            let l = &o.lines[j];
+            match &l.kind {
+                super::outline::LineKind::Blank | super::outline::LineKind::Comment => continue,
+                super::outline::LineKind::Key(k) if k.dash_col.is_none() && l.indent > dash => last = j,
+                super::outline::LineKind::Continuation => last = j,
+                _ => break,
+            }
+        }
+        let range = o.lines[first].full.start..o.lines[last].full.end;
+        let nl = if text[range.clone()].contains("\r\n") { "\r\n" } else { "\n" };
+        let pad = " ".repeat(dash);
+        let ends_with_nl = text[range.clone()].ends_with('\n');
+        let mut out = format!(
+            "{pad}- startTime: \"{s}\"{nl}{pad}  endTime: \"23:59\"{nl}{pad}- startTime: \"00:00\"{nl}{pad}  endTime: \"{e}\""
+        );
+        if ends_with_nl {
+            out.push_str(nl);
+        }
+        Some(TextEdit::replace(range, out))
+    }
+
+    fn time(&mut self, e: &Entry) -> Option<TimeOfDay> {
+        let span = self.widen(e.value.span.clone());
+        let raw = match &e.value.kind {
+            Kind::Scalar(Scalar::Str(s)) => s.clone(),
+            Kind::Scalar(Scalar::Null) => {
+                self.push(Diagnostic::error(
+                    Code::InvalidTime,
+                    if span.is_empty() { e.key_span.clone() } else { span },
+                    format!("`{}` is empty: write a 24-hour time like \"09:00\"", e.key),
+                ));
+                return None;
+            }
+            _ => {
+                self.push(Diagnostic::error(
+                    Code::InvalidTime,
+                    span,
+                    format!(
+                        "`{}` must be a 24-hour time like \"09:00\", found {}",
+                        e.key,
+                        e.value.type_name()
+                    ),
+                ));
+                return None;
+            }
+        };
+        match TimeOfDay::parse(&raw) {
+            Ok(t) => Some(t),
+            Err(TimeOfDayError::NeedsZeroPad { fixed }) => {
+                let quoted = requote(&self.text[span.clone()], &fixed);
+                self.push(
+                    Diagnostic::error(
+                        Code::InvalidTime,
+                        span.clone(),
+                        format!("`{raw}` needs a two-digit hour: `{fixed}`"),
+                    )
+                    .with_fix(
+                        format!("Change to `{fixed}`"),
+                        vec![TextEdit::replace(span, quoted)],
+                        true,
+                    ),
+                );
+                None
+            }
+            Err(err) => {
+                self.push(Diagnostic::error(
+                    Code::InvalidTime,
+                    span,
+                    format!("`{raw}` is not a time: {err}"),
+                ));
+                None
+            }
+        }
+    }
+
+    fn overlaps(&mut self, windows: &[WindowEntry]) {
+        for (i, a) in windows.iter().enumerate() {
+            let Some(wa) = a.window else { continue };
+            if let Some((_, wb)) =
+                windows[..i].iter().filter_map(|b| b.window.map(|w| (b, w))).find(|(_, wb)| wb.overlaps(&wa))
+            {
+                let span = self.widen(a.span.clone());
+                self.push(Diagnostic::warning(
+                    Code::OverlappingWindows,
+                    span,
+                    format!(
+                        "window {}–{} overlaps {}–{}: one run inside both counts for both",
+                        wa.start, wa.end, wb.start, wb.end
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// Keep the user's quoting style when replacing a scalar.
+fn requote(written: &str, new: &str) -> String {
+    match written.chars().next() {
+        Some('\'') => format!("'{new}'"),
+        Some('"') => format!("\"{new}\""),
+        _ => new.to_owned(),
+    }
+}
+
+fn field_name(key: &str) -> &'static str {
+    fields::field(Level::Live, key).map_or("", |f| f.name)
+}
+
+fn empty_live(key_span: Range<usize>) -> Live {
+    Live {
+        key_span,
+        objective: None,
+        active: true,
+        active_span: None,
+        cron_expr: None,
+        cron: None,
+        windows: Vec::new(),
+        event_match_criteria: None,
+        provider: None,
+        model: None,
+        last_attempt_at: None,
+        last_run_at: None,
+        last_run_id: None,
+        last_run_summary: None,
+        last_run_error: None,
+        runtime_spans: Vec::new(),
+        has_errors: true,
+    }
+}
+
+#[cfg(test)]
+#[path = "validate_tests.rs"]
+mod tests;

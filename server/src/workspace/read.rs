@@ -1,0 +1,111 @@
+//! Reading notes with caps. A whole note for `check`; only the frontmatter (read up to its
+//! closing line) for listing and indexing, so a 10 MB body costs nothing there.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+/// Notes larger than this are skipped with a message.
+pub const MAX_NOTE_BYTES: u64 = 64 * 1024 * 1024;
+/// How much of a file `read_frontmatter` reads at most.
+pub const MAX_FRONTMATTER_READ: usize = 512 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("cannot read: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("skipped: {size} bytes is over the {max} byte limit for a note")]
+    TooLarge { size: u64, max: u64 },
+    #[error("skipped: not UTF-8 text (invalid byte at offset {0})")]
+    NotUtf8(usize),
+    #[error("skipped: binary file (NUL byte at offset {0})")]
+    Binary(usize),
+}
+
+fn check_text(bytes: Vec<u8>) -> Result<String, ReadError> {
+    if let Some(i) = memchr::memchr(0, &bytes) {
+        return Err(ReadError::Binary(i));
+    }
+    String::from_utf8(bytes).map_err(|e| ReadError::NotUtf8(e.utf8_error().valid_up_to()))
+}
+
+/// The whole note as text.
+pub fn read_note(path: &Path) -> Result<String, ReadError> {
+    let file = File::open(path)?;
+    let size = file.metadata()?.len();
+    if size > MAX_NOTE_BYTES {
+        return Err(ReadError::TooLarge { size, max: MAX_NOTE_BYTES });
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    file.take(MAX_NOTE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_NOTE_BYTES {
+        return Err(ReadError::TooLarge { size: bytes.len() as u64, max: MAX_NOTE_BYTES });
+    }
+    check_text(bytes)
+}
+
+/// The start of a note through the end of its frontmatter (the closing line included), or
+/// just its first line when it has none. Never reads the body.
+pub fn read_frontmatter(path: &Path) -> Result<String, ReadError> {
+    let file = File::open(path)?;
+    let mut reader = BufReader::with_capacity(16 * 1024, file);
+    let mut bytes = Vec::new();
+    let mut first = true;
+    loop {
+        let before = bytes.len();
+        let n = reader.read_until(b'\n', &mut bytes)?;
+        if n == 0 {
+            break;
+        }
+        let line = trim_eol(&bytes[before..]);
+        if first {
+            first = false;
+            let line = line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(line);
+            if !is_delim(line, b"---") {
+                break;
+            }
+            continue;
+        }
+        if is_delim(line, b"---") || is_delim(line, b"...") || bytes.len() > MAX_FRONTMATTER_READ {
+            break;
+        }
+    }
+    check_text(bytes)
+}
+
+fn trim_eol(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+fn is_delim(line: &[u8], marker: &[u8]) -> bool {
+    line.strip_prefix(marker).is_some_and(|rest| rest.iter().all(|b| *b == b' ' || *b == b'\t'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_only_the_frontmatter() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let p = dir.path().join("n.md");
+        let body = "x".repeat(1_000_000);
+        std::fs::write(&p, format!("\u{feff}---\r\nlive:\r\n  objective: o\r\n---\r\n{body}"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let fm = read_frontmatter(&p).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(fm, "\u{feff}---\r\nlive:\r\n  objective: o\r\n---\r\n");
+        std::fs::write(&p, "# no frontmatter\nbody").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(read_frontmatter(&p).unwrap_or_else(|e| panic!("{e}")), "# no frontmatter\n");
+    }
+
+    #[test]
+    fn rejects_binary_and_invalid_utf8() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let p = dir.path().join("n.md");
+        std::fs::write(&p, b"---\na: \xff\n---\n").unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(read_note(&p), Err(ReadError::NotUtf8(7))));
+        std::fs::write(&p, b"ab\0").unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(read_note(&p), Err(ReadError::Binary(2))));
+    }
+}
