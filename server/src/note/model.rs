@@ -158,3 +158,29 @@ impl Live {
         self.runtime_spans.iter().find(|(k, _)| *k == key).map(|(_, s)| s.clone())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// docs/live-note.schema.json is generated from the types above; a stale copy is rewritten
+    /// and the test fails, so the fresh file gets committed.
+    #[test]
+    fn checked_in_schema_is_fresh() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/live-note.schema.json");
+        let fresh = super::json_schema();
+        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        if current != fresh {
+            std::fs::write(&path, &fresh).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+            panic!("docs/live-note.schema.json was stale and has been regenerated; commit it");
+        }
+    }
+
+    #[test]
+    fn schema_describes_the_block() {
+        let schema: serde_json::Value =
+            serde_json::from_str(&super::json_schema()).unwrap_or_else(|e| panic!("{e}"));
+        let live = &schema["$defs"]["LiveBlock"];
+        assert_eq!(live["required"], serde_json::json!(["objective"]));
+        assert_eq!(live["additionalProperties"], serde_json::json!(false));
+        assert!(schema["$defs"]["TimeWindow"]["properties"]["startTime"]["pattern"].is_string());
+    }
+}

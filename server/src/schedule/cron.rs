@@ -1052,6 +1052,7 @@ mod tests {
             0 9 1 1 *                    at 09:00 on the 1st of January
             0 9 * 1,7 *                  at 09:00 every day in January and July
             0 9 * 3-10 1                 at 09:00 on Mondays from March to October
+            0 9 1-31 * 1                 daily at 09:00
             0 9 * * * *                  at minute 9 of every hour
             */10 * * * * *               every 10 seconds
             30 0 9 * * *                 daily at 09:00:30

@@ -4,14 +4,18 @@
 //! DST policy for bands, chosen so that a window still fires once on every calendar day:
 //! - a local time that happens twice (fall back) opens the band at its first occurrence and
 //!   closes it after the last occurrence of the end minute, so the band covers both passes;
-//! - a local time that never happens (spring forward) is read with the offset in effect just
-//!   before the jump, i.e. shifted later by the length of the gap (02:30 in a 02:00→03:00 gap
-//!   becomes 03:30), so a window inside the gap still gets a band of its usual length.
+//! - a start time that never happens (spring forward) opens the band at the jump, the first
+//!   instant after the gap (like croner does for a fixed-time cron);
+//! - an end time that never happens is read with the offset in effect before the jump, i.e.
+//!   shifted later by the length of the gap (02:30 in a 02:00→03:00 gap becomes 03:30), so a
+//!   window inside the gap keeps at least its usual length.
 
 use std::fmt;
 use std::str::FromStr;
 
-use chrono::{DateTime, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeDelta, TimeZone, Utc};
+use chrono::{
+    DateTime, FixedOffset, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeDelta, TimeZone, Utc,
+};
 
 /// A minute of the day, `00:00` through `23:59`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -148,8 +152,8 @@ impl Window {
         if self.is_inverted() {
             return None;
         }
-        let start = local_to_utc(tz, date.and_time(self.start.to_naive_time()), Pass::First)?;
-        let end_minute = local_to_utc(tz, date.and_time(self.end.to_naive_time()), Pass::Last)?;
+        let start = local_to_utc(tz, date.and_time(self.start.to_naive_time()), Edge::Start)?;
+        let end_minute = local_to_utc(tz, date.and_time(self.end.to_naive_time()), Edge::End)?;
         let end = end_minute.checked_add_signed(TimeDelta::minutes(1))?;
         Some(Band { start, end })
     }
@@ -168,31 +172,60 @@ pub(crate) fn local_date<Tz: TimeZone>(t: DateTime<Utc>, tz: &Tz) -> Option<Naiv
     Some(t.naive_utc().checked_add_offset(offset)?.date())
 }
 
-/// Which instant to take when a local time happens twice.
+/// Which end of a band a local time is resolved for; see the module docs for the DST policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Pass {
-    First,
-    Last,
+enum Edge {
+    Start,
+    End,
 }
 
-/// Resolves a local wall-clock time to an instant; see the module docs for the DST policy.
-pub(crate) fn local_to_utc<Tz: TimeZone>(tz: &Tz, local: NaiveDateTime, pass: Pass) -> Option<DateTime<Utc>> {
+fn local_to_utc<Tz: TimeZone>(tz: &Tz, local: NaiveDateTime, edge: Edge) -> Option<DateTime<Utc>> {
     match tz.from_local_datetime(&local) {
         LocalResult::Single(t) => Some(t.to_utc()),
-        LocalResult::Ambiguous(first, last) => Some(match pass {
-            Pass::First => first.to_utc(),
-            Pass::Last => last.to_utc(),
+        LocalResult::Ambiguous(first, last) => Some(match edge {
+            Edge::Start => first.to_utc(),
+            Edge::End => last.to_utc(),
         }),
         LocalResult::None => {
             // A day before the gap is safely on the old offset: no zone changes its offset
             // twice within a day.
             let probe = local.checked_sub_signed(TimeDelta::days(1))?;
             let before = tz.offset_from_utc_datetime(&probe).fix();
-            let offset = TimeDelta::seconds(before.local_minus_utc().into());
-            let shifted = local.checked_sub_signed(offset)?;
-            Some(shifted.and_utc())
+            let shifted =
+                local.checked_sub_signed(TimeDelta::seconds(before.local_minus_utc().into()))?.and_utc();
+            match edge {
+                Edge::End => Some(shifted),
+                Edge::Start => Some(jump_instant(tz, shifted, before)),
+            }
         }
     }
+}
+
+/// The instant a spring-forward jump happens, given an instant `after_jump` on the new offset
+/// that lies less than one gap length past it.
+fn jump_instant<Tz: TimeZone>(tz: &Tz, after_jump: DateTime<Utc>, before: FixedOffset) -> DateTime<Utc> {
+    let offset_at = |secs: i64| {
+        DateTime::<Utc>::from_timestamp(secs, 0).map(|t| tz.offset_from_utc_datetime(&t.naive_utc()).fix())
+    };
+    let mut hi = after_jump.timestamp();
+    let gap = match offset_at(hi) {
+        Some(after) => i64::from(after.local_minus_utc() - before.local_minus_utc()),
+        None => return after_jump,
+    };
+    let mut lo = hi - gap;
+    if gap <= 0 || offset_at(lo) != Some(before) {
+        return after_jump;
+    }
+    // Offsets change on whole seconds; bisect between the old offset (lo) and the new (hi).
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if offset_at(mid) == Some(before) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    DateTime::<Utc>::from_timestamp(hi, 0).unwrap_or(after_jump)
 }
 
 #[cfg(test)]
@@ -316,6 +349,12 @@ mod tests {
         let inside = win("02:00", "02:30").band(d, &New_York).unwrap_or_else(|| panic!());
         assert_eq!(inside.start, at("2026-03-08T03:00:00-04:00"));
         assert_eq!(inside.end, at("2026-03-08T03:31:00-04:00"));
+        let straddling = win("02:30", "03:10").band(d, &New_York).unwrap_or_else(|| panic!());
+        assert_eq!(straddling.start, at("2026-03-08T03:00:00-04:00"));
+        assert_eq!(straddling.end, at("2026-03-08T03:11:00-04:00"));
+        let short = win("02:10", "02:20").band(d, &New_York).unwrap_or_else(|| panic!());
+        assert_eq!(short.start, at("2026-03-08T03:00:00-04:00"));
+        assert_eq!(short.end, at("2026-03-08T03:21:00-04:00"));
         let across = win("01:30", "02:15").band(d, &New_York).unwrap_or_else(|| panic!());
         assert_eq!(across.start, at("2026-03-08T01:30:00-05:00"));
         assert_eq!(across.end, at("2026-03-08T03:16:00-04:00"));

@@ -1,0 +1,230 @@
+//! End-to-end tests of the real `livenote` binary: `check` and `list`, their JSON forms, text
+//! forms and exit codes, on the fixture vault in tests/fixtures/vault.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use expect_test::{Expect, expect};
+
+fn fixture_vault() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/vault")
+}
+
+/// A copy of the fixture vault with a git-ignored note and a `.livenote/` folder added (they
+/// cannot live in the repository itself).
+fn vault() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    copy_dir(&fixture_vault(), dir.path());
+    let write = |rel: &str, text: &str| {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(dir.path())).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(p, text).unwrap_or_else(|e| panic!("{e}"));
+    };
+    write(".gitignore", "ignored/\n");
+    write("ignored/skip.md", "---\nlive:\n  objective: x\n  active: nope\n---\n");
+    write(".livenote/history/x.md", "---\nlive:\n  active: nope\n---\n");
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{e}")).flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            std::fs::create_dir_all(&target).unwrap_or_else(|e| panic!("{e}"));
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+}
+
+fn livenote(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_livenote"))
+        .args(args)
+        .current_dir(cwd)
+        .env("TZ", "America/Chicago")
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap_or_else(|e| panic!("run livenote: {e}"))
+}
+
+fn check_output(out: &Output, code: i32, stdout: Expect) {
+    assert_eq!(out.status.code(), Some(code), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    stdout.assert_eq(&String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn check_text() {
+    let v = vault();
+    check_output(
+        &livenote(v.path(), &["check"]),
+        1,
+        expect![[r#"
+            plain.md:6:1: hint live/legacy-track-fence a ```track fence from the older per-block model; livenote uses one `live:` block in the frontmatter
+            sub/broken-crlf.md:5:11: error live/wrong-type `active` must be true or false, found the string "yes" (YAML 1.2 reads `yes`/`no` as text)
+            sub/broken-crlf.md:7:5: warning live/unknown-key unknown key `cron` in `triggers`; did you mean `cronExpr`?
+            sub/failed.md:2:1: warning live/last-run-failed the latest run failed: provider timed out after 10m
+        "#]],
+    );
+}
+
+#[test]
+fn check_json_with_exit_codes() {
+    let v = vault();
+    check_output(
+        &livenote(v.path(), &["check", "--format", "json", "sub/broken-crlf.md", "plain.md"]),
+        1,
+        expect![[r#"
+            [
+              {
+                "path": "sub/broken-crlf.md",
+                "line": 5,
+                "column": 11,
+                "endLine": 5,
+                "endColumn": 14,
+                "severity": "error",
+                "code": "live/wrong-type",
+                "message": "`active` must be true or false, found the string \"yes\" (YAML 1.2 reads `yes`/`no` as text)"
+              },
+              {
+                "path": "sub/broken-crlf.md",
+                "line": 7,
+                "column": 5,
+                "endLine": 7,
+                "endColumn": 9,
+                "severity": "warning",
+                "code": "live/unknown-key",
+                "message": "unknown key `cron` in `triggers`; did you mean `cronExpr`?"
+              },
+              {
+                "path": "plain.md",
+                "line": 6,
+                "column": 1,
+                "endLine": 6,
+                "endColumn": 9,
+                "severity": "hint",
+                "code": "live/legacy-track-fence",
+                "message": "a ```track fence from the older per-block model; livenote uses one `live:` block in the frontmatter"
+              }
+            ]
+        "#]],
+    );
+    check_output(
+        &livenote(v.path(), &["check", "--format", "json", "hourly.md", "morning.md"]),
+        0,
+        expect![[r#"
+        []
+    "#]],
+    );
+    let missing = livenote(v.path(), &["check", "nope.md"]);
+    assert_eq!(missing.status.code(), Some(2));
+    let usage = livenote(v.path(), &["check", "--format", "yaml"]);
+    assert_eq!(usage.status.code(), Some(2));
+}
+
+#[test]
+fn list_json_at_an_instant() {
+    let v = vault();
+    // 09:01:30 in Chicago: one minute and a half after the hourly cron's 09:00 occurrence,
+    // inside the 08:00-10:00 window.
+    check_output(
+        &livenote(v.path(), &["list", "--format", "json", "--at", "2026-11-23T15:01:30Z"]),
+        0,
+        expect![[r#"
+            [
+              {
+                "path": "hourly.md",
+                "active": true,
+                "status": "live",
+                "triggers": {
+                  "cronExpr": "0 * * * *"
+                },
+                "due": "cron",
+                "nextDue": "2026-11-23T09:01:30-06:00",
+                "lastRunAt": "2026-11-23T14:00:01.000Z",
+                "lastAttemptAt": "2026-11-23T14:00:00.000Z",
+                "lastRunError": null
+              },
+              {
+                "path": "morning.md",
+                "active": true,
+                "status": "live",
+                "triggers": {
+                  "windows": [
+                    {
+                      "startTime": "08:00",
+                      "endTime": "10:00"
+                    },
+                    {
+                      "startTime": "12:00",
+                      "endTime": "12:00"
+                    }
+                  ]
+                },
+                "due": "window",
+                "nextDue": "2026-11-23T09:01:30-06:00",
+                "lastRunAt": "2026-11-22T14:30:00.000Z",
+                "lastAttemptAt": null,
+                "lastRunError": null
+              },
+              {
+                "path": "paused.md",
+                "active": false,
+                "status": "paused",
+                "triggers": {
+                  "cronExpr": "0 9 * * 1"
+                },
+                "due": null,
+                "nextDue": null,
+                "lastRunAt": null,
+                "lastAttemptAt": null,
+                "lastRunError": null
+              },
+              {
+                "path": "sub/broken-crlf.md",
+                "active": true,
+                "status": "invalid",
+                "triggers": {},
+                "due": null,
+                "nextDue": null,
+                "lastRunAt": null,
+                "lastAttemptAt": null,
+                "lastRunError": null
+              },
+              {
+                "path": "sub/failed.md",
+                "active": true,
+                "status": "failed",
+                "triggers": {
+                  "eventMatchCriteria": "Emails about the budget"
+                },
+                "due": null,
+                "nextDue": null,
+                "lastRunAt": null,
+                "lastAttemptAt": "2026-11-23T14:58:00.000Z",
+                "lastRunError": "provider timed out after 10m"
+              }
+            ]
+        "#]],
+    );
+}
+
+#[test]
+fn list_answers_what_fires_tomorrow_morning() {
+    let v = vault();
+    check_output(
+        &livenote(v.path(), &["list", "--at", "2026-11-24T08:00:00-06:00", "."]),
+        0,
+        expect![[r#"
+        NOTE                STATUS     DUE     NEXT                       LAST RUN
+        hourly.md           live       -       2026-11-24T08:00:00-06:00  2026-11-23T14:00:01.000Z
+        morning.md          live       window  2026-11-24T08:00:00-06:00  2026-11-22T14:30:00.000Z
+        paused.md           paused     -       -                          never
+        sub/broken-crlf.md  invalid    -       -                          never
+        sub/failed.md       failed     -       -                          never
+    "#]],
+    );
+    let bad = livenote(v.path(), &["list", "--at", "tomorrow"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("not an RFC 3339 time"));
+}
