@@ -43,7 +43,7 @@ macro_rules! codes {
                 match self { $(Code::$variant => $summary,)* }
             }
 
-            pub fn from_str(s: &str) -> Option<Code> {
+            pub fn parse(s: &str) -> Option<Code> {
                 Code::ALL.iter().copied().find(|c| c.as_str() == s)
             }
         }

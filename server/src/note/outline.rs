@@ -95,10 +95,10 @@ impl Outline {
                     scalar = Some(ScalarState::Block { parent_col: k.col });
                 } else if let Some(v) = &k.value {
                     let vt = &text[v.clone()];
-                    if let Some(q @ ('"' | '\'')) = vt.chars().next() {
-                        if !closes_quote(&vt[1..], q) {
-                            scalar = Some(ScalarState::Quoted { quote: q });
-                        }
+                    if let Some(q @ ('"' | '\'')) = vt.chars().next()
+                        && !closes_quote(&vt[1..], q)
+                    {
+                        scalar = Some(ScalarState::Quoted { quote: q });
                     }
                 }
             }

@@ -57,10 +57,10 @@ pub fn analyze(text: &str, opts: &Options) -> Analysis {
                 fence.open_line.clone(),
                 "a ```track fence from the older per-block model; livenote uses one `live:` block in the frontmatter",
             );
-            if live.is_none() {
-                if let Ok(edits) = super::rewrite::convert_track_fence(text, &fence) {
-                    d = d.with_fix("Convert to live note", edits, true);
-                }
+            if live.is_none()
+                && let Ok(edits) = super::rewrite::convert_track_fence(text, &fence)
+            {
+                d = d.with_fix("Convert to live note", edits, true);
             }
             cx.diags.push(d);
         }
@@ -335,11 +335,11 @@ impl<'a> Cx<'a> {
                     ),
                 },
                 "provider" => {
-                    if let Some(p) = self.opt_str(e, "a provider name") {
-                        if !p.trim().is_empty() {
-                            self.check_provider(&p, &e.value, opts);
-                            live.provider = Some(Spanned { value: p, span: e.value.span.clone() });
-                        }
+                    if let Some(p) = self.opt_str(e, "a provider name")
+                        && !p.trim().is_empty()
+                    {
+                        self.check_provider(&p, &e.value, opts);
+                        live.provider = Some(Spanned { value: p, span: e.value.span.clone() });
                     }
                 }
                 "model" => {

@@ -569,14 +569,14 @@ fn time_phrase(sec: Shape, min: Shape, hour: Shape, minutes: &[u16]) -> Option<(
     };
     let phrase = match (&min, &hour) {
         (Shape::Any, Shape::Any) if on_minute => every(1, "minute"),
-        (Shape::Every(n), Shape::Any) if on_minute && 60 % n == 0 => every(*n, "minute"),
+        (Shape::Every(n), Shape::Any) if on_minute && divides(*n, 60) => every(*n, "minute"),
         (Shape::Values(ms), Shape::Any) if on_minute => match ms.as_slice() {
             [0] => "every hour".to_string(),
             [m] => format!("at minute {m} of every hour"),
             ms if ms.len() <= 6 => format!("at minutes {} of every hour", join_and(&numbers(ms))),
             _ => return None,
         },
-        (Shape::Values(ms), Shape::Every(n)) if on_minute && 24 % n == 0 => match ms.as_slice() {
+        (Shape::Values(ms), Shape::Every(n)) if on_minute && divides(*n, 24) => match ms.as_slice() {
             [0] => every(*n, "hour"),
             [m] if *n == 1 => format!("at minute {m} of every hour"),
             [m] => format!("every {n} hours at minute {m}"),
@@ -602,7 +602,7 @@ fn time_phrase(sec: Shape, min: Shape, hour: Shape, minutes: &[u16]) -> Option<(
                 Shape::Every(n) => n,
                 _ => 1,
             };
-            if hs.len() > 1 && 60 % n != 0 {
+            if hs.len() > 1 && !divides(n, 60) {
                 return None;
             }
             let (first, last) = (hs.first()?, hs.last()?);
@@ -612,6 +612,11 @@ fn time_phrase(sec: Shape, min: Shape, hour: Shape, minutes: &[u16]) -> Option<(
         _ => return None,
     };
     Some((phrase, false))
+}
+
+/// Whether steps of `n` repeat evenly across the wrap (so "every n minutes" stays true at :00).
+fn divides(n: u16, whole: u16) -> bool {
+    n != 0 && whole.is_multiple_of(n)
 }
 
 fn every(n: u16, unit: &str) -> String {
