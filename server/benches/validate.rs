@@ -47,9 +47,30 @@ fn bench(c: &mut Criterion) {
     g.bench_function("frontmatter/10MB body", |b| b.iter(|| note::analyze(black_box(&large), &fm_only)));
     g.bench_function("with fence scan/1KB body", |b| b.iter(|| note::analyze(black_box(&small), &with_body)));
     g.sample_size(20);
-    g.bench_function("with fence scan/10MB body", |b| b.iter(|| note::analyze(black_box(&large), &with_body)));
+    g.bench_function("with fence scan/10MB body", |b| {
+        b.iter(|| note::analyze(black_box(&large), &with_body))
+    });
     g.finish();
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn parts(c: &mut Criterion) {
+    let small = note_with_body(1024);
+    let fm = livenote::note::frontmatter::locate(&small).unwrap_or_else(|| panic!("no frontmatter"));
+    let mut g = c.benchmark_group("parts");
+    g.bench_function("yaml::parse", |b| {
+        b.iter(|| livenote::note::yaml::parse(black_box(&small), fm.content.clone()))
+    });
+    g.bench_function("cron parse (cached)", |b| {
+        b.iter(|| livenote::schedule::CronSchedule::parse(black_box("0 * * * *")))
+    });
+    g.bench_function("cron parse (uncached)", |b| {
+        b.iter(|| livenote::schedule::CronSchedule::parse_uncached(black_box("0 * * * *")))
+    });
+    g.bench_function("time parse", |b| b.iter(|| livenote::schedule::TimeOfDay::parse(black_box("09:00"))));
+    g.finish();
+}
+
+criterion_group!(parts_group, parts);
+criterion_main!(benches, parts_group);

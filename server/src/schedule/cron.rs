@@ -143,8 +143,32 @@ pub fn presets() -> &'static [(&'static str, &'static str)] {
     &PRESETS
 }
 
+/// Parsed expressions by source text. A vault uses a handful of distinct expressions and the
+/// language server re-validates on every keystroke, while croner's parse costs ~13 µs; the
+/// cache makes validation of a typical block several times cheaper. Bounded: cleared when full.
+static CACHE: std::sync::Mutex<
+    Option<std::collections::HashMap<String, Result<CronSchedule, CronParseError>>>,
+> = std::sync::Mutex::new(None);
+const CACHE_CAPACITY: usize = 512;
+
 impl CronSchedule {
     pub fn parse(expr: &str) -> Result<CronSchedule, CronParseError> {
+        // A poisoned lock only means another thread panicked mid-insert; the map is still valid.
+        let mut guard = CACHE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let cache = guard.get_or_insert_with(Default::default);
+        if let Some(hit) = cache.get(expr) {
+            return hit.clone();
+        }
+        let parsed = Self::parse_uncached(expr);
+        if cache.len() >= CACHE_CAPACITY {
+            cache.clear();
+        }
+        cache.insert(expr.to_owned(), parsed.clone());
+        parsed
+    }
+
+    /// Parse without the cache (what the cache stores).
+    pub fn parse_uncached(expr: &str) -> Result<CronSchedule, CronParseError> {
         let source = expr.trim();
         if source.is_empty() {
             return Err(CronParseError::whole("the cron expression is empty"));
