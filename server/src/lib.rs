@@ -8,6 +8,8 @@
 //! - `text`: offsets, positions and text edits (pure).
 
 pub mod cli;
+pub mod ide;
+pub mod lsp;
 pub mod note;
 pub mod schedule;
 pub mod status;

@@ -1,7 +1,7 @@
 //! A live note's status and schedule at an instant: what the CLI lists and, later, what lenses
 //! and hints show. Pure over the validated block, an instant and a time zone.
 
-use chrono::{DateTime, TimeZone, Utc};
+use chrono::{DateTime, SecondsFormat, TimeZone, Utc};
 use serde::Serialize;
 
 use crate::note::model::Live;
@@ -102,3 +102,67 @@ pub fn trigger_name(t: DueTrigger) -> &'static str {
         DueTrigger::Window { .. } => "window",
     }
 }
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListItem {
+    pub path: String,
+    pub active: bool,
+    pub status: &'static str,
+    pub triggers: Triggers,
+    pub due: Option<&'static str>,
+    pub next_due: Option<String>,
+    pub last_run_at: Option<String>,
+    pub last_attempt_at: Option<String>,
+    pub last_run_error: Option<String>,
+}
+
+/// The triggers as written in the note.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Triggers {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cron_expr: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub windows: Option<Vec<WindowItem>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event_match_criteria: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WindowItem {
+    pub start_time: Option<String>,
+    pub end_time: Option<String>,
+}
+
+/// One live note as `livenote list --format json` and `livenote.listNotes` show it.
+pub fn list_item<Tz: TimeZone>(path: String, live: &Live, at: DateTime<Utc>, tz: &Tz) -> ListItem {
+    let view = schedule_view(live, at, tz);
+    let triggers = Triggers {
+        cron_expr: live.cron_expr.as_ref().map(|c| c.value.clone()),
+        windows: (!live.windows.is_empty()).then(|| {
+            live.windows
+                .iter()
+                .map(|w| WindowItem { start_time: w.start_text.clone(), end_time: w.end_text.clone() })
+                .collect()
+        }),
+        event_match_criteria: live.event_match_criteria.clone(),
+    };
+    ListItem {
+        path,
+        active: live.active,
+        status: status(live, RunFacts::default()).as_str(),
+        triggers,
+        due: view.due().map(trigger_name),
+        next_due: view.next_due.map(|t| t.with_timezone(tz).fixed_offset().to_rfc3339_opts(SecondsFormat::Secs, false)),
+        last_run_at: live.last_run_at.map(utc),
+        last_attempt_at: live.last_attempt_at.map(utc),
+        last_run_error: live.last_run_error.clone(),
+    }
+}
+
+fn utc(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+

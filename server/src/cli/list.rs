@@ -5,46 +5,12 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use chrono::{DateTime, Local, SecondsFormat, Utc};
-use serde::Serialize;
+use chrono::{DateTime, Local, Utc};
 
 use super::Format;
-use crate::note::{self, model::Live};
-use crate::status::{self, RunFacts};
+use crate::note;
+use crate::status;
 use crate::workspace;
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Item {
-    pub path: String,
-    pub active: bool,
-    pub status: &'static str,
-    pub triggers: Triggers,
-    pub due: Option<&'static str>,
-    pub next_due: Option<String>,
-    pub last_run_at: Option<String>,
-    pub last_attempt_at: Option<String>,
-    pub last_run_error: Option<String>,
-}
-
-/// The triggers as written in the note.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Triggers {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cron_expr: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub windows: Option<Vec<WindowItem>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub event_match_criteria: Option<String>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WindowItem {
-    pub start_time: Option<String>,
-    pub end_time: Option<String>,
-}
 
 pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut impl Write) -> Result<u8> {
     let at: DateTime<Utc> = match at {
@@ -73,7 +39,7 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
         let analysis = note::analyze(&text, &note::Options::default());
         let Some(live) = analysis.live else { continue };
         let path = super::display_path(file, Some(&root));
-        items.push(item(path, &live, at));
+        items.push(status::list_item(path, &live, at, &Local));
     }
     match format {
         Format::Json => {
@@ -85,36 +51,7 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
     Ok(0)
 }
 
-fn item(path: String, live: &Live, at: DateTime<Utc>) -> Item {
-    let view = status::schedule_view(live, at, &Local);
-    let triggers = Triggers {
-        cron_expr: live.cron_expr.as_ref().map(|c| c.value.clone()),
-        windows: (!live.windows.is_empty()).then(|| {
-            live.windows
-                .iter()
-                .map(|w| WindowItem { start_time: w.start_text.clone(), end_time: w.end_text.clone() })
-                .collect()
-        }),
-        event_match_criteria: live.event_match_criteria.clone(),
-    };
-    Item {
-        path,
-        active: live.active,
-        status: status::status(live, RunFacts::default()).as_str(),
-        triggers,
-        due: view.due().map(status::trigger_name),
-        next_due: view.next_due.map(|t| t.with_timezone(&Local).to_rfc3339_opts(SecondsFormat::Secs, false)),
-        last_run_at: live.last_run_at.map(utc),
-        last_attempt_at: live.last_attempt_at.map(utc),
-        last_run_error: live.last_run_error.clone(),
-    }
-}
-
-fn utc(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Millis, true)
-}
-
-fn table(items: &[Item], out: &mut impl Write) -> Result<()> {
+fn table(items: &[status::ListItem], out: &mut impl Write) -> Result<()> {
     let width = items.iter().map(|i| i.path.len()).max().unwrap_or(4).max(4);
     writeln!(out, "{:<width$}  {:<9}  {:<6}  {:<25}  LAST RUN", "NOTE", "STATUS", "DUE", "NEXT")?;
     for i in items {

@@ -33,6 +33,8 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+    /// Run the language server over stdio (for editors).
+    Lsp,
     /// List live notes with their status, what is due and when they fire next.
     List {
         /// The workspace folder (default: the current folder).
@@ -66,6 +68,10 @@ pub fn run(cli: Cli) -> u8 {
     let result = match cli.command {
         Command::Check { paths, format } => check::run(&paths, format, &mut out),
         Command::List { dir, format, at } => list::run(dir, format, at.as_deref(), &mut out),
+        Command::Lsp => {
+            drop(out);
+            return lsp();
+        }
     };
     let _ = out.flush();
     match result {
@@ -75,6 +81,19 @@ pub fn run(cli: Cli) -> u8 {
             2
         }
     }
+}
+
+/// Serve LSP on stdio. stdout carries the protocol, so nothing else may print there.
+fn lsp() -> u8 {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "livenote: start the async runtime: {e}");
+            return 2;
+        }
+    };
+    runtime.block_on(crate::lsp::run_stdio());
+    0
 }
 
 fn init_tracing() {

@@ -5,8 +5,10 @@ pub mod clock;
 pub mod cron;
 pub mod due;
 pub mod window;
+pub mod zone;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use cron::{CronField, CronParseError, CronSchedule, presets};
 pub use due::{CronSkip, Decision, DueTrigger, ScheduleInput, SkipReason, WindowSkip, due, next_due};
 pub use window::{Band, TimeOfDay, TimeOfDayError, Window};
+pub use zone::Zone;

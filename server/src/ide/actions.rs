@@ -1,0 +1,461 @@
+//! Code actions: the quick fixes of the diagnostics under the cursor, then the note-level
+//! actions of SPEC section 2 ("Make live" on a passive note; "Run now" or "Stop", "Pause" or
+//! "Resume", "Undo last run" and "Make passive" on a live one), offered anywhere in the note
+//! since Neovim and Helix users ask for code actions from the body as often as from `live:`.
+//!
+//! Decisions where SPEC section 2 is silent:
+//! - Rewrites ("Make live", "Pause"/"Resume", "Make passive") carry both their `edits`,
+//!   computed here against the text the client sent, and the `command` that computes the same
+//!   edit on the server. The LSP layer should send the edit and omit the command when `edits`
+//!   is non-empty: a client applies a code action's edit itself, and would then also run the
+//!   command, which would rewrite the note a second time. The command is for clients that
+//!   only take commands, and for the palette (`livenote.makeLive` and friends).
+//! - A rewrite is offered only when it can be done (no "Make live" on a note whose frontmatter
+//!   does not parse: its diagnostics come first), so choosing an action never fails.
+//! - "Run now" is not offered on a note with errors (the run could only fail), "Undo last run"
+//!   needs a `lastRunId` and no run in progress.
+//! - Kinds: quick fixes are `QuickFix`; rewrites of the frontmatter are `Refactor` (LSP
+//!   `refactor.rewrite`); running, stopping and undoing act on the body through the agent and
+//!   its history, so they are `Source` (LSP `source`).
+
+use std::ops::Range;
+
+use chrono::TimeZone;
+use serde_json::Value;
+
+use super::{Command, Ctx, commands};
+use crate::note::model::Live;
+use crate::note::rewrite;
+use crate::text::TextEdit;
+
+/// What kind of action this is, for the client's menus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActionKind {
+    /// Fixes a diagnostic (LSP `quickfix`).
+    QuickFix,
+    /// Rewrites the frontmatter (LSP `refactor.rewrite`).
+    Refactor,
+    /// Acts on the whole note (LSP `source`).
+    Source,
+}
+
+/// One code action: edits to apply, a command to run, or both (see the module docs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Action {
+    pub title: String,
+    pub kind: ActionKind,
+    /// Edits over the text the context holds; may be empty.
+    pub edits: Vec<TextEdit>,
+    pub command: Option<Command>,
+    /// Indices into `ctx.analysis.diagnostics` of the diagnostics this action fixes.
+    pub diagnostics: Vec<usize>,
+    /// The obvious fix, applied by "fix all"-style requests.
+    pub preferred: bool,
+}
+
+/// The actions for `range` (a cursor is an empty range): quick fixes for every diagnostic
+/// that intersects or touches it, then the note-level actions. Offsets of `range` inside a
+/// character are moved to its start.
+pub fn code_actions<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Action> {
+    let range = floor_range(ctx.text, range);
+    let mut actions = Vec::new();
+    for (i, d) in ctx.analysis.diagnostics.iter().enumerate() {
+        // Touching counts: a cursor right after a value is on it for the user.
+        if d.range.start > range.end || range.start > d.range.end {
+            continue;
+        }
+        for fix in &d.fixes {
+            actions.push(Action {
+                title: fix.title.clone(),
+                kind: ActionKind::QuickFix,
+                edits: fix.edits.clone(),
+                command: None,
+                diagnostics: vec![i],
+                preferred: fix.preferred,
+            });
+        }
+    }
+    match &ctx.analysis.live {
+        None => {
+            if let Ok(edits) = rewrite::make_live(ctx.text, None) {
+                actions.push(rewrite_action("Make live", edits, commands::MAKE_LIVE, Vec::new()));
+            }
+        }
+        Some(live) => note_actions(ctx, live, &mut actions),
+    }
+    actions
+}
+
+fn note_actions<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live, actions: &mut Vec<Action>) {
+    let running = ctx.facts.running;
+    if running {
+        actions.push(command_action("Stop", commands::STOP));
+    } else if !live.has_errors {
+        actions.push(command_action("Run now", commands::RUN));
+    }
+    let resume = !live.active;
+    if let Ok(edits) = rewrite::set_active(ctx.text, resume) {
+        let title = if resume { "Resume" } else { "Pause" };
+        actions.push(rewrite_action(title, edits, commands::SET_ACTIVE, vec![Value::Bool(resume)]));
+    }
+    if live.last_run_id.is_some() && !running {
+        actions.push(command_action("Undo last run", commands::UNDO_LAST_RUN));
+    }
+    if let Ok(edits) = rewrite::make_passive(ctx.text) {
+        actions.push(rewrite_action("Make passive", edits, commands::MAKE_PASSIVE, Vec::new()));
+    }
+}
+
+fn rewrite_action(title: &str, edits: Vec<TextEdit>, id: &'static str, args: Vec<Value>) -> Action {
+    Action {
+        title: title.to_owned(),
+        kind: ActionKind::Refactor,
+        edits,
+        command: Some(Command { title: title.to_owned(), id, args }),
+        diagnostics: Vec::new(),
+        preferred: false,
+    }
+}
+
+fn command_action(title: &str, id: &'static str) -> Action {
+    Action {
+        title: title.to_owned(),
+        kind: ActionKind::Source,
+        edits: Vec::new(),
+        command: Some(Command { title: title.to_owned(), id, args: Vec::new() }),
+        diagnostics: Vec::new(),
+        preferred: false,
+    }
+}
+
+/// `range` clamped to the text, ordered, with both ends moved back to a character boundary.
+fn floor_range(text: &str, range: Range<usize>) -> Range<usize> {
+    let a = text.floor_char_boundary(range.start);
+    let b = text.floor_char_boundary(range.end);
+    a.min(b)..a.max(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::{Expect, expect};
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::ide::fixture::{cursor, with_ctx};
+    use crate::status::RunFacts;
+    use crate::text::edit::apply;
+
+    const TRUSTED: RunFacts = RunFacts { running: false, trusted: Some(true) };
+
+    /// One action per line: `kind title (fixes: idx) [command args] *` (`*` = preferred).
+    fn render(actions: &[Action]) -> String {
+        let mut out = String::new();
+        for a in actions {
+            out.push_str(&format!("{:?} {}", a.kind, a.title));
+            if !a.diagnostics.is_empty() {
+                let idx: Vec<String> = a.diagnostics.iter().map(ToString::to_string).collect();
+                out.push_str(&format!(" (fixes: {})", idx.join(", ")));
+            }
+            if let Some(c) = &a.command {
+                let args: String = c.args.iter().map(|v| format!(" {v}")).collect();
+                out.push_str(&format!(" [{}{args}]", c.id));
+            }
+            if a.preferred {
+                out.push_str(" *");
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    fn check_with(facts: RunFacts, fixture: &str, expect: Expect) {
+        let (text, at) = cursor(fixture);
+        let actual = with_ctx(&text, facts, |ctx| render(&code_actions(ctx, at..at)));
+        expect.assert_eq(&actual);
+    }
+
+    fn check(fixture: &str, expect: Expect) {
+        check_with(TRUSTED, fixture, expect);
+    }
+
+    /// The text after applying the edits of the action titled `title` at the cursor; `\r`
+    /// shows as `␍`.
+    fn check_apply(fixture: &str, title: &str, expect: Expect) {
+        let (text, at) = cursor(fixture);
+        let after = with_ctx(&text, TRUSTED, |ctx| {
+            let actions = code_actions(ctx, at..at);
+            let Some(action) = actions.iter().find(|a| a.title == title) else {
+                panic!("no action {title:?} in:\n{}", render(&actions))
+            };
+            assert!(!action.edits.is_empty(), "{title:?} has no edits");
+            match apply(&text, &action.edits) {
+                Ok(after) => after.replace('\r', "␍"),
+                Err(e) => panic!("{title:?}: {e}"),
+            }
+        });
+        expect.assert_eq(&after);
+    }
+
+    const NOTE: &str = "---\ntitle: Chicago time\nlive:\n  objective: Show the time in Chicago.\n  triggers:\n    cronExpr: \"0 * * * *\"\n  lastRunAt: \"2026-11-23T15:02:00Z\"\n  lastRunId: \"01KAT5\"\n---\n# Chicago time\n\n9:00 AM$0\n";
+
+    #[test]
+    fn live_note_from_the_body() {
+        check(
+            NOTE,
+            expect![[r#"
+                Source Run now [livenote.run]
+                Refactor Pause [livenote.setActive false]
+                Source Undo last run [livenote.undoLastRun]
+                Refactor Make passive [livenote.makePassive]
+            "#]],
+        );
+    }
+
+    #[test]
+    fn running_offers_stop_and_no_undo() {
+        check_with(
+            RunFacts { running: true, trusted: Some(true) },
+            NOTE,
+            expect![[r#"
+                Source Stop [livenote.stop]
+                Refactor Pause [livenote.setActive false]
+                Refactor Make passive [livenote.makePassive]
+            "#]],
+        );
+    }
+
+    #[test]
+    fn paused_offers_resume() {
+        check(
+            "---\nlive:\n  objective: x\n  active: false$0\n---\n",
+            expect![[r#"
+                Source Run now [livenote.run]
+                Refactor Resume [livenote.setActive true]
+                Refactor Make passive [livenote.makePassive]
+            "#]],
+        );
+        check_apply(
+            "---\nlive:\n  objective: x\n  active: false$0\n---\n",
+            "Resume",
+            expect![[r#"
+                ---
+                live:
+                  objective: x
+                  active: true
+                ---
+            "#]],
+        );
+    }
+
+    #[test]
+    fn pause_and_make_passive_edits() {
+        check_apply(
+            NOTE,
+            "Pause",
+            expect![[r#"
+                ---
+                title: Chicago time
+                live:
+                  objective: Show the time in Chicago.
+                  active: false
+                  triggers:
+                    cronExpr: "0 * * * *"
+                  lastRunAt: "2026-11-23T15:02:00Z"
+                  lastRunId: "01KAT5"
+                ---
+                # Chicago time
+
+                9:00 AM
+            "#]],
+        );
+        check_apply(
+            NOTE,
+            "Make passive",
+            expect![[r#"
+                ---
+                title: Chicago time
+                ---
+                # Chicago time
+
+                9:00 AM
+            "#]],
+        );
+    }
+
+    #[test]
+    fn quick_fixes_under_the_cursor() {
+        let fixture = "---\nlive:\n  objective: x\n  active: yes$0\n  triggers:\n    windows:\n      - startTime: \"9:00\"\n        endTime: \"12:00\"\n---\n";
+        check(
+            fixture,
+            expect![[r#"
+                QuickFix Change to `true` (fixes: 0) *
+                Refactor Pause [livenote.setActive false]
+                Refactor Make passive [livenote.makePassive]
+            "#]],
+        );
+        // The same note with the cursor on the window's time.
+        check(
+            &fixture.replace("$0", "").replace("\"9:00\"", "\"9:$000\""),
+            expect![[r#"
+                QuickFix Change to `09:00` (fixes: 1) *
+                Refactor Pause [livenote.setActive false]
+                Refactor Make passive [livenote.makePassive]
+            "#]],
+        );
+        check_apply(
+            fixture,
+            "Change to `true`",
+            expect![[r#"
+                ---
+                live:
+                  objective: x
+                  active: true
+                  triggers:
+                    windows:
+                      - startTime: "9:00"
+                        endTime: "12:00"
+                ---
+            "#]],
+        );
+    }
+
+    #[test]
+    fn failed_note() {
+        check(
+            "---\nli$0ve:\n  objective: x\n  lastAttemptAt: \"2026-11-23T15:05:00Z\"\n  lastRunError: \"connection refused\"\n---\n",
+            expect![[r#"
+                Source Run now [livenote.run]
+                Refactor Pause [livenote.setActive false]
+                Refactor Make passive [livenote.makePassive]
+            "#]],
+        );
+    }
+
+    #[test]
+    fn passive_notes_can_be_made_live() {
+        check(
+            "---\ntitle: x\n---\n# Weather in Chicago\n$0",
+            expect![[r#"
+                Refactor Make live [livenote.makeLive]
+            "#]],
+        );
+        check_apply(
+            "---\ntitle: x\n---\n# Weather in Chicago\n$0",
+            "Make live",
+            expect![[r#"
+                ---
+                title: x
+                live:
+                  objective: 'Keep this note about "Weather in Chicago" up to date.'
+                ---
+                # Weather in Chicago
+            "#]],
+        );
+        check_apply(
+            "# Weather in Chicago\r\n\r\nSunny.$0\r\n",
+            "Make live",
+            expect![[r#"
+                ---␍
+                live:␍
+                  objective: 'Keep this note about "Weather in Chicago" up to date.'␍
+                ---␍
+                # Weather in Chicago␍
+                ␍
+                Sunny.␍
+            "#]],
+        );
+        // A frontmatter that does not parse: its diagnostic comes first, no "Make live".
+        check("---\ntitle: [x\n---\n$0", expect![""]);
+    }
+
+    #[test]
+    fn legacy_track_fence_converts() {
+        let fixture = "# Weather\n\n```track$0\ntrackId: weather\ninstruction: Keep the weather current.\nschedule:\n  type: cron\n  expression: \"0 * * * *\"\n```\n\n<!--track-target:weather-->\nSunny.\n<!--/track-target:weather-->\n";
+        check(
+            fixture,
+            expect![[r#"
+                QuickFix Convert to live note (fixes: 0) *
+                Refactor Make live [livenote.makeLive]
+            "#]],
+        );
+        check_apply(
+            fixture,
+            "Convert to live note",
+            expect![[r#"
+                ---
+                live:
+                  objective: "Keep the weather current."
+                  triggers:
+                    cronExpr: "0 * * * *"
+                ---
+                # Weather
+
+                Sunny.
+            "#]],
+        );
+    }
+
+    #[test]
+    fn crlf_and_wide_characters() {
+        let fixture = "---\r\ntitle: 東京の天気 ☀️\r\nlive:\r\n  objective: 東京の天気 🌤\r\n  active: false\r\n  lastRunId: \"01KAT5\"\r\n---\r\n# 東京 😀$0\r\n";
+        check(
+            fixture,
+            expect![[r#"
+                Source Run now [livenote.run]
+                Refactor Resume [livenote.setActive true]
+                Source Undo last run [livenote.undoLastRun]
+                Refactor Make passive [livenote.makePassive]
+            "#]],
+        );
+        check_apply(
+            fixture,
+            "Resume",
+            expect![[r#"
+                ---␍
+                title: 東京の天気 ☀️␍
+                live:␍
+                  objective: 東京の天気 🌤␍
+                  active: true␍
+                  lastRunId: "01KAT5"␍
+                ---␍
+                # 東京 😀␍
+            "#]],
+        );
+    }
+
+    #[test]
+    fn invalid_note_cannot_run() {
+        check(
+            "---\nlive:\n  triggers:\n    cronExpr: \"61 * * * *\"\n---\n$0",
+            expect![[r#"
+                Refactor Pause [livenote.setActive false]
+                Refactor Make passive [livenote.makePassive]
+            "#]],
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics_and_edits_apply(
+            text in prop_oneof![
+                "\\PC{0,200}",
+                "\\PC{0,120}".prop_map(|t| format!("---\nlive:\n  objective: x\n{t}\n---\n# T\n")),
+                "\\PC{0,120}".prop_map(|t| format!("---\r\ntitle: {t}\r\n---\r\n```track\r\n{t}\r\n```\r\n")),
+            ],
+            a in 0usize..400,
+            b in 0usize..400,
+            running: bool,
+        ) {
+            with_ctx(&text, RunFacts { running, trusted: Some(true) }, |ctx| {
+                for action in code_actions(ctx, a..b) {
+                    if let Err(e) = apply(&text, &action.edits) {
+                        panic!("{:?}: {e}", action.title);
+                    }
+                    for &i in &action.diagnostics {
+                        assert!(i < ctx.analysis.diagnostics.len());
+                    }
+                }
+            });
+        }
+    }
+}

@@ -1,0 +1,554 @@
+//! Inlay hints in the `live:` block, so that clients without code lenses (Helix) see a live
+//! note's status too: what a cron value means and when it fires next, each window's state
+//! today, how old the latest run is, that the note is paused, and when a failed cycle is
+//! retried.
+//!
+//! Decisions where SPEC section 2 is silent:
+//! - A hint sits right after the value it explains; the LSP layer should pad it on the left.
+//! - Values that did not validate get no hint (their diagnostics speak), and on an invalid
+//!   note only the facts survive (a cron's meaning, `lastRunAt`'s age, "paused"): the
+//!   scheduler ignores invalid notes, so "next 10:00" or "due now" would be false.
+//! - On a paused note cron and window hints drop their schedule part for the same reason.
+//! - A cron or window that is due but held back by the backoff reads "due in 3 min".
+//! - Windows: "opens 13:00" before today's band, "due now" inside it, "due in 3 min" inside it
+//!   during a backoff that ends before the band does, "done today" once a successful run landed
+//!   in it (after its start, as the scheduler counts), "closed today" after it without one, and
+//!   "missed today" when a backoff outlasts the band.
+//! - "retry in 4 min" appears only when the backoff holds back a cycle that is due (after a
+//!   successful run nothing is pending, so there is nothing to retry).
+//! - Statuses with no value of their own go at the end of the `live:` line: "updating…",
+//!   "waiting for trust", "failed 2 min ago" (the message is the tooltip).
+
+use std::ops::Range;
+
+use chrono::{DateTime, TimeZone, Utc};
+
+use super::Ctx;
+use super::text::{ago, at_local, until};
+use crate::note::model::Live;
+use crate::schedule::window::local_date;
+use crate::schedule::{Decision, DueTrigger, SkipReason, Window};
+use crate::status::{self, ScheduleView, Status};
+
+/// A hint shown inline at `offset`, right after the value it follows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hint {
+    /// Byte offset: the end of the value the hint follows.
+    pub offset: usize,
+    pub label: String,
+    pub tooltip: Option<String>,
+}
+
+/// The hints whose offset lies in `range` (inclusive at both ends, so a hint at the end of
+/// the last visible line is shown), in text order. Offsets of `range` inside a character are
+/// moved to its start.
+pub fn inlay_hints<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Hint> {
+    let Some(live) = &ctx.analysis.live else { return Vec::new() };
+    let range = floor_range(ctx.text, range);
+    let view = status::schedule_view(live, ctx.now, ctx.tz);
+    // Whether the scheduler considers the note at all (it ignores invalid and paused notes).
+    let scheduled = !live.has_errors && live.active;
+    let mut hints = Vec::new();
+    let mut push = |offset: usize, label: String, tooltip: Option<String>| {
+        if range.start <= offset && offset <= range.end {
+            hints.push(Hint { offset, label, tooltip });
+        }
+    };
+
+    let live_line_end = line_end(ctx.text, live.key_span.end);
+    match status::status(live, ctx.facts) {
+        Status::Running => push(live_line_end, "updating…".to_owned(), None),
+        Status::Untrusted => push(
+            live_line_end,
+            "waiting for trust".to_owned(),
+            Some(
+                "Scheduled and event runs start only in a trusted workspace; `livenote trust` allows them."
+                    .to_owned(),
+            ),
+        ),
+        Status::Failed => {
+            let label = match live.last_attempt_at {
+                Some(t) => format!("failed {}", ago(t, ctx.now)),
+                None => "failed".to_owned(),
+            };
+            push(live_line_end, label, live.last_run_error.clone());
+        }
+        Status::Invalid | Status::Paused | Status::Live => {}
+    }
+
+    if let (Some(expr), Some(cron)) = (&live.cron_expr, &live.cron) {
+        let mut label = cron.describe();
+        if scheduled {
+            let when = match &view.decision {
+                Some(Decision::Due(DueTrigger::Cron { .. })) => Some("due now".to_owned()),
+                // A cycle held back by the backoff fires when it ends, not at the next
+                // occurrence.
+                Some(Decision::NotDue(SkipReason::Backoff {
+                    until: end,
+                    pending: Some(DueTrigger::Cron { .. }),
+                })) => Some(format!("due in {}", until(*end, ctx.now))),
+                _ => {
+                    cron.next_after(ctx.now, ctx.tz).map(|t| format!("next {}", at_local(t, ctx.now, ctx.tz)))
+                }
+            };
+            if let Some(when) = when {
+                label.push_str(" · ");
+                label.push_str(&when);
+            }
+        }
+        push(expr.span.end, label, cron_tooltip(ctx, cron));
+    }
+
+    if scheduled {
+        for entry in &live.windows {
+            let Some(window) = entry.window else { continue };
+            if let Some(label) = window_state(ctx, live, &view, window) {
+                let tooltip = format!(
+                    "Runs once a day, as soon as possible from {} through {} (local time).",
+                    window.start, window.end
+                );
+                push(entry.span.end, label, Some(tooltip));
+            }
+        }
+    }
+
+    if let (Some(t), Some(span)) = (live.last_run_at, live.runtime_span("lastRunAt")) {
+        let local = t.with_timezone(ctx.tz).naive_local().format("%a %-d %b %Y %H:%M");
+        push(span.end, ago(t, ctx.now), Some(format!("Latest successful run: {local} (local time)")));
+    }
+
+    if !live.active
+        && let Some(span) = &live.active_span
+    {
+        push(
+            span.end,
+            "paused".to_owned(),
+            Some("Nothing runs on schedule or on events; Run now still works.".to_owned()),
+        );
+    }
+
+    if let Some(Decision::NotDue(SkipReason::Backoff { until: end, pending: Some(_) })) = &view.decision {
+        let at = live.runtime_span("lastAttemptAt").map_or(live_line_end, |s| s.end);
+        push(
+            at,
+            format!("retry in {}", until(*end, ctx.now)),
+            Some("The latest run started less than 5 minutes ago; scheduled runs wait 5 minutes after each start.".to_owned()),
+        );
+    }
+
+    hints.sort_by_key(|h| h.offset);
+    hints
+}
+
+/// A window's state today, as its hint says it; `None` when its band cannot be computed.
+fn window_state<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live, view: &ScheduleView, w: Window) -> Option<String> {
+    let now = ctx.now;
+    let band = w.band(local_date(now, ctx.tz)?, ctx.tz)?;
+    if now < band.start {
+        return Some(format!("opens {}", at_local(band.start, now, ctx.tz)));
+    }
+    let last_run = live.last_run_at;
+    if band.contains(now) {
+        // Inside the band the scheduler's rule decides: a run after today's start covers it.
+        if last_run.is_some_and(|r| r > band.start) {
+            return Some("done today".to_owned());
+        }
+        return Some(match &view.decision {
+            Some(Decision::NotDue(SkipReason::Backoff { until: end, .. })) if *end < band.end => {
+                format!("due in {}", until(*end, now))
+            }
+            Some(Decision::NotDue(SkipReason::Backoff { .. })) => "missed today".to_owned(),
+            _ => "due now".to_owned(),
+        });
+    }
+    // After the band only a run inside it means today's cycle was done.
+    let ran_inside = last_run.is_some_and(|r| r > band.start && r < band.end);
+    Some(if ran_inside { "done today" } else { "closed today" }.to_owned())
+}
+
+/// The next three fire times, for a cron hint's tooltip.
+fn cron_tooltip<Tz: TimeZone>(ctx: &Ctx<Tz>, cron: &crate::schedule::CronSchedule) -> Option<String> {
+    let mut times: Vec<DateTime<Utc>> = Vec::new();
+    let mut t = ctx.now;
+    while times.len() < 3 {
+        let Some(next) = cron.next_after(t, ctx.tz) else { break };
+        times.push(next);
+        t = next;
+    }
+    if times.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = times.iter().map(|&t| at_local(t, ctx.now, ctx.tz)).collect();
+    Some(format!("Next fire times (local): {}", list.join(", ")))
+}
+
+/// The end of the line holding `offset`, before its line ending and trailing blanks.
+fn line_end(text: &str, offset: usize) -> usize {
+    let offset = text.floor_char_boundary(offset);
+    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    offset + text[offset..end].trim_end().len()
+}
+
+/// `range` clamped to the text, ordered, with both ends moved back to a character boundary.
+fn floor_range(text: &str, range: Range<usize>) -> Range<usize> {
+    let a = text.floor_char_boundary(range.start);
+    let b = text.floor_char_boundary(range.end);
+    a.min(b)..a.max(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::{Expect, expect};
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::ide::fixture::with_ctx;
+    use crate::status::RunFacts;
+
+    const TRUSTED: RunFacts = RunFacts { running: false, trusted: Some(true) };
+
+    /// The text with `[label]` inserted at each hint's offset; `\r` shows as `␍`.
+    fn render(text: &str, hints: &[Hint]) -> String {
+        let mut out = String::new();
+        let mut at = 0;
+        for h in hints {
+            out.push_str(&text[at..h.offset]);
+            out.push_str(&format!("[{}]", h.label));
+            at = h.offset;
+        }
+        out.push_str(&text[at..]);
+        out.replace('\r', "␍")
+    }
+
+    fn check_with(facts: RunFacts, text: &str, expect: Expect) {
+        let actual = with_ctx(text, facts, |ctx| render(text, &inlay_hints(ctx, 0..text.len())));
+        expect.assert_eq(&actual);
+    }
+
+    fn check(text: &str, expect: Expect) {
+        check_with(TRUSTED, text, expect);
+    }
+
+    fn hourly(extra: &str) -> String {
+        format!(
+            "---\nlive:\n  objective: Show the time in Chicago.\n  triggers:\n    cronExpr: \"0 * * * *\"\n{extra}---\n# Chicago time\n"
+        )
+    }
+
+    #[test]
+    fn never_run() {
+        check(
+            &hourly(""),
+            expect![[r#"
+                ---
+                live:
+                  objective: Show the time in Chicago.
+                  triggers:
+                    cronExpr: "0 * * * *"[every hour · due now]
+                ---
+                # Chicago time
+            "#]],
+        );
+    }
+
+    #[test]
+    fn ran_five_minutes_ago() {
+        check(
+            &hourly("  lastAttemptAt: \"2026-11-23T15:01:59Z\"\n  lastRunAt: \"2026-11-23T15:02:00Z\"\n"),
+            expect![[r#"
+                ---
+                live:
+                  objective: Show the time in Chicago.
+                  triggers:
+                    cronExpr: "0 * * * *"[every hour · next 10:00]
+                  lastAttemptAt: "2026-11-23T15:01:59Z"
+                  lastRunAt: "2026-11-23T15:02:00Z"[5 min ago]
+                ---
+                # Chicago time
+            "#]],
+        );
+    }
+
+    #[test]
+    fn failed_in_backoff() {
+        check(
+            &hourly(
+                "  lastAttemptAt: \"2026-11-23T15:05:00Z\"\n  lastRunAt: \"2026-11-23T14:00:01Z\"\n  lastRunError: \"connection refused\"\n",
+            ),
+            expect![[r#"
+                ---
+                live:[failed 2 min ago]
+                  objective: Show the time in Chicago.
+                  triggers:
+                    cronExpr: "0 * * * *"[every hour · due in 3 min]
+                  lastAttemptAt: "2026-11-23T15:05:00Z"[retry in 3 min]
+                  lastRunAt: "2026-11-23T14:00:01Z"[1 h ago]
+                  lastRunError: "connection refused"
+                ---
+                # Chicago time
+            "#]],
+        );
+    }
+
+    #[test]
+    fn paused() {
+        check(
+            &hourly("  active: false\n  lastRunAt: \"2026-11-23T12:00:00Z\"\n"),
+            expect![[r#"
+                ---
+                live:
+                  objective: Show the time in Chicago.
+                  triggers:
+                    cronExpr: "0 * * * *"[every hour]
+                  active: false[paused]
+                  lastRunAt: "2026-11-23T12:00:00Z"[3 h ago]
+                ---
+                # Chicago time
+            "#]],
+        );
+    }
+
+    #[test]
+    fn running_and_untrusted() {
+        check_with(
+            RunFacts { running: true, trusted: Some(true) },
+            &hourly("  lastRunAt: \"2026-11-23T15:02:00Z\"\n"),
+            expect![[r#"
+                ---
+                live:[updating…]
+                  objective: Show the time in Chicago.
+                  triggers:
+                    cronExpr: "0 * * * *"[every hour · next 10:00]
+                  lastRunAt: "2026-11-23T15:02:00Z"[5 min ago]
+                ---
+                # Chicago time
+            "#]],
+        );
+        check_with(
+            RunFacts { running: false, trusted: Some(false) },
+            &hourly("  lastRunAt: \"2026-11-23T15:02:00Z\"\n"),
+            expect![[r#"
+                ---
+                live:[waiting for trust]
+                  objective: Show the time in Chicago.
+                  triggers:
+                    cronExpr: "0 * * * *"[every hour · next 10:00]
+                  lastRunAt: "2026-11-23T15:02:00Z"[5 min ago]
+                ---
+                # Chicago time
+            "#]],
+        );
+    }
+
+    #[test]
+    fn invalid_values_get_no_hints() {
+        check(
+            "---\nlive:\n  objective: x\n  active: no\n  triggers:\n    cronExpr: \"61 * * * *\"\n    windows:\n      - startTime: \"9:00\"\n        endTime: \"12:00\"\n  lastRunAt: yesterday\n---\n",
+            expect![[r#"
+                ---
+                live:
+                  objective: x
+                  active: no
+                  triggers:
+                    cronExpr: "61 * * * *"
+                    windows:
+                      - startTime: "9:00"
+                        endTime: "12:00"
+                  lastRunAt: yesterday
+                ---
+            "#]],
+        );
+        // An error elsewhere: facts stay, the schedule goes.
+        check(
+            "---\nlive:\n  objective: \"\"\n  active: false\n  triggers:\n    cronExpr: \"0 9 * * 1-5\"\n    windows:\n      - startTime: \"08:00\"\n        endTime: \"12:00\"\n  lastRunAt: \"2026-11-23T15:02:00Z\"\n---\n",
+            expect![[r#"
+                ---
+                live:
+                  objective: ""
+                  active: false[paused]
+                  triggers:
+                    cronExpr: "0 9 * * 1-5"[at 09:00 on weekdays]
+                    windows:
+                      - startTime: "08:00"
+                        endTime: "12:00"
+                  lastRunAt: "2026-11-23T15:02:00Z"[5 min ago]
+                ---
+            "#]],
+        );
+    }
+
+    #[test]
+    fn windows() {
+        // 09:07 in Chicago; the latest run was yesterday.
+        check(
+            "---\nlive:\n  objective: x\n  triggers:\n    windows:\n      - startTime: \"06:00\"\n        endTime: \"07:00\"\n      - startTime: \"08:00\"\n        endTime: \"12:00\"\n      - {startTime: \"13:00\", endTime: \"14:00\"}\n  lastRunAt: \"2026-11-22T15:00:00Z\"\n---\n",
+            expect![[r#"
+                ---
+                live:
+                  objective: x
+                  triggers:
+                    windows:
+                      - startTime: "06:00"
+                        endTime: "07:00"[closed today]
+                      - startTime: "08:00"
+                        endTime: "12:00"[due now]
+                      - {startTime: "13:00", endTime: "14:00"}[opens 13:00]
+                  lastRunAt: "2026-11-22T15:00:00Z"[yesterday]
+                ---
+            "#]],
+        );
+        // The latest run at 09:02 covers the window it ran in, not the one that closed at 07:59.
+        check(
+            "---\nlive:\n  objective: x\n  triggers:\n    windows:\n      - startTime: \"06:00\"\n        endTime: \"07:00\"\n      - startTime: \"08:00\"\n        endTime: \"12:00\"\n      - startTime: \"13:00\"\n        endTime: \"14:00\"\n  lastRunAt: \"2026-11-23T15:02:00Z\"\n---\n",
+            expect![[r#"
+                ---
+                live:
+                  objective: x
+                  triggers:
+                    windows:
+                      - startTime: "06:00"
+                        endTime: "07:00"[closed today]
+                      - startTime: "08:00"
+                        endTime: "12:00"[done today]
+                      - startTime: "13:00"
+                        endTime: "14:00"[opens 13:00]
+                  lastRunAt: "2026-11-23T15:02:00Z"[5 min ago]
+                ---
+            "#]],
+        );
+        // In backoff inside the band: due when the backoff ends.
+        check(
+            "---\nlive:\n  objective: x\n  triggers:\n    windows:\n      - startTime: \"08:00\"\n        endTime: \"12:00\"\n  lastAttemptAt: \"2026-11-23T15:05:00Z\"\n  lastRunError: boom\n---\n",
+            expect![[r#"
+                ---
+                live:[failed 2 min ago]
+                  objective: x
+                  triggers:
+                    windows:
+                      - startTime: "08:00"
+                        endTime: "12:00"[due in 3 min]
+                  lastAttemptAt: "2026-11-23T15:05:00Z"[retry in 3 min]
+                  lastRunError: boom
+                ---
+            "#]],
+        );
+    }
+
+    #[test]
+    fn tooltips() {
+        let text = "---\nlive:\n  objective: x\n  triggers:\n    cronExpr: \"0 9 * * 1-5\"\n    windows:\n      - {startTime: \"08:00\", endTime: \"12:00\"}\n  lastAttemptAt: \"2026-11-23T15:05:00Z\"\n  lastRunError: \"connection refused\"\n---\n";
+        let hints = with_ctx(text, TRUSTED, |ctx| inlay_hints(ctx, 0..text.len()));
+        let actual: String =
+            hints.iter().map(|h| format!("{}: {}\n", h.label, h.tooltip.as_deref().unwrap_or("-"))).collect();
+        expect![[r#"
+            failed 2 min ago: connection refused
+            at 09:00 on weekdays · due in 3 min: Next fire times (local): tomorrow 09:00, Wed 09:00, Thu 09:00
+            due in 3 min: Runs once a day, as soon as possible from 08:00 through 12:00 (local time).
+            retry in 3 min: The latest run started less than 5 minutes ago; scheduled runs wait 5 minutes after each start.
+        "#]].assert_eq(&actual);
+    }
+
+    #[test]
+    fn only_hints_in_range() {
+        let text = hourly("  active: false\n  lastRunAt: \"2026-11-23T15:02:00Z\"\n");
+        let Some(line) = text.find("  lastRunAt") else { panic!("no lastRunAt") };
+        let end = line + text[line..].find('\n').unwrap_or(0);
+        let hints = with_ctx(&text, TRUSTED, |ctx| inlay_hints(ctx, line..end));
+        let labels: Vec<&str> = hints.iter().map(|h| h.label.as_str()).collect();
+        assert_eq!(labels, ["5 min ago"]);
+    }
+
+    #[test]
+    fn crlf_and_wide_characters() {
+        // The status hint goes before the line ending.
+        check_with(
+            RunFacts { running: true, trusted: Some(true) },
+            "---\r\nlive:  \r\n  objective: x\r\n---\r\n",
+            expect![[r#"
+                ---␍
+                live:[updating…]  ␍
+                  objective: x␍
+                ---␍
+            "#]],
+        );
+        check(
+            &hourly("  lastAttemptAt: \"2026-11-23T15:01:59Z\"\n  lastRunAt: \"2026-11-23T15:02:00Z\"\n")
+                .replace('\n', "\r\n"),
+            expect![[r#"
+                ---␍
+                live:␍
+                  objective: Show the time in Chicago.␍
+                  triggers:␍
+                    cronExpr: "0 * * * *"[every hour · next 10:00]␍
+                  lastAttemptAt: "2026-11-23T15:01:59Z"␍
+                  lastRunAt: "2026-11-23T15:02:00Z"[5 min ago]␍
+                ---␍
+                # Chicago time␍
+            "#]],
+        );
+        check(
+            "---\ntitle: 東京の天気 ☀️\nlive: # 😀 ライブ\n  objective: 東京の天気 🌤\n  active: false # 一時停止 ⏸\n  lastRunSummary: \"晴れ ☀️\"\n  lastRunAt: \"2026-11-23T15:02:00Z\"\n  lastRunError: \"失敗 😢\"\n---\n",
+            expect![[r#"
+                ---
+                title: 東京の天気 ☀️
+                live: # 😀 ライブ
+                  objective: 東京の天気 🌤
+                  active: false[paused] # 一時停止 ⏸
+                  lastRunSummary: "晴れ ☀️"
+                  lastRunAt: "2026-11-23T15:02:00Z"[5 min ago]
+                  lastRunError: "失敗 😢"
+                ---
+            "#]],
+        );
+    }
+
+    #[test]
+    fn passive_notes_have_none() {
+        check(
+            "---\ntitle: x\n---\n# x\n",
+            expect![[r#"
+            ---
+            title: x
+            ---
+            # x
+        "#]],
+        );
+    }
+
+    fn live_note() -> impl Strategy<Value = String> {
+        let line = prop_oneof![
+            Just("  objective: x".to_owned()),
+            Just("  active: false".to_owned()),
+            Just("  triggers:".to_owned()),
+            "    cronExpr: \"[0-9*/ ,-]{0,14}\"",
+            "      - startTime: \"[0-9:]{0,6}\"",
+            "        endTime: \"[0-9:]{0,6}\"",
+            "  last(Attempt|Run)At: \"2026-11-2[0-9]T1[0-9]:0[0-9]:00Z\"",
+            "  lastRunError: \\PC{0,10}",
+            "\\PC{0,20}",
+        ];
+        (prop::collection::vec(line, 0..12), any::<bool>()).prop_map(|(lines, crlf)| {
+            let nl = if crlf { "\r\n" } else { "\n" };
+            format!("---{nl}live:{nl}{}{nl}---{nl}# T{nl}", lines.join(nl))
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics(
+            text in prop_oneof!["\\PC{0,200}", live_note()],
+            a in 0usize..400,
+            b in 0usize..400,
+            running: bool,
+            trusted: Option<bool>,
+        ) {
+            with_ctx(&text, RunFacts { running, trusted }, |ctx| {
+                let range = floor_range(&text, a..b);
+                for h in inlay_hints(ctx, a..b) {
+                    assert!(range.start <= h.offset && h.offset <= range.end, "{h:?} outside {range:?}");
+                    assert!(text.is_char_boundary(h.offset), "{h:?}");
+                }
+            });
+        }
+    }
+}

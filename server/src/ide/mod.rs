@@ -1,0 +1,86 @@
+//! Editor features as pure functions: completion, hover, code actions, code lenses, inlay
+//! hints and the status texts they share. Each takes a [`Ctx`] (the note's text and analysis,
+//! the instant, the time zone, configuration and run facts) and a byte offset or range, and
+//! returns plain structs with byte ranges. No LSP types: `lsp/` translates.
+
+pub mod actions;
+pub mod completion;
+pub mod hover;
+pub mod hints;
+pub mod lens;
+pub mod text;
+
+use chrono::{DateTime, TimeZone, Utc};
+
+use crate::note::Analysis;
+use crate::status::RunFacts;
+
+/// Everything a feature may consult about one note.
+pub struct Ctx<'a, Tz: TimeZone> {
+    pub text: &'a str,
+    pub analysis: &'a Analysis,
+    pub now: DateTime<Utc>,
+    pub tz: &'a Tz,
+    /// Names of the configured providers (for completion and checks).
+    pub providers: &'a [String],
+    pub facts: RunFacts,
+}
+
+/// Command ids, shared by code actions, lenses and `workspace/executeCommand`. Each takes the
+/// document URI as its first argument.
+pub mod commands {
+    pub const MAKE_LIVE: &str = "livenote.makeLive";
+    pub const RUN: &str = "livenote.run";
+    pub const STOP: &str = "livenote.stop";
+    pub const SET_ACTIVE: &str = "livenote.setActive";
+    pub const MAKE_PASSIVE: &str = "livenote.makePassive";
+    pub const UNDO_LAST_RUN: &str = "livenote.undoLastRun";
+    pub const LIST_NOTES: &str = "livenote.listNotes";
+    pub const TRUST_WORKSPACE: &str = "livenote.trustWorkspace";
+    pub const ALL: &[&str] =
+        &[MAKE_LIVE, RUN, STOP, SET_ACTIVE, MAKE_PASSIVE, UNDO_LAST_RUN, LIST_NOTES, TRUST_WORKSPACE];
+}
+
+/// A command to run (a lens's click or an action's effect). `args` come after the document
+/// URI, which the LSP layer prepends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Command {
+    pub title: String,
+    pub id: &'static str,
+    pub args: Vec<serde_json::Value>,
+}
+
+#[cfg(test)]
+pub(crate) mod fixture {
+    //! Test fixtures: `$0` marks the cursor; a fixed instant and zone make times stable.
+
+    use chrono::{DateTime, Utc};
+
+    use super::Ctx;
+    use crate::note::{self, Analysis};
+    use crate::status::RunFacts;
+
+    /// Split a fixture into its text and the cursor offset (`$0`, removed).
+    pub fn cursor(fixture: &str) -> (String, usize) {
+        let Some(at) = fixture.find("$0") else { panic!("fixture has no $0 cursor") };
+        (fixture.replacen("$0", "", 1), at)
+    }
+
+    /// 2026-11-23 (a Monday) 15:07:00 UTC, 09:07 in Chicago.
+    pub fn now() -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339("2026-11-23T15:07:00Z").map(|t| t.with_timezone(&Utc)).unwrap_or_default()
+    }
+
+    pub fn analysis(text: &str, providers: &[String]) -> Analysis {
+        note::analyze(text, &note::Options { providers: Some(providers), scan_body: true })
+    }
+
+    /// Run `f` with a context over `text` in America/Chicago at [`now`].
+    pub fn with_ctx<R>(text: &str, facts: RunFacts, f: impl FnOnce(&Ctx<'_, chrono_tz::Tz>) -> R) -> R {
+        let providers = vec!["local".to_owned(), "claude".to_owned()];
+        let analysis = analysis(text, &providers);
+        let tz = chrono_tz::America::Chicago;
+        let ctx = Ctx { text, analysis: &analysis, now: now(), tz: &tz, providers: &providers, facts };
+        f(&ctx)
+    }
+}

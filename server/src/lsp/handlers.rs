@@ -1,0 +1,664 @@
+//! The LSP handlers: translate parameters, take a snapshot, delegate to `ide::*` or the
+//! index, translate back. Notifications mutate state synchronously; anything that waits on the
+//! client is spawned.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tower_lsp_server::Client;
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::ls_types::*;
+
+use super::convert;
+use super::documents::{Document, Snapshot};
+use super::state::{ClientCaps, State};
+use crate::ide::{self, Ctx, commands};
+use crate::note::{self, rewrite};
+use crate::status::{self, RunFacts};
+use crate::text::{Encoding, LineIndex, TextEdit};
+use crate::workspace::{self, index::Index};
+
+fn note_options() -> note::Options<'static> {
+    // Provider names come with configuration; until then the check is skipped.
+    note::Options { providers: None, scan_body: true }
+}
+
+fn is_note(uri: &Uri, language_id: Option<&str>) -> bool {
+    language_id == Some("markdown") || uri.to_file_path().is_some_and(|p| workspace::is_markdown(&p))
+}
+
+pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
+    let caps = &params.capabilities;
+    let utf8 = caps
+        .general
+        .as_ref()
+        .and_then(|g| g.position_encodings.as_ref())
+        .is_some_and(|encs| encs.contains(&PositionEncodingKind::UTF8));
+    let ws = caps.workspace.as_ref();
+    let client = ClientCaps {
+        encoding: Some(if utf8 { Encoding::Utf8 } else { Encoding::Utf16 }),
+        pull_diagnostics: caps.text_document.as_ref().is_some_and(|t| t.diagnostic.is_some()),
+        lens_refresh: ws.and_then(|w| w.code_lens.as_ref()).and_then(|c| c.refresh_support).unwrap_or(false),
+        hint_refresh: ws.and_then(|w| w.inlay_hint.as_ref()).and_then(|c| c.refresh_support).unwrap_or(false),
+        watched_files_registration: ws
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|d| d.dynamic_registration)
+            .unwrap_or(false),
+        workspace_edit_document_changes: ws
+            .and_then(|w| w.workspace_edit.as_ref())
+            .and_then(|e| e.document_changes)
+            .unwrap_or(false),
+    };
+    let pull = client.pull_diagnostics;
+    if let Ok(mut c) = state.caps.write() {
+        *c = client;
+    }
+    let mut roots: Vec<PathBuf> = params
+        .workspace_folders
+        .iter()
+        .flatten()
+        .filter_map(|f| f.uri.to_file_path().map(|p| p.into_owned()))
+        .collect();
+    #[allow(deprecated)]
+    if roots.is_empty() {
+        roots.extend(params.root_uri.as_ref().and_then(|u| u.to_file_path()).map(|p| p.into_owned()));
+    }
+    if let Ok(mut r) = state.roots.write() {
+        *r = roots;
+    }
+    InitializeResult {
+        server_info: Some(ServerInfo { name: "livenote".to_owned(), version: Some(env!("CARGO_PKG_VERSION").to_owned()) }),
+        capabilities: ServerCapabilities {
+            position_encoding: Some(if utf8 { PositionEncodingKind::UTF8 } else { PositionEncodingKind::UTF16 }),
+            text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::INCREMENTAL),
+                save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                ..Default::default()
+            })),
+            completion_provider: Some(CompletionOptions {
+                trigger_characters: Some(vec![":".to_owned(), " ".to_owned(), "-".to_owned()]),
+                ..Default::default()
+            }),
+            hover_provider: Some(HoverProviderCapability::Simple(true)),
+            code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+                code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, CodeActionKind::REFACTOR, CodeActionKind::SOURCE]),
+                ..Default::default()
+            })),
+            code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
+            inlay_hint_provider: Some(OneOf::Left(true)),
+            workspace_symbol_provider: Some(OneOf::Left(true)),
+            execute_command_provider: Some(ExecuteCommandOptions {
+                commands: commands::ALL.iter().map(|c| (*c).to_owned()).collect(),
+                ..Default::default()
+            }),
+            diagnostic_provider: pull.then(|| {
+                DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                    identifier: Some("livenote".to_owned()),
+                    inter_file_dependencies: false,
+                    workspace_diagnostics: true,
+                    ..Default::default()
+                })
+            }),
+            ..Default::default()
+        },
+        offset_encoding: None,
+    }
+}
+
+pub fn initialized(client: &Client, state: &Arc<State>) {
+    tokio::spawn(publisher(client.clone(), state.clone()));
+    tokio::spawn(index_workspace(client.clone(), state.clone()));
+    tokio::spawn(refresh_ticker(client.clone(), state.clone()));
+}
+
+/// Build the index off the async threads, then publish what it found.
+async fn index_workspace(client: Client, state: Arc<State>) {
+    let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
+    let started = std::time::Instant::now();
+    let built = tokio::task::spawn_blocking(move || Index::build(&roots, &[])).await;
+    let Ok((index, problems)) = built else {
+        tracing::error!("index workspace: the indexing task failed");
+        return;
+    };
+    for p in problems {
+        tracing::warn!("skip {p}");
+    }
+    let (notes, live) = (index.len(), index.live_notes().count());
+    let with_problems: Vec<PathBuf> =
+        index.entries().filter(|(_, e)| !e.diagnostics.is_empty()).map(|(p, _)| p.clone()).collect();
+    if let Ok(mut slot) = state.index.write() {
+        *slot = Some(index);
+    }
+    tracing::info!("indexed {notes} notes ({live} live) in {} ms", started.elapsed().as_millis());
+    let caps = state.caps();
+    if caps.pull_diagnostics {
+        let _ = client.workspace_diagnostic_refresh().await;
+    } else {
+        for p in with_problems {
+            if let Some(uri) = Uri::from_file_path(&p) {
+                state.mark_dirty(uri);
+            }
+        }
+    }
+    watch(client, state, caps).await;
+}
+
+/// Keep the index current: through the client's file watcher when it can register one,
+/// else through `notify`.
+async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
+    if caps.watched_files_registration {
+        let options = DidChangeWatchedFilesRegistrationOptions {
+            watchers: vec![FileSystemWatcher {
+                glob_pattern: GlobPattern::String("**/*.{md,markdown}".to_owned()),
+                kind: None,
+            }],
+        };
+        let registration = Registration {
+            id: "livenote-watch".to_owned(),
+            method: "workspace/didChangeWatchedFiles".to_owned(),
+            register_options: serde_json::to_value(options).ok(),
+        };
+        if let Err(e) = client.register_capability(vec![registration]).await {
+            tracing::warn!("register file watcher: {e}");
+        }
+        return;
+    }
+    if !state.opts.watch_files {
+        return;
+    }
+    let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PathBuf>();
+    let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
+        if let Ok(ev) = res {
+            for p in ev.paths {
+                let _ = tx.send(p);
+            }
+        }
+    });
+    let mut watcher = match watcher {
+        Ok(w) => w,
+        Err(e) => {
+            tracing::warn!("watch files: {e}");
+            return;
+        }
+    };
+    for root in &roots {
+        if let Err(e) = notify::Watcher::watch(&mut watcher, root, notify::RecursiveMode::Recursive) {
+            tracing::warn!("watch {}: {e}", root.display());
+        }
+    }
+    while let Some(path) = rx.recv().await {
+        file_changed(&client, &state, &path);
+    }
+}
+
+fn file_changed(client: &Client, state: &Arc<State>, path: &Path) {
+    if !workspace::is_markdown(path) {
+        return;
+    }
+    let changed = state.with_index_mut(|idx| idx.refresh(path)).unwrap_or(false);
+    if let Some(uri) = Uri::from_file_path(path) {
+        let open = state.docs().contains_key(&uri);
+        if !open && !state.caps().pull_diagnostics {
+            state.mark_dirty(uri);
+        }
+    }
+    if changed {
+        let (client, state) = (client.clone(), state.clone());
+        tokio::spawn(async move { refresh_views(&client, &state).await });
+    }
+}
+
+pub fn did_open(state: &State, params: DidOpenTextDocumentParams) {
+    let doc = params.text_document;
+    if !is_note(&doc.uri, Some(&doc.language_id)) {
+        return;
+    }
+    state.docs().insert(doc.uri.clone(), Document::new(&doc.text, doc.version));
+    state.mark_dirty(doc.uri);
+}
+
+pub fn did_change(state: &State, params: DidChangeTextDocumentParams) {
+    let enc = state.encoding();
+    let uri = params.text_document.uri;
+    {
+        let mut docs = state.docs();
+        let Some(doc) = docs.get_mut(&uri) else { return };
+        doc.apply(&params.content_changes, params.text_document.version, enc);
+    }
+    state.mark_dirty(uri);
+}
+
+pub fn did_close(state: &State, params: DidCloseTextDocumentParams) {
+    let uri = params.text_document.uri;
+    if state.docs().remove(&uri).is_some() {
+        state.mark_dirty(uri);
+    }
+}
+
+pub fn did_save(client: &Client, state: &Arc<State>, params: DidSaveTextDocumentParams) {
+    if let Some(path) = params.text_document.uri.to_file_path() {
+        file_changed(client, state, &path);
+    }
+}
+
+pub fn did_change_watched_files(client: &Client, state: &Arc<State>, params: DidChangeWatchedFilesParams) {
+    for change in params.changes {
+        if let Some(path) = change.uri.to_file_path() {
+            file_changed(client, state, &path);
+        }
+    }
+}
+
+/// Publishes diagnostics for the documents marked dirty, coalescing bursts: a burst of 2,000
+/// changes publishes the latest text, in order, without a queue of stale work.
+async fn publisher(client: Client, state: Arc<State>) {
+    loop {
+        state.dirty_signal.notified().await;
+        if state.caps().pull_diagnostics {
+            state.take_dirty();
+            continue;
+        }
+        for uri in state.take_dirty() {
+            let (diags, version) = diagnostics_for(&state, &uri);
+            client.publish_diagnostics(uri, diags, version).await;
+        }
+    }
+}
+
+/// The diagnostics of an open document, or of a closed note from the index.
+fn diagnostics_for(state: &State, uri: &Uri) -> (Vec<Diagnostic>, Option<i32>) {
+    let enc = state.encoding();
+    if let Some(snap) = snapshot(state, uri) {
+        let diags = convert::diagnostics(&snap.text, &snap.lines, &snap.analysis.diagnostics, enc);
+        return (diags, Some(snap.version));
+    }
+    let Some(path) = uri.to_file_path() else { return (Vec::new(), None) };
+    let diags = state
+        .with_index(|idx| {
+            idx.get(&path).map(|e| {
+                let lines = LineIndex::new(&e.head);
+                convert::diagnostics(&e.head, &lines, &e.diagnostics, enc)
+            })
+        })
+        .flatten()
+        .unwrap_or_default();
+    (diags, None)
+}
+
+fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
+    let opts = note_options();
+    state.docs().get_mut(uri).map(|d| d.snapshot(&opts))
+}
+
+fn facts() -> RunFacts {
+    // Runs and trust arrive with the scheduler; until then nothing runs and trust is not
+    // considered.
+    RunFacts { running: false, trusted: None }
+}
+
+/// Run an `ide` feature over the document's snapshot.
+fn with_ctx<R>(state: &State, uri: &Uri, f: impl FnOnce(&Ctx<'_, crate::schedule::Zone>, &Snapshot) -> R) -> Option<R> {
+    let snap = snapshot(state, uri)?;
+    let zone = state.opts.zone;
+    let ctx = Ctx {
+        text: &snap.text,
+        analysis: &snap.analysis,
+        now: state.opts.clock.now(),
+        tz: &zone,
+        providers: &[],
+        facts: facts(),
+    };
+    Some(f(&ctx, &snap))
+}
+
+pub fn completion(state: &State, params: CompletionParams) -> Option<CompletionResponse> {
+    let pos = params.text_document_position;
+    let enc = state.encoding();
+    let items = with_ctx(state, &pos.text_document.uri, |ctx, snap| {
+        let offset = convert::offset(&snap.text, &snap.lines, pos.position, enc);
+        ide::completion::completion(ctx, offset)
+            .into_iter()
+            .map(|c| CompletionItem {
+                label: c.label.clone(),
+                kind: Some(match c.kind {
+                    ide::completion::CompletionKind::Key => CompletionItemKind::PROPERTY,
+                    ide::completion::CompletionKind::Value => CompletionItemKind::VALUE,
+                    ide::completion::CompletionKind::Snippet => CompletionItemKind::SNIPPET,
+                    ide::completion::CompletionKind::Preset => CompletionItemKind::CONSTANT,
+                    ide::completion::CompletionKind::Provider => CompletionItemKind::MODULE,
+                }),
+                detail: c.detail.clone(),
+                documentation: c.documentation.clone().map(|d| {
+                    Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value: d })
+                }),
+                insert_text_format: Some(if c.snippet { InsertTextFormat::SNIPPET } else { InsertTextFormat::PLAIN_TEXT }),
+                text_edit: Some(CompletionTextEdit::Edit(tower_lsp_server::ls_types::TextEdit {
+                    range: convert::range(&snap.text, &snap.lines, &c.replace, enc),
+                    new_text: c.insert_text.clone(),
+                })),
+                sort_text: c.sort_text.clone(),
+                filter_text: Some(c.label.clone()),
+                ..Default::default()
+            })
+            .collect::<Vec<_>>()
+    })?;
+    Some(CompletionResponse::Array(items))
+}
+
+pub fn hover(state: &State, params: HoverParams) -> Option<Hover> {
+    let pos = params.text_document_position_params;
+    let enc = state.encoding();
+    with_ctx(state, &pos.text_document.uri, |ctx, snap| {
+        let offset = convert::offset(&snap.text, &snap.lines, pos.position, enc);
+        ide::hover::hover(ctx, offset).map(|h| Hover {
+            contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: h.markdown }),
+            range: Some(convert::range(&snap.text, &snap.lines, &h.range, enc)),
+        })
+    })
+    .flatten()
+}
+
+fn lsp_command(uri: &Uri, c: &ide::Command) -> Command {
+    let mut args = vec![json!(uri.as_str())];
+    args.extend(c.args.iter().cloned());
+    Command { title: c.title.clone(), command: c.id.to_owned(), arguments: Some(args) }
+}
+
+pub fn code_action(state: &State, params: CodeActionParams) -> Option<CodeActionResponse> {
+    let uri = params.text_document.uri;
+    let enc = state.encoding();
+    let version = state.docs().get(&uri).map(|d| d.version);
+    with_ctx(state, &uri, |ctx, snap| {
+        let start = convert::offset(&snap.text, &snap.lines, params.range.start, enc);
+        let end = convert::offset(&snap.text, &snap.lines, params.range.end, enc).max(start);
+        let lsp_diags = convert::diagnostics(&snap.text, &snap.lines, &snap.analysis.diagnostics, enc);
+        ide::actions::code_actions(ctx, start..end)
+            .into_iter()
+            .map(|a| {
+                let kind = match a.kind {
+                    ide::actions::ActionKind::QuickFix => CodeActionKind::QUICKFIX,
+                    ide::actions::ActionKind::Refactor => CodeActionKind::REFACTOR,
+                    ide::actions::ActionKind::Source => CodeActionKind::SOURCE,
+                };
+                let edit = (!a.edits.is_empty())
+                    .then(|| convert::document_edit(&uri, version, &snap.text, &a.edits, enc));
+                CodeActionOrCommand::CodeAction(CodeAction {
+                    title: a.title.clone(),
+                    kind: Some(kind),
+                    diagnostics: Some(a.diagnostics.iter().filter_map(|&i| lsp_diags.get(i).cloned()).collect()),
+                    edit,
+                    command: a.command.as_ref().map(|c| lsp_command(&uri, c)),
+                    is_preferred: Some(a.preferred),
+                    disabled: None,
+                    data: None,
+                })
+            })
+            .collect()
+    })
+}
+
+pub fn code_lens(state: &State, params: CodeLensParams) -> Option<Vec<CodeLens>> {
+    let uri = params.text_document.uri;
+    let enc = state.encoding();
+    with_ctx(state, &uri, |ctx, snap| {
+        ide::lens::code_lenses(ctx)
+            .into_iter()
+            .map(|l| CodeLens {
+                range: convert::range(&snap.text, &snap.lines, &l.range, enc),
+                command: Some(match &l.command {
+                    Some(c) => lsp_command(&uri, &ide::Command { title: l.title.clone(), ..c.clone() }),
+                    // A lens without a command still needs one to show its title.
+                    None => Command { title: l.title.clone(), command: String::new(), arguments: None },
+                }),
+                data: None,
+            })
+            .collect()
+    })
+}
+
+pub fn inlay_hint(state: &State, params: InlayHintParams) -> Option<Vec<InlayHint>> {
+    let uri = params.text_document.uri;
+    let enc = state.encoding();
+    with_ctx(state, &uri, |ctx, snap| {
+        let start = convert::offset(&snap.text, &snap.lines, params.range.start, enc);
+        let end = convert::offset(&snap.text, &snap.lines, params.range.end, enc).max(start);
+        ide::hints::inlay_hints(ctx, start..end)
+            .into_iter()
+            .map(|h| InlayHint {
+                position: convert::position(&snap.text, &snap.lines, h.offset, enc),
+                label: InlayHintLabel::String(h.label.clone()),
+                kind: None,
+                text_edits: None,
+                tooltip: h.tooltip.clone().map(InlayHintTooltip::String),
+                padding_left: Some(true),
+                padding_right: None,
+                data: None,
+            })
+            .collect()
+    })
+}
+
+/// Live notes whose title or path matches the query as a subsequence, best first.
+pub fn symbol(state: &State, params: WorkspaceSymbolParams) -> Option<WorkspaceSymbolResponse> {
+    let query = params.query.to_lowercase();
+    let now = state.opts.clock.now();
+    let zone = state.opts.zone;
+    let enc = state.encoding();
+    let mut found = state.with_index(|idx| {
+        idx.live_notes()
+            .filter_map(|(path, entry, live)| {
+                let rel = idx.root_of(path).and_then(|r| path.strip_prefix(r).ok()).unwrap_or(path);
+                let rel = rel.display().to_string();
+                let score = fuzzy_score(&query, &entry.title.to_lowercase())
+                    .max(fuzzy_score(&query, &rel.to_lowercase()))?;
+                let uri = Uri::from_file_path(path)?;
+                let lines = LineIndex::new(&entry.head);
+                let range = convert::range(&entry.head, &lines, &live.key_span, enc);
+                let st = status::status(live, facts()).as_str();
+                let next = status::schedule_view(live, now, &zone)
+                    .next_due
+                    .map(|t| format!(" · next {}", ide::text::at_local(t, now, &zone)))
+                    .unwrap_or_default();
+                #[allow(deprecated)]
+                let info = SymbolInformation {
+                    name: entry.title.clone(),
+                    kind: SymbolKind::FILE,
+                    tags: None,
+                    deprecated: None,
+                    location: Location { uri, range },
+                    container_name: Some(format!("{st}{next} · {rel}")),
+                };
+                Some((score, info))
+            })
+            .collect::<Vec<_>>()
+    })?;
+    found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
+    Some(WorkspaceSymbolResponse::Flat(found.into_iter().map(|(_, s)| s).take(200).collect()))
+}
+
+/// Subsequence match score: higher for earlier and contiguous matches; `None` if no match.
+fn fuzzy_score(query: &str, candidate: &str) -> Option<i64> {
+    if query.is_empty() {
+        return Some(0);
+    }
+    let mut score = 0i64;
+    let mut last: Option<usize> = None;
+    let mut chars = candidate.char_indices();
+    for q in query.chars().filter(|c| !c.is_whitespace()) {
+        let (i, _) = chars.by_ref().find(|(_, c)| *c == q)?;
+        score += match last {
+            Some(l) if i == l + 1 => 10,
+            _ => 1,
+        };
+        if i == 0 {
+            score += 5;
+        }
+        last = Some(i);
+    }
+    Some(score * 100 - candidate.len() as i64)
+}
+
+pub fn document_diagnostic(state: &State, params: DocumentDiagnosticParams) -> DocumentDiagnosticReportResult {
+    let (items, _) = diagnostics_for(state, &params.text_document.uri);
+    DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
+        related_documents: None,
+        full_document_diagnostic_report: FullDocumentDiagnosticReport { result_id: None, items },
+    }))
+}
+
+/// Diagnostics of every indexed note that is not open (open ones are pulled per document).
+pub fn workspace_diagnostic(state: &State, _params: WorkspaceDiagnosticParams) -> WorkspaceDiagnosticReportResult {
+    let enc = state.encoding();
+    let open: Vec<Uri> = state.docs().keys().cloned().collect();
+    let items = state
+        .with_index(|idx| {
+            idx.entries()
+                .filter(|(_, e)| !e.diagnostics.is_empty())
+                .filter_map(|(path, e)| {
+                    let uri = Uri::from_file_path(path)?;
+                    if open.contains(&uri) {
+                        return None;
+                    }
+                    let lines = LineIndex::new(&e.head);
+                    Some(WorkspaceDocumentDiagnosticReport::Full(WorkspaceFullDocumentDiagnosticReport {
+                        uri,
+                        version: None,
+                        full_document_diagnostic_report: FullDocumentDiagnosticReport {
+                            result_id: None,
+                            items: convert::diagnostics(&e.head, &lines, &e.diagnostics, enc),
+                        },
+                    }))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    WorkspaceDiagnosticReportResult::Report(WorkspaceDiagnosticReport { items })
+}
+
+fn arg_uri(args: &[Value]) -> Result<Uri> {
+    args.first()
+        .and_then(Value::as_str)
+        .and_then(|s| s.parse::<Uri>().ok())
+        .ok_or_else(|| Error::invalid_params("the first argument must be the note's URI"))
+}
+
+/// The note's current text and version: the open document, else the file on disk.
+fn current_text(state: &State, uri: &Uri) -> Result<(String, Option<i32>)> {
+    if let Some(d) = state.docs().get(uri) {
+        return Ok((d.text(), Some(d.version)));
+    }
+    let path = uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?;
+    let text = workspace::read_note(&path).map_err(|e| Error::invalid_params(format!("{}: {e}", path.display())))?;
+    Ok((text, None))
+}
+
+pub fn execute_command(client: &Client, state: &Arc<State>, params: ExecuteCommandParams) -> Result<Option<Value>> {
+    let args = params.arguments;
+    match params.command.as_str() {
+        commands::LIST_NOTES => Ok(Some(list_notes(state))),
+        commands::MAKE_LIVE | commands::SET_ACTIVE | commands::MAKE_PASSIVE => {
+            let uri = arg_uri(&args)?;
+            let (text, version) = current_text(state, &uri)?;
+            let edits = match params.command.as_str() {
+                commands::MAKE_LIVE => rewrite::make_live(&text, None),
+                commands::SET_ACTIVE => {
+                    let active = args
+                        .get(1)
+                        .and_then(Value::as_bool)
+                        .ok_or_else(|| Error::invalid_params("livenote.setActive takes a boolean second argument"))?;
+                    rewrite::set_active(&text, active)
+                }
+                _ => rewrite::make_passive(&text),
+            }
+            .map_err(|e| Error::invalid_params(e.to_string()))?;
+            spawn_apply(client, state, uri, version, text, edits);
+            Ok(None)
+        }
+        commands::RUN | commands::STOP | commands::UNDO_LAST_RUN => Err(Error::invalid_params(
+            "no provider configured: runs arrive with livenote's scheduler (not built yet); validation, lenses and \
+             scheduling views work without one",
+        )),
+        commands::TRUST_WORKSPACE => {
+            Err(Error::invalid_params("trust arrives with livenote's scheduler; nothing runs on its own yet"))
+        }
+        other => Err(Error::invalid_params(format!("unknown command {other}"))),
+    }
+}
+
+/// Send an edit to the client from a background task: awaiting the client's reply inside a
+/// handler can deadlock the server (the same reader delivers the reply).
+fn spawn_apply(client: &Client, state: &Arc<State>, uri: Uri, version: Option<i32>, text: String, edits: Vec<TextEdit>) {
+    let client = client.clone();
+    let enc = state.encoding();
+    tokio::spawn(async move {
+        let edit = convert::document_edit(&uri, version, &text, &edits, enc);
+        match client.apply_edit(edit).await {
+            Ok(r) if r.applied => {}
+            Ok(r) => tracing::warn!("apply edit {}: rejected: {}", uri.as_str(), r.failure_reason.unwrap_or_default()),
+            Err(e) => tracing::warn!("apply edit {}: {e}", uri.as_str()),
+        }
+    });
+}
+
+/// Every live note with its status, as `livenote list --format json` prints it.
+fn list_notes(state: &State) -> Value {
+    let now = state.opts.clock.now();
+    let zone = state.opts.zone;
+    let items = state
+        .with_index(|idx| {
+            idx.live_notes()
+                .map(|(path, _, live)| {
+                    let rel = idx.root_of(path).and_then(|r| path.strip_prefix(r).ok()).unwrap_or(path);
+                    status::list_item(rel.display().to_string(), live, now, &zone)
+                })
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    serde_json::to_value(items).unwrap_or(Value::Null)
+}
+
+/// Ask the client to redraw lenses and hints (they carry times and statuses).
+async fn refresh_views(client: &Client, state: &State) {
+    let caps = state.caps();
+    if caps.lens_refresh {
+        let _ = client.code_lens_refresh().await;
+    }
+    if caps.hint_refresh {
+        let _ = client.inlay_hint_refresh().await;
+    }
+}
+
+/// Relative times ("5 min ago", "next 15:00") age: refresh once a minute, on the minute, but
+/// only while an open document shows a live block.
+async fn refresh_ticker(client: Client, state: Arc<State>) {
+    loop {
+        let now = state.opts.clock.now();
+        let into_minute = now.timestamp_subsec_millis() as u64 + (now.timestamp().rem_euclid(60) as u64) * 1000;
+        tokio::time::sleep(Duration::from_millis(60_000 - into_minute.min(59_999))).await;
+        let shows_live = {
+            let opts = note_options();
+            state.docs().values_mut().any(|d| d.snapshot(&opts).analysis.live.is_some())
+        };
+        if shows_live {
+            refresh_views(&client, &state).await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fuzzy_score;
+
+    #[test]
+    fn fuzzy_prefers_contiguous_early_matches() {
+        let a = fuzzy_score("chi", "chicago time");
+        let b = fuzzy_score("chi", "weekly chart index");
+        assert!(a > b, "{a:?} {b:?}");
+        assert_eq!(fuzzy_score("xyz", "chicago"), None);
+        assert_eq!(fuzzy_score("", "anything"), Some(0));
+    }
+}

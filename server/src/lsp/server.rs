@@ -1,0 +1,101 @@
+//! `impl LanguageServer`: one-line delegations to `handlers`, plus the wiring of the
+//! background tasks started at `initialized`.
+
+use std::sync::Arc;
+
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer};
+
+use super::handlers;
+use super::state::{Options, State};
+
+pub struct Backend {
+    pub(super) client: Client,
+    pub(super) state: Arc<State>,
+}
+
+impl Backend {
+    pub fn new(client: Client, opts: Options) -> Self {
+        Backend { client, state: Arc::new(State::new(opts)) }
+    }
+
+    /// `livenote/documentText`: the server's copy of an open document and its version, so
+    /// tests and bug reports can check that edits were applied in order.
+    pub async fn document_text(&self, params: TextDocumentIdentifier) -> Result<Option<serde_json::Value>> {
+        Ok(self.state.docs().get(&params.uri).map(|d| serde_json::json!({"version": d.version, "text": d.text()})))
+    }
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        Ok(handlers::initialize(&self.state, params))
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        handlers::initialized(&self.client, &self.state);
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        handlers::did_open(&self.state, params);
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        handlers::did_change(&self.state, params);
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        handlers::did_close(&self.state, params);
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        handlers::did_save(&self.client, &self.state, params);
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        handlers::did_change_watched_files(&self.client, &self.state, params);
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        Ok(handlers::completion(&self.state, params))
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        Ok(handlers::hover(&self.state, params))
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        Ok(handlers::code_action(&self.state, params))
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        Ok(handlers::code_lens(&self.state, params))
+    }
+
+    async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        Ok(handlers::inlay_hint(&self.state, params))
+    }
+
+    async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
+        Ok(handlers::symbol(&self.state, params))
+    }
+
+    async fn diagnostic(&self, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
+        Ok(handlers::document_diagnostic(&self.state, params))
+    }
+
+    async fn workspace_diagnostic(
+        &self,
+        params: WorkspaceDiagnosticParams,
+    ) -> Result<WorkspaceDiagnosticReportResult> {
+        Ok(handlers::workspace_diagnostic(&self.state, params))
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        handlers::execute_command(&self.client, &self.state, params)
+    }
+}

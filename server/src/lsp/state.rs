@@ -1,0 +1,93 @@
+//! The server's shared state: open documents, the workspace index, what the client can do,
+//! and the channel that feeds the diagnostics publisher. Locks are std mutexes held briefly
+//! and never across an `.await`.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+
+use tower_lsp_server::ls_types::Uri;
+
+use super::documents::Document;
+use crate::schedule::{Clock, Zone};
+use crate::text::Encoding;
+use crate::workspace::index::Index;
+
+/// How the server is set up (tests inject a manual clock and a named zone).
+#[derive(Clone)]
+pub struct Options {
+    pub clock: Arc<dyn Clock>,
+    pub zone: Zone,
+    /// Watch files with `notify` when the client cannot; tests turn it off.
+    pub watch_files: bool,
+}
+
+/// What the client said it supports, fixed at `initialize`.
+#[derive(Debug, Clone, Default)]
+pub struct ClientCaps {
+    pub encoding: Option<Encoding>,
+    /// The client pulls diagnostics (`textDocument/diagnostic`); then none are pushed.
+    pub pull_diagnostics: bool,
+    pub lens_refresh: bool,
+    pub hint_refresh: bool,
+    pub watched_files_registration: bool,
+    pub workspace_edit_document_changes: bool,
+}
+
+pub struct State {
+    pub opts: Options,
+    pub caps: RwLock<ClientCaps>,
+    pub roots: RwLock<Vec<PathBuf>>,
+    pub docs: Mutex<HashMap<Uri, Document>>,
+    pub index: RwLock<Option<Index>>,
+    /// Documents whose diagnostics must be (re)published; drained by the publisher task.
+    pub dirty: Mutex<HashSet<Uri>>,
+    pub dirty_signal: tokio::sync::Notify,
+}
+
+impl State {
+    pub fn new(opts: Options) -> Self {
+        State {
+            opts,
+            caps: RwLock::new(ClientCaps::default()),
+            roots: RwLock::new(Vec::new()),
+            docs: Mutex::new(HashMap::new()),
+            index: RwLock::new(None),
+            dirty: Mutex::new(HashSet::new()),
+            dirty_signal: tokio::sync::Notify::new(),
+        }
+    }
+
+    pub fn encoding(&self) -> Encoding {
+        self.caps().encoding.unwrap_or(Encoding::Utf16)
+    }
+
+    pub fn caps(&self) -> ClientCaps {
+        self.caps.read().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    /// Poisoning only means a handler panicked while holding the lock; the data is still
+    /// usable and the server must keep serving.
+    pub fn docs(&self) -> MutexGuard<'_, HashMap<Uri, Document>> {
+        self.docs.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub fn mark_dirty(&self, uri: Uri) {
+        self.dirty.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(uri);
+        self.dirty_signal.notify_one();
+    }
+
+    pub fn take_dirty(&self) -> Vec<Uri> {
+        self.dirty.lock().unwrap_or_else(std::sync::PoisonError::into_inner).drain().collect()
+    }
+
+    pub fn with_index<R>(&self, f: impl FnOnce(&Index) -> R) -> Option<R> {
+        let guard = self.index.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        guard.as_ref().map(f)
+    }
+
+    pub fn with_index_mut<R>(&self, f: impl FnOnce(&mut Index) -> R) -> Option<R> {
+        let mut guard = self.index.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        guard.as_mut().map(f)
+    }
+}

@@ -1,0 +1,317 @@
+//! An in-process LSP client: the real service over `tokio::io::duplex` pipes with real
+//! `Content-Length` framing. It answers the server's requests like an editor would
+//! (`workspace/applyEdit` is applied to its own copy of the document, or rejected on demand)
+//! and collects notifications for the tests to await.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use livenote::schedule::{ManualClock, Zone};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream, WriteHalf};
+use tokio::sync::{mpsc, oneshot};
+
+pub const TIMEOUT: Duration = Duration::from_secs(10);
+
+pub fn now() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2026-11-23T15:07:00Z").map(|t| t.with_timezone(&Utc)).unwrap_or_default()
+}
+
+/// The client's copy of an open document, kept in step with what it sends and applies.
+#[derive(Debug, Clone, Default)]
+pub struct ClientDoc {
+    pub text: String,
+    pub version: i32,
+}
+
+#[derive(Default)]
+struct Shared {
+    pending: HashMap<i64, oneshot::Sender<Value>>,
+    docs: HashMap<String, ClientDoc>,
+    reject_next_apply: bool,
+    utf8: bool,
+}
+
+pub struct TestClient {
+    writer: Arc<tokio::sync::Mutex<WriteHalf<DuplexStream>>>,
+    shared: Arc<Mutex<Shared>>,
+    notifications: mpsc::UnboundedReceiver<Value>,
+    next_id: i64,
+    pub clock: ManualClock,
+    pub root: tempfile::TempDir,
+}
+
+fn lock(m: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl TestClient {
+    /// Start a server over a fresh workspace folder containing `files` (path, text).
+    pub async fn start(files: &[(&str, &str)], capabilities: Value) -> TestClient {
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        for (rel, text) in files {
+            let p = root.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap_or(root.path())).unwrap_or_else(|e| panic!("{e}"));
+            std::fs::write(p, text).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let clock = ManualClock::new(now());
+        let opts = livenote::lsp::Options {
+            clock: Arc::new(clock.clone()),
+            zone: Zone::Named(chrono_tz::America::Chicago),
+            watch_files: false,
+        };
+        let (service, socket) = livenote::lsp::service(opts);
+        let (client_end, server_end) = tokio::io::duplex(1 << 20);
+        let (server_read, server_write) = tokio::io::split(server_end);
+        tokio::spawn(tower_lsp_server::Server::new(server_read, server_write, socket).serve(service));
+        let (client_read, client_write) = tokio::io::split(client_end);
+        let writer = Arc::new(tokio::sync::Mutex::new(client_write));
+        let shared = Arc::new(Mutex::new(Shared::default()));
+        let (tx, rx) = mpsc::unbounded_channel();
+        tokio::spawn(read_loop(BufReader::new(client_read), writer.clone(), shared.clone(), tx));
+        let utf8 = capabilities
+            .pointer("/general/positionEncodings")
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.iter().any(|e| e == "utf-8"));
+        lock(&shared).utf8 = utf8;
+        let mut c = TestClient { writer, shared, notifications: rx, next_id: 1, clock, root };
+        let root_uri = c.uri("");
+        let res = c
+            .request(
+                "initialize",
+                json!({"processId": null, "rootUri": root_uri, "capabilities": capabilities,
+                       "workspaceFolders": [{"uri": root_uri, "name": "notes"}]}),
+            )
+            .await;
+        assert!(res.get("result").is_some(), "initialize failed: {res}");
+        c.notify("initialized", json!({})).await;
+        c
+    }
+
+    pub fn uri(&self, rel: &str) -> String {
+        let p = self.root.path().join(rel);
+        let p = if rel.is_empty() { self.root.path().to_path_buf() } else { p };
+        tower_lsp_server::ls_types::Uri::from_file_path(&p).map(|u| u.as_str().to_owned()).unwrap_or_default()
+    }
+
+    pub async fn send(&self, msg: Value) {
+        let body = msg.to_string();
+        let mut w = self.writer.lock().await;
+        let frame = format!("Content-Length: {}\r\n\r\n{body}", body.len());
+        w.write_all(frame.as_bytes()).await.unwrap_or_else(|e| panic!("write: {e}"));
+    }
+
+    pub async fn notify(&self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params})).await;
+    }
+
+    pub async fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let (tx, rx) = oneshot::channel();
+        lock(&self.shared).pending.insert(id, tx);
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        tokio::time::timeout(TIMEOUT, rx)
+            .await
+            .unwrap_or_else(|_| panic!("{method}: no response"))
+            .unwrap_or_else(|e| panic!("{method}: {e}"))
+    }
+
+    pub async fn open(&self, rel: &str, text: &str) -> String {
+        let uri = self.uri(rel);
+        lock(&self.shared).docs.insert(uri.clone(), ClientDoc { text: text.to_owned(), version: 1 });
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": text}}),
+        )
+        .await;
+        uri
+    }
+
+    pub fn doc(&self, uri: &str) -> ClientDoc {
+        lock(&self.shared).docs.get(uri).cloned().unwrap_or_default()
+    }
+
+    /// Replace `start..end` (bytes of the client's text) and send it as an incremental change.
+    pub async fn edit(&self, uri: &str, start: usize, end: usize, new_text: &str) {
+        let (range, version) = {
+            let mut s = lock(&self.shared);
+            let utf8 = s.utf8;
+            let Some(doc) = s.docs.get_mut(uri) else { panic!("{uri} is not open") };
+            let range = json!({"start": pos(&doc.text, start, utf8), "end": pos(&doc.text, end, utf8)});
+            doc.text.replace_range(start..end, new_text);
+            doc.version += 1;
+            (range, doc.version)
+        };
+        self.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version},
+                   "contentChanges": [{"range": range, "text": new_text}]}),
+        )
+        .await;
+    }
+
+    pub fn reject_next_apply(&self) {
+        lock(&self.shared).reject_next_apply = true;
+    }
+
+    /// The next notification with this method (others are dropped).
+    pub async fn next_notification(&mut self, method: &str) -> Value {
+        loop {
+            let n = tokio::time::timeout(TIMEOUT, self.notifications.recv())
+                .await
+                .unwrap_or_else(|_| panic!("no {method} notification"))
+                .unwrap_or_else(|| panic!("connection closed"));
+            if n["method"] == method {
+                return n["params"].clone();
+            }
+        }
+    }
+
+    /// Diagnostics published for `uri` at `version` (earlier versions are skipped).
+    pub async fn diagnostics(&mut self, uri: &str, version: i32) -> Vec<Value> {
+        loop {
+            let p = self.next_notification("textDocument/publishDiagnostics").await;
+            if p["uri"] == uri && p["version"].as_i64() == Some(version.into()) {
+                return p["diagnostics"].as_array().cloned().unwrap_or_default();
+            }
+        }
+    }
+
+    pub async fn shutdown(mut self) {
+        let res = self.request("shutdown", Value::Null).await;
+        assert!(res.get("error").is_none(), "{res}");
+        self.notify("exit", Value::Null).await;
+    }
+}
+
+/// LSP position of a byte offset in the client's encoding.
+pub fn pos(text: &str, offset: usize, utf8: bool) -> Value {
+    let before = &text[..offset];
+    let line = before.matches('\n').count();
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let col: usize = if utf8 {
+        offset - line_start
+    } else {
+        text[line_start..offset].chars().map(char::len_utf16).sum()
+    };
+    json!({"line": line, "character": col})
+}
+
+/// Byte offset of an LSP position in `text`.
+pub fn offset_of(text: &str, p: &Value, utf8: bool) -> usize {
+    let line = p["line"].as_u64().unwrap_or(0) as usize;
+    let col = p["character"].as_u64().unwrap_or(0) as usize;
+    let mut start = 0;
+    for _ in 0..line {
+        match text[start..].find('\n') {
+            Some(i) => start += i + 1,
+            None => return text.len(),
+        }
+    }
+    let line_text = &text[start..text[start..].find('\n').map_or(text.len(), |i| start + i)];
+    let mut acc = 0;
+    for (i, ch) in line_text.char_indices() {
+        if acc >= col {
+            return start + i;
+        }
+        acc += if utf8 { ch.len_utf8() } else { ch.len_utf16() };
+    }
+    start + line_text.len()
+}
+
+async fn read_loop(
+    mut reader: BufReader<tokio::io::ReadHalf<DuplexStream>>,
+    writer: Arc<tokio::sync::Mutex<WriteHalf<DuplexStream>>>,
+    shared: Arc<Mutex<Shared>>,
+    notifications: mpsc::UnboundedSender<Value>,
+) {
+    loop {
+        let mut len = None;
+        loop {
+            let mut line = String::new();
+            match reader.read_line(&mut line).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(v) = line.strip_prefix("Content-Length: ") {
+                len = v.parse::<usize>().ok();
+            }
+        }
+        let Some(len) = len else { return };
+        let mut body = vec![0; len];
+        if reader.read_exact(&mut body).await.is_err() {
+            return;
+        }
+        let Ok(msg) = serde_json::from_slice::<Value>(&body) else { continue };
+        if msg.get("method").is_some() && msg.get("id").is_some() {
+            let (reply, follow_ups) = answer(&shared, &msg);
+            let mut w = writer.lock().await;
+            // Like an editor: the buffer changes (didChange) before the edit is acknowledged.
+            for n in follow_ups {
+                let body = n.to_string();
+                let _ = w.write_all(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes()).await;
+            }
+            let body = json!({"jsonrpc": "2.0", "id": msg["id"], "result": reply}).to_string();
+            let _ = w.write_all(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes()).await;
+        } else if msg.get("method").is_some() {
+            let _ = notifications.send(msg);
+        } else if let Some(id) = msg.get("id").and_then(Value::as_i64) {
+            if let Some(tx) = lock(&shared).pending.remove(&id) {
+                let _ = tx.send(msg);
+            }
+        }
+    }
+}
+
+/// What the fake editor replies to a server request, and the notifications it sends first.
+fn answer(shared: &Mutex<Shared>, msg: &Value) -> (Value, Vec<Value>) {
+    let mut follow_ups = Vec::new();
+    let reply = match msg["method"].as_str() {
+        Some("workspace/applyEdit") => {
+            let mut s = lock(shared);
+            if std::mem::take(&mut s.reject_next_apply) {
+                return (json!({"applied": false, "failureReason": "document changed"}), follow_ups);
+            }
+            let utf8 = s.utf8;
+            for change in msg.pointer("/params/edit/documentChanges").and_then(Value::as_array).into_iter().flatten() {
+                let uri = change.pointer("/textDocument/uri").and_then(Value::as_str).unwrap_or_default();
+                let version = change.pointer("/textDocument/version").and_then(Value::as_i64);
+                let Some(doc) = s.docs.get_mut(uri) else { continue };
+                if version.is_some_and(|v| v != i64::from(doc.version)) {
+                    return (json!({"applied": false, "failureReason": "stale version"}), follow_ups);
+                }
+                let mut edits: Vec<(usize, usize, String)> = change["edits"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|e| {
+                        (
+                            offset_of(&doc.text, &e["range"]["start"], utf8),
+                            offset_of(&doc.text, &e["range"]["end"], utf8),
+                            e["newText"].as_str().unwrap_or_default().to_owned(),
+                        )
+                    })
+                    .collect();
+                edits.sort_by(|a, b| b.0.cmp(&a.0));
+                for (start, end, text) in edits {
+                    doc.text.replace_range(start..end, &text);
+                }
+                doc.version += 1;
+                follow_ups.push(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+                    "textDocument": {"uri": uri, "version": doc.version},
+                    "contentChanges": [{"text": doc.text}]}}));
+            }
+            json!({"applied": true})
+        }
+        Some("window/showMessageRequest") => msg.pointer("/params/actions/0").cloned().unwrap_or(Value::Null),
+        _ => Value::Null,
+    };
+    (reply, follow_ups)
+}
