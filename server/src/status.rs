@@ -155,7 +155,9 @@ pub fn list_item<Tz: TimeZone>(path: String, live: &Live, at: DateTime<Utc>, tz:
         status: status(live, RunFacts::default()).as_str(),
         triggers,
         due: view.due().map(trigger_name),
-        next_due: view.next_due.map(|t| t.with_timezone(tz).fixed_offset().to_rfc3339_opts(SecondsFormat::Secs, false)),
+        next_due: view
+            .next_due
+            .map(|t| t.with_timezone(tz).fixed_offset().to_rfc3339_opts(SecondsFormat::Secs, false)),
         last_run_at: live.last_run_at.map(utc),
         last_attempt_at: live.last_attempt_at.map(utc),
         last_run_error: live.last_run_error.clone(),
@@ -165,4 +167,3 @@ pub fn list_item<Tz: TimeZone>(path: String, live: &Live, at: DateTime<Utc>, tz:
 fn utc(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
-

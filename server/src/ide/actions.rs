@@ -196,7 +196,19 @@ mod tests {
         expect.assert_eq(&after);
     }
 
-    const NOTE: &str = "---\ntitle: Chicago time\nlive:\n  objective: Show the time in Chicago.\n  triggers:\n    cronExpr: \"0 * * * *\"\n  lastRunAt: \"2026-11-23T15:02:00Z\"\n  lastRunId: \"01KAT5\"\n---\n# Chicago time\n\n9:00 AM$0\n";
+    const NOTE: &str = r#"---
+title: Chicago time
+live:
+  objective: Show the time in Chicago.
+  triggers:
+    cronExpr: "0 * * * *"
+  lastRunAt: "2026-11-23T15:02:00Z"
+  lastRunId: "01KAT5"
+---
+# Chicago time
+
+9:00 AM$0
+"#;
 
     #[test]
     fn live_note_from_the_body() {
@@ -227,7 +239,12 @@ mod tests {
     #[test]
     fn paused_offers_resume() {
         check(
-            "---\nlive:\n  objective: x\n  active: false$0\n---\n",
+            r#"---
+live:
+  objective: x
+  active: false$0
+---
+"#,
             expect![[r#"
                 Source Run now [livenote.run]
                 Refactor Resume [livenote.setActive true]
@@ -235,7 +252,12 @@ mod tests {
             "#]],
         );
         check_apply(
-            "---\nlive:\n  objective: x\n  active: false$0\n---\n",
+            r#"---
+live:
+  objective: x
+  active: false$0
+---
+"#,
             "Resume",
             expect![[r#"
                 ---
@@ -284,7 +306,16 @@ mod tests {
 
     #[test]
     fn quick_fixes_under_the_cursor() {
-        let fixture = "---\nlive:\n  objective: x\n  active: yes$0\n  triggers:\n    windows:\n      - startTime: \"9:00\"\n        endTime: \"12:00\"\n---\n";
+        let fixture = r#"---
+live:
+  objective: x
+  active: yes$0
+  triggers:
+    windows:
+      - startTime: "9:00"
+        endTime: "12:00"
+---
+"#;
         check(
             fixture,
             expect![[r#"
@@ -322,7 +353,13 @@ mod tests {
     #[test]
     fn failed_note() {
         check(
-            "---\nli$0ve:\n  objective: x\n  lastAttemptAt: \"2026-11-23T15:05:00Z\"\n  lastRunError: \"connection refused\"\n---\n",
+            r#"---
+li$0ve:
+  objective: x
+  lastAttemptAt: "2026-11-23T15:05:00Z"
+  lastRunError: "connection refused"
+---
+"#,
             expect![[r#"
                 Source Run now [livenote.run]
                 Refactor Pause [livenote.setActive false]
@@ -334,13 +371,21 @@ mod tests {
     #[test]
     fn passive_notes_can_be_made_live() {
         check(
-            "---\ntitle: x\n---\n# Weather in Chicago\n$0",
+            r#"---
+title: x
+---
+# Weather in Chicago
+$0"#,
             expect![[r#"
                 Refactor Make live [livenote.makeLive]
             "#]],
         );
         check_apply(
-            "---\ntitle: x\n---\n# Weather in Chicago\n$0",
+            r#"---
+title: x
+---
+# Weather in Chicago
+$0"#,
             "Make live",
             expect![[r#"
                 ---
@@ -365,12 +410,31 @@ mod tests {
             "#]],
         );
         // A frontmatter that does not parse: its diagnostic comes first, no "Make live".
-        check("---\ntitle: [x\n---\n$0", expect![""]);
+        check(
+            r#"---
+title: [x
+---
+$0"#,
+            expect![""],
+        );
     }
 
     #[test]
     fn legacy_track_fence_converts() {
-        let fixture = "# Weather\n\n```track$0\ntrackId: weather\ninstruction: Keep the weather current.\nschedule:\n  type: cron\n  expression: \"0 * * * *\"\n```\n\n<!--track-target:weather-->\nSunny.\n<!--/track-target:weather-->\n";
+        let fixture = r#"# Weather
+
+```track$0
+trackId: weather
+instruction: Keep the weather current.
+schedule:
+  type: cron
+  expression: "0 * * * *"
+```
+
+<!--track-target:weather-->
+Sunny.
+<!--/track-target:weather-->
+"#;
         check(
             fixture,
             expect![[r#"
@@ -426,7 +490,12 @@ mod tests {
     #[test]
     fn invalid_note_cannot_run() {
         check(
-            "---\nlive:\n  triggers:\n    cronExpr: \"61 * * * *\"\n---\n$0",
+            r#"---
+live:
+  triggers:
+    cronExpr: "61 * * * *"
+---
+$0"#,
             expect![[r#"
                 Refactor Pause [livenote.setActive false]
                 Refactor Make passive [livenote.makePassive]
@@ -439,7 +508,13 @@ mod tests {
         fn never_panics_and_edits_apply(
             text in prop_oneof![
                 "\\PC{0,200}",
-                "\\PC{0,120}".prop_map(|t| format!("---\nlive:\n  objective: x\n{t}\n---\n# T\n")),
+                "\\PC{0,120}".prop_map(|t| format!(r#"---
+live:
+  objective: x
+{t}
+---
+# T
+"#)),
                 "\\PC{0,120}".prop_map(|t| format!("---\r\ntitle: {t}\r\n---\r\n```track\r\n{t}\r\n```\r\n")),
             ],
             a in 0usize..400,

@@ -314,11 +314,18 @@ fn in_block_scalar(text: &str, o: &Outline, line: usize, col: usize) -> bool {
 /// indented key, else two spaces.
 fn indent_unit(o: &Outline) -> usize {
     let live = o.find(&["live"]).and_then(|i| o.children(i).first().and_then(|&c| o.key(c)).map(|k| k.col));
-    let any = || o.lines.iter().find_map(|l| matches!(l.kind, LineKind::Key(_)).then_some(l.indent)).filter(|&i| i > 0);
+    let any = || {
+        o.lines.iter().find_map(|l| matches!(l.kind, LineKind::Key(_)).then_some(l.indent)).filter(|&i| i > 0)
+    };
     live.filter(|&c| c > 0).or_else(any).unwrap_or(2)
 }
 
-fn live_key<Tz: TimeZone>(ctx: &Ctx<Tz>, spot: &Spot, word: Range<usize>, has_colon: bool) -> Vec<CompletionItem> {
+fn live_key<Tz: TimeZone>(
+    ctx: &Ctx<Tz>,
+    spot: &Spot,
+    word: Range<usize>,
+    has_colon: bool,
+) -> Vec<CompletionItem> {
     let o = &spot.outline;
     if o.top_level().any(|i| i != spot.line && o.key(i).is_some_and(|k| k.name == "live")) {
         return Vec::new();
@@ -349,7 +356,9 @@ fn live_block(text: &str, body_start: usize, unit: usize, nl: &str) -> String {
     let objective = rewrite::default_objective(frontmatter::title(text, body_start));
     let objective = snippet_escape(&rewrite::yaml_string(&objective));
     let (i1, i2) = (" ".repeat(unit), " ".repeat(2 * unit));
-    format!("live:{nl}{i1}objective: ${{1:{objective}}}{nl}{i1}triggers:{nl}{i2}cronExpr: \"${{2:{DEFAULT_CRON}}}\"")
+    format!(
+        "live:{nl}{i1}objective: ${{1:{objective}}}{nl}{i1}triggers:{nl}{i2}cronExpr: \"${{2:{DEFAULT_CRON}}}\""
+    )
 }
 
 /// `s` as literal text inside a snippet placeholder.
@@ -372,7 +381,8 @@ fn new_frontmatter(text: &str, offset: usize) -> Option<CompletionItem> {
     if offset < start || offset > line_end {
         return None;
     }
-    let end = offset + text[offset..line_end].bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'-').count();
+    let end = offset
+        + text[offset..line_end].bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'-').count();
     let typed = &text[start..end];
     if !("---".starts_with(typed) || "live".starts_with(typed)) {
         return None;
@@ -394,11 +404,18 @@ fn new_frontmatter(text: &str, offset: usize) -> Option<CompletionItem> {
     })
 }
 
-fn level_keys(spot: &Spot, level: Level, owner: usize, word: Range<usize>, has_colon: bool) -> Vec<CompletionItem> {
+fn level_keys(
+    spot: &Spot,
+    level: Level,
+    owner: usize,
+    word: Range<usize>,
+    has_colon: bool,
+) -> Vec<CompletionItem> {
     let o = &spot.outline;
     let siblings = if level == Level::Window { item_keys(o, owner) } else { o.children(owner) };
     // The key on the cursor's line is being rewritten, so it does not count as present.
-    let siblings: Vec<&KeyLine> = siblings.into_iter().filter(|&j| j != spot.line).filter_map(|j| o.key(j)).collect();
+    let siblings: Vec<&KeyLine> =
+        siblings.into_iter().filter(|&j| j != spot.line).filter_map(|j| o.key(j)).collect();
     let col = word.start - spot.line_start;
     // A key indented unlike its siblings would not be one of them.
     if siblings.first().is_some_and(|k| k.col != col) {
@@ -501,7 +518,12 @@ impl ValueSlot {
         let Some(v) = k.value.clone() else {
             // A trailing comment starts where the value would; complete only before it.
             let space = text[..offset].ends_with(':');
-            return (offset <= k.value_start).then_some(ValueSlot { replace: offset..offset, quoted: false, close: None, space });
+            return (offset <= k.value_start).then_some(ValueSlot {
+                replace: offset..offset,
+                quoted: false,
+                close: None,
+                space,
+            });
         };
         if offset < v.start || offset > v.end {
             return None;
@@ -512,7 +534,12 @@ impl ValueSlot {
                 let closed = raw.len() >= 2 && raw.ends_with(q);
                 let end = if closed { v.end - 1 } else { v.end };
                 let close = (!closed).then_some(q);
-                (offset <= end).then_some(ValueSlot { replace: v.start + 1..end, quoted: true, close, space: false })
+                (offset <= end).then_some(ValueSlot {
+                    replace: v.start + 1..end,
+                    quoted: true,
+                    close,
+                    space: false,
+                })
             }
             _ => Some(ValueSlot { replace: v, quoted: false, close: None, space: false }),
         }
@@ -530,7 +557,13 @@ impl ValueSlot {
         out
     }
 
-    fn item(&self, label: &str, kind: CompletionKind, detail: Option<String>, insert_text: String) -> CompletionItem {
+    fn item(
+        &self,
+        label: &str,
+        kind: CompletionKind,
+        detail: Option<String>,
+        insert_text: String,
+    ) -> CompletionItem {
         CompletionItem {
             label: label.to_owned(),
             kind,
@@ -570,7 +603,12 @@ fn providers<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &ValueSlot) -> Vec<CompletionIte
         .filter(|p| !p.is_empty())
         .map(|p| {
             let value = if plain(p) || slot.quoted { p.clone() } else { rewrite::yaml_string(p) };
-            slot.item(p, CompletionKind::Provider, Some("configured provider".to_owned()), slot.text(&value, false))
+            slot.item(
+                p,
+                CompletionKind::Provider,
+                Some("configured provider".to_owned()),
+                slot.text(&value, false),
+            )
         })
         .collect()
 }
@@ -586,7 +624,10 @@ fn times(text: &str, o: &Outline, item: usize, field: &Field, slot: &ValueSlot) 
         .enumerate()
         .map(|(i, t)| {
             let detail = start.map(|s| format!("band {s}–{t}"));
-            CompletionItem { sort_text: Some(format!("{i:02}")), ..slot.item(t, CompletionKind::Value, detail, slot.text(t, true)) }
+            CompletionItem {
+                sort_text: Some(format!("{i:02}")),
+                ..slot.item(t, CompletionKind::Value, detail, slot.text(t, true))
+            }
         })
         .collect()
 }
@@ -594,7 +635,9 @@ fn times(text: &str, o: &Outline, item: usize, field: &Field, slot: &ValueSlot) 
 /// `triggers:`/`windows:` with the cursor after the colon: the nested structure on the next
 /// lines, replacing whatever spaces follow the colon.
 fn nested_after_colon(text: &str, spot: &Spot, k: &KeyLine, field: &Field) -> Vec<CompletionItem> {
-    let Some(colon) = text[k.key.end..spot.offset].find(':').map(|i| k.key.end + i + 1) else { return Vec::new() };
+    let Some(colon) = text[k.key.end..spot.offset].find(':').map(|i| k.key.end + i + 1) else {
+        return Vec::new();
+    };
     let Some(body) = nested_value(field, k.col, indent_unit(&spot.outline), spot.fm.newline()) else {
         return Vec::new();
     };
@@ -618,7 +661,12 @@ fn nested_after_colon(text: &str, spot: &Spot, k: &KeyLine, field: &Field) -> Ve
 fn objective<Tz: TimeZone>(ctx: &Ctx<Tz>, spot: &Spot, slot: &ValueSlot) -> Vec<CompletionItem> {
     let objective = rewrite::default_objective(frontmatter::title(ctx.text, spot.fm.body_start()));
     let value = rewrite::yaml_string(&objective);
-    vec![slot.item(&objective, CompletionKind::Value, Some("from the note's title".to_owned()), slot.text(&value, false))]
+    vec![slot.item(
+        &objective,
+        CompletionKind::Value,
+        Some("from the note's title".to_owned()),
+        slot.text(&value, false),
+    )]
 }
 
 #[cfg(test)]
@@ -644,7 +692,11 @@ mod tests {
         for it in items {
             let detail = it.detail.as_deref().unwrap_or("-");
             let insert = it.insert_text.replace('\r', "\\r").replace('\n', "\\n");
-            let own = if it.replace == first.replace { String::new() } else { format!("  [replaces {:?}]", &text[it.replace.clone()]) };
+            let own = if it.replace == first.replace {
+                String::new()
+            } else {
+                format!("  [replaces {:?}]", &text[it.replace.clone()])
+            };
             out.push_str(&format!("{}  {:?}  {detail}  -> {insert}{own}\n", it.label, it.kind));
         }
         out
@@ -739,10 +791,13 @@ mod tests {
             "#]],
         );
         // Renaming a key: the colon is already there.
-        check("---\nlvie$0: x\n---\n", expect![[r#"
+        check(
+            "---\nlvie$0: x\n---\n",
+            expect![[r#"
             replaces "lvie"
             live  Key  make this note live  -> live
-        "#]]);
+        "#]],
+        );
         check("---\nlive:\n  objective: x\n$0\n---\n", expect!["(none)\n"]);
         check("---\ntitle: x\n  $0\n---\n", expect!["(none)\n"]);
     }
@@ -769,7 +824,8 @@ mod tests {
             for item in snippets {
                 let applied = apply(&text, item);
                 let analysis = crate::ide::fixture::analysis(&applied, &[]);
-                let errors: Vec<_> = analysis.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
+                let errors: Vec<_> =
+                    analysis.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
                 assert!(analysis.live.is_some(), "no live block after {:?}:\n{applied}", item.label);
                 // Only the keys a half-written block still lacks may be missing.
                 assert!(
@@ -947,7 +1003,8 @@ mod tests {
             "#]],
         );
         // Inside quotes only the expression is replaced.
-        let (text, items) = complete("---\nlive:\n  triggers:\n    cronExpr: \"0 9$0 * * *\"  # daily\n---\n");
+        let (text, items) =
+            complete("---\nlive:\n  triggers:\n    cronExpr: \"0 9$0 * * *\"  # daily\n---\n");
         let Some(item) = items.iter().find(|i| i.label == "0 9 * * 1-5") else { panic!("no preset") };
         expect![[r#"
             ---
@@ -971,7 +1028,13 @@ mod tests {
             - Mon 23 Nov 10:00 CST
             - Mon 23 Nov 11:00 CST
             - Mon 23 Nov 12:00 CST"#]]
-        .assert_eq(items.iter().find(|i| i.label == "0 * * * *").and_then(|i| i.documentation.as_deref()).unwrap_or(""));
+        .assert_eq(
+            items
+                .iter()
+                .find(|i| i.label == "0 * * * *")
+                .and_then(|i| i.documentation.as_deref())
+                .unwrap_or(""),
+        );
     }
 
     #[test]

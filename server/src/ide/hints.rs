@@ -129,11 +129,9 @@ pub fn inlay_hints<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Hint
 
     if let Some(Decision::NotDue(SkipReason::Backoff { until: end, pending: Some(_) })) = &view.decision {
         let at = live.runtime_span("lastAttemptAt").map_or(live_line_end, |s| s.end);
-        push(
-            at,
-            format!("retry in {}", until(*end, ctx.now)),
-            Some("The latest run started less than 5 minutes ago; scheduled runs wait 5 minutes after each start.".to_owned()),
-        );
+        let why =
+            "The latest run started less than 5 minutes ago; scheduled runs wait 5 minutes after each start.";
+        push(at, format!("retry in {}", until(*end, ctx.now)), Some(why.to_owned()));
     }
 
     hints.sort_by_key(|h| h.offset);
@@ -231,7 +229,14 @@ mod tests {
 
     fn hourly(extra: &str) -> String {
         format!(
-            "---\nlive:\n  objective: Show the time in Chicago.\n  triggers:\n    cronExpr: \"0 * * * *\"\n{extra}---\n# Chicago time\n"
+            r#"---
+live:
+  objective: Show the time in Chicago.
+  triggers:
+    cronExpr: "0 * * * *"
+{extra}---
+# Chicago time
+"#
         )
     }
 
@@ -273,7 +278,10 @@ mod tests {
     fn failed_in_backoff() {
         check(
             &hourly(
-                "  lastAttemptAt: \"2026-11-23T15:05:00Z\"\n  lastRunAt: \"2026-11-23T14:00:01Z\"\n  lastRunError: \"connection refused\"\n",
+                r#"  lastAttemptAt: "2026-11-23T15:05:00Z"
+  lastRunAt: "2026-11-23T14:00:01Z"
+  lastRunError: "connection refused"
+"#,
             ),
             expect![[r#"
                 ---
@@ -343,7 +351,18 @@ mod tests {
     #[test]
     fn invalid_values_get_no_hints() {
         check(
-            "---\nlive:\n  objective: x\n  active: no\n  triggers:\n    cronExpr: \"61 * * * *\"\n    windows:\n      - startTime: \"9:00\"\n        endTime: \"12:00\"\n  lastRunAt: yesterday\n---\n",
+            r#"---
+live:
+  objective: x
+  active: no
+  triggers:
+    cronExpr: "61 * * * *"
+    windows:
+      - startTime: "9:00"
+        endTime: "12:00"
+  lastRunAt: yesterday
+---
+"#,
             expect![[r#"
                 ---
                 live:
@@ -360,7 +379,18 @@ mod tests {
         );
         // An error elsewhere: facts stay, the schedule goes.
         check(
-            "---\nlive:\n  objective: \"\"\n  active: false\n  triggers:\n    cronExpr: \"0 9 * * 1-5\"\n    windows:\n      - startTime: \"08:00\"\n        endTime: \"12:00\"\n  lastRunAt: \"2026-11-23T15:02:00Z\"\n---\n",
+            r#"---
+live:
+  objective: ""
+  active: false
+  triggers:
+    cronExpr: "0 9 * * 1-5"
+    windows:
+      - startTime: "08:00"
+        endTime: "12:00"
+  lastRunAt: "2026-11-23T15:02:00Z"
+---
+"#,
             expect![[r#"
                 ---
                 live:
@@ -381,7 +411,19 @@ mod tests {
     fn windows() {
         // 09:07 in Chicago; the latest run was yesterday.
         check(
-            "---\nlive:\n  objective: x\n  triggers:\n    windows:\n      - startTime: \"06:00\"\n        endTime: \"07:00\"\n      - startTime: \"08:00\"\n        endTime: \"12:00\"\n      - {startTime: \"13:00\", endTime: \"14:00\"}\n  lastRunAt: \"2026-11-22T15:00:00Z\"\n---\n",
+            r#"---
+live:
+  objective: x
+  triggers:
+    windows:
+      - startTime: "06:00"
+        endTime: "07:00"
+      - startTime: "08:00"
+        endTime: "12:00"
+      - {startTime: "13:00", endTime: "14:00"}
+  lastRunAt: "2026-11-22T15:00:00Z"
+---
+"#,
             expect![[r#"
                 ---
                 live:
@@ -399,7 +441,20 @@ mod tests {
         );
         // The latest run at 09:02 covers the window it ran in, not the one that closed at 07:59.
         check(
-            "---\nlive:\n  objective: x\n  triggers:\n    windows:\n      - startTime: \"06:00\"\n        endTime: \"07:00\"\n      - startTime: \"08:00\"\n        endTime: \"12:00\"\n      - startTime: \"13:00\"\n        endTime: \"14:00\"\n  lastRunAt: \"2026-11-23T15:02:00Z\"\n---\n",
+            r#"---
+live:
+  objective: x
+  triggers:
+    windows:
+      - startTime: "06:00"
+        endTime: "07:00"
+      - startTime: "08:00"
+        endTime: "12:00"
+      - startTime: "13:00"
+        endTime: "14:00"
+  lastRunAt: "2026-11-23T15:02:00Z"
+---
+"#,
             expect![[r#"
                 ---
                 live:
@@ -418,7 +473,17 @@ mod tests {
         );
         // In backoff inside the band: due when the backoff ends.
         check(
-            "---\nlive:\n  objective: x\n  triggers:\n    windows:\n      - startTime: \"08:00\"\n        endTime: \"12:00\"\n  lastAttemptAt: \"2026-11-23T15:05:00Z\"\n  lastRunError: boom\n---\n",
+            r#"---
+live:
+  objective: x
+  triggers:
+    windows:
+      - startTime: "08:00"
+        endTime: "12:00"
+  lastAttemptAt: "2026-11-23T15:05:00Z"
+  lastRunError: boom
+---
+"#,
             expect![[r#"
                 ---
                 live:[failed 2 min ago]
@@ -436,7 +501,17 @@ mod tests {
 
     #[test]
     fn tooltips() {
-        let text = "---\nlive:\n  objective: x\n  triggers:\n    cronExpr: \"0 9 * * 1-5\"\n    windows:\n      - {startTime: \"08:00\", endTime: \"12:00\"}\n  lastAttemptAt: \"2026-11-23T15:05:00Z\"\n  lastRunError: \"connection refused\"\n---\n";
+        let text = r#"---
+live:
+  objective: x
+  triggers:
+    cronExpr: "0 9 * * 1-5"
+    windows:
+      - {startTime: "08:00", endTime: "12:00"}
+  lastAttemptAt: "2026-11-23T15:05:00Z"
+  lastRunError: "connection refused"
+---
+"#;
         let hints = with_ctx(text, TRUSTED, |ctx| inlay_hints(ctx, 0..text.len()));
         let actual: String =
             hints.iter().map(|h| format!("{}: {}\n", h.label, h.tooltip.as_deref().unwrap_or("-"))).collect();
@@ -487,7 +562,16 @@ mod tests {
             "#]],
         );
         check(
-            "---\ntitle: 東京の天気 ☀️\nlive: # 😀 ライブ\n  objective: 東京の天気 🌤\n  active: false # 一時停止 ⏸\n  lastRunSummary: \"晴れ ☀️\"\n  lastRunAt: \"2026-11-23T15:02:00Z\"\n  lastRunError: \"失敗 😢\"\n---\n",
+            r#"---
+title: 東京の天気 ☀️
+live: # 😀 ライブ
+  objective: 東京の天気 🌤
+  active: false # 一時停止 ⏸
+  lastRunSummary: "晴れ ☀️"
+  lastRunAt: "2026-11-23T15:02:00Z"
+  lastRunError: "失敗 😢"
+---
+"#,
             expect![[r#"
                 ---
                 title: 東京の天気 ☀️
@@ -505,7 +589,11 @@ mod tests {
     #[test]
     fn passive_notes_have_none() {
         check(
-            "---\ntitle: x\n---\n# x\n",
+            r#"---
+title: x
+---
+# x
+"#,
             expect![[r#"
             ---
             title: x

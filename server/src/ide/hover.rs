@@ -103,10 +103,11 @@ pub(super) fn local_time<Tz: TimeZone>(t: DateTime<Utc>, tz: &Tz) -> String {
 
 /// The next three occurrences of `cron` after now, as a markdown list.
 pub(super) fn next_fires<Tz: TimeZone>(ctx: &Ctx<Tz>, cron: &CronSchedule) -> String {
-    let times: Vec<String> = std::iter::successors(cron.next_after(ctx.now, ctx.tz), |&t| cron.next_after(t, ctx.tz))
-        .take(3)
-        .map(|t| format!("- {}", local_time(t, ctx.tz)))
-        .collect();
+    let times: Vec<String> =
+        std::iter::successors(cron.next_after(ctx.now, ctx.tz), |&t| cron.next_after(t, ctx.tz))
+            .take(3)
+            .map(|t| format!("- {}", local_time(t, ctx.tz)))
+            .collect();
     if times.is_empty() { "It never fires.".to_owned() } else { format!("Next:\n{}", times.join("\n")) }
 }
 
@@ -181,7 +182,10 @@ fn window_today<Tz: TimeZone>(ctx: &Ctx<Tz>, w: Window) -> String {
 
 /// " · retry in 4 min" while the 5-minute backoff after an attempt holds scheduled runs back.
 fn backoff_note<Tz: TimeZone>(ctx: &Ctx<Tz>, live: Option<&Live>) -> String {
-    let end = live.and_then(|l| l.last_attempt_at).filter(|&a| a <= ctx.now).and_then(|a| a.checked_add_signed(BACKOFF));
+    let end = live
+        .and_then(|l| l.last_attempt_at)
+        .filter(|&a| a <= ctx.now)
+        .and_then(|a| a.checked_add_signed(BACKOFF));
     match end {
         Some(end) if ctx.now < end => format!(" · retry in {}", until(end, ctx.now)),
         _ => String::new(),
@@ -211,7 +215,9 @@ fn windows_list<Tz: TimeZone>(ctx: &Ctx<Tz>) -> String {
 fn runtime_hover<Tz: TimeZone>(ctx: &Ctx<Tz>, f: &Field, raw: Option<&str>) -> String {
     let live = ctx.analysis.live.as_ref();
     // Decoded values from the validated block; the raw text when the YAML could not be read.
-    let text = |decoded: Option<&String>| decoded.cloned().or_else(|| raw.filter(|r| !is_null(r)).map(|r| unquote(r).to_owned()));
+    let text = |decoded: Option<&String>| {
+        decoded.cloned().or_else(|| raw.filter(|r| !is_null(r)).map(|r| unquote(r).to_owned()))
+    };
     let fact = match f.name {
         "lastRunAt" | "lastAttemptAt" => timestamp_fact(ctx, f.name, raw),
         "lastRunError" => match text(live.and_then(|l| l.last_run_error.as_ref())) {
@@ -241,7 +247,10 @@ fn timestamp_fact<Tz: TimeZone>(ctx: &Ctx<Tz>, name: &str, raw: Option<&str>) ->
         && t <= ctx.now
         && ctx.now < end
     {
-        fact.push_str(&format!("\n\nScheduled runs wait {} more (5-minute backoff after every attempt).", until(end, ctx.now)));
+        fact.push_str(&format!(
+            "\n\nScheduled runs wait {} more (5-minute backoff after every attempt).",
+            until(end, ctx.now)
+        ));
     }
     Some(fact)
 }
@@ -325,4 +334,135 @@ fn last_run_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live) -> String {
 }
 
 #[cfg(test)]
-mod tests {}
+mod tests {
+    use expect_test::{Expect, expect};
+
+    use super::*;
+    use crate::ide::fixture::{cursor, with_ctx};
+    use crate::status::RunFacts;
+
+    fn check_with(facts: RunFacts, fixture: &str, expect: Expect) {
+        let (text, offset) = cursor(fixture);
+        let hover = with_ctx(&text, facts, |ctx| hover(ctx, offset));
+        let actual = match hover {
+            Some(h) => format!("{}\n~~~~\n{}\n", &text[h.range], h.markdown),
+            None => "(none)\n".to_owned(),
+        };
+        expect.assert_eq(&actual);
+    }
+
+    fn check(fixture: &str, expect: Expect) {
+        check_with(RunFacts::default(), fixture, expect);
+    }
+
+    /// A note around `triggers` (indented under `triggers:`), with runtime fields `extra`.
+    fn note(triggers: &str, extra: &str) -> String {
+        let triggers = triggers.lines().map(|l| format!("    {l}\n")).collect::<String>();
+        format!(
+            "---\ntitle: x\nlive:\n  objective: Keep the weather current.\n  triggers:\n{triggers}{extra}---\n# Weather\n"
+        )
+    }
+
+    #[test]
+    fn cron_values() {
+        check(&note("cronExpr: \"0 * *$0 * *\"  # hourly", ""), expect![]);
+        check(&note("cronExpr: 0 9 * * 1-5$0", ""), expect![]);
+        check(&note("cronExpr: \"*/2 * * * *$0\"", ""), expect![]);
+        check(&note("cronExpr: \"0 9 * *$0\"", ""), expect![]);
+        check(&note("cronExpr: \"0 9 * * *$0\"", "  active: false\n"), expect![]);
+        // The key itself shows its documentation.
+        check(&note("cron$0Expr: \"0 9 * * *\"", ""), expect![]);
+    }
+
+    #[test]
+    fn windows() {
+        let w = |start: &str, end: &str| {
+            format!("windows:\n  - startTime: \"{start}\"\n    endTime: \"{end}$0\"")
+        };
+        // Now is 09:07 in Chicago.
+        check(&note(&w("09:00", "12:00"), ""), expect![]);
+        check(&note(&w("09:00", "12:00"), "  lastRunAt: \"2026-11-23T15:02:00Z\"\n"), expect![]);
+        check(&note(&w("09:00", "12:00"), "  lastRunAt: \"2026-11-23T15:00:00Z\"\n"), expect![]);
+        check(
+            &note(
+                &w("09:00", "12:00"),
+                "  lastAttemptAt: \"2026-11-23T15:05:00Z\"\n  lastRunError: \"timeout\"\n",
+            ),
+            expect![],
+        );
+        check(&note(&w("13:00", "15:00"), ""), expect![]);
+        check(&note(&w("06:00", "08:00"), "  active: false\n"), expect![]);
+        check(&note(&w("09:07", "09:07"), ""), expect![]);
+        check(&note(&w("12:00", "08:00"), ""), expect![]);
+        check(&note(&w("9:00", "12:00"), ""), expect![]);
+        check(&note("windows:\n  - startTime$0: \"09:00\"", ""), expect![]);
+        // Any key or value of the item shows its window.
+        check(
+            &note(
+                "windows:\n  - startTime: \"06:00\"\n    endTime: \"07:00\"\n  - start$0Time: \"13:00\"\n    endTime: \"15:00\"",
+                "",
+            ),
+            expect![],
+        );
+        // The `windows` key lists every window.
+        check(
+            &note(
+                "win$0dows:\n  - startTime: \"06:00\"\n    endTime: \"07:00\"\n  - startTime: \"09:00\"\n    endTime: \"12:00\"",
+                "",
+            ),
+            expect![],
+        );
+    }
+
+    #[test]
+    fn runtime_fields() {
+        check(&note("", "  lastRunAt: \"2026-11-23T15:02:00Z$0\"\n"), expect![]);
+        check(&note("", "  lastAtt$0emptAt: \"2026-11-23T15:05:30.123Z\"\n"), expect![]);
+        check(&note("", "  lastRunAt: yesterday$0\n"), expect![]);
+        check(&note("", "  lastRunError: \"provider `local`: connection refused\"$0\n"), expect![]);
+        check(&note("", "  lastRunError$0: null\n"), expect![]);
+        check(&note("", "  lastRunSummary$0: \"Updated - 3:00 PM.\"\n"), expect![]);
+        check(&note("", "  lastRunId$0: \"01JTX3ABC\"\n"), expect![]);
+    }
+
+    #[test]
+    fn live_key_summary() {
+        let full = "---\nlive$0:\n  objective: x\n  triggers:\n    cronExpr: \"0 * * * *\"\n    windows:\n      - startTime: \"09:00\"\n        endTime: \"12:00\"\n    eventMatchCriteria: \"Emails about Q3\"\n  lastRunAt: \"2026-11-23T15:02:00Z\"\n  lastRunSummary: \"Sunny, 12 °C.\"\n---\n";
+        check(full, expect![]);
+        check_with(RunFacts { running: true, trusted: Some(true) }, full, expect![]);
+        check_with(RunFacts { running: false, trusted: Some(false) }, full, expect![]);
+        check("---\nlive$0:\n  objective: x\n  active: false\n---\n", expect![]);
+        check(
+            "---\nlive$0:\n  objective: x\n  lastRunAt: \"2026-11-22T15:00:00Z\"\n  lastRunError: \"quota exceeded\"\n---\n",
+            expect![],
+        );
+        check("---\nlive$0:\n  active: maybe\n---\n", expect![]);
+        check("---\nlive$0: [\n---\n", expect![]);
+    }
+
+    #[test]
+    fn key_documentation() {
+        check(&note("", "  prov$0ider: local\n"), expect![]);
+        check("---\nlive:\n  $0objective: x\n---\n", expect![]);
+        check("---\nlive:\n  objective: x\n  triggers:\n    eventMatchCriteria$0: mail\n---\n", expect![]);
+    }
+
+    #[test]
+    fn nothing_elsewhere() {
+        check(&note("", "  objective2$0: x\n"), expect![]);
+        check("---\ntitle$0: x\nlive:\n  objective: x\n---\n", expect![]);
+        check("---\nlive:\n  objective: some$0 text\n---\n", expect![]);
+        check("---\nlive:\n  objective: x\n---\n# live$0: x\n", expect![]);
+        check("# Title\nlive$0: x\n", expect![]);
+        check("---\nlive:\n  active: true  # c$0omment\n---\n", expect![]);
+    }
+
+    #[test]
+    fn crlf_and_unicode_before_the_cursor() {
+        check(
+            "---\r\ntitle: 東京の天気 🌤\r\nlive:\r\n  objective: \"天気 ☀️\"\r\n  triggers:\r\n    cronExpr: \"0 9 * * 1-5$0\"\r\n---\r\n",
+            expect![],
+        );
+        check("---\r\n題: 🌤\r\nlive:\r\n  active$0: true\r\n", expect![]);
+    }
+}

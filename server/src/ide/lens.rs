@@ -172,13 +172,29 @@ mod tests {
     /// A note with an hourly cron and the given extra lines at the end of `live:`.
     fn hourly(extra: &str) -> String {
         format!(
-            "---\ntitle: Chicago time\nlive:\n  objective: Show the time in Chicago.\n  triggers:\n    cronExpr: \"0 * * * *\"\n{extra}---\n# Chicago time\n\n9:00 AM\n"
+            r#"---
+title: Chicago time
+live:
+  objective: Show the time in Chicago.
+  triggers:
+    cronExpr: "0 * * * *"
+{extra}---
+# Chicago time
+
+9:00 AM
+"#
         )
     }
 
-    const RAN: &str = "  lastAttemptAt: \"2026-11-23T15:01:59Z\"\n  lastRunAt: \"2026-11-23T15:02:00Z\"\n  lastRunId: \"01KAT5\"\n";
+    const RAN: &str = r#"  lastAttemptAt: "2026-11-23T15:01:59Z"
+  lastRunAt: "2026-11-23T15:02:00Z"
+  lastRunId: "01KAT5"
+"#;
 
-    const FAILED: &str = "  lastAttemptAt: \"2026-11-23T15:05:00Z\"\n  lastRunAt: \"2026-11-23T14:00:01Z\"\n  lastRunError: \"provider local: error sending request for url (http://127.0.0.1:11434/v1/chat/completions): connection refused\"\n";
+    const FAILED: &str = r#"  lastAttemptAt: "2026-11-23T15:05:00Z"
+  lastRunAt: "2026-11-23T14:00:01Z"
+  lastRunError: "provider local: error sending request for url (http://127.0.0.1:11434/v1/chat/completions): connection refused"
+"#;
 
     #[test]
     fn never_run_is_due_now() {
@@ -271,14 +287,24 @@ mod tests {
     #[test]
     fn invalid_counts_errors_and_cannot_run() {
         check(
-            "---\nlive:\n  triggers:\n    cronExpr: \"61 * * * *\"\n---\n",
+            r#"---
+live:
+  triggers:
+    cronExpr: "61 * * * *"
+---
+"#,
             expect![[r#"
                 2:1 Invalid: fix 2 errors
                 2:1 Pause [livenote.setActive false]
             "#]],
         );
         check(
-            "---\nlive:\n  objective: x\n  active: yes\n---\n",
+            r#"---
+live:
+  objective: x
+  active: yes
+---
+"#,
             expect![[r#"
                 2:1 Invalid: fix 1 error
                 2:1 Pause [livenote.setActive false]
@@ -289,7 +315,11 @@ mod tests {
     #[test]
     fn manual_only_and_event_notes() {
         check(
-            "---\nlive:\n  objective: x\n---\n",
+            r#"---
+live:
+  objective: x
+---
+"#,
             expect![[r#"
                 2:1 ● Live · never run · manual only
                 2:1 Run now [livenote.run]
@@ -297,7 +327,13 @@ mod tests {
             "#]],
         );
         check(
-            "---\nlive:\n  objective: x\n  triggers:\n    eventMatchCriteria: Emails about Q3\n---\n",
+            r#"---
+live:
+  objective: x
+  triggers:
+    eventMatchCriteria: Emails about Q3
+---
+"#,
             expect![[r#"
                 2:1 ● Live · never run · on events
                 2:1 Run now [livenote.run]
@@ -310,7 +346,18 @@ mod tests {
     fn windows_next_opening() {
         // 09:07 in Chicago, ran at 09:02: the 08:00-12:00 window is done, the next opens at 13:00.
         check(
-            "---\nlive:\n  objective: x\n  triggers:\n    windows:\n      - startTime: \"08:00\"\n        endTime: \"12:00\"\n      - startTime: \"13:00\"\n        endTime: \"14:00\"\n  lastRunAt: \"2026-11-23T15:02:00Z\"\n---\n",
+            r#"---
+live:
+  objective: x
+  triggers:
+    windows:
+      - startTime: "08:00"
+        endTime: "12:00"
+      - startTime: "13:00"
+        endTime: "14:00"
+  lastRunAt: "2026-11-23T15:02:00Z"
+---
+"#,
             expect![[r#"
                 2:1 ● Live · updated 5 min ago · next 13:00
                 2:1 Run now [livenote.run]
@@ -321,11 +368,21 @@ mod tests {
 
     #[test]
     fn passive_and_flow_style_notes() {
-        check("---\ntitle: x\n---\n# Plain\n", expect![""]);
+        check(
+            r#"---
+title: x
+---
+# Plain
+"#,
+            expect![""],
+        );
         check("# No frontmatter\n", expect![""]);
         // A flow-style block cannot be paused in place, so there is no Pause button.
         check(
-            "---\nlive: {objective: x}\n---\n",
+            r#"---
+live: {objective: x}
+---
+"#,
             expect![[r#"
                 2:1 ● Live · never run · manual only
                 2:1 Run now [livenote.run]
@@ -345,7 +402,15 @@ mod tests {
             "#]],
         );
         check(
-            "---\ntitle: 東京の天気 ☀️\ntags: [😀, 日本]\nlive:\n  objective: 東京の天気を一行で 🌤\n  lastRunAt: \"2026-11-23T15:02:00Z\"\n  lastRunError: \"モデルが応答しませんでした 😢 モデルが応答しませんでした 😢 モデルが応答しませんでした 😢 モデルが応答しませんでした 😢\"\n---\n",
+            r#"---
+title: 東京の天気 ☀️
+tags: [😀, 日本]
+live:
+  objective: 東京の天気を一行で 🌤
+  lastRunAt: "2026-11-23T15:02:00Z"
+  lastRunError: "モデルが応答しませんでした 😢 モデルが応答しませんでした 😢 モデルが応答しませんでした 😢 モデルが応答しませんでした 😢"
+---
+"#,
             expect![[r#"
                 4:1 Failed: モデルが応答しませんでした 😢 モデルが応答しませんでした 😢 モデルが応答しませんでした 😢…
                 4:1 Run now [livenote.run]
@@ -364,7 +429,11 @@ mod tests {
     proptest! {
         #[test]
         fn never_panics(text in "\\PC{0,200}", running: bool, trusted: Option<bool>) {
-            for text in [text.clone(), format!("---\nlive:\n{text}\n---\n")] {
+            for text in [text.clone(), format!(r#"---
+live:
+{text}
+---
+"#)] {
                 with_ctx(&text, RunFacts { running, trusted }, |ctx| {
                     for l in code_lenses(ctx) {
                         assert!(l.range.end <= text.len() && text.is_char_boundary(l.range.start));

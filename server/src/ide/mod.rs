@@ -5,8 +5,8 @@
 
 pub mod actions;
 pub mod completion;
-pub mod hover;
 pub mod hints;
+pub mod hover;
 pub mod lens;
 pub mod text;
 
@@ -68,7 +68,9 @@ pub(crate) mod fixture {
 
     /// 2026-11-23 (a Monday) 15:07:00 UTC, 09:07 in Chicago.
     pub fn now() -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339("2026-11-23T15:07:00Z").map(|t| t.with_timezone(&Utc)).unwrap_or_default()
+        DateTime::parse_from_rfc3339("2026-11-23T15:07:00Z")
+            .map(|t| t.with_timezone(&Utc))
+            .unwrap_or_default()
     }
 
     pub fn analysis(text: &str, providers: &[String]) -> Analysis {

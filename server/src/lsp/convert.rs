@@ -44,7 +44,12 @@ pub fn diagnostic(text: &str, lines: &LineIndex, d: &note::Diagnostic, enc: Enco
     }
 }
 
-pub fn diagnostics(text: &str, lines: &LineIndex, ds: &[note::Diagnostic], enc: Encoding) -> Vec<lsp::Diagnostic> {
+pub fn diagnostics(
+    text: &str,
+    lines: &LineIndex,
+    ds: &[note::Diagnostic],
+    enc: Encoding,
+) -> Vec<lsp::Diagnostic> {
     ds.iter().map(|d| diagnostic(text, lines, d, enc)).collect()
 }
 

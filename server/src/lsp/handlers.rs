@@ -69,9 +69,16 @@ pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
         *r = roots;
     }
     InitializeResult {
-        server_info: Some(ServerInfo { name: "livenote".to_owned(), version: Some(env!("CARGO_PKG_VERSION").to_owned()) }),
+        server_info: Some(ServerInfo {
+            name: "livenote".to_owned(),
+            version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+        }),
         capabilities: ServerCapabilities {
-            position_encoding: Some(if utf8 { PositionEncodingKind::UTF8 } else { PositionEncodingKind::UTF16 }),
+            position_encoding: Some(if utf8 {
+                PositionEncodingKind::UTF8
+            } else {
+                PositionEncodingKind::UTF16
+            }),
             text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
                 open_close: Some(true),
                 change: Some(TextDocumentSyncKind::INCREMENTAL),
@@ -84,7 +91,11 @@ pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
             }),
             hover_provider: Some(HoverProviderCapability::Simple(true)),
             code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-                code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, CodeActionKind::REFACTOR, CodeActionKind::SOURCE]),
+                code_action_kinds: Some(vec![
+                    CodeActionKind::QUICKFIX,
+                    CodeActionKind::REFACTOR,
+                    CodeActionKind::SOURCE,
+                ]),
                 ..Default::default()
             })),
             code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
@@ -301,7 +312,11 @@ fn facts() -> RunFacts {
 }
 
 /// Run an `ide` feature over the document's snapshot.
-fn with_ctx<R>(state: &State, uri: &Uri, f: impl FnOnce(&Ctx<'_, crate::schedule::Zone>, &Snapshot) -> R) -> Option<R> {
+fn with_ctx<R>(
+    state: &State,
+    uri: &Uri,
+    f: impl FnOnce(&Ctx<'_, crate::schedule::Zone>, &Snapshot) -> R,
+) -> Option<R> {
     let snap = snapshot(state, uri)?;
     let zone = state.opts.zone;
     let ctx = Ctx {
@@ -335,7 +350,11 @@ pub fn completion(state: &State, params: CompletionParams) -> Option<CompletionR
                 documentation: c.documentation.clone().map(|d| {
                     Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value: d })
                 }),
-                insert_text_format: Some(if c.snippet { InsertTextFormat::SNIPPET } else { InsertTextFormat::PLAIN_TEXT }),
+                insert_text_format: Some(if c.snippet {
+                    InsertTextFormat::SNIPPET
+                } else {
+                    InsertTextFormat::PLAIN_TEXT
+                }),
                 text_edit: Some(CompletionTextEdit::Edit(tower_lsp_server::ls_types::TextEdit {
                     range: convert::range(&snap.text, &snap.lines, &c.replace, enc),
                     new_text: c.insert_text.clone(),
@@ -389,7 +408,9 @@ pub fn code_action(state: &State, params: CodeActionParams) -> Option<CodeAction
                 CodeActionOrCommand::CodeAction(CodeAction {
                     title: a.title.clone(),
                     kind: Some(kind),
-                    diagnostics: Some(a.diagnostics.iter().filter_map(|&i| lsp_diags.get(i).cloned()).collect()),
+                    diagnostics: Some(
+                        a.diagnostics.iter().filter_map(|&i| lsp_diags.get(i).cloned()).collect(),
+                    ),
                     edit,
                     command: a.command.as_ref().map(|c| lsp_command(&uri, c)),
                     is_preferred: Some(a.preferred),
@@ -502,16 +523,24 @@ fn fuzzy_score(query: &str, candidate: &str) -> Option<i64> {
     Some(score * 100 - candidate.len() as i64)
 }
 
-pub fn document_diagnostic(state: &State, params: DocumentDiagnosticParams) -> DocumentDiagnosticReportResult {
+pub fn document_diagnostic(
+    state: &State,
+    params: DocumentDiagnosticParams,
+) -> DocumentDiagnosticReportResult {
     let (items, _) = diagnostics_for(state, &params.text_document.uri);
-    DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
-        related_documents: None,
-        full_document_diagnostic_report: FullDocumentDiagnosticReport { result_id: None, items },
-    }))
+    DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(
+        RelatedFullDocumentDiagnosticReport {
+            related_documents: None,
+            full_document_diagnostic_report: FullDocumentDiagnosticReport { result_id: None, items },
+        },
+    ))
 }
 
 /// Diagnostics of every indexed note that is not open (open ones are pulled per document).
-pub fn workspace_diagnostic(state: &State, _params: WorkspaceDiagnosticParams) -> WorkspaceDiagnosticReportResult {
+pub fn workspace_diagnostic(
+    state: &State,
+    _params: WorkspaceDiagnosticParams,
+) -> WorkspaceDiagnosticReportResult {
     let enc = state.encoding();
     let open: Vec<Uri> = state.docs().keys().cloned().collect();
     let items = state
@@ -552,11 +581,16 @@ fn current_text(state: &State, uri: &Uri) -> Result<(String, Option<i32>)> {
         return Ok((d.text(), Some(d.version)));
     }
     let path = uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?;
-    let text = workspace::read_note(&path).map_err(|e| Error::invalid_params(format!("{}: {e}", path.display())))?;
+    let text =
+        workspace::read_note(&path).map_err(|e| Error::invalid_params(format!("{}: {e}", path.display())))?;
     Ok((text, None))
 }
 
-pub fn execute_command(client: &Client, state: &Arc<State>, params: ExecuteCommandParams) -> Result<Option<Value>> {
+pub fn execute_command(
+    client: &Client,
+    state: &Arc<State>,
+    params: ExecuteCommandParams,
+) -> Result<Option<Value>> {
     let args = params.arguments;
     match params.command.as_str() {
         commands::LIST_NOTES => Ok(Some(list_notes(state))),
@@ -566,10 +600,9 @@ pub fn execute_command(client: &Client, state: &Arc<State>, params: ExecuteComma
             let edits = match params.command.as_str() {
                 commands::MAKE_LIVE => rewrite::make_live(&text, None),
                 commands::SET_ACTIVE => {
-                    let active = args
-                        .get(1)
-                        .and_then(Value::as_bool)
-                        .ok_or_else(|| Error::invalid_params("livenote.setActive takes a boolean second argument"))?;
+                    let active = args.get(1).and_then(Value::as_bool).ok_or_else(|| {
+                        Error::invalid_params("livenote.setActive takes a boolean second argument")
+                    })?;
                     rewrite::set_active(&text, active)
                 }
                 _ => rewrite::make_passive(&text),
@@ -591,14 +624,25 @@ pub fn execute_command(client: &Client, state: &Arc<State>, params: ExecuteComma
 
 /// Send an edit to the client from a background task: awaiting the client's reply inside a
 /// handler can deadlock the server (the same reader delivers the reply).
-fn spawn_apply(client: &Client, state: &Arc<State>, uri: Uri, version: Option<i32>, text: String, edits: Vec<TextEdit>) {
+fn spawn_apply(
+    client: &Client,
+    state: &Arc<State>,
+    uri: Uri,
+    version: Option<i32>,
+    text: String,
+    edits: Vec<TextEdit>,
+) {
     let client = client.clone();
     let enc = state.encoding();
     tokio::spawn(async move {
         let edit = convert::document_edit(&uri, version, &text, &edits, enc);
         match client.apply_edit(edit).await {
             Ok(r) if r.applied => {}
-            Ok(r) => tracing::warn!("apply edit {}: rejected: {}", uri.as_str(), r.failure_reason.unwrap_or_default()),
+            Ok(r) => tracing::warn!(
+                "apply edit {}: rejected: {}",
+                uri.as_str(),
+                r.failure_reason.unwrap_or_default()
+            ),
             Err(e) => tracing::warn!("apply edit {}: {e}", uri.as_str()),
         }
     });
@@ -637,7 +681,8 @@ async fn refresh_views(client: &Client, state: &State) {
 async fn refresh_ticker(client: Client, state: Arc<State>) {
     loop {
         let now = state.opts.clock.now();
-        let into_minute = now.timestamp_subsec_millis() as u64 + (now.timestamp().rem_euclid(60) as u64) * 1000;
+        let into_minute =
+            now.timestamp_subsec_millis() as u64 + (now.timestamp().rem_euclid(60) as u64) * 1000;
         tokio::time::sleep(Duration::from_millis(60_000 - into_minute.min(59_999))).await;
         let shows_live = {
             let opts = note_options();

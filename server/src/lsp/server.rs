@@ -23,7 +23,11 @@ impl Backend {
     /// `livenote/documentText`: the server's copy of an open document and its version, so
     /// tests and bug reports can check that edits were applied in order.
     pub async fn document_text(&self, params: TextDocumentIdentifier) -> Result<Option<serde_json::Value>> {
-        Ok(self.state.docs().get(&params.uri).map(|d| serde_json::json!({"version": d.version, "text": d.text()})))
+        Ok(self
+            .state
+            .docs()
+            .get(&params.uri)
+            .map(|d| serde_json::json!({"version": d.version, "text": d.text()})))
     }
 }
 

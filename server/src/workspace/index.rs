@@ -58,9 +58,9 @@ impl Index {
     fn excluded(&self, path: &Path) -> bool {
         self.roots.iter().any(|root| {
             let Ok(rel) = path.strip_prefix(root) else { return false };
-            self.exclude.iter().any(|g| {
-                globset::Glob::new(g).map(|g| g.compile_matcher().is_match(rel)).unwrap_or(false)
-            })
+            self.exclude
+                .iter()
+                .any(|g| globset::Glob::new(g).map(|g| g.compile_matcher().is_match(rel)).unwrap_or(false))
         })
     }
 
@@ -106,7 +106,11 @@ impl Index {
 
     /// The workspace root that holds `path`, if any (the longest match).
     pub fn root_of(&self, path: &Path) -> Option<&Path> {
-        self.roots.iter().filter(|r| path.starts_with(r)).max_by_key(|r| r.as_os_str().len()).map(PathBuf::as_path)
+        self.roots
+            .iter()
+            .filter(|r| path.starts_with(r))
+            .max_by_key(|r| r.as_os_str().len())
+            .map(PathBuf::as_path)
     }
 }
 

@@ -192,11 +192,8 @@ pub fn pos(text: &str, offset: usize, utf8: bool) -> Value {
     let before = &text[..offset];
     let line = before.matches('\n').count();
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let col: usize = if utf8 {
-        offset - line_start
-    } else {
-        text[line_start..offset].chars().map(char::len_utf16).sum()
-    };
+    let col: usize =
+        if utf8 { offset - line_start } else { text[line_start..offset].chars().map(char::len_utf16).sum() };
     json!({"line": line, "character": col})
 }
 
@@ -280,7 +277,9 @@ fn answer(shared: &Mutex<Shared>, msg: &Value) -> (Value, Vec<Value>) {
                 return (json!({"applied": false, "failureReason": "document changed"}), follow_ups);
             }
             let utf8 = s.utf8;
-            for change in msg.pointer("/params/edit/documentChanges").and_then(Value::as_array).into_iter().flatten() {
+            for change in
+                msg.pointer("/params/edit/documentChanges").and_then(Value::as_array).into_iter().flatten()
+            {
                 let uri = change.pointer("/textDocument/uri").and_then(Value::as_str).unwrap_or_default();
                 let version = change.pointer("/textDocument/version").and_then(Value::as_i64);
                 let Some(doc) = s.docs.get_mut(uri) else { continue };

@@ -28,8 +28,13 @@ fn render_diags(ds: &[Value]) -> String {
             let r = &d["range"];
             format!(
                 "{}:{}-{}:{} {} {} {}\n",
-                r["start"]["line"], r["start"]["character"], r["end"]["line"], r["end"]["character"],
-                d["severity"], d["code"].as_str().unwrap_or(""), d["message"].as_str().unwrap_or("")
+                r["start"]["line"],
+                r["start"]["character"],
+                r["end"]["line"],
+                r["end"]["character"],
+                d["severity"],
+                d["code"].as_str().unwrap_or(""),
+                d["message"].as_str().unwrap_or("")
             )
         })
         .collect()
@@ -46,16 +51,22 @@ const BROKEN: &str = "---\ntitle: \"😀 日本語\"\nlive:\n  objective: \"東�
 async fn diagnostics_are_pushed_on_open_and_change_in_utf16() {
     let mut c = TestClient::start(&[], utf16_caps()).await;
     let uri = c.open("tokyo.md", BROKEN).await;
-    check(&render_diags(&c.diagnostics(&uri, 1).await), expect![[r#"
+    check(
+        &render_diags(&c.diagnostics(&uri, 1).await),
+        expect![[r#"
         4:10-4:13 1 live/wrong-type `active` must be true or false, found the string "yes" (YAML 1.2 reads `yes`/`no` as text)
         6:4-6:8 2 live/unknown-key unknown key `cron` in `triggers`; did you mean `cronExpr`?
-    "#]]);
+    "#]],
+    );
     // Fix `active` and watch the error go.
     let at = BROKEN.find("yes").unwrap_or(0);
     c.edit(&uri, at, at + 3, "true").await;
-    check(&render_diags(&c.diagnostics(&uri, 2).await), expect![[r#"
+    check(
+        &render_diags(&c.diagnostics(&uri, 2).await),
+        expect![[r#"
         6:4-6:8 2 live/unknown-key unknown key `cron` in `triggers`; did you mean `cronExpr`?
-    "#]]);
+    "#]],
+    );
     c.shutdown().await;
 }
 
@@ -64,10 +75,13 @@ async fn positions_in_utf8_and_crlf() {
     let mut c = TestClient::start(&[], utf8_caps()).await;
     let text = BROKEN.replace('\n', "\r\n");
     let uri = c.open("tokyo.md", &text).await;
-    check(&render_diags(&c.diagnostics(&uri, 1).await), expect![[r#"
+    check(
+        &render_diags(&c.diagnostics(&uri, 1).await),
+        expect![[r#"
         4:10-4:13 1 live/wrong-type `active` must be true or false, found the string "yes" (YAML 1.2 reads `yes`/`no` as text)
         6:4-6:8 2 live/unknown-key unknown key `cron` in `triggers`; did you mean `cronExpr`?
-    "#]]);
+    "#]],
+    );
     c.shutdown().await;
 }
 
@@ -100,7 +114,9 @@ async fn two_thousand_changes_arrive_in_order() {
         // Char boundaries, except inside a CRLF (no position exists there in LSP).
         let bytes = text.as_bytes();
         let bounds: Vec<usize> = (0..=text.len())
-            .filter(|&i| text.is_char_boundary(i) && !(i > 0 && bytes[i - 1] == b'\r' && bytes.get(i) == Some(&b'\n')))
+            .filter(|&i| {
+                text.is_char_boundary(i) && !(i > 0 && bytes[i - 1] == b'\r' && bytes.get(i) == Some(&b'\n'))
+            })
             .collect();
         let i = rand(bounds.len());
         let j = (i + rand(4)).min(bounds.len() - 1);
@@ -112,7 +128,8 @@ async fn two_thousand_changes_arrive_in_order() {
     assert_eq!(server["version"], json!(client.version));
     assert_eq!(server["text"].as_str(), Some(client.text.as_str()));
     let published = c.diagnostics(&uri, client.version).await;
-    let expected = livenote::note::analyze(&client.text, &livenote::note::Options { providers: None, scan_body: true });
+    let expected =
+        livenote::note::analyze(&client.text, &livenote::note::Options { providers: None, scan_body: true });
     let codes: Vec<&str> = published.iter().filter_map(|d| d["code"].as_str()).collect();
     let want: Vec<&str> = expected.diagnostics.iter().map(|d| d.code.as_str()).collect();
     assert_eq!(codes, want);
@@ -127,22 +144,34 @@ async fn make_live_round_trip() {
     let uri = c.open("plain.md", "# Groceries\n\nmilk\n").await;
     c.diagnostics(&uri, 1).await;
     let actions = c
-        .request("textDocument/codeAction", json!({"textDocument": {"uri": uri},
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri},
             "range": {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 0}},
-            "context": {"diagnostics": []}}))
+            "context": {"diagnostics": []}}),
+        )
         .await;
     let titles: Vec<&str> =
         actions["result"].as_array().into_iter().flatten().filter_map(|a| a["title"].as_str()).collect();
     assert!(titles.contains(&"Make live"), "{titles:?}");
-    let Some(make_live) = actions["result"].as_array().into_iter().flatten().find(|a| a["title"] == "Make live") else {
+    let Some(make_live) =
+        actions["result"].as_array().into_iter().flatten().find(|a| a["title"] == "Make live")
+    else {
         panic!("no Make live action")
     };
     let cmd = &make_live["command"];
-    let res = c.request("workspace/executeCommand", json!({"command": cmd["command"], "arguments": cmd["arguments"]})).await;
+    let res = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": cmd["command"], "arguments": cmd["arguments"]}),
+        )
+        .await;
     assert!(res.get("error").is_none(), "{res}");
     let diags = c.diagnostics(&uri, 2).await;
     assert!(diags.is_empty(), "{diags:?}");
-    check(&c.doc(&uri).text, expect![[r#"
+    check(
+        &c.doc(&uri).text,
+        expect![[r#"
         ---
         live:
           objective: 'Keep this note about "Groceries" up to date.'
@@ -150,7 +179,8 @@ async fn make_live_round_trip() {
         # Groceries
 
         milk
-    "#]]);
+    "#]],
+    );
     let server = server_text(&mut c, &uri).await;
     assert_eq!(server["text"].as_str(), Some(c.doc(&uri).text.as_str()));
     c.shutdown().await;
@@ -162,10 +192,17 @@ async fn pause_resume_and_passive_commands() {
     let text = "---\ntitle: x # mine\nlive:\n  objective: keep it\n  triggers:\n    cronExpr: '0 9 * * *'\n---\nbody\n";
     let uri = c.open("n.md", text).await;
     c.diagnostics(&uri, 1).await;
-    let res = c.request("workspace/executeCommand", json!({"command": "livenote.setActive", "arguments": [uri, false]})).await;
+    let res = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "livenote.setActive", "arguments": [uri, false]}),
+        )
+        .await;
     assert!(res.get("error").is_none(), "{res}");
     c.diagnostics(&uri, 2).await;
-    check(&c.doc(&uri).text, expect![[r#"
+    check(
+        &c.doc(&uri).text,
+        expect![[r#"
         ---
         title: x # mine
         live:
@@ -175,20 +212,29 @@ async fn pause_resume_and_passive_commands() {
             cronExpr: '0 9 * * *'
         ---
         body
-    "#]]);
-    let res = c.request("workspace/executeCommand", json!({"command": "livenote.makePassive", "arguments": [uri]})).await;
+    "#]],
+    );
+    let res = c
+        .request("workspace/executeCommand", json!({"command": "livenote.makePassive", "arguments": [uri]}))
+        .await;
     assert!(res.get("error").is_none(), "{res}");
     c.diagnostics(&uri, 3).await;
-    check(&c.doc(&uri).text, expect![[r#"
+    check(
+        &c.doc(&uri).text,
+        expect![[r#"
         ---
         title: x # mine
         ---
         body
-    "#]]);
+    "#]],
+    );
     // Runs are not built yet: the command says so instead of pretending.
-    let res = c.request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]})).await;
+    let res =
+        c.request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]})).await;
     assert!(res["error"]["message"].as_str().is_some_and(|m| m.contains("no provider configured")), "{res}");
-    let res = c.request("workspace/executeCommand", json!({"command": "livenote.setActive", "arguments": []})).await;
+    let res = c
+        .request("workspace/executeCommand", json!({"command": "livenote.setActive", "arguments": []}))
+        .await;
     assert!(res.get("error").is_some(), "{res}");
     c.shutdown().await;
 }
@@ -206,16 +252,24 @@ async fn lenses_hints_hover_completion() {
         .as_array()
         .into_iter()
         .flatten()
-        .map(|l| format!("{} {} {}\n", l["range"]["start"]["line"], l["command"]["title"], l["command"]["command"]))
+        .map(|l| {
+            format!("{} {} {}\n", l["range"]["start"]["line"], l["command"]["title"], l["command"]["command"])
+        })
         .collect();
-    check(&rendered, expect![[r#"
+    check(
+        &rendered,
+        expect![[r#"
         1 "● Live · updated 5 min ago · next 10:00" ""
         1 "Run now" "livenote.run"
         1 "Pause" "livenote.setActive"
-    "#]]);
+    "#]],
+    );
     let hints = c
-        .request("textDocument/inlayHint", json!({"textDocument": {"uri": uri},
-            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 7, "character": 0}}}))
+        .request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": uri},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 7, "character": 0}}}),
+        )
         .await;
     let rendered: String = hints["result"]
         .as_array()
@@ -223,33 +277,49 @@ async fn lenses_hints_hover_completion() {
         .flatten()
         .map(|h| format!("{}:{} {}\n", h["position"]["line"], h["position"]["character"], h["label"]))
         .collect();
-    check(&rendered, expect![[r#"
+    check(
+        &rendered,
+        expect![[r#"
         4:25 "every hour · next 10:00"
         5:35 "5 min ago"
-    "#]]);
-    let (with_cursor, at) = cursor("---\nlive:\n  objective: \"😀 time\"\n  triggers:\n    cronExpr: \"0 * $0* * *\"\n");
+    "#]],
+    );
+    let (with_cursor, at) =
+        cursor("---\nlive:\n  objective: \"😀 time\"\n  triggers:\n    cronExpr: \"0 * $0* * *\"\n");
     let hover = c
-        .request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": pos(&with_cursor, at, false)}))
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": pos(&with_cursor, at, false)}),
+        )
         .await;
-    check(hover["result"]["contents"]["value"].as_str().unwrap_or("<none>"), expect![[r#"
+    check(
+        hover["result"]["contents"]["value"].as_str().unwrap_or("<none>"),
+        expect![[r#"
         **Every hour**
 
         Next:
         - Mon 23 Nov 10:00 CST
         - Mon 23 Nov 11:00 CST
-        - Mon 23 Nov 12:00 CST"#]]);
+        - Mon 23 Nov 12:00 CST"#]],
+    );
     let (with_cursor, at) = cursor("---\nlive:\n  objective: \"😀 time\"\n  $0");
     c.edit(&uri, with_cursor.len(), text.len() - 4, "").await;
     let completion = c
-        .request("textDocument/completion", json!({"textDocument": {"uri": uri}, "position": pos(&with_cursor, at, false)}))
+        .request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": uri}, "position": pos(&with_cursor, at, false)}),
+        )
         .await;
     let labels: Vec<&str> =
         completion["result"].as_array().into_iter().flatten().filter_map(|i| i["label"].as_str()).collect();
-    check(&labels.join("\n"), expect![[r#"
+    check(
+        &labels.join("\n"),
+        expect![[r#"
         active
         triggers
         provider
-        model"#]]);
+        model"#]],
+    );
     c.shutdown().await;
 }
 
@@ -258,7 +328,10 @@ async fn lenses_hints_hover_completion() {
 #[tokio::test]
 async fn index_symbols_and_list_notes() {
     let files = [
-        ("chicago.md", "---\ntitle: Chicago time\nlive:\n  objective: time\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n"),
+        (
+            "chicago.md",
+            "---\ntitle: Chicago time\nlive:\n  objective: time\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n",
+        ),
         ("sub/weather.md", "---\nlive:\n  objective: weather\n  active: false\n---\n"),
         ("broken.md", "---\nlive:\n  active: yes\n---\n"),
         ("plain.md", "# plain\n"),
@@ -269,7 +342,9 @@ async fn index_symbols_and_list_notes() {
     // Indexing runs in the background; wait for it.
     let mut list = Value::Null;
     for _ in 0..200 {
-        list = c.request("workspace/executeCommand", json!({"command": "livenote.listNotes", "arguments": []})).await;
+        list = c
+            .request("workspace/executeCommand", json!({"command": "livenote.listNotes", "arguments": []}))
+            .await;
         if list["result"].as_array().is_some_and(|a| a.len() == 3) {
             break;
         }
@@ -281,11 +356,14 @@ async fn index_symbols_and_list_notes() {
         .flatten()
         .map(|i| format!("{} {} due={} next={}\n", i["path"], i["status"], i["due"], i["nextDue"]))
         .collect();
-    check(&rendered, expect![[r#"
+    check(
+        &rendered,
+        expect![[r#"
         "broken.md" "invalid" due=null next=null
         "chicago.md" "live" due="cron" next="2026-11-23T09:07:00-06:00"
         "sub/weather.md" "paused" due=null next=null
-    "#]]);
+    "#]],
+    );
     let symbols = c.request("workspace/symbol", json!({"query": "chi"})).await;
     let rendered: String = symbols["result"]
         .as_array()
@@ -293,9 +371,12 @@ async fn index_symbols_and_list_notes() {
         .flatten()
         .map(|s| format!("{} | {}\n", s["name"], s["containerName"]))
         .collect();
-    check(&rendered, expect![[r#"
+    check(
+        &rendered,
+        expect![[r#"
         "Chicago time" | "live · next 09:07 · chicago.md"
-    "#]]);
+    "#]],
+    );
     let ws = c.request("workspace/diagnostic", json!({"previousResultIds": []})).await;
     let rendered: String = ws["result"]["items"]
         .as_array()
@@ -306,9 +387,12 @@ async fn index_symbols_and_list_notes() {
             format!("{name}: {}", render_diags(r["items"].as_array().map(Vec::as_slice).unwrap_or(&[])))
         })
         .collect();
-    check(&rendered, expect![[r#"
+    check(
+        &rendered,
+        expect![[r#"
         broken.md: 1:0-1:4 1 live/missing-objective a live note needs an `objective`: what the note should keep being, in plain words
         2:10-2:13 1 live/wrong-type `active` must be true or false, found the string "yes" (YAML 1.2 reads `yes`/`no` as text)
-    "#]]);
+    "#]],
+    );
     c.shutdown().await;
 }
