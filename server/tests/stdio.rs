@@ -154,8 +154,10 @@ fn lsp_over_stdio_round_trip() {
     else {
         panic!("no Make live in {actions}")
     };
+    // The action carries the edit; the same change is also a command (the palette's way).
+    assert!(make_live["edit"]["documentChanges"][0]["edits"][0]["newText"].is_string(), "{make_live}");
     s.send(json!({"jsonrpc": "2.0", "id": 3, "method": "workspace/executeCommand", "params": {
-        "command": make_live["command"]["command"], "arguments": make_live["command"]["arguments"]}}));
+        "command": "livenote.makeLive", "arguments": [uri]}}));
     let apply = s.wait("applyEdit", |m| m["method"] == "workspace/applyEdit");
     let change = &apply["params"]["edit"]["documentChanges"][0];
     assert_eq!(change["textDocument"]["version"], 2, "the edit is versioned: {apply}");

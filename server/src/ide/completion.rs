@@ -670,8 +670,9 @@ fn objective<Tz: TimeZone>(ctx: &Ctx<Tz>, spot: &Spot, slot: &ValueSlot) -> Vec<
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use expect_test::{Expect, expect};
+    use proptest::prelude::*;
 
     use super::*;
     use crate::ide::fixture::{cursor, with_ctx};
@@ -1131,6 +1132,43 @@ mod tests {
             assert_eq!(completion(ctx, inside), completion(ctx, inside - 1));
             assert!(completion(ctx, text.len() + 10).is_empty());
         });
+    }
+
+    /// Pieces of frontmatter, half-typed YAML, line endings and multibyte text, so generated
+    /// notes reach every branch; arbitrary strings cover the rest.
+    pub(in crate::ide) fn arb_note() -> impl Strategy<Value = String> {
+        const PIECES: &[&str] = &[
+            "---", "...", "\n", "\r\n", "\r", "\u{feff}", "live:", "live: ", "  ", "    ", "- ", "-", "objective: ",
+            "objective: |", "triggers:", "triggers: ", "cronExpr: ", "\"0 9 * * *\"", "*/2 * * * *", "0 9 * *", "windows:",
+            "startTime: ", "endTime: ", "\"09:00\"", "'12:00'", "9:00", "lastRunAt: ", "lastAttemptAt: ",
+            "\"2026-11-23T15:02:00Z\"", "lastRunError: ", "null", "active: ", "true", "provider: ", "model: ", "title: ",
+            "# T", "#", ":", "\"", "'", "|", ">", "[", "{", "é", "日本", "🎉", "x",
+        ];
+        prop_oneof![
+            prop::collection::vec(prop::sample::select(PIECES), 0..40).prop_map(|v| v.concat()),
+            any::<String>(),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        /// Any offset into any text: no panic, and every range is a slice of the cursor's line
+        /// that contains the (floored) cursor.
+        #[test]
+        fn never_panics(text in arb_note()) {
+            with_ctx(&text, RunFacts::default(), |ctx| {
+                for offset in 0..=text.len() + 2 {
+                    let at = floor_offset(&text, offset);
+                    for item in completion(ctx, offset) {
+                        let r = item.replace;
+                        prop_assert!(r.start <= at && at <= r.end && r.end <= text.len(), "{r:?} at {at}");
+                        prop_assert!(text.get(r.clone()).is_some_and(|s| !s.contains('\n')), "{r:?}");
+                    }
+                }
+                Ok(())
+            })?;
+        }
     }
 
     #[test]

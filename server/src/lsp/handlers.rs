@@ -46,10 +46,6 @@ pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
             .and_then(|w| w.did_change_watched_files.as_ref())
             .and_then(|d| d.dynamic_registration)
             .unwrap_or(false),
-        workspace_edit_document_changes: ws
-            .and_then(|w| w.workspace_edit.as_ref())
-            .and_then(|e| e.document_changes)
-            .unwrap_or(false),
     };
     let pull = client.pull_diagnostics;
     if let Ok(mut c) = state.caps.write() {
@@ -400,7 +396,7 @@ pub fn code_action(state: &State, params: CodeActionParams) -> Option<CodeAction
             .map(|a| {
                 let kind = match a.kind {
                     ide::actions::ActionKind::QuickFix => CodeActionKind::QUICKFIX,
-                    ide::actions::ActionKind::Refactor => CodeActionKind::REFACTOR,
+                    ide::actions::ActionKind::Refactor => CodeActionKind::REFACTOR_REWRITE,
                     ide::actions::ActionKind::Source => CodeActionKind::SOURCE,
                 };
                 let edit = (!a.edits.is_empty())
@@ -411,8 +407,14 @@ pub fn code_action(state: &State, params: CodeActionParams) -> Option<CodeAction
                     diagnostics: Some(
                         a.diagnostics.iter().filter_map(|&i| lsp_diags.get(i).cloned()).collect(),
                     ),
+                    // An action with edits carries them (versioned) and no command: the client
+                    // applies the edit itself; running the command too would rewrite twice.
+                    command: if edit.is_some() {
+                        None
+                    } else {
+                        a.command.as_ref().map(|c| lsp_command(&uri, c))
+                    },
                     edit,
-                    command: a.command.as_ref().map(|c| lsp_command(&uri, c)),
                     is_preferred: Some(a.preferred),
                     disabled: None,
                     data: None,

@@ -31,7 +31,6 @@ pub struct ClientCaps {
     pub lens_refresh: bool,
     pub hint_refresh: bool,
     pub watched_files_registration: bool,
-    pub workspace_edit_document_changes: bool,
 }
 
 pub struct State {

@@ -71,10 +71,7 @@ impl Index {
             return self.notes.remove(path).is_some_and(|e| e.is_some());
         }
         let entry = read_entry(path);
-        let changed = match (self.notes.get(path), &entry) {
-            (Some(None), None) => false,
-            _ => true,
-        };
+        let changed = !matches!((self.notes.get(path), &entry), (Some(None), None));
         self.notes.insert(path.to_path_buf(), entry);
         changed
     }

@@ -1,6 +1,6 @@
 //! An in-process LSP client: the real service over `tokio::io::duplex` pipes with real
 //! `Content-Length` framing. It answers the server's requests like an editor would
-//! (`workspace/applyEdit` is applied to its own copy of the document, or rejected on demand)
+//! (`workspace/applyEdit` is applied to its own copy of the document)
 //! and collects notifications for the tests to await.
 
 use std::collections::HashMap;
@@ -30,7 +30,6 @@ pub struct ClientDoc {
 struct Shared {
     pending: HashMap<i64, oneshot::Sender<Value>>,
     docs: HashMap<String, ClientDoc>,
-    reject_next_apply: bool,
     utf8: bool,
 }
 
@@ -153,8 +152,15 @@ impl TestClient {
         .await;
     }
 
-    pub fn reject_next_apply(&self) {
-        lock(&self.shared).reject_next_apply = true;
+    /// Apply a `WorkspaceEdit` (from a code action) like an editor: change the buffer, then
+    /// tell the server with `didChange`.
+    pub async fn apply_workspace_edit(&self, edit: &Value) {
+        let msg = json!({"method": "workspace/applyEdit", "id": 0, "params": {"edit": edit}});
+        let (reply, follow_ups) = answer(&self.shared, &msg);
+        assert_eq!(reply["applied"], true, "{reply}");
+        for n in follow_ups {
+            self.send(n).await;
+        }
     }
 
     /// The next notification with this method (others are dropped).
@@ -259,10 +265,10 @@ async fn read_loop(
             let _ = w.write_all(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes()).await;
         } else if msg.get("method").is_some() {
             let _ = notifications.send(msg);
-        } else if let Some(id) = msg.get("id").and_then(Value::as_i64) {
-            if let Some(tx) = lock(&shared).pending.remove(&id) {
-                let _ = tx.send(msg);
-            }
+        } else if let Some(id) = msg.get("id").and_then(Value::as_i64)
+            && let Some(tx) = lock(&shared).pending.remove(&id)
+        {
+            let _ = tx.send(msg);
         }
     }
 }
@@ -273,9 +279,6 @@ fn answer(shared: &Mutex<Shared>, msg: &Value) -> (Value, Vec<Value>) {
     let reply = match msg["method"].as_str() {
         Some("workspace/applyEdit") => {
             let mut s = lock(shared);
-            if std::mem::take(&mut s.reject_next_apply) {
-                return (json!({"applied": false, "failureReason": "document changed"}), follow_ups);
-            }
             let utf8 = s.utf8;
             for change in
                 msg.pointer("/params/edit/documentChanges").and_then(Value::as_array).into_iter().flatten()
@@ -298,7 +301,7 @@ fn answer(shared: &Mutex<Shared>, msg: &Value) -> (Value, Vec<Value>) {
                         )
                     })
                     .collect();
-                edits.sort_by(|a, b| b.0.cmp(&a.0));
+                edits.sort_by_key(|e| std::cmp::Reverse(e.0));
                 for (start, end, text) in edits {
                     doc.text.replace_range(start..end, &text);
                 }

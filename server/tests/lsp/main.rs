@@ -159,14 +159,9 @@ async fn make_live_round_trip() {
     else {
         panic!("no Make live action")
     };
-    let cmd = &make_live["command"];
-    let res = c
-        .request(
-            "workspace/executeCommand",
-            json!({"command": cmd["command"], "arguments": cmd["arguments"]}),
-        )
-        .await;
-    assert!(res.get("error").is_none(), "{res}");
+    // The action carries a versioned edit; the editor applies it.
+    assert_eq!(make_live["edit"]["documentChanges"][0]["textDocument"]["version"], 1, "{make_live}");
+    c.apply_workspace_edit(&make_live["edit"]).await;
     let diags = c.diagnostics(&uri, 2).await;
     assert!(diags.is_empty(), "{diags:?}");
     check(
@@ -264,6 +259,14 @@ async fn lenses_hints_hover_completion() {
         1 "Pause" "livenote.setActive"
     "#]],
     );
+    // Relative times age with the clock.
+    c.clock.advance(chrono::TimeDelta::minutes(10));
+    let lenses = c.request("textDocument/codeLens", json!({"textDocument": {"uri": uri}})).await;
+    assert_eq!(
+        lenses["result"][0]["command"]["title"], "● Live · updated 15 min ago · next 10:00",
+        "{lenses}"
+    );
+    c.clock.set(harness::now());
     let hints = c
         .request(
             "textDocument/inlayHint",

@@ -1,0 +1,11 @@
+vim.lsp.config('livenote', {
+  cmd = { 'livenote', 'lsp' },
+  filetypes = { 'markdown' },
+  root_markers = { '.git', '.livenote.toml' },
+})
+vim.lsp.enable('livenote')
+vim.lsp.inlay_hint.enable(true)
+vim.api.nvim_create_autocmd({ 'LspAttach', 'BufEnter', 'InsertLeave' }, {
+  pattern = { '*.md', '*.markdown' },
+  callback = function(ev) vim.lsp.codelens.refresh({ bufnr = ev.buf }) end,
+})
