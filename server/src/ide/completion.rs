@@ -253,7 +253,7 @@ fn keys<Tz: TimeZone>(ctx: &Ctx<Tz>, spot: &Spot) -> Vec<CompletionItem> {
     let text = ctx.text;
     let word = match spot.kind() {
         // On a key, the item replaces the key as written (quotes and dashes included).
-        Some(LineKind::Key(k)) if k.key.start <= spot.offset => k.key.clone(),
+        Some(LineKind::Key(k)) if k.key.contains(&spot.offset) || k.key.end == spot.offset => k.key.clone(),
         Some(LineKind::Key(_) | LineKind::Comment | LineKind::Continuation) => return Vec::new(),
         _ => word_at(text, spot),
     };
@@ -314,9 +314,8 @@ fn in_block_scalar(text: &str, o: &Outline, line: usize, col: usize) -> bool {
 /// indented key, else two spaces.
 fn indent_unit(o: &Outline) -> usize {
     let live = o.find(&["live"]).and_then(|i| o.children(i).first().and_then(|&c| o.key(c)).map(|k| k.col));
-    let any = || {
-        o.lines.iter().find_map(|l| matches!(l.kind, LineKind::Key(_)).then_some(l.indent)).filter(|&i| i > 0)
-    };
+    let any =
+        || o.lines.iter().find(|l| matches!(l.kind, LineKind::Key(_)) && l.indent > 0).map(|l| l.indent);
     live.filter(|&c| c > 0).or_else(any).unwrap_or(2)
 }
 
@@ -376,19 +375,21 @@ fn snippet_escape(s: &str) -> String {
 /// In a note without frontmatter, on its first line: the whole frontmatter with a `live:`
 /// block, when what is typed so far could be the start of `---` or `live`.
 fn new_frontmatter(text: &str, offset: usize) -> Option<CompletionItem> {
-    let start = frontmatter::bom_len(text);
-    let line_end = text[start..].find(['\r', '\n']).map_or(text.len(), |i| start + i);
-    if offset < start || offset > line_end {
+    let bom = frontmatter::bom_len(text);
+    let line_end = text[bom..].find(['\r', '\n']).map_or(text.len(), |i| bom + i);
+    if offset > line_end {
         return None;
     }
+    // A cursor before a byte order mark replaces it, and the mark is written back first.
+    let (start, mark) = if offset < bom { (0, &text[..bom]) } else { (bom, "") };
     let end = offset
         + text[offset..line_end].bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'-').count();
-    let typed = &text[start..end];
+    let typed = &text[bom.max(start)..end];
     if !("---".starts_with(typed) || "live".starts_with(typed)) {
         return None;
     }
     let nl = if text[line_end..].starts_with("\r\n") { "\r\n" } else { "\n" };
-    let block = live_block(text, start, 2, nl);
+    let block = live_block(text, bom, 2, nl);
     // The rest of the first line moves below the frontmatter; a line left empty keeps its own
     // line break, so none is added.
     let tail = if end == line_end && line_end < text.len() { "" } else { nl };
@@ -397,7 +398,7 @@ fn new_frontmatter(text: &str, offset: usize) -> Option<CompletionItem> {
         kind: CompletionKind::Snippet,
         detail: Some("make this note live (adds frontmatter)".to_owned()),
         documentation: Some(LIVE_DOC.to_owned()),
-        insert_text: format!("---{nl}{block}{nl}---{tail}"),
+        insert_text: format!("{mark}---{nl}{block}{nl}---{tail}"),
         snippet: true,
         replace: start..end,
         sort_text: None,
@@ -771,6 +772,9 @@ pub(super) mod tests {
                 live  Snippet  make this note live (adds frontmatter)  -> ---\r\nlive:\r\n  objective: ${1:"Keep this note about \\"Paris\\" up to date."}\r\n  triggers:\r\n    cronExpr: "${2:0 9 * * *}"\r\n---\r\n
             "#]],
         );
+        let (text, items) = complete("$0\u{feff}# Paris\n");
+        let Some(item) = items.first() else { panic!("no scaffold before a BOM") };
+        assert!(apply(&text, item).starts_with("\u{feff}---\nlive:\n"), "{:?}", apply(&text, item));
         check("# Paris\n$0", expect!["(none)\n"]);
         check("Hello$0 world\n", expect!["(none)\n"]);
     }
@@ -799,6 +803,16 @@ pub(super) mod tests {
             live  Key  make this note live  -> live
         "#]],
         );
+        // The indentation of the user's other keys is followed.
+        check(
+            "---\nmeta:\n    a: 1\nl$0\n---\n",
+            expect![[r#"
+                replaces "l"
+                live  Snippet  make this note live  -> live:\n    objective: ${1:"Keep this note up to date with the latest information on its topic."}\n    triggers:\n        cronExpr: "${2:0 9 * * *}"
+            "#]],
+        );
+        check("---\nlive :$0\n---\n", expect!["(none)\n"]);
+        check("---\nlive $0:\n---\n", expect!["(none)\n"]);
         check("---\nlive:\n  objective: x\n$0\n---\n", expect!["(none)\n"]);
         check("---\ntitle: x\n  $0\n---\n", expect!["(none)\n"]);
     }
@@ -1138,11 +1152,55 @@ pub(super) mod tests {
     /// notes reach every branch; arbitrary strings cover the rest.
     pub(in crate::ide) fn arb_note() -> impl Strategy<Value = String> {
         const PIECES: &[&str] = &[
-            "---", "...", "\n", "\r\n", "\r", "\u{feff}", "live:", "live: ", "  ", "    ", "- ", "-", "objective: ",
-            "objective: |", "triggers:", "triggers: ", "cronExpr: ", "\"0 9 * * *\"", "*/2 * * * *", "0 9 * *", "windows:",
-            "startTime: ", "endTime: ", "\"09:00\"", "'12:00'", "9:00", "lastRunAt: ", "lastAttemptAt: ",
-            "\"2026-11-23T15:02:00Z\"", "lastRunError: ", "null", "active: ", "true", "provider: ", "model: ", "title: ",
-            "# T", "#", ":", "\"", "'", "|", ">", "[", "{", "é", "日本", "🎉", "x",
+            "---",
+            "...",
+            "\n",
+            "\r\n",
+            "\r",
+            "\u{feff}",
+            "live:",
+            "live: ",
+            "  ",
+            "    ",
+            "- ",
+            "-",
+            "objective: ",
+            "objective: |",
+            "triggers:",
+            "triggers: ",
+            "cronExpr: ",
+            "\"0 9 * * *\"",
+            "*/2 * * * *",
+            "0 9 * *",
+            "windows:",
+            "startTime: ",
+            "endTime: ",
+            "\"09:00\"",
+            "'12:00'",
+            "9:00",
+            "lastRunAt: ",
+            "lastAttemptAt: ",
+            "\"2026-11-23T15:02:00Z\"",
+            "lastRunError: ",
+            "null",
+            "active: ",
+            "true",
+            "provider: ",
+            "model: ",
+            "title: ",
+            "# T",
+            "#",
+            ":",
+            "\"",
+            "'",
+            "|",
+            ">",
+            "[",
+            "{",
+            "é",
+            "日本",
+            "🎉",
+            "x",
         ];
         prop_oneof![
             prop::collection::vec(prop::sample::select(PIECES), 0..40).prop_map(|v| v.concat()),

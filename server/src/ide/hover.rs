@@ -181,7 +181,9 @@ fn window_today<Tz: TimeZone>(ctx: &Ctx<Tz>, w: Window) -> String {
         _ if ctx.now < band.start => format!("opens at {}", w.start),
         Some(r) if r > band.start && (band.contains(ctx.now) || r < band.end) => done(r),
         _ if band.contains(ctx.now) => match backoff_end(ctx, live) {
-            Some(end) if end < band.end => format!("due in {} (5-minute backoff after a run starts)", until(end, ctx.now)),
+            Some(end) if end < band.end => {
+                format!("due in {} (5-minute backoff after a run starts)", until(end, ctx.now))
+            }
             Some(_) => "missed today: the backoff outlasts the band".to_owned(),
             None => "due now".to_owned(),
         },
@@ -370,7 +372,9 @@ mod tests {
 
     #[test]
     fn cron_values() {
-        check(&note("cronExpr: \"0 * *$0 * *\"  # hourly", ""), expect![[r#"
+        check(
+            &note("cronExpr: \"0 * *$0 * *\"  # hourly", ""),
+            expect![[r#"
             "0 * * * *"
             ~~~~
             **Every hour**
@@ -379,8 +383,11 @@ mod tests {
             - Mon 23 Nov 10:00 CST
             - Mon 23 Nov 11:00 CST
             - Mon 23 Nov 12:00 CST
-        "#]]);
-        check(&note("cronExpr: 0 9 * * 1-5$0", ""), expect![[r#"
+        "#]],
+        );
+        check(
+            &note("cronExpr: 0 9 * * 1-5$0", ""),
+            expect![[r#"
             0 9 * * 1-5
             ~~~~
             **At 09:00 on weekdays**
@@ -389,8 +396,11 @@ mod tests {
             - Tue 24 Nov 09:00 CST
             - Wed 25 Nov 09:00 CST
             - Thu 26 Nov 09:00 CST
-        "#]]);
-        check(&note("cronExpr: \"*/2 * * * *$0\"", ""), expect![[r#"
+        "#]],
+        );
+        check(
+            &note("cronExpr: \"*/2 * * * *$0\"", ""),
+            expect![[r#"
             "*/2 * * * *"
             ~~~~
             **Every 2 minutes**
@@ -401,13 +411,19 @@ mod tests {
             - Mon 23 Nov 09:12 CST
 
             ⚠️ Fires more often than every 5 minutes, and every fire is an agent run.
-        "#]]);
-        check(&note("cronExpr: \"0 9 * *$0\"", ""), expect![[r#"
+        "#]],
+        );
+        check(
+            &note("cronExpr: \"0 9 * *$0\"", ""),
+            expect![[r#"
             "0 9 * *"
             ~~~~
             **Invalid cron expression:** expected 5 fields (minute hour day-of-month month day-of-week), or 6 with a leading seconds field, but found 4
-        "#]]);
-        check(&note("cronExpr: \"0 9 * * *$0\"", "  active: false\n"), expect![[r#"
+        "#]],
+        );
+        check(
+            &note("cronExpr: \"0 9 * * *$0\"", "  active: false\n"),
+            expect![[r#"
             "0 9 * * *"
             ~~~~
             **Daily at 09:00**
@@ -418,9 +434,12 @@ mod tests {
             - Thu 26 Nov 09:00 CST
 
             The note is paused: nothing fires until `active: true`.
-        "#]]);
+        "#]],
+        );
         // The key itself shows its documentation.
-        check(&note("cron$0Expr: \"0 9 * * *\"", ""), expect![[r#"
+        check(
+            &note("cron$0Expr: \"0 9 * * *\"", ""),
+            expect![[r#"
             cronExpr
             ~~~~
             `live.triggers.cronExpr` · cron expression
@@ -429,7 +448,8 @@ mod tests {
             an optional leading seconds field, or a nickname such as `@hourly`. Vixie semantics:
             0 and 7 are Sunday; day-of-month and day-of-week combine with OR. A missed time is
             skipped after a 2-minute grace, not replayed.
-        "#]]);
+        "#]],
+        );
     }
 
     #[test]
@@ -438,7 +458,9 @@ mod tests {
             format!("windows:\n  - startTime: \"{start}\"\n    endTime: \"{end}$0\"")
         };
         // Now is 09:07 in Chicago.
-        check(&note(&w("09:00", "12:00"), ""), expect![[r#"
+        check(
+            &note(&w("09:00", "12:00"), ""),
+            expect![[r#"
             "12:00"
             ~~~~
             **09:00–12:00** local, once a day
@@ -450,8 +472,11 @@ mod tests {
             `live.triggers.windows[].endTime` · HH:MM local time, required
 
             End of the band, 24-hour `HH:MM`, not before `startTime`; the end minute is inside the band.
-        "#]]);
-        check(&note(&w("09:00", "12:00"), "  lastRunAt: \"2026-11-23T15:02:00Z\"\n"), expect![[r#"
+        "#]],
+        );
+        check(
+            &note(&w("09:00", "12:00"), "  lastRunAt: \"2026-11-23T15:02:00Z\"\n"),
+            expect![[r#"
             "12:00"
             ~~~~
             **09:00–12:00** local, once a day
@@ -463,8 +488,11 @@ mod tests {
             `live.triggers.windows[].endTime` · HH:MM local time, required
 
             End of the band, 24-hour `HH:MM`, not before `startTime`; the end minute is inside the band.
-        "#]]);
-        check(&note(&w("09:00", "12:00"), "  lastRunAt: \"2026-11-23T15:00:00Z\"\n"), expect![[r#"
+        "#]],
+        );
+        check(
+            &note(&w("09:00", "12:00"), "  lastRunAt: \"2026-11-23T15:00:00Z\"\n"),
+            expect![[r#"
             "12:00"
             ~~~~
             **09:00–12:00** local, once a day
@@ -476,7 +504,8 @@ mod tests {
             `live.triggers.windows[].endTime` · HH:MM local time, required
 
             End of the band, 24-hour `HH:MM`, not before `startTime`; the end minute is inside the band.
-        "#]]);
+        "#]],
+        );
         check(
             &note(
                 &w("09:00", "12:00"),
@@ -496,7 +525,9 @@ mod tests {
                 End of the band, 24-hour `HH:MM`, not before `startTime`; the end minute is inside the band.
             "#]],
         );
-        check(&note(&w("09:00", "09:08"), "  lastAttemptAt: \"2026-11-23T15:05:00Z\"\n"), expect![[r#"
+        check(
+            &note(&w("09:00", "09:08"), "  lastAttemptAt: \"2026-11-23T15:05:00Z\"\n"),
+            expect![[r#"
             "09:08"
             ~~~~
             **09:00–09:08** local, once a day
@@ -508,8 +539,11 @@ mod tests {
             `live.triggers.windows[].endTime` · HH:MM local time, required
 
             End of the band, 24-hour `HH:MM`, not before `startTime`; the end minute is inside the band.
-        "#]]);
-        check(&note(&w("06:00", "08:00"), "  lastRunAt: \"2026-11-23T13:30:00Z\"\n"), expect![[r#"
+        "#]],
+        );
+        check(
+            &note(&w("06:00", "08:00"), "  lastRunAt: \"2026-11-23T13:30:00Z\"\n"),
+            expect![[r#"
             "08:00"
             ~~~~
             **06:00–08:00** local, once a day
@@ -521,8 +555,11 @@ mod tests {
             `live.triggers.windows[].endTime` · HH:MM local time, required
 
             End of the band, 24-hour `HH:MM`, not before `startTime`; the end minute is inside the band.
-        "#]]);
-        check(&note(&w("06:00", "08:00"), "  lastRunAt: \"2026-11-23T15:02:00Z\"\n"), expect![[r#"
+        "#]],
+        );
+        check(
+            &note(&w("06:00", "08:00"), "  lastRunAt: \"2026-11-23T15:02:00Z\"\n"),
+            expect![[r#"
             "08:00"
             ~~~~
             **06:00–08:00** local, once a day
@@ -534,8 +571,11 @@ mod tests {
             `live.triggers.windows[].endTime` · HH:MM local time, required
 
             End of the band, 24-hour `HH:MM`, not before `startTime`; the end minute is inside the band.
-        "#]]);
-        check(&note(&w("09:00", "12:00"), "  active: 3\n"), expect![[r#"
+        "#]],
+        );
+        check(
+            &note(&w("09:00", "12:00"), "  active: 3\n"),
+            expect![[r#"
             "12:00"
             ~~~~
             **09:00–12:00** local, once a day
@@ -547,8 +587,11 @@ mod tests {
             `live.triggers.windows[].endTime` · HH:MM local time, required
 
             End of the band, 24-hour `HH:MM`, not before `startTime`; the end minute is inside the band.
-        "#]]);
-        check(&note(&w("13:00", "15:00"), ""), expect![[r#"
+        "#]],
+        );
+        check(
+            &note(&w("13:00", "15:00"), ""),
+            expect![[r#"
             "15:00"
             ~~~~
             **13:00–15:00** local, once a day
@@ -560,8 +603,11 @@ mod tests {
             `live.triggers.windows[].endTime` · HH:MM local time, required
 
             End of the band, 24-hour `HH:MM`, not before `startTime`; the end minute is inside the band.
-        "#]]);
-        check(&note(&w("06:00", "08:00"), "  active: false\n"), expect![[r#"
+        "#]],
+        );
+        check(
+            &note(&w("06:00", "08:00"), "  active: false\n"),
+            expect![[r#"
             "08:00"
             ~~~~
             **06:00–08:00** local, once a day
@@ -573,8 +619,11 @@ mod tests {
             `live.triggers.windows[].endTime` · HH:MM local time, required
 
             End of the band, 24-hour `HH:MM`, not before `startTime`; the end minute is inside the band.
-        "#]]);
-        check(&note(&w("09:07", "09:07"), ""), expect![[r#"
+        "#]],
+        );
+        check(
+            &note(&w("09:07", "09:07"), ""),
+            expect![[r#"
             "09:07"
             ~~~~
             **09:07** local, a one-minute band, once a day
@@ -586,8 +635,11 @@ mod tests {
             `live.triggers.windows[].endTime` · HH:MM local time, required
 
             End of the band, 24-hour `HH:MM`, not before `startTime`; the end minute is inside the band.
-        "#]]);
-        check(&note(&w("12:00", "08:00"), ""), expect![[r#"
+        "#]],
+        );
+        check(
+            &note(&w("12:00", "08:00"), ""),
+            expect![[r#"
             "08:00"
             ~~~~
             **12:00–08:00** ends before it starts. Windows cannot cross midnight, so this one never fires; split it into 12:00–23:59 and 00:00–08:00.
@@ -597,8 +649,11 @@ mod tests {
             `live.triggers.windows[].endTime` · HH:MM local time, required
 
             End of the band, 24-hour `HH:MM`, not before `startTime`; the end minute is inside the band.
-        "#]]);
-        check(&note(&w("9:00", "12:00"), ""), expect![[r#"
+        "#]],
+        );
+        check(
+            &note(&w("9:00", "12:00"), ""),
+            expect![[r#"
             "12:00"
             ~~~~
             `startTime`: write the hour with two digits: "09:00"
@@ -608,8 +663,11 @@ mod tests {
             `live.triggers.windows[].endTime` · HH:MM local time, required
 
             End of the band, 24-hour `HH:MM`, not before `startTime`; the end minute is inside the band.
-        "#]]);
-        check(&note("windows:\n  - startTime$0: \"09:00\"", ""), expect![[r#"
+        "#]],
+        );
+        check(
+            &note("windows:\n  - startTime$0: \"09:00\"", ""),
+            expect![[r#"
             startTime
             ~~~~
             A window needs both `startTime` and `endTime`.
@@ -619,7 +677,8 @@ mod tests {
             `live.triggers.windows[].startTime` · HH:MM local time, required
 
             Start of the band, 24-hour `HH:MM` local time.
-        "#]]);
+        "#]],
+        );
         // Any key or value of the item shows its window.
         check(
             &note(
@@ -663,7 +722,9 @@ mod tests {
 
     #[test]
     fn runtime_fields() {
-        check(&note("", "  lastRunAt: \"2026-11-23T15:02:00Z$0\"\n"), expect![[r#"
+        check(
+            &note("", "  lastRunAt: \"2026-11-23T15:02:00Z$0\"\n"),
+            expect![[r#"
             "2026-11-23T15:02:00Z"
             ~~~~
             **5 min ago** · Mon 23 Nov 09:02 CST
@@ -674,8 +735,11 @@ mod tests {
 
             Written by livenote: when the latest successful run started. Anchors every trigger's
             cycle.
-        "#]]);
-        check(&note("", "  lastAtt$0emptAt: \"2026-11-23T15:05:30.123Z\"\n"), expect![[r#"
+        "#]],
+        );
+        check(
+            &note("", "  lastAtt$0emptAt: \"2026-11-23T15:05:30.123Z\"\n"),
+            expect![[r#"
             lastAttemptAt
             ~~~~
             **1 min ago** · Mon 23 Nov 09:05 CST
@@ -688,8 +752,11 @@ mod tests {
 
             Written by livenote: when the latest run started (every run). Drives the 5-minute
             retry backoff.
-        "#]]);
-        check(&note("", "  lastRunAt: yesterday$0\n"), expect![[r#"
+        "#]],
+        );
+        check(
+            &note("", "  lastRunAt: yesterday$0\n"),
+            expect![[r#"
             yesterday
             ~~~~
             `yesterday` is not an RFC 3339 timestamp; livenote treats it as absent.
@@ -700,8 +767,11 @@ mod tests {
 
             Written by livenote: when the latest successful run started. Anchors every trigger's
             cycle.
-        "#]]);
-        check(&note("", "  lastRunError: \"provider `local`: connection refused\"$0\n"), expect![[r#"
+        "#]],
+        );
+        check(
+            &note("", "  lastRunError: \"provider `local`: connection refused\"$0\n"),
+            expect![[r#"
             "provider `local`: connection refused"
             ~~~~
             **The latest run failed:**
@@ -715,8 +785,11 @@ mod tests {
             `live.lastRunError` · text, written by livenote
 
             Written by livenote: why the latest run failed; cleared when a run succeeds.
-        "#]]);
-        check(&note("", "  lastRunError$0: null\n"), expect![[r#"
+        "#]],
+        );
+        check(
+            &note("", "  lastRunError$0: null\n"),
+            expect![[r#"
             lastRunError
             ~~~~
             No error: the latest run succeeded.
@@ -726,8 +799,11 @@ mod tests {
             `live.lastRunError` · text, written by livenote
 
             Written by livenote: why the latest run failed; cleared when a run succeeds.
-        "#]]);
-        check(&note("", "  lastRunSummary$0: \"Updated - 3:00 PM.\"\n"), expect![[r#"
+        "#]],
+        );
+        check(
+            &note("", "  lastRunSummary$0: \"Updated - 3:00 PM.\"\n"),
+            expect![[r#"
             lastRunSummary
             ~~~~
             > Updated - 3:00 PM.
@@ -737,8 +813,11 @@ mod tests {
             `live.lastRunSummary` · text, written by livenote
 
             Written by livenote: the agent's summary of the latest successful run.
-        "#]]);
-        check(&note("", "  lastRunId$0: \"01JTX3ABC\"\n"), expect![[r#"
+        "#]],
+        );
+        check(
+            &note("", "  lastRunId$0: \"01JTX3ABC\"\n"),
+            expect![[r#"
             lastRunId
             ~~~~
             Run `01JTX3ABC`; its transcript is in `.livenote/runs/`.
@@ -749,13 +828,16 @@ mod tests {
 
             Written by livenote: the id of the latest run (sortable, time-based); its transcript is
             in `.livenote/runs/`.
-        "#]]);
+        "#]],
+        );
     }
 
     #[test]
     fn live_key_summary() {
         let full = "---\nlive$0:\n  objective: x\n  triggers:\n    cronExpr: \"0 * * * *\"\n    windows:\n      - startTime: \"09:00\"\n        endTime: \"12:00\"\n    eventMatchCriteria: \"Emails about Q3\"\n  lastRunAt: \"2026-11-23T15:02:00Z\"\n  lastRunSummary: \"Sunny, 12 °C.\"\n---\n";
-        check(full, expect![[r#"
+        check(
+            full,
+            expect![[r#"
             live
             ~~~~
             **Live note** · live
@@ -770,8 +852,12 @@ mod tests {
             Last run: 5 min ago.
 
             > Sunny, 12 °C.
-        "#]]);
-        check_with(RunFacts { running: true, trusted: Some(true) }, full, expect![[r#"
+        "#]],
+        );
+        check_with(
+            RunFacts { running: true, trusted: Some(true) },
+            full,
+            expect![[r#"
             live
             ~~~~
             **Live note** · updating now…
@@ -786,8 +872,12 @@ mod tests {
             Last run: 5 min ago.
 
             > Sunny, 12 °C.
-        "#]]);
-        check_with(RunFacts { running: false, trusted: Some(false) }, full, expect![[r#"
+        "#]],
+        );
+        check_with(
+            RunFacts { running: false, trusted: Some(false) },
+            full,
+            expect![[r#"
             live
             ~~~~
             **Live note** · waiting for workspace trust
@@ -802,8 +892,11 @@ mod tests {
             Last run: 5 min ago.
 
             > Sunny, 12 °C.
-        "#]]);
-        check("---\nlive$0:\n  objective: x\n  active: false\n---\n", expect![[r#"
+        "#]],
+        );
+        check(
+            "---\nlive$0:\n  objective: x\n  active: false\n---\n",
+            expect![[r#"
             live
             ~~~~
             **Live note** · paused (`active: false`)
@@ -811,7 +904,8 @@ mod tests {
             Manual only: no triggers; use *Run now*.
 
             Never ran successfully yet.
-        "#]]);
+        "#]],
+        );
         check(
             "---\nlive$0:\n  objective: x\n  lastRunAt: \"2026-11-22T15:00:00Z\"\n  lastRunError: \"quota exceeded\"\n---\n",
             expect![[r#"
@@ -824,7 +918,9 @@ mod tests {
                 Last run: yesterday.
             "#]],
         );
-        check("---\nlive$0:\n  active: maybe\n---\n", expect![[r#"
+        check(
+            "---\nlive$0:\n  active: maybe\n---\n",
+            expect![[r#"
             live
             ~~~~
             **Live note** · has errors: nothing fires until they are fixed
@@ -832,8 +928,11 @@ mod tests {
             Manual only: no triggers; use *Run now*.
 
             Never ran successfully yet.
-        "#]]);
-        check("---\nlive$0: [\n---\n", expect![[r#"
+        "#]],
+        );
+        check(
+            "---\nlive$0: [\n---\n",
+            expect![[r#"
             live
             ~~~~
             **Live note** · has errors: nothing fires until they are fixed
@@ -841,56 +940,84 @@ mod tests {
             Manual only: no triggers; use *Run now*.
 
             Never ran successfully yet.
-        "#]]);
+        "#]],
+        );
     }
 
     #[test]
     fn key_documentation() {
-        check(&note("", "  prov$0ider: local\n"), expect![[r#"
+        check(
+            &note("", "  prov$0ider: local\n"),
+            expect![[r#"
             provider
             ~~~~
             `live.provider` · provider name
 
             Name of a configured provider (see `[providers.*]` in config); empty means the default.
-        "#]]);
-        check("---\nlive:\n  $0objective: x\n---\n", expect![[r#"
+        "#]],
+        );
+        check(
+            "---\nlive:\n  $0objective: x\n---\n",
+            expect![[r#"
             objective
             ~~~~
             `live.objective` · text, required
 
             What the note should keep being, in plain words. The agent reads it on every run and
             keeps the body below the title in line with it.
-        "#]]);
-        check("---\nlive:\n  objective: x\n  triggers:\n    eventMatchCriteria$0: mail\n---\n", expect![[r#"
+        "#]],
+        );
+        check(
+            "---\nlive:\n  objective: x\n  triggers:\n    eventMatchCriteria$0: mail\n---\n",
+            expect![[r#"
             eventMatchCriteria
             ~~~~
             `live.triggers.eventMatchCriteria` · text
 
             Which incoming events should update the note, in plain words
             (e.g. "Emails about Q3 planning").
-        "#]]);
+        "#]],
+        );
     }
 
     #[test]
     fn nothing_elsewhere() {
-        check(&note("", "  objective2$0: x\n"), expect![[r#"
+        check(
+            &note("", "  objective2$0: x\n"),
+            expect![[r#"
             (none)
-        "#]]);
-        check("---\ntitle$0: x\nlive:\n  objective: x\n---\n", expect![[r#"
+        "#]],
+        );
+        check(
+            "---\ntitle$0: x\nlive:\n  objective: x\n---\n",
+            expect![[r#"
             (none)
-        "#]]);
-        check("---\nlive:\n  objective: some$0 text\n---\n", expect![[r#"
+        "#]],
+        );
+        check(
+            "---\nlive:\n  objective: some$0 text\n---\n",
+            expect![[r#"
             (none)
-        "#]]);
-        check("---\nlive:\n  objective: x\n---\n# live$0: x\n", expect![[r#"
+        "#]],
+        );
+        check(
+            "---\nlive:\n  objective: x\n---\n# live$0: x\n",
+            expect![[r#"
             (none)
-        "#]]);
-        check("# Title\nlive$0: x\n", expect![[r#"
+        "#]],
+        );
+        check(
+            "# Title\nlive$0: x\n",
+            expect![[r#"
             (none)
-        "#]]);
-        check("---\nlive:\n  active: true  # c$0omment\n---\n", expect![[r#"
+        "#]],
+        );
+        check(
+            "---\nlive:\n  active: true  # c$0omment\n---\n",
+            expect![[r#"
             (none)
-        "#]]);
+        "#]],
+        );
     }
 
     proptest! {
@@ -927,13 +1054,16 @@ mod tests {
                 - Thu 26 Nov 09:00 CST
             "#]],
         );
-        check("---\r\n題: 🌤\r\nlive:\r\n  active$0: true\r\n", expect![[r#"
+        check(
+            "---\r\n題: 🌤\r\nlive:\r\n  active$0: true\r\n",
+            expect![[r#"
             active
             ~~~~
             `live.active` · true | false
 
             `false` pauses the note: nothing fires on schedule or on events. A paused note can
             still be run by hand.
-        "#]]);
+        "#]],
+        );
     }
 }

@@ -44,7 +44,8 @@ fn check_fix(text: &str, title: &str, expect: Expect) {
         panic!("no fix titled {title:?} in {:#?}", a.diagnostics)
     };
     let after = edit::apply(text, &fix.edits).unwrap_or_else(|e| panic!("{e}"));
-    expect.assert_eq(&after);
+    // CR is shown as ␍ so snapshots survive editors and formatters that normalise line endings.
+    expect.assert_eq(&after.replace('\r', "␍"));
 }
 
 #[test]
@@ -342,38 +343,38 @@ fn window_end_before_start_and_overlaps() {
         note,
         "Split into 22:00–23:59 and 00:00–02:00",
         expect![[r#"
-            ---
-            live:
-              objective: y
-              triggers:
-                windows:
-                - startTime: "22:00"
-                  endTime: "23:59"
-                - startTime: "00:00"
-                  endTime: "02:00"
-                - startTime: "08:00"
-                  endTime: "12:00"
-                - startTime: "11:00"
-                  endTime: "13:00"
-            ---
+            ---␍
+            live:␍
+              objective: y␍
+              triggers:␍
+                windows:␍
+                - startTime: "22:00"␍
+                  endTime: "23:59"␍
+                - startTime: "00:00"␍
+                  endTime: "02:00"␍
+                - startTime: "08:00"␍
+                  endTime: "12:00"␍
+                - startTime: "11:00"␍
+                  endTime: "13:00"␍
+            ---␍
         "#]],
     );
     check_fix(
         note,
         "Swap start and end",
         expect![[r#"
-            ---
-            live:
-              objective: y
-              triggers:
-                windows:
-                - startTime: "02:00"  # late
-                  endTime: "22:00"
-                - startTime: "08:00"
-                  endTime: "12:00"
-                - startTime: "11:00"
-                  endTime: "13:00"
-            ---
+            ---␍
+            live:␍
+              objective: y␍
+              triggers:␍
+                windows:␍
+                - startTime: "02:00"  # late␍
+                  endTime: "22:00"␍
+                - startTime: "08:00"␍
+                  endTime: "12:00"␍
+                - startTime: "11:00"␍
+                  endTime: "13:00"␍
+            ---␍
         "#]],
     );
 }
