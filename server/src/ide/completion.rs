@@ -4,7 +4,19 @@
 //!
 //! Everything is placed with the tolerant [`Outline`], never with the YAML parser: completion
 //! is asked for while the user types, which is exactly when the YAML is broken. The cursor
-//! resolution ([`Spot`], [`Scope`]) is shared with hover.
+//! resolution (`Spot`, `Scope`) is shared with hover.
+//!
+//! Decisions where SPEC section 2 is silent:
+//! - Multi-line inserts carry absolute indentation (the note's own step, else two spaces) and
+//!   the note's line ending; the LSP layer must send them with `insertTextMode: asIs`.
+//! - A cron preset's label is the expression and its `detail` the meaning; its documentation
+//!   lists the next three fire times. Inside quotes the user opened, only the bare value is
+//!   inserted (and an unclosed quote is closed); elsewhere times and crons are double-quoted.
+//! - Nothing is offered at a column unlike the siblings', inside block scalars or comments,
+//!   under the user's own keys, or for free-text and runtime values (`objective:` alone gets the
+//!   objective "Make live" would write).
+//! - Without frontmatter, the scaffold is offered on the first line while what is typed could
+//!   start `---` or `live`; a cursor between `\r` and `\n` gets nothing.
 
 use std::ops::Range;
 
@@ -109,8 +121,10 @@ impl Spot {
             // At the start of the closing `---` line.
             None => return None,
         };
-        // A cursor between `\r` and `\n` is at the end of the line.
-        let offset = offset.min(range.end);
+        // A cursor between `\r` and `\n` is on no line (no client puts one there).
+        if offset > range.end {
+            return None;
+        }
         Some(Spot { fm, outline, line, line_start: range.start, line_end: range.end, offset })
     }
 
@@ -382,9 +396,10 @@ fn new_frontmatter(text: &str, offset: usize) -> Option<CompletionItem> {
     }
     // A cursor before a byte order mark replaces it, and the mark is written back first.
     let (start, mark) = if offset < bom { (0, &text[..bom]) } else { (bom, "") };
-    let end = offset
-        + text[offset..line_end].bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'-').count();
-    let typed = &text[bom.max(start)..end];
+    let from = offset.max(bom);
+    let end =
+        from + text[from..line_end].bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'-').count();
+    let typed = &text[bom..end];
     if !("---".starts_with(typed) || "live".starts_with(typed)) {
         return None;
     }
@@ -1146,6 +1161,14 @@ pub(super) mod tests {
             assert_eq!(completion(ctx, inside), completion(ctx, inside - 1));
             assert!(completion(ctx, text.len() + 10).is_empty());
         });
+        // Between `\r` and `\n` the cursor is on no line.
+        let text = "---\nlive:\r\n  \r\n---\r\n";
+        with_ctx(text, RunFacts::default(), |ctx| {
+            let Some(cr) = text.find("  \r").map(|i| i + 3) else { panic!("no CR") };
+            assert!(completion(ctx, cr).is_empty());
+            assert!(!completion(ctx, cr - 1).is_empty());
+            assert!(crate::ide::hover::hover(ctx, cr).is_none());
+        });
     }
 
     /// Pieces of frontmatter, half-typed YAML, line endings and multibyte text, so generated
@@ -1202,9 +1225,15 @@ pub(super) mod tests {
             "🎉",
             "x",
         ];
+        // Line breaks and indentation come often, so that the pieces form lines and levels.
+        let piece = prop_oneof![4 => prop::sample::select(PIECES), 1 => Just("\n"), 1 => Just("\n  "), 1 => Just("\n    ")];
+        let body = prop::collection::vec(piece, 0..40).prop_map(|v| v.concat());
+        let open = prop::sample::select(&["", "---\n", "---\r\n", "\u{feff}---\n"][..]);
+        let close = prop::sample::select(&["", "\n---\n# T\n", "\n---"][..]);
         prop_oneof![
-            prop::collection::vec(prop::sample::select(PIECES), 0..40).prop_map(|v| v.concat()),
-            any::<String>(),
+            4 => (open, body, close).prop_map(|(o, b, c)| format!("{o}{b}{c}")),
+            1 => any::<String>(),
+            1 => any::<String>().prop_map(|s| format!("---\nlive:\n  {s}")),
         ]
     }
 
