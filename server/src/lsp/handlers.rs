@@ -351,6 +351,8 @@ pub fn completion(state: &State, params: CompletionParams) -> Option<CompletionR
                 } else {
                     InsertTextFormat::PLAIN_TEXT
                 }),
+                // Inserts already carry their indentation and the note's line ending.
+                insert_text_mode: Some(InsertTextMode::AS_IS),
                 text_edit: Some(CompletionTextEdit::Edit(tower_lsp_server::ls_types::TextEdit {
                     range: convert::range(&snap.text, &snap.lines, &c.replace, enc),
                     new_text: c.insert_text.clone(),
