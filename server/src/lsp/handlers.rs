@@ -301,10 +301,19 @@ fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
     state.docs().get_mut(uri).map(|d| d.snapshot(&opts))
 }
 
-fn facts() -> RunFacts {
-    // Runs and trust arrive with the scheduler; until then nothing runs and trust is not
-    // considered.
-    RunFacts { running: false, trusted: None }
+/// Whether the workspace holding `path` is trusted (nothing runs on its own otherwise).
+fn trusted(state: &State, path: Option<&Path>) -> bool {
+    let Some(store) = &state.opts.trust else { return false };
+    let Some(path) = path else { return false };
+    let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
+    let root = roots.iter().filter(|r| path.starts_with(r)).max_by_key(|r| r.as_os_str().len()).cloned();
+    let root = root.or_else(|| path.parent().map(Path::to_path_buf));
+    root.is_some_and(|r| store.is_trusted(&r))
+}
+
+fn facts(state: &State, path: Option<&Path>) -> RunFacts {
+    // Runs arrive with the scheduler; until then nothing is running.
+    RunFacts { running: false, trusted: Some(trusted(state, path)) }
 }
 
 /// Run an `ide` feature over the document's snapshot.
@@ -315,13 +324,14 @@ fn with_ctx<R>(
 ) -> Option<R> {
     let snap = snapshot(state, uri)?;
     let zone = state.opts.zone;
+    let path = uri.to_file_path();
     let ctx = Ctx {
         text: &snap.text,
         analysis: &snap.analysis,
         now: state.opts.clock.now(),
         tz: &zone,
         providers: &[],
-        facts: facts(),
+        facts: facts(state, path.as_deref()),
     };
     Some(f(&ctx, &snap))
 }
@@ -483,7 +493,7 @@ pub fn symbol(state: &State, params: WorkspaceSymbolParams) -> Option<WorkspaceS
                 let uri = Uri::from_file_path(path)?;
                 let lines = LineIndex::new(&entry.head);
                 let range = convert::range(&entry.head, &lines, &live.key_span, enc);
-                let st = status::status(live, facts()).as_str();
+                let st = status::status(live, facts(state, Some(path))).as_str();
                 let next = status::schedule_view(live, now, &zone)
                     .next_due
                     .map(|t| format!(" · next {}", ide::text::at_local(t, now, &zone)))
@@ -620,7 +630,41 @@ pub fn execute_command(
              scheduling views work without one",
         )),
         commands::TRUST_WORKSPACE => {
-            Err(Error::invalid_params("trust arrives with livenote's scheduler; nothing runs on its own yet"))
+            let store = state
+                .opts
+                .trust
+                .as_ref()
+                .ok_or_else(|| Error::invalid_params("no user data dir to keep the trust list in"))?;
+            let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
+            let targets: Vec<PathBuf> = match args.first().and_then(Value::as_str) {
+                Some(_) => {
+                    let uri = arg_uri(&args)?;
+                    let path = uri
+                        .to_file_path()
+                        .ok_or_else(|| Error::invalid_params("not a file URI"))?
+                        .into_owned();
+                    let root = roots
+                        .iter()
+                        .filter(|r| path.starts_with(r))
+                        .max_by_key(|r| r.as_os_str().len())
+                        .cloned();
+                    vec![root.unwrap_or_else(|| {
+                        if path.is_dir() {
+                            path.clone()
+                        } else {
+                            path.parent().map(Path::to_path_buf).unwrap_or(path.clone())
+                        }
+                    })]
+                }
+                None => roots,
+            };
+            for t in &targets {
+                store.trust(t).map_err(|e| Error::invalid_params(format!("trust {}: {e}", t.display())))?;
+                tracing::info!("trust {}", t.display());
+            }
+            let (client, state) = (client.clone(), state.clone());
+            tokio::spawn(async move { refresh_views(&client, &state).await });
+            Ok(Some(json!(targets.iter().map(|t| t.display().to_string()).collect::<Vec<_>>())))
         }
         other => Err(Error::invalid_params(format!("unknown command {other}"))),
     }

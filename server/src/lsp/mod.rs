@@ -28,8 +28,12 @@ pub fn service(opts: Options) -> (LspService<Backend>, ClientSocket) {
 
 /// Serve over stdin/stdout until the client says `exit`.
 pub async fn run_stdio() {
-    let opts =
-        Options { clock: Arc::new(SystemClock) as Arc<dyn Clock>, zone: Zone::Local, watch_files: true };
+    let opts = Options {
+        clock: Arc::new(SystemClock) as Arc<dyn Clock>,
+        zone: Zone::Local,
+        watch_files: true,
+        trust: crate::workspace::trust::TrustStore::user(),
+    };
     let (service, socket) = service(opts);
     // Handlers never wait on the client, so a modest level suffices; it bounds memory under a
     // flood of requests while keeping slow requests from blocking cheap ones.

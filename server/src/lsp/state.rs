@@ -20,6 +20,8 @@ pub struct Options {
     pub zone: Zone,
     /// Watch files with `notify` when the client cannot; tests turn it off.
     pub watch_files: bool,
+    /// Where trusted workspaces are listed; `None` when no data dir exists (nothing trusted).
+    pub trust: Option<crate::workspace::trust::TrustStore>,
 }
 
 /// What the client said it supports, fixed at `initialize`.

@@ -4,6 +4,7 @@
 
 pub mod index;
 pub mod read;
+pub mod trust;
 pub mod walk;
 
 pub use read::{ReadError, read_frontmatter, read_note};

@@ -254,10 +254,20 @@ async fn lenses_hints_hover_completion() {
     check(
         &rendered,
         expect![[r#"
-        1 "● Live · updated 5 min ago · next 10:00" ""
-        1 "Run now" "livenote.run"
-        1 "Pause" "livenote.setActive"
-    "#]],
+            1 "Waiting for trust" ""
+            1 "Run now" "livenote.run"
+            1 "Pause" "livenote.setActive"
+        "#]],
+    );
+    // Trusting the workspace (the list lives in the user's data dir) makes the note live.
+    let res = c
+        .request("workspace/executeCommand", json!({"command": "livenote.trustWorkspace", "arguments": []}))
+        .await;
+    assert!(res.get("error").is_none(), "{res}");
+    let lenses = c.request("textDocument/codeLens", json!({"textDocument": {"uri": uri}})).await;
+    assert_eq!(
+        lenses["result"][0]["command"]["title"], "● Live · updated 5 min ago · next 10:00",
+        "{lenses}"
     );
     // Relative times age with the clock.
     c.clock.advance(chrono::TimeDelta::minutes(10));
@@ -377,8 +387,8 @@ async fn index_symbols_and_list_notes() {
     check(
         &rendered,
         expect![[r#"
-        "Chicago time" | "live · next 09:07 · chicago.md"
-    "#]],
+            "Chicago time" | "untrusted · next 09:07 · chicago.md"
+        "#]],
     );
     let ws = c.request("workspace/diagnostic", json!({"previousResultIds": []})).await;
     let rendered: String = ws["result"]["items"]
