@@ -8,9 +8,13 @@
 //! - `text`: offsets, positions and text edits (pure).
 
 pub mod cli;
+pub mod config;
 pub mod ide;
 pub mod lsp;
 pub mod note;
+pub mod providers;
+pub mod runs;
+pub mod scheduler;
 pub mod schedule;
 pub mod status;
 pub mod text;

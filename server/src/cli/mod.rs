@@ -2,7 +2,10 @@
 //! command returns its exit status (0 fine, 1 problems found, 2 usage or I/O failure).
 
 mod check;
+mod init;
 mod list;
+mod run;
+mod watch;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -35,6 +38,29 @@ pub enum Command {
     },
     /// Run the language server over stdio (for editors).
     Lsp,
+    /// Run one note now (manual run; ignores `active`, backoff and trust).
+    Run {
+        note: PathBuf,
+        /// Extra context for the agent.
+        #[arg(long)]
+        context: Option<String>,
+        /// The workspace folder (default: found from the note).
+        #[arg(long)]
+        workspace: Option<PathBuf>,
+        #[arg(long, hide = true)]
+        clock_file: Option<PathBuf>,
+    },
+    /// The headless scheduler: fire due notes in DIR until interrupted.
+    Watch {
+        dir: Option<PathBuf>,
+        /// Read "now" from this file (RFC 3339), for end-to-end tests.
+        #[arg(long, hide = true)]
+        clock_file: Option<PathBuf>,
+    },
+    /// Trust a workspace: its notes may then run on schedule and on events.
+    Trust { dir: Option<PathBuf> },
+    /// Create `.livenote.toml` and an example live note in DIR.
+    Init { dir: Option<PathBuf> },
     /// List live notes with their status, what is due and when they fire next.
     List {
         /// The workspace folder (default: the current folder).
@@ -72,6 +98,16 @@ pub fn run(cli: Cli) -> u8 {
             drop(out);
             return lsp();
         }
+        Command::Run { note, context, workspace, clock_file } => {
+            drop(out);
+            return finish(run::run(note, context, workspace, clock_file));
+        }
+        Command::Watch { dir, clock_file } => {
+            drop(out);
+            return finish(watch::run(dir, clock_file));
+        }
+        Command::Trust { dir } => trust(dir, &mut out),
+        Command::Init { dir } => init::run(dir, &mut out),
     };
     let _ = out.flush();
     match result {
@@ -81,6 +117,25 @@ pub fn run(cli: Cli) -> u8 {
             2
         }
     }
+}
+
+fn finish(r: anyhow::Result<u8>) -> u8 {
+    r.unwrap_or_else(|e| {
+        let _ = writeln!(std::io::stderr(), "livenote: {e:#}");
+        2
+    })
+}
+
+fn trust(dir: Option<PathBuf>, out: &mut impl Write) -> anyhow::Result<u8> {
+    let root = watch::root_of(&dir.unwrap_or_else(|| PathBuf::from(".")));
+    if !root.is_dir() {
+        anyhow::bail!("{} is not a folder", root.display());
+    }
+    let store = crate::workspace::trust::TrustStore::user()
+        .ok_or_else(|| anyhow::anyhow!("no home or data folder to keep the trust list in"))?;
+    store.trust(&root).map_err(|e| anyhow::anyhow!("trust {}: {e}", root.display()))?;
+    writeln!(out, "trusted {}: its live notes now run on schedule and on events", root.display())?;
+    Ok(0)
 }
 
 /// Serve LSP on stdio. stdout carries the protocol, so nothing else may print there.

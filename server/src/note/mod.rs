@@ -1,6 +1,7 @@
 //! A note: its frontmatter, the `live:` block model, validation and byte-minimal rewrites.
 //! Pure functions over text; no I/O, no LSP types.
 
+pub mod body;
 pub mod diagnostic;
 pub mod fields;
 pub mod frontmatter;

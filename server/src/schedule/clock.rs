@@ -10,6 +10,12 @@ use chrono::{DateTime, TimeDelta, Utc};
 /// Something that tells the current instant.
 pub trait Clock: Send + Sync {
     fn now(&self) -> DateTime<Utc>;
+
+    /// For clocks that jump independently of real time (tests), how often a sleeper should
+    /// look again; `None` means real time, so sleeping until an instant is exact.
+    fn poll_interval(&self) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 /// The operating system's wall clock.
@@ -30,6 +36,9 @@ pub struct ManualClock {
 }
 
 impl ManualClock {
+    /// How often sleepers re-read a manual clock, in real time.
+    pub const POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
     pub fn new(now: DateTime<Utc>) -> Self {
         ManualClock { now: Arc::new(Mutex::new(now)) }
     }
@@ -60,17 +69,29 @@ impl Clock for ManualClock {
     fn now(&self) -> DateTime<Utc> {
         *self.lock()
     }
+
+    fn poll_interval(&self) -> Option<std::time::Duration> {
+        Some(Self::POLL)
+    }
 }
 
 impl<C: Clock + ?Sized> Clock for Arc<C> {
     fn now(&self) -> DateTime<Utc> {
         (**self).now()
     }
+
+    fn poll_interval(&self) -> Option<std::time::Duration> {
+        (**self).poll_interval()
+    }
 }
 
 impl<C: Clock + ?Sized> Clock for &C {
     fn now(&self) -> DateTime<Utc> {
         (**self).now()
+    }
+
+    fn poll_interval(&self) -> Option<std::time::Duration> {
+        (**self).poll_interval()
     }
 }
 

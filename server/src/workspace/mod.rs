@@ -6,6 +6,7 @@ pub mod index;
 pub mod read;
 pub mod trust;
 pub mod walk;
+pub mod write;
 
 pub use read::{ReadError, read_frontmatter, read_note};
 pub use walk::{is_markdown, markdown_files};

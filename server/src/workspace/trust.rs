@@ -27,6 +27,11 @@ impl TrustStore {
         Some(TrustStore::in_dir(&dir))
     }
 
+    /// The file holding the list (watched so trust takes effect without a restart).
+    pub fn file(&self) -> &Path {
+        &self.file
+    }
+
     fn entries(&self) -> Vec<PathBuf> {
         std::fs::read_to_string(&self.file)
             .map(|s| s.lines().filter(|l| !l.trim().is_empty()).map(PathBuf::from).collect())

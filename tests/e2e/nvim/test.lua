@@ -44,15 +44,30 @@ local function errors_notified()
   return errs
 end
 
+-- Requests the server sends to the editor, by method (refreshes must not come in floods).
+local from_server = {} ---@type table<string, integer>
+for _, method in ipairs({ 'workspace/inlayHint/refresh', 'workspace/codeLens/refresh' }) do
+  local default = vim.lsp.handlers[method]
+  vim.lsp.handlers[method] = function(...)
+    from_server[method] = (from_server[method] or 0) + 1
+    if default then
+      return default(...)
+    end
+    return vim.NIL
+  end
+end
+
 -- The LSP log (the server's stderr goes there too): only this run's part is shown on failure.
 local log_file = vim.lsp.log.get_filename()
 local log_start = vim.fn.getfsize(log_file)
 log_start = log_start > 0 and log_start or 0
 
--- The server binary under test; the rest of the configuration is init.lua's, untouched.
+-- The server binary under test, a new user's (empty) trust list kept out of the real one, and
+-- the server's exit status; the rest of the configuration is init.lua's, untouched.
 local server_exit = nil ---@type {code: integer, signal: integer}?
 vim.lsp.config('livenote', {
   cmd = vim.env.LIVENOTE_BIN and { vim.env.LIVENOTE_BIN, 'lsp' } or nil,
+  cmd_env = { LIVENOTE_DATA_DIR = vim.fn.tempname() .. '-data' },
   on_exit = function(code, signal)
     server_exit = { code = code, signal = signal }
   end,
@@ -94,7 +109,7 @@ local function wait_for(what, pred, describe, timeout)
   local ok = vim.wait(timeout or WAIT_MS, function()
     value = pred()
     return value ~= nil and value ~= false
-  end, 25)
+  end, 50)
   if not ok then
     error(('timed out after %d ms waiting for %s%s'):format(
       timeout or WAIT_MS,
@@ -182,6 +197,19 @@ local function completion_labels(buf, line, character)
   return labels, by_label
 end
 
+--- Run a server command as Nvim runs a lens's or an action's command; return its result.
+local function exec(client, buf, command, arguments)
+  local reply
+  client:exec_cmd({ title = command, command = command, arguments = arguments }, { bufnr = buf }, function(err, result)
+    reply = { err = err, result = result }
+  end)
+  wait_for('the reply to ' .. command, function()
+    return reply
+  end)
+  assert(not reply.err, command .. ' failed: ' .. vim.inspect(reply.err))
+  return reply.result
+end
+
 local function missing(labels, wanted)
   local have = {}
   for _, l in ipairs(labels) do
@@ -226,6 +254,19 @@ check('diagnostics: `active: yes` is live/wrong-type from livenote', function()
   assert(d.lnum == 4 and d.col == 10, ('at %d:%d, expected on `yes` (4:10)'):format(d.lnum, d.col))
   assert(d.severity == vim.diagnostic.severity.ERROR, 'severity ' .. tostring(d.severity))
   return ('%d:%d %s'):format(d.lnum + 1, d.col + 1, d.message)
+end)
+
+check('idle: reading a note from disk does not start a refresh storm', function()
+  -- Any program reading a note (the editor opening it, grep, a backup) opens the file; the
+  -- server watches the workspace and must not take that for a change.
+  vim.wait(300)
+  local before = from_server['workspace/inlayHint/refresh'] or 0
+  vim.fn.readfile(ws .. '/broken.md')
+  vim.wait(1000)
+  local n = (from_server['workspace/inlayHint/refresh'] or 0) - before
+  -- Nothing changed: no refresh is due (one may fall on a minute boundary).
+  assert(n <= 1, ('the server sent %d workspace/inlayHint/refresh requests in 1 s after one read'):format(n))
+  return ('%d refresh request(s) in 1 s'):format(n)
 end)
 
 check('status lens (from the config\'s LspAttach refresh): the broken note is invalid', function()
@@ -327,10 +368,27 @@ check('"Make live" from the code-action menu turns a passive note live', functio
   return (text(passive):gsub('\n', '⏎'))
 end)
 
-check('status lens: the note made live reads "● Live · never run"', function()
+check('status lens: the note made live waits for trust in a new workspace', function()
   -- What the config does on InsertLeave/BufEnter; repeated while an earlier refresh is in flight.
-  return wait_for('a "● Live · never run" lens', function()
+  return wait_for('a "Waiting for trust" lens', function()
     vim.lsp.codelens.refresh({ bufnr = passive })
+    return find_lens(passive, '^Waiting for trust$')
+  end, function()
+    return vim.inspect(lens_titles(passive))
+  end)
+end)
+
+check('trust the workspace (livenote.trustWorkspace), leave insert mode: "● Live · never run"', function()
+  local client = assert(client_of(passive), 'livenote is not attached')
+  local reply = exec(client, passive, 'livenote.trustWorkspace', { vim.uri_from_bufnr(passive) })
+  local want = vim.uv.fs_realpath(ws)
+  assert(
+    type(reply) == 'table' and vim.tbl_contains(reply, want),
+    ('trusted %s, expected the workspace %s'):format(vim.inspect(reply), want)
+  )
+  -- Nvim 0.11 has no workspace/codeLens/refresh: the config's InsertLeave refresh shows it.
+  return wait_for('a "● Live · never run" lens', function()
+    vim.api.nvim_feedkeys(vim.keycode('i<Esc>'), 'x', false)
     return find_lens(passive, '^● Live · never run')
   end, function()
     return vim.inspect(lens_titles(passive))
@@ -339,18 +397,7 @@ end)
 
 check('"Make live" as a command: the server\'s workspace/applyEdit lands in the buffer', function()
   local buf, client = open('errands.md')
-  local done, reply = false, nil
-  client:exec_cmd(
-    { title = 'Make live', command = 'livenote.makeLive', arguments = { vim.uri_from_bufnr(buf) } },
-    { bufnr = buf },
-    function(err, result)
-      done, reply = true, { err = err, result = result }
-    end
-  )
-  wait_for('the executeCommand reply', function()
-    return done
-  end)
-  assert(not reply.err, 'livenote.makeLive failed: ' .. vim.inspect(reply.err))
+  exec(client, buf, 'livenote.makeLive', { vim.uri_from_bufnr(buf) })
   wait_for('`live:` and `objective:` in the buffer', function()
     return count_lines(buf, '^live:') == 1 and count_lines(buf, '^  objective:') == 1
   end, function()
@@ -358,14 +405,12 @@ check('"Make live" as a command: the server\'s workspace/applyEdit lands in the 
   end)
   local errs = errors_notified()
   assert(#errs == 0, 'the editor showed errors: ' .. vim.inspect(errs))
-  vim.lsp.codelens.refresh({ bufnr = buf })
-  local lens = wait_for('a "● Live · never run" lens', function()
+  return wait_for('a "● Live · never run" lens', function()
     vim.lsp.codelens.refresh({ bufnr = buf })
     return find_lens(buf, '^● Live · never run')
   end, function()
     return vim.inspect(lens_titles(buf))
   end)
-  return lens
 end)
 
 check('shutdown: the server exits cleanly when Nvim stops it', function()

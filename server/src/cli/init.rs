@@ -1,0 +1,63 @@
+//! `livenote init [DIR]`: a starting configuration and one example live note, so a new user
+//! sees a note update with no account: the `command` provider runs `date`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+const CONFIG: &str = r#"# livenote configuration for this workspace. See docs/providers.md.
+[agent]
+provider = "clock"          # used by notes without `provider:`
+
+[providers.clock]
+kind = "command"            # any program: gets the run as JSON on stdin, prints the new body
+command = ["sh", "-c", "printf 'It is %s.\n' \"$(date '+%H:%M on %A %d %B')\""]
+timeout = "30s"
+
+# A model provider (OpenAI-compatible, e.g. a local Ollama):
+# [providers.local]
+# kind = "openai"
+# base_url = "http://127.0.0.1:11434/v1"
+# model = "llama3.1"
+
+[scheduler]
+enabled = true
+exclude = []
+"#;
+
+const NOTE: &str = r#"---
+live:
+  objective: |
+    Say what time it is, in one short sentence.
+  triggers:
+    cronExpr: "*/5 * * * *"
+---
+
+# What time is it?
+"#;
+
+pub fn run(dir: Option<PathBuf>, out: &mut impl Write) -> Result<u8> {
+    let dir = dir.unwrap_or_else(|| PathBuf::from("."));
+    std::fs::create_dir_all(&dir)?;
+    let mut created = Vec::new();
+    for (name, text) in [(".livenote.toml", CONFIG), ("what-time-is-it.md", NOTE)] {
+        let p = dir.join(name);
+        if p.exists() {
+            writeln!(out, "kept {} (already there)", p.display())?;
+            continue;
+        }
+        crate::workspace::write::write_atomic(&p, text)?;
+        created.push(p.display().to_string());
+    }
+    for c in &created {
+        writeln!(out, "created {c}")?;
+    }
+    writeln!(
+        out,
+        "next: `livenote run {}` updates the note now; `livenote trust {d}` then `livenote watch {d}` keeps it updated",
+        dir.join("what-time-is-it.md").display(),
+        d = dir.display()
+    )?;
+    Ok(0)
+}

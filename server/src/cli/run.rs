@@ -1,0 +1,67 @@
+//! `livenote run NOTE [--context TEXT]`: one manual run, streaming its progress to stderr.
+//! A manual run is the user's consent: it ignores `active`, backoff and trust.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+
+use crate::providers::TriggerKind;
+use crate::runs::{DiskIo, Engine, Outcome, RunSpec};
+use crate::schedule::Zone;
+use crate::workspace::trust::TrustStore;
+
+pub fn run(note: PathBuf, context: Option<String>, dir: Option<PathBuf>, clock_file: Option<PathBuf>) -> Result<u8> {
+    let path = std::fs::canonicalize(&note).with_context(|| format!("{}: no such note", note.display()))?;
+    let root = match dir {
+        Some(d) => super::watch::root_of(&d),
+        None => find_root(&path),
+    };
+    let config = super::watch::load_config(&root);
+    let engine = Engine::new(&root, super::watch::clock(clock_file), Zone::Local, Arc::new(DiskIo), config, TrustStore::user());
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("start the async runtime")?;
+    let rel = engine.rel(&path);
+    let outcome = runtime.block_on(async {
+        let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context };
+        let mut show = |e: &crate::providers::RunEvent| {
+            let _ = writeln!(std::io::stderr(), "{} {rel}: {}", e.kind, e.message);
+        };
+        let run = engine.run(spec, &mut show);
+        tokio::select! {
+            o = run => o,
+            _ = tokio::signal::ctrl_c() => {
+                engine.stop(&path);
+                Outcome::Stopped { run_id: String::new() }
+            }
+        }
+    });
+    let mut out = std::io::stdout().lock();
+    match outcome {
+        Outcome::Done { summary, .. } => {
+            writeln!(out, "{summary}")?;
+            Ok(0)
+        }
+        Outcome::Failed { error, .. } => {
+            let _ = writeln!(std::io::stderr(), "livenote: run failed: {error}");
+            Ok(1)
+        }
+        Outcome::Stopped { .. } => Ok(1),
+        Outcome::Skipped(reason) => {
+            let _ = writeln!(std::io::stderr(), "livenote: nothing ran: {reason}");
+            Ok(1)
+        }
+    }
+}
+
+/// The workspace of a note: the nearest folder above it with `.livenote.toml`, `.livenote/`
+/// or `.git`, else the note's folder.
+pub fn find_root(note: &std::path::Path) -> PathBuf {
+    let start = note.parent().unwrap_or(note);
+    for dir in start.ancestors() {
+        if [".livenote.toml", ".livenote", ".git"].iter().any(|m| dir.join(m).exists()) {
+            return dir.to_path_buf();
+        }
+    }
+    start.to_path_buf()
+}

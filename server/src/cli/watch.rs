@@ -1,0 +1,141 @@
+//! `livenote watch [DIR]`: the headless scheduler for when no editor is open. Indexes the
+//! folder, follows file changes with `notify`, fires due notes and logs one line per
+//! fire/skip/done/failed.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use anyhow::{Context, Result};
+use chrono::{DateTime, Utc};
+use tokio::sync::Notify;
+
+use crate::config::Config;
+use crate::note::model::Live;
+use crate::runs::{DiskIo, Engine};
+use crate::schedule::{Clock, SystemClock, Zone};
+use crate::scheduler::{NoteSource, Scheduler};
+use crate::workspace::index::Index;
+use crate::workspace::trust::TrustStore;
+
+/// The index behind a lock, as the scheduler's source of notes.
+pub struct IndexSource(pub Arc<RwLock<Index>>);
+
+impl NoteSource for IndexSource {
+    fn live_notes(&self) -> Vec<(PathBuf, Live)> {
+        let idx = self.0.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        idx.live_notes().map(|(p, _, l)| (p.clone(), l.clone())).collect()
+    }
+}
+
+/// A clock read from a file holding an RFC 3339 instant: lets end-to-end tests move several
+/// processes through time together. Falls back to the system clock if the file is unreadable.
+pub struct FileClock(pub PathBuf);
+
+impl Clock for FileClock {
+    fn now(&self) -> DateTime<Utc> {
+        std::fs::read_to_string(&self.0)
+            .ok()
+            .and_then(|s| DateTime::parse_from_rfc3339(s.trim()).ok())
+            .map_or_else(Utc::now, |t| t.with_timezone(&Utc))
+    }
+
+    fn poll_interval(&self) -> Option<std::time::Duration> {
+        Some(std::time::Duration::from_millis(50))
+    }
+}
+
+pub fn clock(clock_file: Option<PathBuf>) -> Arc<dyn Clock> {
+    match clock_file {
+        Some(f) => Arc::new(FileClock(f)),
+        None => Arc::new(SystemClock),
+    }
+}
+
+/// The workspace root for a path: the folder itself, or the folder of a note.
+pub fn root_of(path: &Path) -> PathBuf {
+    let p = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    if p.is_dir() { p } else { p.parent().map(Path::to_path_buf).unwrap_or(p) }
+}
+
+pub fn load_config(root: &Path) -> Config {
+    let (config, problems) = Config::load(Some(root), None);
+    for p in problems {
+        tracing::warn!("config {p}");
+    }
+    config
+}
+
+pub fn run(dir: Option<PathBuf>, clock_file: Option<PathBuf>) -> Result<u8> {
+    let root = root_of(&dir.unwrap_or_else(|| PathBuf::from(".")));
+    if !root.is_dir() {
+        anyhow::bail!("{} is not a folder", root.display());
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("start the async runtime")?;
+    runtime.block_on(watch(root, clock(clock_file)))
+}
+
+async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
+    let config = load_config(&root);
+    let exclude = config.scheduler.exclude.clone();
+    let enabled = config.scheduler.enabled;
+    let trust = TrustStore::user();
+    let engine = Arc::new(Engine::new(&root, clock, Zone::Local, Arc::new(DiskIo), config, trust));
+    let (index, problems) = Index::build(std::slice::from_ref(&root), &exclude);
+    for p in problems {
+        tracing::warn!("skip {p}");
+    }
+    let live = index.live_notes().count();
+    tracing::info!("watch {}: {} notes, {live} live", root.display(), index.len());
+    if !engine.trusted() {
+        tracing::warn!(
+            "untrusted {}: nothing runs on its own until you run `livenote trust {}`",
+            root.display(),
+            root.display()
+        );
+    }
+    let index = Arc::new(RwLock::new(index));
+    let wake = Arc::new(Notify::new());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PathBuf>();
+    let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
+        if let Ok(ev) = res {
+            for p in ev.paths {
+                let _ = tx.send(p);
+            }
+        }
+    })
+    .context("start the file watcher")?;
+    notify::Watcher::watch(&mut watcher, &root, notify::RecursiveMode::Recursive)
+        .with_context(|| format!("watch {}", root.display()))?;
+    {
+        let (index, wake) = (index.clone(), wake.clone());
+        let trust_file = engine.trust.as_ref().map(|t| t.file().to_path_buf());
+        tokio::spawn(async move {
+            while let Some(path) = rx.recv().await {
+                // Trust granted from another shell re-plans at once.
+                if trust_file.as_deref() == Some(path.as_path()) {
+                    wake.notify_one();
+                    continue;
+                }
+                let changed = index.write().map(|mut i| i.refresh(&path)).unwrap_or(false);
+                if changed {
+                    wake.notify_one();
+                }
+            }
+        });
+    }
+    if let Some(dir) = engine.trust.as_ref().and_then(|t| t.file().parent().map(Path::to_path_buf)) {
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = notify::Watcher::watch(&mut watcher, &dir, notify::RecursiveMode::NonRecursive);
+    }
+    let scheduler = Arc::new(Scheduler { engine, source: Arc::new(IndexSource(index)), wake, enabled });
+    tokio::select! {
+        _ = scheduler.run() => {}
+        _ = tokio::signal::ctrl_c() => tracing::info!("stop watching"),
+    }
+    drop(watcher);
+    Ok(0)
+}

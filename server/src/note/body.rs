@@ -1,0 +1,1338 @@
+//! The part of a note's body that a run owns (everything below the H1), the minimal line edits
+//! that turn it into a provider's output, and a [`Patch`] that replays those edits on a text the
+//! user kept editing meanwhile without ever overwriting what they typed.
+//!
+//! Rules, in one place:
+//!
+//! - **Region.** The agent owns everything after the H1 line and its line ending; with no H1 it
+//!   owns the whole body. Frontmatter, the H1 and anything the user wrote above the H1 are never
+//!   in it. The region always runs to the end of the text. A note whose frontmatter is never
+//!   closed has no body: its region is empty at the end of the text and nothing is written there
+//!   (text there would become YAML).
+//! - **Echoed H1.** When the output's first line is an H1 with the note's own title, it is
+//!   dropped: the H1 stays where it is and is not duplicated.
+//! - **Line endings.** The provider's output is rewritten to the note's line ending: the first
+//!   one in the region, else the first one in the note, else `\n`.
+//! - **Blank line under the H1.** When the note has an H1 and the provider's output does not
+//!   start with a blank line of its own, one is added — provided the note currently has a blank
+//!   line (or nothing) under the H1. A note whose text sits directly under its H1 keeps that
+//!   style. Consequently writing back the exact region text (Undo) is always a no-op, and a
+//!   provider that prints just "3:00 PM" gets the usual `# Title`, blank line, content layout.
+//! - **Final newline.** If the region ended with a line ending (or was empty in a note whose
+//!   last line is terminated), the result does too; a provider's own trailing newlines are kept.
+//!   When the region is empty and the line before it has no line ending (an H1 or a closing `---`
+//!   at the very end of the file), one is added before the content.
+//! - **Edits.** The old region and the rendered output are diffed line by line (each line with
+//!   its ending) with Myers; every maximal run of changed lines becomes one edit. Unchanged lines
+//!   are never inside an edit, and identical output yields no edit at all.
+//! - **Patch.** [`Patch::compute`] records each such run as a hunk: the old lines, up to
+//!   [`CONTEXT`] unchanged lines on either side, and the new text. [`Patch::apply_to`] places
+//!   the hunks, in order, in the *current* text's region; see [`Patch::apply_to`] for how. A
+//!   hunk that cannot be placed is skipped and counted as a conflict: the user's text wins.
+
+use std::ops::Range;
+
+use similar::DiffTag;
+use similar::algorithms::{Capture, myers};
+
+use crate::note::frontmatter::{bom_len, h1_line, locate, title};
+use crate::text::TextEdit;
+
+/// How many unchanged lines a hunk keeps on each side to find its place again. Two lines span
+/// a blank separator plus a neighbouring line, enough to tell repeated lines apart without
+/// tying a hunk to text far away that the user may be editing.
+pub const CONTEXT: usize = 2;
+
+/// The byte range of `text` that the agent owns: everything after the H1 line (after its line
+/// ending) when the body has an H1, else the whole body after the frontmatter (and after a BOM).
+pub fn agent_region(text: &str) -> Range<usize> {
+    Layout::of(text).region
+}
+
+/// Minimal line-level edits of `text` that turn its agent region into `new_content`, following
+/// the rules of the module documentation. Empty when nothing changes or when the note has no
+/// writable body (unterminated frontmatter).
+pub fn replace_region_edits(text: &str, new_content: &str) -> Vec<TextEdit> {
+    let layout = Layout::of(text);
+    if !layout.writable {
+        return Vec::new();
+    }
+    let rendered = layout.render(new_content);
+    let region = &text[layout.region.clone()];
+    let old_lines = split_lines(region);
+    let new_lines = split_lines(&rendered);
+    let offsets = line_offsets(&old_lines, layout.region.start);
+    changes(&old_lines, &new_lines)
+        .into_iter()
+        .map(|c| layout.edit(offsets[c.old.start]..offsets[c.old.end], new_lines[c.new].concat()))
+        .collect()
+}
+
+/// The change a run made to the agent region, kept so that it can be applied to a text that
+/// moved on since (the user typed while the agent ran).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Patch {
+    hunks: Vec<Hunk>,
+}
+
+/// One run of changed lines. Every line keeps its line ending, so matching is byte-exact.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hunk {
+    /// Index, among the base region's lines, of the first line of `old` (where `new` goes for
+    /// a pure insertion).
+    pub line: usize,
+    /// Up to [`CONTEXT`] unchanged lines right before `old` (fewer at the start of the region).
+    pub before: Vec<String>,
+    /// The lines replaced; empty for a pure insertion.
+    pub old: Vec<String>,
+    /// Up to [`CONTEXT`] unchanged lines right after `old` (fewer at the end of the region).
+    pub after: Vec<String>,
+    /// The replacement text: whole lines, each with its ending (the last one possibly without).
+    pub new: String,
+}
+
+/// The edits of a [`Patch`] against a current text, and how many hunks were skipped.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PatchResult {
+    /// Non-overlapping edits of the current text, in text order.
+    pub edits: Vec<TextEdit>,
+    /// Hunks whose old lines are no longer where they could be found: the user changed that
+    /// text, so the agent's change there was dropped.
+    pub conflicts: usize,
+}
+
+impl Patch {
+    /// The change that turns `base_text`'s agent region into `new_content` (rendered as
+    /// [`replace_region_edits`] would).
+    pub fn compute(base_text: &str, new_content: &str) -> Patch {
+        // An unwritable base still yields its hunks: `apply_to` refuses them on an unwritable
+        // current text, and counting them as conflicts beats dropping the output silently.
+        let layout = Layout::of(base_text);
+        let rendered = layout.render(new_content);
+        let old_lines = split_lines(&base_text[layout.region.clone()]);
+        let new_lines = split_lines(&rendered);
+        let owned = |lines: &[&str]| lines.iter().map(|l| (*l).to_owned()).collect::<Vec<_>>();
+        let hunks = changes(&old_lines, &new_lines)
+            .into_iter()
+            .map(|c| Hunk {
+                line: c.old.start,
+                before: owned(&old_lines[c.old.start.saturating_sub(CONTEXT)..c.old.start]),
+                old: owned(&old_lines[c.old.clone()]),
+                after: owned(&old_lines[c.old.end..(c.old.end + CONTEXT).min(old_lines.len())]),
+                new: new_lines[c.new].concat(),
+            })
+            .collect();
+        Patch { hunks }
+    }
+
+    pub fn hunks(&self) -> &[Hunk] {
+        &self.hunks
+    }
+
+    /// Whether the run changed nothing.
+    pub fn is_empty(&self) -> bool {
+        self.hunks.is_empty()
+    }
+
+    /// Edits of `current_text` that make the same changes, where the user has not touched the
+    /// text a hunk replaces. Hunks are placed in order, each at or after the end of the previous
+    /// one, searching only the current agent region. The expected line of a hunk is its base
+    /// line shifted by how far the previous placed hunk moved. A hunk is placed at the first of:
+    ///
+    /// 1. its context and old lines, exactly, at the expected line;
+    /// 2. the same, at the nearest line to the expected one where they match (earlier wins a
+    ///    tie), so a hunk follows text the user inserted or removed above it;
+    /// 3. its old lines alone at the expected line, when the user edited only the context around
+    ///    them; a pure insertion instead needs its `before` lines to end, or its `after` lines to
+    ///    start, at the expected line.
+    ///
+    /// A hunk with no lines at all (the base region was empty) applies only if the current
+    /// region is empty too: otherwise the user wrote the body meanwhile. Everything else is a
+    /// conflict. Since a hunk only ever replaces lines identical to the base's, no byte the user
+    /// typed is overwritten.
+    pub fn apply_to(&self, current_text: &str) -> PatchResult {
+        let layout = Layout::of(current_text);
+        if !layout.writable {
+            return PatchResult { edits: Vec::new(), conflicts: self.hunks.len() };
+        }
+        let lines = split_lines(&current_text[layout.region.clone()]);
+        let offsets = line_offsets(&lines, layout.region.start);
+        let mut result = PatchResult::default();
+        // (base line, current line) of the last placed hunk: its shift carries over.
+        let mut anchor = (0, 0);
+        let mut floor = 0;
+        for hunk in &self.hunks {
+            // Hunks are in base order, so `hunk.line >= anchor.0` and this cannot underflow.
+            let expected = (hunk.line + anchor.1).saturating_sub(anchor.0).min(lines.len());
+            match place(hunk, &lines, expected, floor) {
+                Some(at) => {
+                    let end = at + hunk.old.len();
+                    result.edits.push(layout.edit(offsets[at]..offsets[end], hunk.new.clone()));
+                    anchor = (hunk.line, at);
+                    floor = end;
+                }
+                None => result.conflicts += 1,
+            }
+        }
+        result
+    }
+}
+
+/// Where `hunk`'s old lines start in `lines`, by the rules of [`Patch::apply_to`].
+fn place(hunk: &Hunk, lines: &[&str], expected: usize, floor: usize) -> Option<usize> {
+    let fits = |at: usize, before: &[String], after: &[String]| {
+        let end = at + hunk.old.len();
+        at >= floor
+            && at >= before.len()
+            && end + after.len() <= lines.len()
+            && same(&lines[at - before.len()..at], before)
+            && same(&lines[at..end], &hunk.old)
+            && same(&lines[end..end + after.len()], after)
+    };
+    if hunk.before.is_empty() && hunk.old.is_empty() && hunk.after.is_empty() {
+        return (lines.is_empty() && floor == 0).then_some(0);
+    }
+    // Rules 1 and 2: full context, searching outwards from the expected line.
+    let reach = expected.max(lines.len().saturating_sub(expected));
+    for distance in 0..=reach {
+        let candidates = [expected.checked_sub(distance), Some(expected + distance)];
+        for at in candidates.into_iter().flatten() {
+            if fits(at, &hunk.before, &hunk.after) {
+                return Some(at);
+            }
+        }
+    }
+    // Rule 3: the context changed; trust the position, never a far-away look-alike.
+    let partial = if hunk.old.is_empty() {
+        (!hunk.before.is_empty() && fits(expected, &hunk.before, &[]))
+            || (!hunk.after.is_empty() && fits(expected, &[], &hunk.after))
+    } else {
+        fits(expected, &[], &[])
+    };
+    partial.then_some(expected)
+}
+
+fn same(lines: &[&str], expected: &[String]) -> bool {
+    lines.len() == expected.len() && lines.iter().zip(expected).all(|(a, b)| *a == b.as_str())
+}
+
+/// What the rules need to know about a note's text.
+struct Layout {
+    region: Range<usize>,
+    /// The note's title, when the body has an H1.
+    title: Option<String>,
+    /// False when the frontmatter is never closed: the "body" would be YAML.
+    writable: bool,
+    /// The region is empty at the end of the text and the line before it (H1 or closing
+    /// delimiter) has no line ending, so content must start with one.
+    needs_break: bool,
+    nl: &'static str,
+    ends_with_newline: bool,
+    /// Whether output that does not start with a blank line gets one in front.
+    blank_under_h1: bool,
+}
+
+impl Layout {
+    fn of(text: &str) -> Layout {
+        let (body_start, writable) = match locate(text) {
+            Some(fm) => (fm.body_start(), fm.close.is_some()),
+            None => (bom_len(text), true),
+        };
+        let body_start = body_start.min(text.len());
+        let h1 = h1_line(text, body_start).filter(|l| l.end <= text.len() && text.is_char_boundary(l.end));
+        let start = match &h1 {
+            Some(line) => {
+                let rest = &text[line.end..];
+                if rest.starts_with("\r\n") {
+                    line.end + 2
+                } else if rest.starts_with('\n') {
+                    line.end + 1
+                } else {
+                    line.end
+                }
+            }
+            None => body_start,
+        };
+        let region = start..text.len();
+        let body = &text[region.clone()];
+        let needs_break = body.is_empty() && start > bom_len(text) && !text[..start].ends_with('\n');
+        let nl = match body.find('\n').map(|i| (body, i)).or_else(|| text.find('\n').map(|i| (text, i))) {
+            Some((s, i)) if s[..i].ends_with('\r') => "\r\n",
+            _ => "\n",
+        };
+        let ends_with_newline = if body.is_empty() { !needs_break } else { body.ends_with('\n') };
+        let title = h1.as_ref().and_then(|_| title(text, body_start)).map(str::to_owned);
+        let blank_under_h1 = title.is_some() && (body.is_empty() || starts_with_blank_line(body));
+        Layout { region, title, writable, needs_break, nl, ends_with_newline, blank_under_h1 }
+    }
+
+    /// The provider's output as the region's new text.
+    fn render(&self, new_content: &str) -> String {
+        let mut out = normalise_newlines(new_content, self.nl);
+        if let Some(own) = &self.title {
+            // A provider that echoes the note's H1 would otherwise duplicate it on every run.
+            let first_end = out.find('\n').map_or(out.len(), |i| i + 1);
+            if title(&out[..first_end], 0) == Some(own.as_str()) {
+                out.drain(..first_end);
+            }
+        }
+        if out.is_empty() {
+            return out;
+        }
+        if self.blank_under_h1 && !starts_with_blank_line(&out) {
+            out.insert_str(0, self.nl);
+        }
+        if self.ends_with_newline && !out.ends_with('\n') {
+            out.push_str(self.nl);
+        }
+        out
+    }
+
+    /// An edit of the region, terminating the line before an empty region when content goes in.
+    fn edit(&self, range: Range<usize>, mut new_text: String) -> TextEdit {
+        if self.needs_break && range.start == self.region.start && !new_text.is_empty() {
+            new_text.insert_str(0, self.nl);
+        }
+        TextEdit { range, new_text }
+    }
+}
+
+/// Whether `s` starts with a complete line of nothing but spaces and tabs.
+fn starts_with_blank_line(s: &str) -> bool {
+    s.find('\n').is_some_and(|i| s[..i].trim_matches([' ', '\t', '\r']).is_empty())
+}
+
+/// `s` with every `\n` or `\r\n` replaced by `nl`; a lone `\r` is text, as the frontmatter
+/// scanner and the line diff see it.
+fn normalise_newlines(s: &str, nl: &str) -> String {
+    let mut out = String::with_capacity(s.len() + s.len() / 16);
+    let mut rest = s;
+    while let Some(i) = rest.find('\n') {
+        let line = &rest[..i];
+        out.push_str(line.strip_suffix('\r').unwrap_or(line));
+        out.push_str(nl);
+        rest = &rest[i + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Lines split after each `\n`, each keeping its ending; a final unterminated line is kept.
+fn split_lines(s: &str) -> Vec<&str> {
+    s.split_inclusive('\n').collect()
+}
+
+/// Byte offset (in the whole text) of each line's start, plus the end of the last line.
+fn line_offsets(lines: &[&str], start: usize) -> Vec<usize> {
+    let mut offsets = Vec::with_capacity(lines.len() + 1);
+    let mut at = start;
+    offsets.push(at);
+    for line in lines {
+        at += line.len();
+        offsets.push(at);
+    }
+    offsets
+}
+
+/// A maximal run of changed lines: old line indices replaced by new line indices.
+struct Change {
+    old: Range<usize>,
+    new: Range<usize>,
+}
+
+/// The runs of changed lines between `old` and `new`, in order.
+fn changes(old: &[&str], new: &[&str]) -> Vec<Change> {
+    // Plain Myers ops: similar's `Compact` post-pass (used by `capture_diff_slices`) can emit
+    // ops out of order on inputs with repeated lines, which would yield overlapping edits.
+    let mut capture = Capture::new();
+    let Ok(()) = myers::diff(&mut capture, old, 0..old.len(), new, 0..new.len());
+    let mut out: Vec<Change> = Vec::new();
+    let mut open = false;
+    let (mut old_at, mut new_at) = (0, 0);
+    for op in capture.into_ops() {
+        let (tag, o, n) = op.as_tag_tuple();
+        if o.start != old_at || n.start != new_at {
+            // Not a contiguous script; never seen, but a wrong edit is worse than a large one.
+            return whole_change(old, new);
+        }
+        (old_at, new_at) = (o.end, n.end);
+        if tag == DiffTag::Equal {
+            open = false;
+            continue;
+        }
+        match out.last_mut() {
+            // Adjacent non-equal ops (a delete next to an insert) are one run of changed lines.
+            Some(last) if open => {
+                last.old.end = o.end;
+                last.new.end = n.end;
+            }
+            _ => out.push(Change { old: o, new: n }),
+        }
+        open = true;
+    }
+    if old_at != old.len() || new_at != new.len() {
+        return whole_change(old, new);
+    }
+    out
+}
+
+/// One change between the common prefix and suffix of `old` and `new`.
+fn whole_change(old: &[&str], new: &[&str]) -> Vec<Change> {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let suffix =
+        old[prefix..].iter().rev().zip(new[prefix..].iter().rev()).take_while(|(a, b)| a == b).count();
+    let change = Change { old: prefix..old.len() - suffix, new: prefix..new.len() - suffix };
+    if change.old.is_empty() && change.new.is_empty() { Vec::new() } else { vec![change] }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::edit::apply;
+    use expect_test::{Expect, expect};
+    use proptest::prelude::*;
+
+    fn show(s: &str) -> String {
+        s.replace('\r', "␍")
+    }
+
+    fn applied(text: &str, edits: &[TextEdit]) -> String {
+        apply(text, edits).unwrap_or_else(|e| panic!("edits do not apply: {e}"))
+    }
+
+    fn render_edits(edits: &[TextEdit]) -> String {
+        edits.iter().map(|e| format!("{:?} {:?}\n", e.range, show(&e.new_text))).collect()
+    }
+
+    /// The edits, then the resulting text.
+    fn check_replace(text: &str, new: &str, expect: Expect) {
+        let edits = replace_region_edits(text, new);
+        let out = applied(text, &edits);
+        expect.assert_eq(&format!("{}----\n{}", render_edits(&edits), show(&out)));
+    }
+
+    /// Conflicts and edits of the patch computed on `base` applied to `current`, then the result.
+    fn check_race(base: &str, new: &str, current: &str, expect: Expect) {
+        let r = Patch::compute(base, new).apply_to(current);
+        let out = applied(current, &r.edits);
+        expect.assert_eq(&format!("conflicts: {}\n{}----\n{}", r.conflicts, render_edits(&r.edits), out));
+    }
+
+    const NOTE: &str = "---\nlive:\n  objective: Show the time.\n---\n# Chicago time\n\n3:00 PM, Central Time\n\n## Notes\n\nsee below\n";
+
+    #[test]
+    fn region_is_below_the_h1_or_the_whole_body() {
+        let r = |t: &str| {
+            let r = agent_region(t);
+            show(&t[r])
+        };
+        assert_eq!(r(NOTE), "\n3:00 PM, Central Time\n\n## Notes\n\nsee below\n");
+        assert_eq!(r("---\na: 1\n---\nplain\n"), "plain\n");
+        assert_eq!(r("\u{feff}plain\n"), "plain\n");
+        assert_eq!(r("intro\n# T\r\nbody"), "body");
+        assert_eq!(r("```\n# fenced\n```\n# Real\nx\n"), "x\n");
+        assert_eq!(r("# T"), "");
+        assert_eq!(agent_region("# T"), 3..3);
+        assert_eq!(agent_region("---\na: 1\n"), 9..9);
+        assert_eq!(agent_region(""), 0..0);
+    }
+
+    #[test]
+    fn replace_with_h1() {
+        check_replace(
+            NOTE,
+            "4:00 PM, Central Time\n\n## Notes\n\nsee below\n",
+            expect![[r#"
+                58..80 "4:00 PM, Central Time\n"
+                ----
+                ---
+                live:
+                  objective: Show the time.
+                ---
+                # Chicago time
+
+                4:00 PM, Central Time
+
+                ## Notes
+
+                see below
+            "#]],
+        );
+        // The provider's own leading blank lines are kept as they are.
+        check_replace(
+            "# T\n\nold\n",
+            "\n\nnew\n",
+            expect![[r#"
+                5..9 "\nnew\n"
+                ----
+                # T
+
+
+                new
+            "#]],
+        );
+        // Two blank lines under the H1 become the one the rule adds.
+        check_replace(
+            "# T\n\n\nold\n",
+            "new",
+            expect![[r#"
+                5..10 "new\n"
+                ----
+                # T
+
+                new
+            "#]],
+        );
+        // Text directly under the H1 stays directly under it.
+        check_replace(
+            "# T\nold\nkeep\n",
+            "new\nkeep\n",
+            expect![[r#"
+                4..8 "new\n"
+                ----
+                # T
+                new
+                keep
+            "#]],
+        );
+        // What the user wrote above the H1 is not the agent's.
+        check_replace(
+            "mine\n\n# T\n\nold\n",
+            "new\n",
+            expect![[r#"
+                11..15 "new\n"
+                ----
+                mine
+
+                # T
+
+                new
+            "#]],
+        );
+    }
+
+    #[test]
+    fn replace_drops_an_echoed_h1() {
+        check_replace("# Chicago time\n\n3:00 PM\n", "# Chicago time\n\n4:00 PM\n", expect![[r#"
+            16..24 "4:00 PM\n"
+            ----
+            # Chicago time
+
+            4:00 PM
+        "#]]);
+        // Another H1 is content like any other.
+        check_replace("# Chicago time\n\n3:00 PM\n", "# Elsewhere\n4:00 PM\n", expect![[r##"
+            16..24 "# Elsewhere\n4:00 PM\n"
+            ----
+            # Chicago time
+
+            # Elsewhere
+            4:00 PM
+        "##]]);
+    }
+
+    #[test]
+    fn replace_without_h1() {
+        check_replace(
+            "---\na: 1\n---\nold line\nkeep\n",
+            "new line\nkeep\n",
+            expect![[r#"
+                13..22 "new line\n"
+                ----
+                ---
+                a: 1
+                ---
+                new line
+                keep
+            "#]],
+        );
+        // No blank line is added without an H1, and a leading one is the provider's choice.
+        check_replace(
+            "---\na: 1\n---\nold\n",
+            "\nnew\n",
+            expect![[r#"
+                13..17 "\nnew\n"
+                ----
+                ---
+                a: 1
+                ---
+
+                new
+            "#]],
+        );
+    }
+
+    #[test]
+    fn replace_keeps_crlf() {
+        check_replace(
+            "---\r\na: 1\r\n---\r\n# T\r\n\r\nold\r\nkeep\r\n",
+            "new\nkeep\nadded",
+            expect![[r#"
+                23..28 "new␍\n"
+                34..34 "added␍\n"
+                ----
+                ---␍
+                a: 1␍
+                ---␍
+                # T␍
+                ␍
+                new␍
+                keep␍
+                added␍
+            "#]],
+        );
+        // An empty region takes the note's line ending from the rest of the note.
+        check_replace(
+            "---\r\na: 1\r\n---\r\n# T\r\n",
+            "x\ny\n",
+            expect![[r#"
+                21..21 "␍\nx␍\ny␍\n"
+                ----
+                ---␍
+                a: 1␍
+                ---␍
+                # T␍
+                ␍
+                x␍
+                y␍
+            "#]],
+        );
+    }
+
+    #[test]
+    fn replace_empty_body() {
+        check_replace(
+            "---\na: 1\n---\n",
+            "hello",
+            expect![[r#"
+                13..13 "hello\n"
+                ----
+                ---
+                a: 1
+                ---
+                hello
+            "#]],
+        );
+        check_replace(
+            "---\na: 1\n---\n# T\n",
+            "hello\n",
+            expect![[r#"
+                17..17 "\nhello\n"
+                ----
+                ---
+                a: 1
+                ---
+                # T
+
+                hello
+            "#]],
+        );
+        // The last line had no line ending: one is added before the content, none after.
+        check_replace(
+            "# T",
+            "hello\n",
+            expect![[r#"
+                3..3 "\n\nhello\n"
+                ----
+                # T
+
+                hello
+            "#]],
+        );
+        check_replace(
+            "---\na: 1\n---",
+            "hello",
+            expect![[r#"
+                12..12 "\nhello"
+                ----
+                ---
+                a: 1
+                ---
+                hello"#]],
+        );
+        // Emptying the body removes it all, blank line included.
+        check_replace(
+            "# T\n\nold\n",
+            "",
+            expect![[r#"
+                4..9 ""
+                ----
+                # T
+            "#]],
+        );
+        // Unterminated frontmatter: there is no body to write.
+        check_replace(
+            "---\na: 1\n",
+            "hello",
+            expect![[r#"
+                ----
+                ---
+                a: 1
+            "#]],
+        );
+    }
+
+    #[test]
+    fn replace_without_frontmatter() {
+        check_replace(
+            "# T\n\nold\nkeep\n",
+            "new\nkeep\n",
+            expect![[r#"
+                5..9 "new\n"
+                ----
+                # T
+
+                new
+                keep
+            "#]],
+        );
+        check_replace(
+            "\u{feff}plain\ntext\n",
+            "plain\nprose\n",
+            expect![[r#"
+                9..14 "prose\n"
+                ----
+                ﻿plain
+                prose
+            "#]],
+        );
+        check_replace(
+            "",
+            "hello",
+            expect![[r#"
+                0..0 "hello\n"
+                ----
+                hello
+            "#]],
+        );
+    }
+
+    #[test]
+    fn replace_trailing_newline() {
+        // The region ended with a newline: the result does too.
+        check_replace(
+            "# T\n\nold\n",
+            "a\nb",
+            expect![[r#"
+                5..9 "a\nb\n"
+                ----
+                # T
+
+                a
+                b
+            "#]],
+        );
+        // The note had no final newline: the provider's choice is kept either way.
+        check_replace(
+            "# T\n\nold",
+            "new\n",
+            expect![[r#"
+                5..8 "new\n"
+                ----
+                # T
+
+                new
+            "#]],
+        );
+        check_replace(
+            "# T\n\nold",
+            "new",
+            expect![[r#"
+                5..8 "new"
+                ----
+                # T
+
+                new"#]],
+        );
+        // Extra trailing blank lines from the provider are its own.
+        check_replace(
+            "# T\n\nold\n",
+            "new\n\n",
+            expect![[r#"
+                5..9 "new\n\n"
+                ----
+                # T
+
+                new
+
+            "#]],
+        );
+    }
+
+    #[test]
+    fn unchanged_output_gives_no_edits() {
+        let cases = [
+            (NOTE, "\n3:00 PM, Central Time\n\n## Notes\n\nsee below\n"),
+            // The region's own text, as Undo writes it back, whatever its shape.
+            (NOTE, &NOTE[agent_region(NOTE)]),
+            ("# T\nx\n", "x\n"),
+            ("# T\n\nx", "x"),
+            ("# T\n", ""),
+            ("---\r\na: 1\r\n---\r\n# T\r\n\r\nx\r\ny\r\n", "x\ny\n"),
+            ("---\na: 1\n---\n", ""),
+            ("plain\n", "plain"),
+            ("", ""),
+        ];
+        for (text, new) in cases {
+            assert_eq!(replace_region_edits(text, new), vec![], "{text:?} <- {new:?}");
+            assert!(Patch::compute(text, new).is_empty(), "{text:?} <- {new:?}");
+        }
+    }
+
+    const BASE: &str = "---\ntitle: Chicago\nlive:\n  objective: Show the time.\n---\n# Chicago time\n\nSummary: it is 3:00 PM.\n\n## Weather\n\nSunny.\n\n## Notes\n\n- bring an umbrella\n";
+    const AGENT: &str = "\nSummary: it is 4:00 PM.\n\n## Weather\n\nCloudy.\n\n## Notes\n\n- bring an umbrella\n";
+
+    fn typed(at: &str, insert: &str) -> String {
+        BASE.replacen(at, &format!("{insert}{at}"), 1)
+    }
+
+    #[test]
+    fn patch_hunks_carry_context() {
+        let patch = Patch::compute(BASE, AGENT);
+        expect![[r###"
+            [
+                Hunk {
+                    line: 1,
+                    before: [
+                        "\n",
+                    ],
+                    old: [
+                        "Summary: it is 3:00 PM.\n",
+                    ],
+                    after: [
+                        "\n",
+                        "## Weather\n",
+                    ],
+                    new: "Summary: it is 4:00 PM.\n",
+                },
+                Hunk {
+                    line: 5,
+                    before: [
+                        "## Weather\n",
+                        "\n",
+                    ],
+                    old: [
+                        "Sunny.\n",
+                    ],
+                    after: [
+                        "\n",
+                        "## Notes\n",
+                    ],
+                    new: "Cloudy.\n",
+                },
+            ]
+        "###]]
+        .assert_debug_eq(&patch.hunks());
+    }
+
+    #[test]
+    fn race_user_typed_in_the_frontmatter() {
+        check_race(
+            BASE,
+            AGENT,
+            &typed("live:", "tags: [time]\n"),
+            expect![[r#"
+                conflicts: 0
+                86..110 "Summary: it is 4:00 PM.\n"
+                123..130 "Cloudy.\n"
+                ----
+                ---
+                title: Chicago
+                tags: [time]
+                live:
+                  objective: Show the time.
+                ---
+                # Chicago time
+
+                Summary: it is 4:00 PM.
+
+                ## Weather
+
+                Cloudy.
+
+                ## Notes
+
+                - bring an umbrella
+            "#]],
+        );
+    }
+
+    #[test]
+    fn race_user_typed_above_the_h1() {
+        check_race(
+            BASE,
+            AGENT,
+            &typed("# Chicago", "Draft, do not share.\n\n"),
+            expect![[r#"
+                conflicts: 0
+                95..119 "Summary: it is 4:00 PM.\n"
+                132..139 "Cloudy.\n"
+                ----
+                ---
+                title: Chicago
+                live:
+                  objective: Show the time.
+                ---
+                Draft, do not share.
+
+                # Chicago time
+
+                Summary: it is 4:00 PM.
+
+                ## Weather
+
+                Cloudy.
+
+                ## Notes
+
+                - bring an umbrella
+            "#]],
+        );
+    }
+
+    #[test]
+    fn race_user_typed_in_another_paragraph() {
+        // Below the agent's changes.
+        check_race(BASE, AGENT, &typed("- bring", "- call mum\n"), expect![[r#"
+            conflicts: 0
+            73..97 "Summary: it is 4:00 PM.\n"
+            110..117 "Cloudy.\n"
+            ----
+            ---
+            title: Chicago
+            live:
+              objective: Show the time.
+            ---
+            # Chicago time
+
+            Summary: it is 4:00 PM.
+
+            ## Weather
+
+            Cloudy.
+
+            ## Notes
+
+            - call mum
+            - bring an umbrella
+        "#]]);
+        // Above them, in the same region: the hunks follow the text down.
+        check_race(BASE, AGENT, &typed("Summary", "Written by hand.\n\n"), expect![[r#"
+            conflicts: 0
+            91..115 "Summary: it is 4:00 PM.\n"
+            128..135 "Cloudy.\n"
+            ----
+            ---
+            title: Chicago
+            live:
+              objective: Show the time.
+            ---
+            # Chicago time
+
+            Written by hand.
+
+            Summary: it is 4:00 PM.
+
+            ## Weather
+
+            Cloudy.
+
+            ## Notes
+
+            - bring an umbrella
+        "#]]);
+        // Right next to a change (its context): the old lines are intact where expected.
+        check_race(BASE, AGENT, &BASE.replace("## Weather", "## Weather today"), expect![[r#"
+            conflicts: 0
+            73..97 "Summary: it is 4:00 PM.\n"
+            116..123 "Cloudy.\n"
+            ----
+            ---
+            title: Chicago
+            live:
+              objective: Show the time.
+            ---
+            # Chicago time
+
+            Summary: it is 4:00 PM.
+
+            ## Weather today
+
+            Cloudy.
+
+            ## Notes
+
+            - bring an umbrella
+        "#]]);
+    }
+
+    #[test]
+    fn race_user_typed_in_the_line_the_agent_changes() {
+        check_race(BASE, AGENT, &BASE.replace("Sunny.", "Sunny, says Bob."), expect![[r#"
+            conflicts: 1
+            73..97 "Summary: it is 4:00 PM.\n"
+            ----
+            ---
+            title: Chicago
+            live:
+              objective: Show the time.
+            ---
+            # Chicago time
+
+            Summary: it is 4:00 PM.
+
+            ## Weather
+
+            Sunny, says Bob.
+
+            ## Notes
+
+            - bring an umbrella
+        "#]]);
+        // The user emptied the body: nothing of the agent's comes back.
+        let emptied = &BASE[..agent_region(BASE).start];
+        check_race(BASE, AGENT, emptied, expect![[r#"
+            conflicts: 2
+            ----
+            ---
+            title: Chicago
+            live:
+              objective: Show the time.
+            ---
+            # Chicago time
+        "#]]);
+    }
+
+    #[test]
+    fn race_on_an_empty_body() {
+        let base = "---\na: 1\n---\n# T\n";
+        check_race(base, "fresh\n", base, expect![[r#"
+            conflicts: 0
+            17..17 "\nfresh\n"
+            ----
+            ---
+            a: 1
+            ---
+            # T
+
+            fresh
+        "#]]);
+        check_race(base, "fresh\n", "---\na: 1\n---\n# T\nmine\n", expect![[r#"
+            conflicts: 1
+            ----
+            ---
+            a: 1
+            ---
+            # T
+            mine
+        "#]]);
+        // The frontmatter got broken meanwhile: no body to write to.
+        check_race(base, "fresh\n", "---\na: 1\n# T\n", expect![[r#"
+            conflicts: 1
+            ----
+            ---
+            a: 1
+            # T
+        "#]]);
+    }
+
+    #[test]
+    fn race_with_repeated_lines_picks_the_nearest() {
+        let base = "# T\n\n- a\n- x\n- b\n\n- a\n- x\n- b\n";
+        let new = "\n- a\n- x\n- b\n\n- a\n- y\n- b\n";
+        // The user inserted a line at the top, shifting everything by one.
+        let current = base.replace("# T\n\n", "# T\n\n- new\n");
+        check_race(base, new, &current, expect![[r#"
+            conflicts: 0
+            28..32 "- y\n"
+            ----
+            # T
+
+            - new
+            - a
+            - x
+            - b
+
+            - a
+            - y
+            - b
+        "#]]);
+    }
+
+    /// A generated note and where its parts are.
+    #[derive(Debug, Clone)]
+    struct Note {
+        text: String,
+        crlf: bool,
+    }
+
+    fn line() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec!["", "a", "b", "- x", "## S", "  ", "é ü", "`c`", "keep", "# B"])
+    }
+
+    /// A note: optional BOM and frontmatter (closed, closed at the end of the file without a
+    /// newline, or unterminated), text above the H1, an optional H1, body lines.
+    fn note() -> impl Strategy<Value = Note> {
+        let parts = (
+            any::<bool>(),
+            any::<bool>(),
+            0..4u8,
+            prop::collection::vec(line(), 0..3),
+            prop::collection::vec(line(), 0..3),
+            0..3u8,
+            prop::collection::vec(line(), 0..8),
+            any::<bool>(),
+        );
+        parts.prop_map(|(crlf, bom, fm, fm_lines, above, h1, body, final_nl)| {
+            let nl = if crlf { "\r\n" } else { "\n" };
+            let mut text = String::from(if bom { "\u{feff}" } else { "" });
+            let join = |lines: &[&str]| lines.iter().map(|l| format!("{l}{nl}")).collect::<String>();
+            match fm {
+                1 => text += &format!("---{nl}{}---{nl}", join(&fm_lines)),
+                2 => return Note { text: text + &format!("---{nl}{}---", join(&fm_lines)), crlf },
+                3 => return Note { text: text + &format!("---{nl}{}", join(&fm_lines)), crlf },
+                _ => {}
+            }
+            text += &join(&above);
+            match h1 {
+                1 => text += &format!("# Title{nl}"),
+                2 => return Note { text: text + "# Title", crlf },
+                _ => {}
+            }
+            text += &body.join(nl);
+            if final_nl && !body.is_empty() {
+                text += nl;
+            }
+            Note { text, crlf }
+        })
+    }
+
+    /// A provider's output: lines joined by LF or CRLF, with or without a final newline.
+    fn output() -> impl Strategy<Value = String> {
+        (prop::collection::vec((line(), any::<bool>()), 0..8), any::<bool>()).prop_map(|(lines, last)| {
+            let mut out = String::new();
+            for (i, (l, crlf)) in lines.iter().enumerate() {
+                out += l;
+                if i + 1 < lines.len() || last {
+                    out += if *crlf { "\r\n" } else { "\n" };
+                }
+            }
+            out
+        })
+    }
+
+    fn content_lines(s: &str) -> Vec<&str> {
+        s.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect()
+    }
+
+    fn blank_first(s: &str) -> bool {
+        s.find('\n').is_some_and(|i| s[..i].trim().is_empty())
+    }
+
+    fn has_h1(text: &str) -> bool {
+        let start = locate(text).map_or(bom_len(text), |fm| fm.body_start());
+        h1_line(text, start).is_some()
+    }
+
+    fn edits_are_ordered(edits: &[TextEdit], region: &Range<usize>) -> Result<(), TestCaseError> {
+        for e in edits {
+            prop_assert!(region.start <= e.range.start && e.range.end <= region.end, "{e:?} outside {region:?}");
+        }
+        for w in edits.windows(2) {
+            // Runs of changes are separated by at least one unchanged line.
+            prop_assert!(w[0].range.end < w[1].range.start, "{:?} and {:?} touch", w[0], w[1]);
+        }
+        Ok(())
+    }
+
+    /// Text made of the tokens that matter to the rules, for the never-panics property.
+    fn soup() -> impl Strategy<Value = String> {
+        let token = prop::sample::select(vec![
+            "---", "...", "\n", "\r\n", "\r", "# ", "#", "a", "b", " ", "é", "\u{feff}", "```", ":", "- x\n",
+        ]);
+        prop::collection::vec(token, 0..40).prop_map(|t| t.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn replace_keeps_the_rest_and_writes_the_output(note in note(), new in output()) {
+            let text = &note.text;
+            let region = agent_region(text);
+            let edits = replace_region_edits(text, &new);
+            edits_are_ordered(&edits, &region)?;
+            let out = apply(text, &edits).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            if locate(text).is_some_and(|fm| fm.close.is_none()) {
+                prop_assert!(edits.is_empty());
+                return Ok(());
+            }
+            // Frontmatter, text above the H1 and the H1 itself are byte-identical.
+            prop_assert!(out.starts_with(&text[..region.start]));
+            // A note without any line break has no convention of its own: LF.
+            let nl = if note.crlf && text.contains('\n') { "\r\n" } else { "\n" };
+            let body = &text[region.clone()];
+            let mut tail = &out[region.start..];
+            let needs_break = body.is_empty() && !text.is_empty() && !text.ends_with('\n') && text != "\u{feff}";
+            if needs_break && !new.is_empty() {
+                prop_assert!(tail.starts_with(nl), "no line break before the content: {tail:?}");
+                tail = &tail[nl.len()..];
+            }
+            if has_h1(text) {
+                prop_assert_eq!(agent_region(&out).start, out.len() - tail.len());
+            }
+            // Every line ending is the note's.
+            prop_assert_eq!(tail.matches('\n').count(), tail.matches(nl).count());
+            if nl == "\n" {
+                prop_assert!(!tail.contains('\r'));
+            }
+            // Modulo line endings, the region is the output, plus the blank line under the H1
+            // and the final newline the rules add.
+            let mut want: Vec<&str> = Vec::new();
+            let mut new = new.as_str();
+            let start = locate(text).map_or(bom_len(text), |fm| fm.body_start());
+            if let Some(own) = title(text, start) {
+                let first_end = new.find('\n').map_or(new.len(), |i| i + 1);
+                if title(&new[..first_end], 0) == Some(own) {
+                    new = &new[first_end..];
+                }
+            }
+            if !new.is_empty() {
+                let blank_region = body.is_empty() || blank_first(body);
+                if has_h1(text) && blank_region && !blank_first(new) {
+                    want.push("");
+                }
+                want.extend(content_lines(new));
+                let final_nl = if body.is_empty() { !needs_break } else { body.ends_with('\n') };
+                if final_nl && !new.ends_with('\n') {
+                    want.push("");
+                }
+            }
+            let got = if tail.is_empty() { Vec::new() } else { content_lines(tail) };
+            prop_assert_eq!(got, want);
+            // Writing the same output again changes nothing (unless it brought the first H1).
+            if agent_region(&out).start == out.len() - tail.len() {
+                prop_assert_eq!(replace_region_edits(&out, new), vec![]);
+            }
+            prop_assert_eq!(replace_region_edits(text, &text[region]), vec![]);
+        }
+
+        #[test]
+        fn unchanged_blocks_are_never_edited(
+            a in prop::collection::vec(line().prop_filter("no keep", |l| *l != "keep"), 0..5),
+            a2 in prop::collection::vec(line().prop_filter("no keep", |l| *l != "keep"), 0..5),
+            c in prop::collection::vec(line().prop_filter("no keep", |l| *l != "keep"), 0..5),
+            c2 in prop::collection::vec(line().prop_filter("no keep", |l| *l != "keep"), 0..5),
+        ) {
+            let lines = |v: &[&str]| v.iter().map(|l| format!("{l}\n")).collect::<String>();
+            // Longer than `a` and `c` together, so a minimal diff keeps all of it.
+            let block: String = (0..12).map(|i| format!("keep{i}\n")).collect();
+            let text = format!("# T\n\n{}{block}{}", lines(&a), lines(&c));
+            let new = format!("\n{}{block}{}", lines(&a2), lines(&c2));
+            let start = 5 + lines(&a).len();
+            let inner = start + "keep0\n".len()..start + block.len() - "keep11\n".len();
+            let edits = replace_region_edits(&text, &new);
+            edits_are_ordered(&edits, &agent_region(&text))?;
+            for e in &edits {
+                prop_assert!(e.range.end <= inner.start || e.range.start >= inner.end, "{e:?} inside the block");
+            }
+            prop_assert_eq!(applied(&text, &edits), format!("# T\n{new}"));
+        }
+
+        #[test]
+        fn user_edits_outside_the_region_never_conflict(
+            note in note().prop_filter("closed frontmatter", |n| locate(&n.text).is_some_and(|fm| fm.close.is_some())),
+            new in output(),
+            pick in any::<prop::sample::Index>(),
+            word in "[a-z]{1,6}",
+        ) {
+            let text = &note.text;
+            let nl = if note.crlf { "\r\n" } else { "\n" };
+            let Some(fm) = locate(text) else { return Ok(()) };
+            // Insertion points: a new line at any line start of the frontmatter's content or
+            // above the H1, or letters at the end of a frontmatter line.
+            let region = agent_region(text);
+            let mut spots: Vec<(usize, String)> = Vec::new();
+            let mut at = fm.content.start;
+            for l in text[fm.content.clone()].split_inclusive('\n') {
+                spots.push((at, format!("{word}: x{nl}")));
+                let end = at + l.trim_end_matches(['\r', '\n']).len();
+                spots.push((end, word.clone()));
+                at += l.len();
+            }
+            spots.push((fm.content.end, format!("{word}: y{nl}")));
+            if has_h1(text) {
+                let mut at = fm.body_start();
+                for l in text[fm.body_start()..region.start].split_inclusive('\n') {
+                    spots.push((at, format!("{word}{nl}")));
+                    at += l.len();
+                }
+            }
+            let (at, insert) = pick.get(&spots).clone();
+            let current = format!("{}{insert}{}", &text[..at], &text[at..]);
+            prop_assert_eq!(&current[agent_region(&current)], &text[region.clone()]);
+
+            let patch = Patch::compute(text, &new);
+            for cur in [text.as_str(), current.as_str()] {
+                let r = patch.apply_to(cur);
+                prop_assert_eq!(r.conflicts, 0);
+                prop_assert_eq!(&r.edits, &replace_region_edits(cur, &new));
+                let out = apply(cur, &r.edits).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                let base_out = applied(text, &replace_region_edits(text, &new));
+                let cur_region = agent_region(cur);
+                prop_assert_eq!(&out[..cur_region.start], &cur[..cur_region.start]);
+                prop_assert_eq!(&out[cur_region.start..], &base_out[region.start..]);
+            }
+        }
+
+        #[test]
+        fn user_lines_in_the_region_are_never_overwritten(
+            note in note(),
+            new in output(),
+            pick in any::<prop::sample::Index>(),
+            append in any::<bool>(),
+        ) {
+            let text = &note.text;
+            let region = agent_region(text);
+            let nl = if note.crlf { "\r\n" } else { "\n" };
+            // The user adds a line, or appends to one, somewhere in the region.
+            let mut spots = vec![region.start];
+            spots.extend(text[region.clone()].match_indices('\n').map(|(i, _)| region.start + i + 1));
+            let at = *pick.get(&spots);
+            let current = if append && at > region.start {
+                let end = if text[..at - 1].ends_with('\r') { at - 2 } else { at - 1 };
+                format!("{} USER{}", &text[..end], &text[end..])
+            } else if at == text.len() && !text.is_empty() && !text.ends_with('\n') {
+                format!("{text}{nl}USER")
+            } else {
+                format!("{}USER{nl}{}", &text[..at], &text[at..])
+            };
+            let r = Patch::compute(text, &new).apply_to(&current);
+            edits_are_ordered(&r.edits, &agent_region(&current))?;
+            let out = apply(&current, &r.edits).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            // A deleted blank line can join the user's line to a BOM; the line itself is intact.
+            let out = out.replace('\u{feff}', "");
+            let current = current.replace('\u{feff}', "");
+            let user_line = current.lines().find(|l| l.contains("USER")).unwrap_or_default();
+            prop_assert!(out.lines().any(|l| l == user_line), "lost {user_line:?}:\n{out:?}");
+        }
+
+        #[test]
+        fn never_panics(base in soup(), new in soup(), splice in soup(), pick in any::<prop::sample::Index>()) {
+            let region = agent_region(&base);
+            prop_assert!(region.start <= region.end && region.end == base.len());
+            prop_assert!(base.is_char_boundary(region.start));
+            let edits = replace_region_edits(&base, &new);
+            prop_assert!(apply(&base, &edits).is_ok());
+            // The user typed anywhere, frontmatter and H1 included.
+            let spots: Vec<usize> = (0..=base.len()).filter(|i| base.is_char_boundary(*i)).collect();
+            let at = *pick.get(&spots);
+            let current = format!("{}{splice}{}", &base[..at], &base[at..]);
+            let r = Patch::compute(&base, &new).apply_to(&current);
+            prop_assert!(r.conflicts <= Patch::compute(&base, &new).hunks().len());
+            let cur_region = agent_region(&current);
+            for e in &r.edits {
+                prop_assert!(cur_region.start <= e.range.start && e.range.end <= cur_region.end);
+            }
+            prop_assert!(apply(&current, &r.edits).is_ok());
+        }
+    }
+}

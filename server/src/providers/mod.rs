@@ -1,0 +1,143 @@
+//! Providers: whatever produces a note's new content for a run. The run engine hands one a
+//! [`RunRequest`] and gets back a [`RunOutput`] or a [`ProviderError`], with [`RunEvent`]s on
+//! the way for transcripts and progress.
+//!
+//! Only the `command` provider lives here so far; model providers (`openai`, `anthropic`)
+//! plug into [`run`] when they arrive.
+
+pub mod command;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+pub use command::run_command;
+
+use crate::config::{ProviderConfig, ProviderKind, format_duration};
+
+/// What started a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TriggerKind {
+    Manual,
+    Cron,
+    Window,
+    Event,
+}
+
+impl TriggerKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TriggerKind::Manual => "manual",
+            TriggerKind::Cron => "cron",
+            TriggerKind::Window => "window",
+            TriggerKind::Event => "event",
+        }
+    }
+}
+
+/// Everything a provider gets for one run (SPEC 4).
+#[derive(Debug, Clone)]
+pub struct RunRequest {
+    /// Workspace-relative, `/`-separated.
+    pub note_path: String,
+    pub title: Option<String>,
+    pub objective: String,
+    pub trigger: TriggerKind,
+    /// Manual context text, or the event's criteria and payload.
+    pub context: Option<String>,
+    /// The note body below the frontmatter.
+    pub body: String,
+    pub now: DateTime<Utc>,
+    /// RFC 3339 with the local offset.
+    pub local_now: String,
+    /// IANA name (or "local" when unknown).
+    pub time_zone: String,
+    pub workspace_root: PathBuf,
+    pub run_id: String,
+    pub model: Option<String>,
+}
+
+/// What a provider produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOutput {
+    /// The new content, as the provider gave it.
+    pub body: String,
+    /// For `lastRunSummary`.
+    pub summary: Option<String>,
+    /// `true` when `body` is the content below the H1 (the H1 line stays), `false` when it is
+    /// the whole body.
+    pub body_is_below_h1: bool,
+}
+
+/// Why a run produced nothing. `Display` is what goes into `lastRunError`: one short line,
+/// never a secret.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProviderError {
+    /// The user (or shutdown) stopped the run.
+    #[error("stopped")]
+    Stopped,
+    #[error("timed out after {}", format_duration(*.0))]
+    TimedOut(Duration),
+    #[error("command not found: {0}")]
+    CommandNotFound(String),
+    #[error("cannot start {program}: {reason}")]
+    Spawn { program: String, reason: String },
+    /// The program failed; `status` is e.g. "exited with status 2" or "killed by signal 9
+    /// (SIGKILL)", `stderr_tail` its last stderr lines on one line (may be empty).
+    #[error("{status}{}", if stderr_tail.is_empty() { String::new() } else { format!(": {stderr_tail}") })]
+    Failed { status: String, stderr_tail: String },
+    #[error("output larger than {} MiB", limit / (1024 * 1024))]
+    OutputTooLarge { limit: usize },
+    /// The output could not be used (e.g. not UTF-8).
+    #[error("{0}")]
+    InvalidOutput(String),
+    /// Talking to the program (or service) failed.
+    #[error("{0}")]
+    Io(String),
+    /// No usable provider, or the provider may not run here (untrusted, misconfigured).
+    #[error("{0}")]
+    Config(String),
+    /// The provider kind exists in configuration but not in this build yet.
+    #[error("{0}")]
+    Unavailable(String),
+}
+
+/// One step of a run, for transcripts (`runs/<id>.jsonl`) and progress.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunEvent {
+    /// A short tag: "started", "stderr", "exited", "killed", ... (the engine adds its own,
+    /// like "start" and "done").
+    pub kind: String,
+    pub message: String,
+}
+
+impl RunEvent {
+    pub fn new(kind: impl Into<String>, message: impl Into<String>) -> Self {
+        RunEvent { kind: kind.into(), message: message.into() }
+    }
+}
+
+/// Run `provider` once. `timeout` is the agent's limit (`[agent] timeout`) for model runs;
+/// a `command` provider has its own `timeout` setting, which is the one that applies to it.
+pub async fn run(
+    provider: &ProviderConfig,
+    req: &RunRequest,
+    timeout: Duration,
+    cancel: CancellationToken,
+    events: &mut (dyn FnMut(&RunEvent) + Send),
+) -> Result<RunOutput, ProviderError> {
+    match &provider.kind {
+        ProviderKind::Command(cfg) => run_command(cfg, req, cancel, events).await,
+        ProviderKind::OpenAi(_) | ProviderKind::Anthropic(_) => {
+            let _ = timeout; // used by the model providers once they exist
+            Err(ProviderError::Unavailable(format!(
+                "the {} provider is not available in this build yet; use a `command` provider",
+                provider.kind_name()
+            )))
+        }
+    }
+}

@@ -1,0 +1,355 @@
+//! Runs: one update of one live note, end to end (SPEC section 3's run flow). Take the note's
+//! lock → write `lastAttemptAt` and `lastRunId` first → snapshot the body into history →
+//! run the provider → apply its content as minimal edits → write `lastRunAt`,
+//! `lastRunSummary` and clear `lastRunError` (or write `lastRunError`) → release.
+//! Edits go through a [`NoteIo`]: the file on disk (atomic, compare-and-swap) or, in the
+//! language server, the open editor buffer.
+
+pub mod io;
+pub mod registry;
+pub mod store;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+pub use io::{DiskIo, NoteIo};
+pub use registry::Registry;
+pub use store::Store;
+
+use crate::config::Config;
+use crate::note::body::{Patch, agent_region};
+use crate::note::rewrite::{self, RuntimeField};
+use crate::note::{self, frontmatter};
+use crate::providers::{self, RunEvent, RunRequest, TriggerKind};
+use crate::schedule::{self, Clock, Zone};
+use crate::status;
+use crate::text::TextEdit;
+use crate::workspace::trust::TrustStore;
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    /// Absolute path of the note.
+    pub path: PathBuf,
+    pub trigger: TriggerKind,
+    /// Manual context text, or the event's criteria and payload.
+    pub context: Option<String>,
+}
+
+impl RunSpec {
+    /// Scheduled runs re-check that the note is still due under the lock; manual and event
+    /// runs do not (they ignore backoff, and manual runs ignore `active`).
+    fn scheduled(&self) -> bool {
+        matches!(self.trigger, TriggerKind::Cron | TriggerKind::Window)
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Done { run_id: String, summary: String },
+    Failed { run_id: String, error: String },
+    Stopped { run_id: String },
+    /// Nothing ran (already running elsewhere, no longer due, invalid, ...).
+    Skipped(String),
+}
+
+/// Everything a run needs from its surroundings.
+pub struct Engine {
+    pub root: PathBuf,
+    pub clock: Arc<dyn Clock>,
+    pub zone: Zone,
+    pub io: Arc<dyn NoteIo>,
+    pub config: Arc<RwLock<Config>>,
+    pub trust: Option<TrustStore>,
+    pub registry: Registry,
+    pub store: Store,
+}
+
+impl Engine {
+    pub fn new(root: &Path, clock: Arc<dyn Clock>, zone: Zone, io: Arc<dyn NoteIo>, config: Config, trust: Option<TrustStore>) -> Self {
+        Engine {
+            root: root.to_path_buf(),
+            clock,
+            zone,
+            io,
+            config: Arc::new(RwLock::new(config)),
+            trust,
+            registry: Registry::default(),
+            store: Store::new(root),
+        }
+    }
+
+    pub fn rel(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root).unwrap_or(path).display().to_string()
+    }
+
+    pub fn trusted(&self) -> bool {
+        self.trust.as_ref().is_some_and(|t| t.is_trusted(&self.root))
+    }
+
+    /// Stop the note's run if one is in progress in this process.
+    pub fn stop(&self, path: &Path) -> bool {
+        self.registry.cancel(path)
+    }
+
+    pub fn is_running(&self, path: &Path) -> bool {
+        self.registry.is_running(path) || self.store.is_locked(&self.rel(path))
+    }
+
+    /// Run a note once. `on_event` sees progress (for logs, transcripts and `$/progress`).
+    pub async fn run(&self, spec: RunSpec, on_event: &mut (dyn FnMut(&RunEvent) + Send)) -> Outcome {
+        let Some(cancel) = self.registry.start(&spec.path) else {
+            return Outcome::Skipped("already running".to_owned());
+        };
+        self.run_registered(spec, cancel, on_event).await
+    }
+
+    /// Run a note whose slot the caller already took with `registry.start` (the scheduler
+    /// reserves it before spawning, so it never fires the same note twice).
+    pub async fn run_registered(
+        &self,
+        spec: RunSpec,
+        cancel: CancellationToken,
+        on_event: &mut (dyn FnMut(&RunEvent) + Send),
+    ) -> Outcome {
+        let rel = self.rel(&spec.path);
+        let outcome = self.run_locked(&spec, &rel, cancel, on_event).await;
+        self.registry.finish(&spec.path);
+        outcome
+    }
+
+    async fn run_locked(
+        &self,
+        spec: &RunSpec,
+        rel: &str,
+        cancel: CancellationToken,
+        on_event: &mut (dyn FnMut(&RunEvent) + Send),
+    ) -> Outcome {
+        let _lock = match self.store.try_lock(rel) {
+            Ok(Some(l)) => l,
+            Ok(None) => return Outcome::Skipped("running in another livenote process".to_owned()),
+            Err(e) => return Outcome::Skipped(format!("cannot take the note's lock: {e}")),
+        };
+        // Re-read under the lock: another process may have just run the note.
+        let text = match self.io.read(&spec.path) {
+            Ok(t) => t,
+            Err(e) => return Outcome::Skipped(format!("cannot read the note: {e}")),
+        };
+        let analysis = note::analyze(&text, &note::Options::default());
+        let Some(live) = analysis.live.as_ref() else {
+            return Outcome::Skipped("the note is not live".to_owned());
+        };
+        if live.has_errors {
+            return Outcome::Skipped("the live block has errors; fix them first".to_owned());
+        }
+        let now = self.clock.now();
+        if spec.scheduled() {
+            let view = status::schedule_view(live, now, &self.zone);
+            if !view.decision.as_ref().is_some_and(schedule::Decision::is_due) {
+                return Outcome::Skipped("no longer due".to_owned());
+            }
+        }
+        let run_id = ulid::Ulid::from_datetime(now.into()).to_string();
+        let stamp = timestamp(now);
+        // First, so any later failure (even resolving the provider) is covered by the backoff.
+        let started = self
+            .io
+            .apply(&spec.path, &|t: &str| {
+                rewrite::set_runtime_fields(t, &[(RuntimeField::LastAttemptAt, Some(&stamp)), (RuntimeField::LastRunId, Some(&run_id))])
+                    .map_err(|e| e.to_string())
+            })
+            .await;
+        if let Err(e) = started {
+            return Outcome::Skipped(format!("cannot write the note: {e}"));
+        }
+        let mut transcript = self.store.transcript(&run_id).ok();
+        let log = |event: &RunEvent, transcript: &mut Option<store::Transcript>| {
+            if let Some(t) = transcript.as_mut() {
+                t.write(&json!({"at": timestamp(self.clock.now()), "kind": event.kind, "message": event.message}));
+            }
+        };
+        let start_event = RunEvent::new("start", format!("{rel} trigger={} run={run_id}", spec.trigger.as_str()));
+        log(&start_event, &mut transcript);
+        on_event(&start_event);
+
+        let text = self.io.read(&spec.path).unwrap_or(text);
+        let region = agent_region(&text);
+        let base_body = text[region.clone()].to_owned();
+        let keep = self.config.read().map(|c| c.history.keep).unwrap_or(20);
+        if let Err(e) = self.store.snapshot(rel, &run_id, &base_body, keep) {
+            tracing::warn!("snapshot {rel}: {e}");
+        }
+        let mut forward = |e: &RunEvent| {
+            log(e, &mut transcript);
+            on_event(e);
+        };
+        let result = self.call_provider(spec, rel, &text, live, &run_id, now, cancel, &mut forward).await;
+        let outcome = match result {
+            Ok(output) => {
+                let patch = Patch::compute(&text, &output.body);
+                // Without a summary from the provider, the first line of the new content says
+                // what the note now holds, which beats a generic "Updated.".
+                let summary = output.summary.clone().filter(|s| !s.trim().is_empty()).unwrap_or_else(|| {
+                    output
+                        .body
+                        .lines()
+                        .map(|l| l.trim().trim_start_matches('#').trim())
+                        .find(|l| !l.is_empty())
+                        .map_or_else(|| "Updated.".to_owned(), |l| format!("Updated: {l}"))
+                });
+                let summary = one_line(&summary, 200);
+                let done = timestamp(self.clock.now());
+                let conflicts = std::sync::atomic::AtomicUsize::new(0);
+                let applied = self
+                    .io
+                    .apply(&spec.path, &|t: &str| {
+                        let r = patch.apply_to(t);
+                        conflicts.store(r.conflicts, std::sync::atomic::Ordering::Relaxed);
+                        let mut edits: Vec<TextEdit> = r.edits;
+                        edits.extend(
+                            rewrite::set_runtime_fields(
+                                t,
+                                &[
+                                    (RuntimeField::LastRunAt, Some(&done)),
+                                    (RuntimeField::LastRunSummary, Some(&summary)),
+                                    (RuntimeField::LastRunError, None),
+                                ],
+                            )
+                            .map_err(|e| e.to_string())?,
+                        );
+                        Ok(edits)
+                    })
+                    .await;
+                match applied {
+                    Ok(()) => {
+                        let c = conflicts.load(std::sync::atomic::Ordering::Relaxed);
+                        if c > 0 {
+                            tracing::warn!("done {rel}: {c} change(s) skipped where the note was edited meanwhile");
+                        }
+                        Outcome::Done { run_id: run_id.clone(), summary }
+                    }
+                    Err(e) => self.fail(&spec.path, &run_id, format!("cannot write the result: {e}")).await,
+                }
+            }
+            Err(providers::ProviderError::Stopped) => {
+                match self.fail(&spec.path, &run_id, "stopped".to_owned()).await {
+                    Outcome::Failed { run_id, .. } => Outcome::Stopped { run_id },
+                    other => other,
+                }
+            }
+            Err(e) => self.fail(&spec.path, &run_id, e.to_string()).await,
+        };
+        let end = match &outcome {
+            Outcome::Done { summary, .. } => RunEvent::new("done", summary.clone()),
+            Outcome::Failed { error, .. } => RunEvent::new("failed", error.clone()),
+            Outcome::Stopped { .. } => RunEvent::new("failed", "stopped".to_owned()),
+            Outcome::Skipped(r) => RunEvent::new("skip", r.clone()),
+        };
+        log(&end, &mut transcript);
+        on_event(&end);
+        outcome
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn call_provider(
+        &self,
+        spec: &RunSpec,
+        rel: &str,
+        text: &str,
+        live: &note::model::Live,
+        run_id: &str,
+        now: DateTime<Utc>,
+        cancel: CancellationToken,
+        on_event: &mut (dyn FnMut(&RunEvent) + Send),
+    ) -> Result<providers::RunOutput, providers::ProviderError> {
+        let (name, provider, timeout) = {
+            let config = self.config.read().map_err(|_| providers::ProviderError::Config("configuration lock poisoned".to_owned()))?;
+            let (name, p) = config
+                .resolve_provider(live.provider.as_ref().map(|p| p.value.as_str()))
+                .map_err(|e| providers::ProviderError::Config(e.to_string()))?;
+            (name, p, config.agent.timeout)
+        };
+        // A program named by the workspace's own config runs on its own only when trusted; a
+        // manual run is the user's consent for that run.
+        if provider.needs_trust() && spec.trigger != TriggerKind::Manual && !self.trusted() {
+            return Err(providers::ProviderError::Config(format!(
+                "provider `{name}` is defined by this workspace's .livenote.toml and the workspace is not trusted (run `livenote trust`)"
+            )));
+        }
+        let region = agent_region(text);
+        let local = now.with_timezone(&self.zone);
+        let req = RunRequest {
+            note_path: rel.to_owned(),
+            title: frontmatter::locate(text).and_then(|fm| frontmatter::title(text, fm.body_start())).or_else(|| frontmatter::title(text, 0)).map(str::to_owned),
+            objective: live.objective.clone().unwrap_or_default(),
+            trigger: spec.trigger,
+            context: spec.context.clone(),
+            body: text[region].to_owned(),
+            now,
+            local_now: local.to_rfc3339_opts(SecondsFormat::Secs, false),
+            time_zone: zone_name(&self.zone),
+            workspace_root: self.root.clone(),
+            run_id: run_id.to_owned(),
+            model: live.model.clone(),
+        };
+        on_event(&RunEvent::new("provider", format!("{name} ({})", provider.kind_name())));
+        providers::run(&provider, &req, timeout, cancel, on_event).await
+    }
+
+    /// Record a failure in `lastRunError`; the cycle stays unfired and is retried after the
+    /// backoff.
+    async fn fail(&self, path: &Path, run_id: &str, error: String) -> Outcome {
+        let msg = one_line(&error, 300);
+        let r = self
+            .io
+            .apply(path, &|t: &str| {
+                rewrite::set_runtime_fields(t, &[(RuntimeField::LastRunError, Some(&msg))]).map_err(|e| e.to_string())
+            })
+            .await;
+        if let Err(e) = r {
+            tracing::warn!("failed {}: cannot record the error: {e}", path.display());
+        }
+        Outcome::Failed { run_id: run_id.to_owned(), error: msg }
+    }
+
+    /// Restore the body saved before the latest run (`Undo last run`).
+    pub async fn undo_last_run(&self, path: &Path) -> Result<String, String> {
+        let rel = self.rel(path);
+        let text = self.io.read(path).map_err(|e| e.to_string())?;
+        let analysis = note::analyze(&text, &note::Options::default());
+        let run_id = analysis.live.as_ref().and_then(|l| l.last_run_id.clone()).ok_or("the note has no run to undo")?;
+        let old = self.store.snapshot_of(&rel, &run_id).ok_or_else(|| format!("no saved body for run {run_id}"))?;
+        self.io
+            .apply(path, &|t: &str| Ok(crate::note::body::replace_region_edits(t, &old)))
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(run_id)
+    }
+}
+
+/// RFC 3339 in UTC with milliseconds, as the runtime fields are written.
+pub fn timestamp(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+fn zone_name(z: &Zone) -> String {
+    match z {
+        Zone::Named(tz) => tz.name().to_owned(),
+        Zone::Local => std::env::var("TZ").ok().filter(|t| !t.is_empty()).unwrap_or_else(|| "local".to_owned()),
+    }
+}
+
+/// One line, at most `max` characters, for runtime fields and logs.
+pub fn one_line(s: &str, max: usize) -> String {
+    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
+    format!("{cut}…")
+}
