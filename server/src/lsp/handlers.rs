@@ -116,6 +116,7 @@ pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
 }
 
 pub fn initialized(client: &Client, state: &Arc<State>) {
+    create_engines(client, state);
     tokio::spawn(publisher(client.clone(), state.clone()));
     tokio::spawn(index_workspace(client.clone(), state.clone()));
     tokio::spawn(refresh_ticker(client.clone(), state.clone()));
@@ -139,6 +140,7 @@ async fn index_workspace(client: Client, state: Arc<State>) {
     if let Ok(mut slot) = state.index.write() {
         *slot = Some(index);
     }
+    tokio::spawn(super::runs::start_scheduler(client.clone(), state.clone()));
     tracing::info!("indexed {notes} notes ({live} live) in {} ms", started.elapsed().as_millis());
     let caps = state.caps();
     if caps.pull_diagnostics {
@@ -151,6 +153,34 @@ async fn index_workspace(client: Client, state: Arc<State>) {
         }
     }
     watch(client, state, caps).await;
+}
+
+/// One run engine per workspace root (or the folder of the first open note when the client
+/// opened no folder), with that root's configuration.
+fn create_engines(client: &Client, state: &Arc<State>) {
+    let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
+    let io: Arc<dyn crate::runs::NoteIo> =
+        Arc::new(super::runs::LspIo { client: client.clone(), state: Arc::downgrade(state) });
+    let engines: Vec<Arc<crate::runs::Engine>> = roots
+        .iter()
+        .map(|root| {
+            let (config, problems) = crate::config::Config::load(Some(root), None);
+            for p in problems {
+                tracing::warn!("config {p}");
+            }
+            Arc::new(crate::runs::Engine::new(
+                root,
+                state.opts.clock.clone(),
+                state.opts.zone,
+                io.clone(),
+                config,
+                state.opts.trust.clone(),
+            ))
+        })
+        .collect();
+    if let Ok(mut e) = state.engines.write() {
+        *e = engines;
+    }
 }
 
 /// Keep the index current: through the client's file watcher when it can register one,
@@ -214,6 +244,7 @@ fn file_changed(client: &Client, state: &Arc<State>, path: &Path) {
         }
     }
     if changed {
+        state.wake.notify_waiters();
         let (client, state) = (client.clone(), state.clone());
         tokio::spawn(async move { refresh_views(&client, &state).await });
     }
@@ -312,8 +343,8 @@ fn trusted(state: &State, path: Option<&Path>) -> bool {
 }
 
 fn facts(state: &State, path: Option<&Path>) -> RunFacts {
-    // Runs arrive with the scheduler; until then nothing is running.
-    RunFacts { running: false, trusted: Some(trusted(state, path)) }
+    let running = path.is_some_and(|p| state.engine_for(p).is_some_and(|e| e.is_running(p)));
+    RunFacts { running, trusted: Some(trusted(state, path)) }
 }
 
 /// Run an `ide` feature over the document's snapshot.
@@ -625,10 +656,38 @@ pub fn execute_command(
             spawn_apply(client, state, uri, version, text, edits);
             Ok(None)
         }
-        commands::RUN | commands::STOP | commands::UNDO_LAST_RUN => Err(Error::invalid_params(
-            "no provider configured: runs arrive with livenote's scheduler (not built yet); validation, lenses and \
-             scheduling views work without one",
-        )),
+        commands::RUN => {
+            let uri = arg_uri(&args)?;
+            let path = uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?.into_owned();
+            let engine = state
+                .engine_for(&path)
+                .ok_or_else(|| Error::invalid_params("the note is outside the workspace folders"))?;
+            if engine.is_running(&path) {
+                return Err(Error::invalid_params("the note is already updating"));
+            }
+            let context = args.get(1).and_then(Value::as_str).map(str::to_owned);
+            super::runs::spawn_run(client, state, engine, path, context);
+            Ok(None)
+        }
+        commands::STOP => {
+            let uri = arg_uri(&args)?;
+            let path = uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?.into_owned();
+            Ok(Some(super::runs::stop(state, &path)))
+        }
+        commands::UNDO_LAST_RUN => {
+            let uri = arg_uri(&args)?;
+            let path = uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?.into_owned();
+            let engine = state
+                .engine_for(&path)
+                .ok_or_else(|| Error::invalid_params("the note is outside the workspace folders"))?;
+            let client = client.clone();
+            tokio::spawn(async move {
+                if let Err(e) = engine.undo_last_run(&path).await {
+                    client.show_message(MessageType::WARNING, format!("livenote: undo last run: {e}")).await;
+                }
+            });
+            Ok(None)
+        }
         commands::TRUST_WORKSPACE => {
             let store = state
                 .opts
@@ -662,6 +721,7 @@ pub fn execute_command(
                 store.trust(t).map_err(|e| Error::invalid_params(format!("trust {}: {e}", t.display())))?;
                 tracing::info!("trust {}", t.display());
             }
+            state.wake.notify_waiters();
             let (client, state) = (client.clone(), state.clone());
             tokio::spawn(async move { refresh_views(&client, &state).await });
             Ok(Some(json!(targets.iter().map(|t| t.display().to_string()).collect::<Vec<_>>())))
@@ -713,8 +773,16 @@ fn list_notes(state: &State) -> Value {
     serde_json::to_value(items).unwrap_or(Value::Null)
 }
 
+/// Cancelling a run's progress stops the run.
+pub fn progress_cancel(state: &State, params: WorkDoneProgressCancelParams) {
+    let path = state.progress_tokens().get(&params.token).cloned();
+    if let Some(path) = path {
+        super::runs::stop(state, &path);
+    }
+}
+
 /// Ask the client to redraw lenses and hints (they carry times and statuses).
-async fn refresh_views(client: &Client, state: &State) {
+pub async fn refresh_views(client: &Client, state: &State) {
     let caps = state.caps();
     if caps.lens_refresh {
         let _ = client.code_lens_refresh().await;

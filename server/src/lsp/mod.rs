@@ -7,6 +7,7 @@
 pub mod convert;
 pub mod documents;
 mod handlers;
+mod runs;
 mod server;
 mod state;
 
@@ -23,6 +24,7 @@ use crate::schedule::{Clock, SystemClock, Zone};
 pub fn service(opts: Options) -> (LspService<Backend>, ClientSocket) {
     LspService::build(|client| Backend::new(client, opts))
         .custom_method("livenote/documentText", Backend::document_text)
+        .custom_method("window/workDoneProgress/cancel", Backend::progress_cancel)
         .finish()
 }
 

@@ -132,10 +132,10 @@ pub fn spawn_run(client: &Client, state: &Arc<State>, engine: Arc<Engine>, path:
             })
         };
         let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context };
-        let outcome = engine.run(spec, &mut |e| {
+        let mut report = |e: &crate::providers::RunEvent| {
             let _ = tx.send(format!("{}: {}", e.kind, crate::runs::one_line(&e.message, 120)));
-        });
-        let outcome = outcome.await;
+        };
+        let outcome = engine.run(spec, &mut report).await;
         drop(tx);
         let _ = reporter.await;
         log_outcome(&rel, &outcome);

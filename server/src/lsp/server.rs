@@ -20,6 +20,12 @@ impl Backend {
         Backend { client, state: Arc::new(State::new(opts)) }
     }
 
+    /// `window/workDoneProgress/cancel` (not in tower-lsp-server's trait): cancelling a run's
+    /// progress stops the run.
+    pub async fn progress_cancel(&self, params: WorkDoneProgressCancelParams) {
+        handlers::progress_cancel(&self.state, params);
+    }
+
     /// `livenote/documentText`: the server's copy of an open document and its version, so
     /// tests and bug reports can check that edits were applied in order.
     pub async fn document_text(&self, params: TextDocumentIdentifier) -> Result<Option<serde_json::Value>> {

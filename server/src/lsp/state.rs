@@ -44,6 +44,12 @@ pub struct State {
     /// Documents whose diagnostics must be (re)published; drained by the publisher task.
     pub dirty: Mutex<HashSet<Uri>>,
     pub dirty_signal: tokio::sync::Notify,
+    /// One run engine per workspace root, created at `initialized`.
+    pub engines: RwLock<Vec<Arc<crate::runs::Engine>>>,
+    /// Wakes the schedulers to re-plan (index changed, trust granted, a run ended).
+    pub wake: Arc<tokio::sync::Notify>,
+    /// `$/progress` tokens of runs in progress, so cancelling one stops its run.
+    pub progress: Mutex<HashMap<tower_lsp_server::ls_types::ProgressToken, PathBuf>>,
 }
 
 impl State {
@@ -56,6 +62,9 @@ impl State {
             index: RwLock::new(None),
             dirty: Mutex::new(HashSet::new()),
             dirty_signal: tokio::sync::Notify::new(),
+            engines: RwLock::new(Vec::new()),
+            wake: Arc::new(tokio::sync::Notify::new()),
+            progress: Mutex::new(HashMap::new()),
         }
     }
 
@@ -80,6 +89,21 @@ impl State {
 
     pub fn take_dirty(&self) -> Vec<Uri> {
         self.dirty.lock().unwrap_or_else(std::sync::PoisonError::into_inner).drain().collect()
+    }
+
+    pub fn engines(&self) -> Vec<Arc<crate::runs::Engine>> {
+        self.engines.read().map(|e| e.clone()).unwrap_or_default()
+    }
+
+    /// The engine of the workspace root holding `path` (the longest matching root).
+    pub fn engine_for(&self, path: &std::path::Path) -> Option<Arc<crate::runs::Engine>> {
+        self.engines().into_iter().filter(|e| path.starts_with(&e.root)).max_by_key(|e| e.root.as_os_str().len())
+    }
+
+    pub fn progress_tokens(
+        &self,
+    ) -> MutexGuard<'_, HashMap<tower_lsp_server::ls_types::ProgressToken, PathBuf>> {
+        self.progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     pub fn with_index<R>(&self, f: impl FnOnce(&Index) -> R) -> Option<R> {

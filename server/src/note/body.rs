@@ -10,7 +10,8 @@
 //!   closed has no body: its region is empty at the end of the text and nothing is written there
 //!   (text there would become YAML).
 //! - **Echoed H1.** When the output's first line is an H1 with the note's own title, it is
-//!   dropped: the H1 stays where it is and is not duplicated.
+//!   dropped: the H1 stays where it is and is not duplicated. (Not when the region itself starts
+//!   with that line, so that writing back the region's own text stays a no-op.)
 //! - **Line endings.** The provider's output is rewritten to the note's line ending: the first
 //!   one in the region, else the first one in the note, else `\n`.
 //! - **Blank line under the H1.** When the note has an H1 and the provider's output does not
@@ -219,8 +220,9 @@ fn same(lines: &[&str], expected: &[String]) -> bool {
 /// What the rules need to know about a note's text.
 struct Layout {
     region: Range<usize>,
-    /// The note's title, when the body has an H1.
-    title: Option<String>,
+    /// The note's title, when the body has an H1 and the region does not itself start with an
+    /// H1 of that title: an output line of that title is then an echo.
+    echo_title: Option<String>,
     /// False when the frontmatter is never closed: the "body" would be YAML.
     writable: bool,
     /// The region is empty at the end of the text and the line before it (H1 or closing
@@ -261,18 +263,19 @@ impl Layout {
             _ => "\n",
         };
         let ends_with_newline = if body.is_empty() { !needs_break } else { body.ends_with('\n') };
-        let title = h1.as_ref().and_then(|_| title(text, body_start)).map(str::to_owned);
-        let blank_under_h1 = title.is_some() && (body.is_empty() || starts_with_blank_line(body));
-        Layout { region, title, writable, needs_break, nl, ends_with_newline, blank_under_h1 }
+        let own_title = h1.as_ref().and_then(|_| title(text, body_start));
+        let echo_title = own_title.filter(|t| first_line_title(body) != Some(*t)).map(str::to_owned);
+        let blank_under_h1 = h1.is_some() && (body.is_empty() || starts_with_blank_line(body));
+        Layout { region, echo_title, writable, needs_break, nl, ends_with_newline, blank_under_h1 }
     }
 
     /// The provider's output as the region's new text.
     fn render(&self, new_content: &str) -> String {
         let mut out = normalise_newlines(new_content, self.nl);
-        if let Some(own) = &self.title {
+        if let Some(own) = &self.echo_title {
             // A provider that echoes the note's H1 would otherwise duplicate it on every run.
-            let first_end = out.find('\n').map_or(out.len(), |i| i + 1);
-            if title(&out[..first_end], 0) == Some(own.as_str()) {
+            if first_line_title(&out) == Some(own.as_str()) {
+                let first_end = out.find('\n').map_or(out.len(), |i| i + 1);
                 out.drain(..first_end);
             }
         }
@@ -295,6 +298,11 @@ impl Layout {
         }
         TextEdit { range, new_text }
     }
+}
+
+/// The title of `s`'s first line, when that line is an H1.
+fn first_line_title(s: &str) -> Option<&str> {
+    title(&s[..s.find('\n').map_or(s.len(), |i| i + 1)], 0)
 }
 
 /// Whether `s` starts with a complete line of nothing but spaces and tabs.
@@ -1189,9 +1197,9 @@ mod tests {
             let mut want: Vec<&str> = Vec::new();
             let mut new = new.as_str();
             let start = locate(text).map_or(bom_len(text), |fm| fm.body_start());
-            if let Some(own) = title(text, start) {
+            if let Some(own) = title(text, start).filter(|t| first_line_title(body) != Some(*t)) {
                 let first_end = new.find('\n').map_or(new.len(), |i| i + 1);
-                if title(&new[..first_end], 0) == Some(own) {
+                if first_line_title(new) == Some(own) {
                     new = &new[first_end..];
                 }
             }

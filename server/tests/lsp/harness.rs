@@ -31,6 +31,9 @@ struct Shared {
     pending: HashMap<i64, oneshot::Sender<Value>>,
     docs: HashMap<String, ClientDoc>,
     utf8: bool,
+    /// Before answering the next applyEdit, "type" this (insert `.1` after the first `.0`),
+    /// send it, and reject the edit as stale — a user racing the agent.
+    type_before_next_apply: Option<(String, String)>,
 }
 
 pub struct TestClient {
@@ -151,6 +154,12 @@ impl TestClient {
                    "contentChanges": [{"range": range, "text": new_text}]}),
         )
         .await;
+    }
+
+    /// Make the next `workspace/applyEdit` lose a race: the user types `insert` after
+    /// `after` first, so the edit's version is stale and the editor rejects it.
+    pub fn type_before_next_apply(&self, after: &str, insert: &str) {
+        lock(&self.shared).type_before_next_apply = Some((after.to_owned(), insert.to_owned()));
     }
 
     /// Apply a `WorkspaceEdit` (from a code action) like an editor: change the buffer, then
@@ -281,6 +290,17 @@ fn answer(shared: &Mutex<Shared>, msg: &Value) -> (Value, Vec<Value>) {
         Some("workspace/applyEdit") => {
             let mut s = lock(shared);
             let utf8 = s.utf8;
+            if let Some((after, insert)) = s.type_before_next_apply.take() {
+                for (uri, doc) in s.docs.iter_mut() {
+                    let Some(at) = doc.text.find(&after).map(|i| i + after.len()) else { continue };
+                    doc.text.insert_str(at, &insert);
+                    doc.version += 1;
+                    follow_ups.push(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+                        "textDocument": {"uri": uri, "version": doc.version},
+                        "contentChanges": [{"text": doc.text}]}}));
+                }
+                return (json!({"applied": false, "failureReason": "document version changed"}), follow_ups);
+            }
             for change in
                 msg.pointer("/params/edit/documentChanges").and_then(Value::as_array).into_iter().flatten()
             {

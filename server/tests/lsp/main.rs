@@ -409,3 +409,34 @@ async fn index_symbols_and_list_notes() {
     );
     c.shutdown().await;
 }
+
+const CONFIG: &str = "[agent]\nprovider = \"echo\"\n[providers.echo]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"printf 'Agent wrote this.\\\\n'\"]\ntimeout = \"10s\"\n";
+
+/// The user types while the agent's edit is in flight: the editor rejects the stale edit,
+/// the server recomputes it against the fresh buffer and retries. No keystroke is lost.
+#[tokio::test]
+async fn agent_edit_racing_a_keystroke_loses_nothing() {
+    let note = "---\ntitle: Race\nlive:\n  objective: say something\n---\n# Race\n\nold body\n";
+    let mut c = TestClient::start(&[(".livenote.toml", CONFIG), ("race.md", note)], utf16_caps()).await;
+    let uri = c.open("race.md", note).await;
+    c.diagnostics(&uri, 1).await;
+    c.type_before_next_apply("title: Race", " (typed)");
+    let res = c.request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]})).await;
+    assert!(res.get("error").is_none(), "{res}");
+    // Wait for the run to finish: the end of its progress.
+    loop {
+        let p = c.next_notification("$/progress").await;
+        if p["value"]["kind"] == "end" {
+            assert_eq!(p["value"]["message"], "Updated: Agent wrote this.", "{p}");
+            break;
+        }
+    }
+    let text = c.doc(&uri).text;
+    assert!(text.contains("title: Race (typed)"), "the keystroke was lost:\n{text}");
+    assert!(text.ends_with("# Race\n\nAgent wrote this.\n"), "{text}");
+    assert!(text.contains("lastRunSummary: \"Updated: Agent wrote this.\""), "{text}");
+    assert!(text.contains("lastRunError: null"), "{text}");
+    let server = server_text(&mut c, &uri).await;
+    assert_eq!(server["text"].as_str(), Some(text.as_str()));
+    c.shutdown().await;
+}

@@ -88,17 +88,25 @@ vim.fn.writefile({ '# Errands', '', '- post office' }, ws .. '/errands.md')
 -- Helpers
 
 local passed, failed = 0, 0
+local timeouts = 0 -- checks in a row that ended waiting on the server
 
---- Run one check: `fn` returns a detail to show or raises a message.
+--- Run one check: `fn` returns a detail to show or raises a message. After two checks in a row
+--- timed out the server is taken for stuck, and the rest fail at once instead of waiting.
 local function check(name, fn)
+  if timeouts >= 2 then
+    failed = failed + 1
+    out(('FAIL %s: not run, the server stopped answering (see above)'):format(name))
+    return
+  end
   local ok, res = xpcall(fn, function(e)
     return type(e) == 'string' and e or vim.inspect(e)
   end)
   if ok then
-    passed = passed + 1
+    passed, timeouts = passed + 1, 0
     out(('ok   %s%s'):format(name, res and (': ' .. tostring(res)) or ''))
   else
     failed = failed + 1
+    timeouts = (res:match('timed out') or res:match('no answer')) and timeouts + 1 or 0
     out(('FAIL %s: %s'):format(name, res))
   end
 end
