@@ -122,3 +122,180 @@ pub fn log_outcome(rel: &str, outcome: &Outcome) {
         Outcome::Skipped(reason) => tracing::info!("skip {rel} ({reason})"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::RwLock;
+
+    use chrono::{DateTime, TimeDelta, Utc};
+
+    use super::*;
+    use crate::config::Config;
+    use crate::runs::DiskIo;
+    use crate::schedule::{ManualClock, Zone};
+    use crate::workspace::index::Index;
+    use crate::workspace::trust::TrustStore;
+
+    struct IndexSource(RwLock<Index>);
+
+    impl NoteSource for IndexSource {
+        fn live_notes(&self) -> Vec<(PathBuf, Live)> {
+            let mut idx = self.0.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+            // Tests re-read every note each pass (the real scheduler hears file events).
+            let paths: Vec<PathBuf> = idx.live_notes().map(|(p, _, _)| p.clone()).collect();
+            for p in &paths {
+                idx.refresh(p);
+            }
+            idx.live_notes().map(|(p, _, l)| (p.clone(), l.clone())).collect()
+        }
+    }
+
+    fn t(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).map(|t| t.with_timezone(&Utc)).unwrap_or_default()
+    }
+
+    struct Fixture {
+        dir: tempfile::TempDir,
+        clock: ManualClock,
+        scheduler: Arc<Scheduler>,
+        trust: TrustStore,
+    }
+
+    fn fixture(command: &str, note: &str) -> Fixture {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
+        let config = format!(
+            "[agent]\nprovider = \"p\"\n[providers.p]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", {command:?}]\ntimeout = \"2s\"\n"
+        );
+        std::fs::write(root.join(".livenote.toml"), config).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(root.join("n.md"), note).unwrap_or_else(|e| panic!("{e}"));
+        let clock = ManualClock::new(t("2026-11-23T09:00:30Z"));
+        let trust = TrustStore::in_dir(&root.join(".data"));
+        let (config, problems) = Config::load_with(Some(&root), None, &|_: &str| None);
+        assert!(problems.is_empty(), "{problems:?}");
+        let engine = Arc::new(Engine::new(
+            &root,
+            Arc::new(clock.clone()),
+            Zone::Named(chrono_tz::UTC),
+            Arc::new(DiskIo),
+            config,
+            Some(trust.clone()),
+        ));
+        let (index, _) = Index::build(std::slice::from_ref(&root), &[]);
+        let scheduler = Arc::new(Scheduler {
+            engine,
+            source: Arc::new(IndexSource(RwLock::new(index))),
+            wake: Arc::new(Notify::new()),
+            enabled: true,
+        });
+        Fixture { dir, clock, scheduler, trust }
+    }
+
+    const NOTE: &str = "---\nlive:\n  objective: o\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n# N\n";
+
+    fn note_text(dir: &Path) -> String {
+        let root = dir.canonicalize().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::read_to_string(root.join("n.md")).unwrap_or_default()
+    }
+
+    async fn settle(f: &Fixture) {
+        for _ in 0..300 {
+            if f.scheduler.engine.registry.running().is_empty() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("the run did not finish");
+    }
+
+    #[tokio::test]
+    async fn untrusted_fires_nothing_and_trust_starts_the_schedule() {
+        let f = fixture("echo hi", NOTE);
+        let mut recently = HashMap::new();
+        assert!(f.scheduler.pass(&mut recently).fired.is_empty(), "untrusted workspace fired");
+        f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let pass = f.scheduler.pass(&mut recently);
+        assert_eq!(pass.fired.len(), 1);
+        assert_eq!(pass.fired[0].1, "cron");
+        settle(&f).await;
+        let text = note_text(f.dir.path());
+        assert!(text.contains("lastRunSummary: \"Updated: hi\""), "{text}");
+        assert!(text.ends_with("# N\n\nhi\n") || text.ends_with("# N\nhi\n"), "{text}");
+        // Done for this hour: nothing fires until 10:00.
+        recently.clear();
+        f.clock.set(t("2026-11-23T09:59:59Z"));
+        assert!(f.scheduler.pass(&mut recently).fired.is_empty());
+        f.clock.set(t("2026-11-23T10:00:00.500Z"));
+        assert_eq!(f.scheduler.pass(&mut recently).fired.len(), 1);
+        settle(&f).await;
+    }
+
+    #[tokio::test]
+    async fn failure_is_recorded_and_retried_after_the_backoff() {
+        let f = fixture("echo broken >&2; exit 3", NOTE);
+        f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let mut recently = HashMap::new();
+        assert_eq!(f.scheduler.pass(&mut recently).fired.len(), 1);
+        settle(&f).await;
+        let text = note_text(f.dir.path());
+        assert!(text.contains("lastRunError: \"exited with status 3: broken\""), "{text}");
+        assert!(!text.contains("lastRunAt"), "{text}");
+        recently.clear();
+        // Still inside the backoff: nothing; after it, the failed cycle is retried.
+        f.clock.advance(TimeDelta::minutes(4));
+        assert!(f.scheduler.pass(&mut recently).fired.is_empty());
+        f.clock.advance(TimeDelta::minutes(1));
+        assert_eq!(f.scheduler.pass(&mut recently).fired.len(), 1);
+        settle(&f).await;
+    }
+
+    #[tokio::test]
+    async fn stop_ends_a_run_within_a_second_and_a_hang_times_out() {
+        let f = fixture("sleep 30", NOTE);
+        let path = f.dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}")).join("n.md");
+        let engine = f.scheduler.engine.clone();
+        let run = {
+            let engine = engine.clone();
+            let path = path.clone();
+            tokio::spawn(async move {
+                let spec = RunSpec { path, trigger: TriggerKind::Manual, context: None };
+                engine.run(spec, &mut |_| {}).await
+            })
+        };
+        for _ in 0..200 {
+            if engine.registry.is_running(&path) && note_text(f.dir.path()).contains("lastRunId") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let asked = std::time::Instant::now();
+        assert!(engine.stop(&path));
+        let outcome = run.await.unwrap_or_else(|e| panic!("{e}"));
+        assert!(asked.elapsed() < Duration::from_secs(1), "stop took {:?}", asked.elapsed());
+        assert!(matches!(outcome, Outcome::Stopped { .. }), "{outcome:?}");
+        assert!(note_text(f.dir.path()).contains("lastRunError: \"stopped\""));
+        // The provider's timeout is 2 s: a hang is killed then.
+        let started = std::time::Instant::now();
+        let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context: None };
+        let outcome = engine.run(spec, &mut |_| {}).await;
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(
+            matches!(&outcome, Outcome::Failed { error, .. } if error == "timed out after 2s"),
+            "{outcome:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn paused_and_invalid_notes_never_fire() {
+        let paused = NOTE.replace("  objective: o\n", "  objective: o\n  active: false\n");
+        let f = fixture("echo hi", &paused);
+        f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(f.scheduler.pass(&mut HashMap::new()).fired.is_empty());
+        let invalid = NOTE.replace("  objective: o\n", "  objective: o\n  active: yes\n");
+        let f = fixture("echo hi", &invalid);
+        f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(f.scheduler.pass(&mut HashMap::new()).fired.is_empty());
+    }
+}

@@ -137,7 +137,13 @@ pub struct WindowItem {
 }
 
 /// One live note as `livenote list --format json` and `livenote.listNotes` show it.
-pub fn list_item<Tz: TimeZone>(path: String, live: &Live, at: DateTime<Utc>, tz: &Tz) -> ListItem {
+pub fn list_item<Tz: TimeZone>(
+    path: String,
+    live: &Live,
+    facts: RunFacts,
+    at: DateTime<Utc>,
+    tz: &Tz,
+) -> ListItem {
     let view = schedule_view(live, at, tz);
     let triggers = Triggers {
         cron_expr: live.cron_expr.as_ref().map(|c| c.value.clone()),
@@ -152,7 +158,7 @@ pub fn list_item<Tz: TimeZone>(path: String, live: &Live, at: DateTime<Utc>, tz:
     ListItem {
         path,
         active: live.active,
-        status: status(live, RunFacts::default()).as_str(),
+        status: status(live, facts).as_str(),
         triggers,
         due: view.due().map(trigger_name),
         next_due: view

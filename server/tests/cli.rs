@@ -43,6 +43,8 @@ fn livenote(cwd: &Path, args: &[&str]) -> Output {
         .args(args)
         .current_dir(cwd)
         .env("TZ", "America/Chicago")
+        // A trust list of its own, so the user's never changes the output.
+        .env("LIVENOTE_DATA_DIR", cwd.join(".test-data"))
         .env("RUST_LOG", "warn")
         .output()
         .unwrap_or_else(|e| panic!("run livenote: {e}"))
@@ -125,6 +127,8 @@ fn check_json_with_exit_codes() {
 #[test]
 fn list_json_at_an_instant() {
     let v = vault();
+    // Trusted, so statuses show the notes' own state.
+    assert_eq!(livenote(v.path(), &["trust", "."]).status.code(), Some(0));
     // 09:01:30 in Chicago: one minute and a half after the hourly cron's 09:00 occurrence,
     // inside the 08:00-10:00 window.
     check_output(
@@ -216,13 +220,13 @@ fn list_answers_what_fires_tomorrow_morning() {
         &livenote(v.path(), &["list", "--at", "2026-11-24T08:00:00-06:00", "."]),
         0,
         expect![[r#"
-        NOTE                STATUS     DUE     NEXT                       LAST RUN
-        hourly.md           live       -       2026-11-24T08:00:00-06:00  2026-11-23T14:00:01.000Z
-        morning.md          live       window  2026-11-24T08:00:00-06:00  2026-11-22T14:30:00.000Z
-        paused.md           paused     -       -                          never
-        sub/broken-crlf.md  invalid    -       -                          never
-        sub/failed.md       failed     -       -                          never
-    "#]],
+            NOTE                STATUS     DUE     NEXT                       LAST RUN
+            hourly.md           untrusted  -       2026-11-24T08:00:00-06:00  2026-11-23T14:00:01.000Z
+            morning.md          untrusted  window  2026-11-24T08:00:00-06:00  2026-11-22T14:30:00.000Z
+            paused.md           paused     -       -                          never
+            sub/broken-crlf.md  invalid    -       -                          never
+            sub/failed.md       untrusted  -       -                          never
+        "#]],
     );
     let bad = livenote(v.path(), &["list", "--at", "tomorrow"]);
     assert_eq!(bad.status.code(), Some(2));

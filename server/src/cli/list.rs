@@ -24,6 +24,8 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
         anyhow::bail!("{} is not a folder", root.display());
     }
     let (files, errors) = workspace::markdown_files(&root, &[]);
+    let store = crate::runs::Store::new(&root);
+    let trusted = crate::workspace::trust::TrustStore::user().is_some_and(|t| t.is_trusted(&root));
     for e in errors {
         tracing::warn!("skip {e}");
     }
@@ -39,7 +41,8 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
         let analysis = note::analyze(&text, &note::Options::default());
         let Some(live) = analysis.live else { continue };
         let path = super::display_path(file, Some(&root));
-        items.push(status::list_item(path, &live, at, &Local));
+        let facts = status::RunFacts { running: store.is_locked(&path), trusted: Some(trusted) };
+        items.push(status::list_item(path, &live, facts, at, &Local));
     }
     match format {
         Format::Json => {

@@ -12,15 +12,30 @@ use crate::runs::{DiskIo, Engine, Outcome, RunSpec};
 use crate::schedule::Zone;
 use crate::workspace::trust::TrustStore;
 
-pub fn run(note: PathBuf, context: Option<String>, dir: Option<PathBuf>, clock_file: Option<PathBuf>) -> Result<u8> {
+pub fn run(
+    note: PathBuf,
+    context: Option<String>,
+    dir: Option<PathBuf>,
+    clock_file: Option<PathBuf>,
+) -> Result<u8> {
     let path = std::fs::canonicalize(&note).with_context(|| format!("{}: no such note", note.display()))?;
     let root = match dir {
         Some(d) => super::watch::root_of(&d),
         None => find_root(&path),
     };
     let config = super::watch::load_config(&root);
-    let engine = Engine::new(&root, super::watch::clock(clock_file), Zone::Local, Arc::new(DiskIo), config, TrustStore::user());
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("start the async runtime")?;
+    let engine = Engine::new(
+        &root,
+        super::watch::clock(clock_file),
+        Zone::Local,
+        Arc::new(DiskIo),
+        config,
+        TrustStore::user(),
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("start the async runtime")?;
     let rel = engine.rel(&path);
     let outcome = runtime.block_on(async {
         let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context };

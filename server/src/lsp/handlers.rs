@@ -658,7 +658,8 @@ pub fn execute_command(
         }
         commands::RUN => {
             let uri = arg_uri(&args)?;
-            let path = uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?.into_owned();
+            let path =
+                uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?.into_owned();
             let engine = state
                 .engine_for(&path)
                 .ok_or_else(|| Error::invalid_params("the note is outside the workspace folders"))?;
@@ -671,12 +672,14 @@ pub fn execute_command(
         }
         commands::STOP => {
             let uri = arg_uri(&args)?;
-            let path = uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?.into_owned();
+            let path =
+                uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?.into_owned();
             Ok(Some(super::runs::stop(state, &path)))
         }
         commands::UNDO_LAST_RUN => {
             let uri = arg_uri(&args)?;
-            let path = uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?.into_owned();
+            let path =
+                uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?.into_owned();
             let engine = state
                 .engine_for(&path)
                 .ok_or_else(|| Error::invalid_params("the note is outside the workspace folders"))?;
@@ -765,7 +768,7 @@ fn list_notes(state: &State) -> Value {
             idx.live_notes()
                 .map(|(path, _, live)| {
                     let rel = idx.root_of(path).and_then(|r| path.strip_prefix(r).ok()).unwrap_or(path);
-                    status::list_item(rel.display().to_string(), live, now, &zone)
+                    status::list_item(rel.display().to_string(), live, facts(state, Some(path)), now, &zone)
                 })
                 .collect::<Vec<_>>()
         })

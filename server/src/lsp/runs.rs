@@ -98,7 +98,13 @@ impl NoteSource for StateSource {
 }
 
 /// Start a run in the background, reporting `$/progress`; cancelling the progress stops it.
-pub fn spawn_run(client: &Client, state: &Arc<State>, engine: Arc<Engine>, path: PathBuf, context: Option<String>) {
+pub fn spawn_run(
+    client: &Client,
+    state: &Arc<State>,
+    engine: Arc<Engine>,
+    path: PathBuf,
+    context: Option<String>,
+) {
     let (client, state) = (client.clone(), state.clone());
     tokio::spawn(async move {
         let rel = engine.rel(&path);
@@ -106,12 +112,16 @@ pub fn spawn_run(client: &Client, state: &Arc<State>, engine: Arc<Engine>, path:
         let progress = client.create_work_done_progress(token.clone()).await.is_ok();
         if progress {
             state.progress_tokens().insert(token.clone(), path.clone());
-            send_progress(&client, &token, WorkDoneProgress::Begin(WorkDoneProgressBegin {
-                title: format!("Updating {rel}"),
-                cancellable: Some(true),
-                message: None,
-                percentage: None,
-            }))
+            send_progress(
+                &client,
+                &token,
+                WorkDoneProgress::Begin(WorkDoneProgressBegin {
+                    title: format!("Updating {rel}"),
+                    cancellable: Some(true),
+                    message: None,
+                    percentage: None,
+                }),
+            )
             .await;
         }
         super::handlers::refresh_views(&client, &state).await;
@@ -121,11 +131,15 @@ pub fn spawn_run(client: &Client, state: &Arc<State>, engine: Arc<Engine>, path:
             tokio::spawn(async move {
                 while let Some(msg) = rx.recv().await {
                     if progress {
-                        send_progress(&client, &token, WorkDoneProgress::Report(WorkDoneProgressReport {
-                            message: Some(msg),
-                            cancellable: Some(true),
-                            percentage: None,
-                        }))
+                        send_progress(
+                            &client,
+                            &token,
+                            WorkDoneProgress::Report(WorkDoneProgressReport {
+                                message: Some(msg),
+                                cancellable: Some(true),
+                                percentage: None,
+                            }),
+                        )
                         .await;
                     }
                 }
@@ -146,7 +160,12 @@ pub fn spawn_run(client: &Client, state: &Arc<State>, engine: Arc<Engine>, path:
                 Outcome::Stopped { .. } => "stopped".to_owned(),
                 Outcome::Skipped(r) => format!("nothing ran: {r}"),
             };
-            send_progress(&client, &token, WorkDoneProgress::End(WorkDoneProgressEnd { message: Some(message) })).await;
+            send_progress(
+                &client,
+                &token,
+                WorkDoneProgress::End(WorkDoneProgressEnd { message: Some(message) }),
+            )
+            .await;
             state.progress_tokens().remove(&token);
         }
         if let Outcome::Skipped(r) = &outcome {
@@ -174,7 +193,9 @@ pub async fn start_scheduler(client: Client, state: Arc<State>) {
     let engines = state.engines();
     for engine in engines {
         let has_scheduled = state
-            .with_index(|idx| idx.live_notes().any(|(p, _, l)| p.starts_with(&engine.root) && l.has_triggers()))
+            .with_index(|idx| {
+                idx.live_notes().any(|(p, _, l)| p.starts_with(&engine.root) && l.has_triggers())
+            })
             .unwrap_or(false);
         if has_scheduled && !engine.trusted() && engine.trust.is_some() {
             let (client, state, engine) = (client.clone(), state.clone(), engine.clone());

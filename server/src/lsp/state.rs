@@ -97,7 +97,10 @@ impl State {
 
     /// The engine of the workspace root holding `path` (the longest matching root).
     pub fn engine_for(&self, path: &std::path::Path) -> Option<Arc<crate::runs::Engine>> {
-        self.engines().into_iter().filter(|e| path.starts_with(&e.root)).max_by_key(|e| e.root.as_os_str().len())
+        self.engines()
+            .into_iter()
+            .filter(|e| path.starts_with(&e.root))
+            .max_by_key(|e| e.root.as_os_str().len())
     }
 
     pub fn progress_tokens(

@@ -9,8 +9,8 @@
 //!   in it. The region always runs to the end of the text. A note whose frontmatter is never
 //!   closed has no body: its region is empty at the end of the text and nothing is written there
 //!   (text there would become YAML).
-//! - **Echoed H1.** When the output's first line is an H1 with the note's own title, it is
-//!   dropped: the H1 stays where it is and is not duplicated. (Not when the region itself starts
+//! - **Echoed H1.** Leading output lines that are H1s with the note's own title are dropped:
+//!   the H1 stays where it is and is not duplicated. (Not when the region itself starts
 //!   with that line, so that writing back the region's own text stays a no-op.)
 //! - **Line endings.** The provider's output is rewritten to the note's line ending: the first
 //!   one in the region, else the first one in the note, else `\n`.
@@ -274,7 +274,7 @@ impl Layout {
         let mut out = normalise_newlines(new_content, self.nl);
         if let Some(own) = &self.echo_title {
             // A provider that echoes the note's H1 would otherwise duplicate it on every run.
-            if first_line_title(&out) == Some(own.as_str()) {
+            while first_line_title(&out) == Some(own.as_str()) {
                 let first_end = out.find('\n').map_or(out.len(), |i| i + 1);
                 out.drain(..first_end);
             }
@@ -305,9 +305,10 @@ fn first_line_title(s: &str) -> Option<&str> {
     title(&s[..s.find('\n').map_or(s.len(), |i| i + 1)], 0)
 }
 
-/// Whether `s` starts with a complete line of nothing but spaces and tabs.
+/// Whether the first line of non-empty `s` holds nothing but spaces and tabs (whitespace-only
+/// output counts, so that writing it twice gives the same text).
 fn starts_with_blank_line(s: &str) -> bool {
-    s.find('\n').is_some_and(|i| s[..i].trim_matches([' ', '\t', '\r']).is_empty())
+    !s.is_empty() && s[..s.find('\n').unwrap_or(s.len())].trim_matches([' ', '\t', '\r']).is_empty()
 }
 
 /// `s` with every `\n` or `\r\n` replaced by `nl`; a lone `\r` is text, as the frontmatter
@@ -401,7 +402,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn show(s: &str) -> String {
-        s.replace('\r', "␍")
+        s.replace('\r', "␍").replace('\u{feff}', "⟨BOM⟩")
     }
 
     fn applied(text: &str, edits: &[TextEdit]) -> String {
@@ -423,7 +424,12 @@ mod tests {
     fn check_race(base: &str, new: &str, current: &str, expect: Expect) {
         let r = Patch::compute(base, new).apply_to(current);
         let out = applied(current, &r.edits);
-        expect.assert_eq(&format!("conflicts: {}\n{}----\n{}", r.conflicts, render_edits(&r.edits), out));
+        expect.assert_eq(&format!(
+            "conflicts: {}\n{}----\n{}",
+            r.conflicts,
+            render_edits(&r.edits),
+            show(&out)
+        ));
     }
 
     const NOTE: &str = "---\nlive:\n  objective: Show the time.\n---\n# Chicago time\n\n3:00 PM, Central Time\n\n## Notes\n\nsee below\n";
@@ -521,22 +527,30 @@ mod tests {
 
     #[test]
     fn replace_drops_an_echoed_h1() {
-        check_replace("# Chicago time\n\n3:00 PM\n", "# Chicago time\n\n4:00 PM\n", expect![[r#"
+        check_replace(
+            "# Chicago time\n\n3:00 PM\n",
+            "# Chicago time\n\n4:00 PM\n",
+            expect![[r#"
             16..24 "4:00 PM\n"
             ----
             # Chicago time
 
             4:00 PM
-        "#]]);
+        "#]],
+        );
         // Another H1 is content like any other.
-        check_replace("# Chicago time\n\n3:00 PM\n", "# Elsewhere\n4:00 PM\n", expect![[r##"
+        check_replace(
+            "# Chicago time\n\n3:00 PM\n",
+            "# Elsewhere\n4:00 PM\n",
+            expect![[r##"
             16..24 "# Elsewhere\n4:00 PM\n"
             ----
             # Chicago time
 
             # Elsewhere
             4:00 PM
-        "##]]);
+        "##]],
+        );
     }
 
     #[test]
@@ -700,7 +714,7 @@ mod tests {
             expect![[r#"
                 9..14 "prose\n"
                 ----
-                ﻿plain
+                ⟨BOM⟩plain
                 prose
             "#]],
         );
@@ -788,7 +802,8 @@ mod tests {
     }
 
     const BASE: &str = "---\ntitle: Chicago\nlive:\n  objective: Show the time.\n---\n# Chicago time\n\nSummary: it is 3:00 PM.\n\n## Weather\n\nSunny.\n\n## Notes\n\n- bring an umbrella\n";
-    const AGENT: &str = "\nSummary: it is 4:00 PM.\n\n## Weather\n\nCloudy.\n\n## Notes\n\n- bring an umbrella\n";
+    const AGENT: &str =
+        "\nSummary: it is 4:00 PM.\n\n## Weather\n\nCloudy.\n\n## Notes\n\n- bring an umbrella\n";
 
     fn typed(at: &str, insert: &str) -> String {
         BASE.replacen(at, &format!("{insert}{at}"), 1)
@@ -901,7 +916,11 @@ mod tests {
     #[test]
     fn race_user_typed_in_another_paragraph() {
         // Below the agent's changes.
-        check_race(BASE, AGENT, &typed("- bring", "- call mum\n"), expect![[r#"
+        check_race(
+            BASE,
+            AGENT,
+            &typed("- bring", "- call mum\n"),
+            expect![[r#"
             conflicts: 0
             73..97 "Summary: it is 4:00 PM.\n"
             110..117 "Cloudy.\n"
@@ -923,9 +942,14 @@ mod tests {
 
             - call mum
             - bring an umbrella
-        "#]]);
+        "#]],
+        );
         // Above them, in the same region: the hunks follow the text down.
-        check_race(BASE, AGENT, &typed("Summary", "Written by hand.\n\n"), expect![[r#"
+        check_race(
+            BASE,
+            AGENT,
+            &typed("Summary", "Written by hand.\n\n"),
+            expect![[r#"
             conflicts: 0
             91..115 "Summary: it is 4:00 PM.\n"
             128..135 "Cloudy.\n"
@@ -948,9 +972,14 @@ mod tests {
             ## Notes
 
             - bring an umbrella
-        "#]]);
+        "#]],
+        );
         // Right next to a change (its context): the old lines are intact where expected.
-        check_race(BASE, AGENT, &BASE.replace("## Weather", "## Weather today"), expect![[r#"
+        check_race(
+            BASE,
+            AGENT,
+            &BASE.replace("## Weather", "## Weather today"),
+            expect![[r#"
             conflicts: 0
             73..97 "Summary: it is 4:00 PM.\n"
             116..123 "Cloudy.\n"
@@ -971,12 +1000,17 @@ mod tests {
             ## Notes
 
             - bring an umbrella
-        "#]]);
+        "#]],
+        );
     }
 
     #[test]
     fn race_user_typed_in_the_line_the_agent_changes() {
-        check_race(BASE, AGENT, &BASE.replace("Sunny.", "Sunny, says Bob."), expect![[r#"
+        check_race(
+            BASE,
+            AGENT,
+            &BASE.replace("Sunny.", "Sunny, says Bob."),
+            expect![[r#"
             conflicts: 1
             73..97 "Summary: it is 4:00 PM.\n"
             ----
@@ -996,10 +1030,15 @@ mod tests {
             ## Notes
 
             - bring an umbrella
-        "#]]);
+        "#]],
+        );
         // The user emptied the body: nothing of the agent's comes back.
         let emptied = &BASE[..agent_region(BASE).start];
-        check_race(BASE, AGENT, emptied, expect![[r#"
+        check_race(
+            BASE,
+            AGENT,
+            emptied,
+            expect![[r#"
             conflicts: 2
             ----
             ---
@@ -1008,13 +1047,18 @@ mod tests {
               objective: Show the time.
             ---
             # Chicago time
-        "#]]);
+        "#]],
+        );
     }
 
     #[test]
     fn race_on_an_empty_body() {
         let base = "---\na: 1\n---\n# T\n";
-        check_race(base, "fresh\n", base, expect![[r#"
+        check_race(
+            base,
+            "fresh\n",
+            base,
+            expect![[r#"
             conflicts: 0
             17..17 "\nfresh\n"
             ----
@@ -1024,8 +1068,13 @@ mod tests {
             # T
 
             fresh
-        "#]]);
-        check_race(base, "fresh\n", "---\na: 1\n---\n# T\nmine\n", expect![[r#"
+        "#]],
+        );
+        check_race(
+            base,
+            "fresh\n",
+            "---\na: 1\n---\n# T\nmine\n",
+            expect![[r#"
             conflicts: 1
             ----
             ---
@@ -1033,26 +1082,37 @@ mod tests {
             ---
             # T
             mine
-        "#]]);
+        "#]],
+        );
         // The frontmatter got broken meanwhile: no body to write to.
-        check_race(base, "fresh\n", "---\na: 1\n# T\n", expect![[r#"
+        check_race(
+            base,
+            "fresh\n",
+            "---\na: 1\n# T\n",
+            expect![[r#"
             conflicts: 1
             ----
             ---
             a: 1
             # T
-        "#]]);
+        "#]],
+        );
     }
 
     #[test]
     fn race_with_repeated_lines_picks_the_nearest() {
-        let base = "# T\n\n- a\n- x\n- b\n\n- a\n- x\n- b\n";
-        let new = "\n- a\n- x\n- b\n\n- a\n- y\n- b\n";
+        let base = "# T\n\n- a\n- x\n- b\n- a\n- x\n- b\n- a\n- x\n- b\n- a\n- x\n- b\n";
+        // The agent changes the second `- x`, whose context the third one shares.
+        let new = "\n- a\n- x\n- b\n- a\n- y\n- b\n- a\n- x\n- b\n- a\n- x\n- b\n";
         // The user inserted a line at the top, shifting everything by one.
         let current = base.replace("# T\n\n", "# T\n\n- new\n");
-        check_race(base, new, &current, expect![[r#"
+        check_race(
+            base,
+            new,
+            &current,
+            expect![[r#"
             conflicts: 0
-            28..32 "- y\n"
+            27..31 "- y\n"
             ----
             # T
 
@@ -1060,11 +1120,17 @@ mod tests {
             - a
             - x
             - b
-
             - a
             - y
             - b
-        "#]]);
+            - a
+            - x
+            - b
+            - a
+            - x
+            - b
+        "#]],
+        );
     }
 
     /// A generated note and where its parts are.
@@ -1134,7 +1200,7 @@ mod tests {
     }
 
     fn blank_first(s: &str) -> bool {
-        s.find('\n').is_some_and(|i| s[..i].trim().is_empty())
+        !s.is_empty() && s.split('\n').next().unwrap_or_default().trim().is_empty()
     }
 
     fn has_h1(text: &str) -> bool {
@@ -1144,7 +1210,10 @@ mod tests {
 
     fn edits_are_ordered(edits: &[TextEdit], region: &Range<usize>) -> Result<(), TestCaseError> {
         for e in edits {
-            prop_assert!(region.start <= e.range.start && e.range.end <= region.end, "{e:?} outside {region:?}");
+            prop_assert!(
+                region.start <= e.range.start && e.range.end <= region.end,
+                "{e:?} outside {region:?}"
+            );
         }
         for w in edits.windows(2) {
             // Runs of changes are separated by at least one unchanged line.
@@ -1163,10 +1232,10 @@ mod tests {
 
     proptest! {
         #[test]
-        fn replace_keeps_the_rest_and_writes_the_output(note in note(), new in output()) {
+        fn replace_keeps_the_rest_and_writes_the_output(note in note(), output in output()) {
             let text = &note.text;
             let region = agent_region(text);
-            let edits = replace_region_edits(text, &new);
+            let edits = replace_region_edits(text, &output);
             edits_are_ordered(&edits, &region)?;
             let out = apply(text, &edits).map_err(|e| TestCaseError::fail(e.to_string()))?;
             if locate(text).is_some_and(|fm| fm.close.is_none()) {
@@ -1178,6 +1247,14 @@ mod tests {
             // A note without any line break has no convention of its own: LF.
             let nl = if note.crlf && text.contains('\n') { "\r\n" } else { "\n" };
             let body = &text[region.clone()];
+            // The output less the leading lines that repeat the note's H1.
+            let mut new = output.as_str();
+            let start = locate(text).map_or(bom_len(text), |fm| fm.body_start());
+            if let Some(own) = title(text, start).filter(|t| first_line_title(body) != Some(*t)) {
+                while first_line_title(new) == Some(own) {
+                    new = &new[new.find('\n').map_or(new.len(), |i| i + 1)..];
+                }
+            }
             let mut tail = &out[region.start..];
             let needs_break = body.is_empty() && !text.is_empty() && !text.ends_with('\n') && text != "\u{feff}";
             if needs_break && !new.is_empty() {
@@ -1195,14 +1272,6 @@ mod tests {
             // Modulo line endings, the region is the output, plus the blank line under the H1
             // and the final newline the rules add.
             let mut want: Vec<&str> = Vec::new();
-            let mut new = new.as_str();
-            let start = locate(text).map_or(bom_len(text), |fm| fm.body_start());
-            if let Some(own) = title(text, start).filter(|t| first_line_title(body) != Some(*t)) {
-                let first_end = new.find('\n').map_or(new.len(), |i| i + 1);
-                if first_line_title(new) == Some(own) {
-                    new = &new[first_end..];
-                }
-            }
             if !new.is_empty() {
                 let blank_region = body.is_empty() || blank_first(body);
                 if has_h1(text) && blank_region && !blank_first(new) {
@@ -1218,7 +1287,7 @@ mod tests {
             prop_assert_eq!(got, want);
             // Writing the same output again changes nothing (unless it brought the first H1).
             if agent_region(&out).start == out.len() - tail.len() {
-                prop_assert_eq!(replace_region_edits(&out, new), vec![]);
+                prop_assert_eq!(replace_region_edits(&out, &output), vec![]);
             }
             prop_assert_eq!(replace_region_edits(text, &text[region]), vec![]);
         }

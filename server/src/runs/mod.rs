@@ -51,9 +51,17 @@ impl RunSpec {
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
-    Done { run_id: String, summary: String },
-    Failed { run_id: String, error: String },
-    Stopped { run_id: String },
+    Done {
+        run_id: String,
+        summary: String,
+    },
+    Failed {
+        run_id: String,
+        error: String,
+    },
+    Stopped {
+        run_id: String,
+    },
     /// Nothing ran (already running elsewhere, no longer due, invalid, ...).
     Skipped(String),
 }
@@ -71,7 +79,14 @@ pub struct Engine {
 }
 
 impl Engine {
-    pub fn new(root: &Path, clock: Arc<dyn Clock>, zone: Zone, io: Arc<dyn NoteIo>, config: Config, trust: Option<TrustStore>) -> Self {
+    pub fn new(
+        root: &Path,
+        clock: Arc<dyn Clock>,
+        zone: Zone,
+        io: Arc<dyn NoteIo>,
+        config: Config,
+        trust: Option<TrustStore>,
+    ) -> Self {
         Engine {
             root: root.to_path_buf(),
             clock,
@@ -160,8 +175,11 @@ impl Engine {
         let started = self
             .io
             .apply(&spec.path, &|t: &str| {
-                rewrite::set_runtime_fields(t, &[(RuntimeField::LastAttemptAt, Some(&stamp)), (RuntimeField::LastRunId, Some(&run_id))])
-                    .map_err(|e| e.to_string())
+                rewrite::set_runtime_fields(
+                    t,
+                    &[(RuntimeField::LastAttemptAt, Some(&stamp)), (RuntimeField::LastRunId, Some(&run_id))],
+                )
+                .map_err(|e| e.to_string())
             })
             .await;
         if let Err(e) = started {
@@ -170,10 +188,13 @@ impl Engine {
         let mut transcript = self.store.transcript(&run_id).ok();
         let log = |event: &RunEvent, transcript: &mut Option<store::Transcript>| {
             if let Some(t) = transcript.as_mut() {
-                t.write(&json!({"at": timestamp(self.clock.now()), "kind": event.kind, "message": event.message}));
+                t.write(
+                    &json!({"at": timestamp(self.clock.now()), "kind": event.kind, "message": event.message}),
+                );
             }
         };
-        let start_event = RunEvent::new("start", format!("{rel} trigger={} run={run_id}", spec.trigger.as_str()));
+        let start_event =
+            RunEvent::new("start", format!("{rel} trigger={} run={run_id}", spec.trigger.as_str()));
         log(&start_event, &mut transcript);
         on_event(&start_event);
 
@@ -229,7 +250,9 @@ impl Engine {
                     Ok(()) => {
                         let c = conflicts.load(std::sync::atomic::Ordering::Relaxed);
                         if c > 0 {
-                            tracing::warn!("done {rel}: {c} change(s) skipped where the note was edited meanwhile");
+                            tracing::warn!(
+                                "done {rel}: {c} change(s) skipped where the note was edited meanwhile"
+                            );
                         }
                         Outcome::Done { run_id: run_id.clone(), summary }
                     }
@@ -268,7 +291,10 @@ impl Engine {
         on_event: &mut (dyn FnMut(&RunEvent) + Send),
     ) -> Result<providers::RunOutput, providers::ProviderError> {
         let (name, provider, timeout) = {
-            let config = self.config.read().map_err(|_| providers::ProviderError::Config("configuration lock poisoned".to_owned()))?;
+            let config = self
+                .config
+                .read()
+                .map_err(|_| providers::ProviderError::Config("configuration lock poisoned".to_owned()))?;
             let (name, p) = config
                 .resolve_provider(live.provider.as_ref().map(|p| p.value.as_str()))
                 .map_err(|e| providers::ProviderError::Config(e.to_string()))?;
@@ -285,7 +311,10 @@ impl Engine {
         let local = now.with_timezone(&self.zone);
         let req = RunRequest {
             note_path: rel.to_owned(),
-            title: frontmatter::locate(text).and_then(|fm| frontmatter::title(text, fm.body_start())).or_else(|| frontmatter::title(text, 0)).map(str::to_owned),
+            title: frontmatter::locate(text)
+                .and_then(|fm| frontmatter::title(text, fm.body_start()))
+                .or_else(|| frontmatter::title(text, 0))
+                .map(str::to_owned),
             objective: live.objective.clone().unwrap_or_default(),
             trigger: spec.trigger,
             context: spec.context.clone(),
@@ -308,7 +337,8 @@ impl Engine {
         let r = self
             .io
             .apply(path, &|t: &str| {
-                rewrite::set_runtime_fields(t, &[(RuntimeField::LastRunError, Some(&msg))]).map_err(|e| e.to_string())
+                rewrite::set_runtime_fields(t, &[(RuntimeField::LastRunError, Some(&msg))])
+                    .map_err(|e| e.to_string())
             })
             .await;
         if let Err(e) = r {
@@ -322,8 +352,13 @@ impl Engine {
         let rel = self.rel(path);
         let text = self.io.read(path).map_err(|e| e.to_string())?;
         let analysis = note::analyze(&text, &note::Options::default());
-        let run_id = analysis.live.as_ref().and_then(|l| l.last_run_id.clone()).ok_or("the note has no run to undo")?;
-        let old = self.store.snapshot_of(&rel, &run_id).ok_or_else(|| format!("no saved body for run {run_id}"))?;
+        let run_id = analysis
+            .live
+            .as_ref()
+            .and_then(|l| l.last_run_id.clone())
+            .ok_or("the note has no run to undo")?;
+        let old =
+            self.store.snapshot_of(&rel, &run_id).ok_or_else(|| format!("no saved body for run {run_id}"))?;
         self.io
             .apply(path, &|t: &str| Ok(crate::note::body::replace_region_edits(t, &old)))
             .await
@@ -340,7 +375,9 @@ pub fn timestamp(t: DateTime<Utc>) -> String {
 fn zone_name(z: &Zone) -> String {
     match z {
         Zone::Named(tz) => tz.name().to_owned(),
-        Zone::Local => std::env::var("TZ").ok().filter(|t| !t.is_empty()).unwrap_or_else(|| "local".to_owned()),
+        Zone::Local => {
+            std::env::var("TZ").ok().filter(|t| !t.is_empty()).unwrap_or_else(|| "local".to_owned())
+        }
     }
 }
 

@@ -49,14 +49,17 @@ impl Store {
             k.truncate(k.char_indices().nth(100).map_or(k.len(), |(i, _)| i));
         }
         // A short hash keeps keys unique when flattening maps two paths to one string.
-        let h = rel.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+        let h = rel
+            .bytes()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
         format!("{k}-{:08x}", h as u32)
     }
 
     /// Take the note's lock without waiting; `Ok(None)` when another run holds it.
     pub fn try_lock(&self, rel: &str) -> std::io::Result<Option<NoteLock>> {
         let dir = self.ensure("locks")?;
-        let file = OpenOptions::new().create(true).truncate(false).write(true).open(dir.join(Self::key(rel)))?;
+        let file =
+            OpenOptions::new().create(true).truncate(false).write(true).open(dir.join(Self::key(rel)))?;
         // std's advisory file lock (flock): held until the file is closed, so a crashed
         // process never leaves a note locked.
         match file.try_lock() {
@@ -96,7 +99,9 @@ impl Store {
     pub fn snapshots(&self, rel: &str) -> Vec<PathBuf> {
         let dir = self.dir.join("history").join(Self::key(rel));
         let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map(|r| r.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "md")).collect())
+            .map(|r| {
+                r.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "md")).collect()
+            })
             .unwrap_or_default();
         v.sort();
         v

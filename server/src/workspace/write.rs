@@ -30,7 +30,8 @@ pub fn write_if_unchanged(path: &Path, expected: &str, new: &str) -> Result<(), 
 /// Write `text` to `path` through a synced temp file and a rename, keeping the permissions.
 pub fn write_atomic(path: &Path, text: &str) -> Result<(), WriteError> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new().prefix(".livenote-").suffix(".tmp").tempfile_in(dir).map_err(io(path))?;
+    let mut tmp =
+        tempfile::Builder::new().prefix(".livenote-").suffix(".tmp").tempfile_in(dir).map_err(io(path))?;
     tmp.write_all(text.as_bytes()).map_err(io(path))?;
     tmp.as_file().sync_all().map_err(io(path))?;
     if let Ok(meta) = std::fs::metadata(path) {

@@ -223,10 +223,12 @@ async fn pause_resume_and_passive_commands() {
         body
     "#]],
     );
-    // Runs are not built yet: the command says so instead of pretending.
+    // The note is passive now: a run starts, finds nothing to run and says so.
     let res =
         c.request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]})).await;
-    assert!(res["error"]["message"].as_str().is_some_and(|m| m.contains("no provider configured")), "{res}");
+    assert!(res.get("error").is_none(), "{res}");
+    let msg = c.next_notification("window/showMessage").await;
+    assert!(msg["message"].as_str().is_some_and(|m| m.contains("the note is not live")), "{msg}");
     let res = c
         .request("workspace/executeCommand", json!({"command": "livenote.setActive", "arguments": []}))
         .await;
@@ -387,7 +389,7 @@ async fn index_symbols_and_list_notes() {
     check(
         &rendered,
         expect![[r#"
-            "Chicago time" | "untrusted · next 09:07 · chicago.md"
+            "Chicago time" | "live · next 09:07 · chicago.md"
         "#]],
     );
     let ws = c.request("workspace/diagnostic", json!({"previousResultIds": []})).await;
@@ -421,7 +423,8 @@ async fn agent_edit_racing_a_keystroke_loses_nothing() {
     let uri = c.open("race.md", note).await;
     c.diagnostics(&uri, 1).await;
     c.type_before_next_apply("title: Race", " (typed)");
-    let res = c.request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]})).await;
+    let res =
+        c.request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]})).await;
     assert!(res.get("error").is_none(), "{res}");
     // Wait for the run to finish: the end of its progress.
     loop {

@@ -28,11 +28,24 @@ end)
 local notes = {}
 local function record(msg, level)
   table.insert(notes, { msg = tostring(msg), level = level or vim.log.levels.INFO })
+  if (level or 0) >= vim.log.levels.WARN then
+    out('     (the editor showed: ' .. tostring(msg) .. ')')
+  end
 end
 vim.notify = record
 vim.notify_once = function(msg, level)
   record(msg, level)
   return true
+end
+-- Prompts (a server's window/showMessageRequest goes to vim.ui.select) are shown in the report
+-- and dismissed, as a user closing them; headless, the default would wait for keys.
+vim.ui.select = function(_, opts, on_choice)
+  out('     (prompt dismissed: ' .. tostring(opts and opts.prompt) .. ')')
+  on_choice(nil)
+end
+vim.ui.input = function(opts, on_confirm)
+  out('     (prompt dismissed: ' .. tostring(opts and opts.prompt) .. ')')
+  on_confirm(nil)
 end
 local function errors_notified()
   local errs = {}

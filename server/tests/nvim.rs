@@ -1,0 +1,153 @@
+//! The README's Neovim setup, end to end: headless Neovim 0.11 loads `tests/e2e/nvim/init.lua`
+//! (the README's snippet, verbatim) and runs `tests/e2e/nvim/test.lua` against this build's
+//! `livenote lsp`: diagnostics, completion, "Make live", the status lens, inlay hints.
+//!
+//! Neovim comes from `bash tests/e2e/nvim/install.sh` (CI runs it first). Found as
+//! `$LIVENOTE_NVIM`, else `$LIVENOTE_NVIM_VENV/bin/nvim`, else `<repo>/target/nvim-venv/bin/nvim`,
+//! else `nvim` on PATH if it is 0.11 or later. Without one the test fails, unless
+//! `LIVENOTE_SKIP_NVIM=1` says to skip it.
+
+// This test's output is Neovim's report, shown with `--nocapture`.
+#![allow(clippy::print_stdout)]
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// A backstop: test.lua stops itself after 120 s.
+const TIMEOUT: Duration = Duration::from_secs(180);
+
+fn repo_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().unwrap_or(manifest).to_path_buf()
+}
+
+/// `(major, minor)` from `nvim --version`'s first line ("NVIM v0.11.4"), if it runs.
+fn version(nvim: &Path) -> Option<(u32, u32)> {
+    let out = Command::new(nvim).arg("--version").stdin(Stdio::null()).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v = text.lines().next()?.strip_prefix("NVIM v")?;
+    let mut parts = v.split(['.', '-', '+']);
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+}
+
+fn recent_enough(v: Option<(u32, u32)>) -> bool {
+    v.is_some_and(|v| v >= (0, 11))
+}
+
+fn env_path(key: &str) -> Option<PathBuf> {
+    std::env::var_os(key).filter(|v| !v.is_empty()).map(PathBuf::from)
+}
+
+/// The Neovim to run, or why none was found.
+fn find_nvim(root: &Path) -> Result<PathBuf, String> {
+    if let Some(nvim) = env_path("LIVENOTE_NVIM") {
+        // An explicit choice is used or refused, never passed over.
+        return match version(&nvim) {
+            v if recent_enough(v) => Ok(nvim),
+            Some((major, minor)) => {
+                Err(format!("LIVENOTE_NVIM={} is Neovim {major}.{minor}; 0.11+ is needed", nvim.display()))
+            }
+            None => Err(format!("LIVENOTE_NVIM={} does not run as Neovim", nvim.display())),
+        };
+    }
+    let venv = env_path("LIVENOTE_NVIM_VENV").unwrap_or_else(|| root.join("target/nvim-venv"));
+    let mut tried = Vec::new();
+    for nvim in [venv.join("bin/nvim"), PathBuf::from("nvim")] {
+        match version(&nvim) {
+            v if recent_enough(v) => return Ok(nvim),
+            Some((major, minor)) => tried.push(format!("{} is {major}.{minor}", nvim.display())),
+            None => tried.push(format!("{}: not found", nvim.display())),
+        }
+    }
+    Err(format!("no Neovim 0.11+ ({})", tried.join("; ")))
+}
+
+/// Read a pipe to its end on a thread, so a chatty child never blocks on a full pipe.
+fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(mut p) = pipe {
+            let _ = p.read_to_end(&mut buf);
+        }
+        String::from_utf8_lossy(&buf).into_owned()
+    })
+}
+
+#[test]
+fn neovim_readme_setup_end_to_end() {
+    let root = repo_root();
+    let skip = std::env::var("LIVENOTE_SKIP_NVIM").is_ok_and(|v| v == "1");
+    if skip {
+        println!("skipped: LIVENOTE_SKIP_NVIM=1 (the Neovim end-to-end test did not run)");
+        return;
+    }
+    let nvim = find_nvim(&root).unwrap_or_else(|why| {
+        panic!(
+            "the Neovim end-to-end test needs Neovim 0.11+: {why}.\n\
+             Install it with `bash tests/e2e/nvim/install.sh` (as CI does), point LIVENOTE_NVIM at an \
+             nvim 0.11+, or set LIVENOTE_SKIP_NVIM=1 to skip this test."
+        )
+    });
+
+    // A fresh home for Neovim's state and LSP log; --clean keeps user config and plugins out.
+    let home = tempfile::tempdir().unwrap_or_else(|e| panic!("temp dir: {e}"));
+    let e2e = root.join("tests/e2e/nvim");
+    let started = Instant::now();
+    let mut child = Command::new(&nvim)
+        .current_dir(&root)
+        .arg("--headless")
+        .arg("--clean")
+        .arg("-u")
+        .arg(e2e.join("init.lua"))
+        .arg("-l")
+        .arg(e2e.join("test.lua"))
+        .env("LIVENOTE_BIN", env!("CARGO_BIN_EXE_livenote"))
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .env("XDG_STATE_HOME", home.path().join("state"))
+        .env("XDG_CACHE_HOME", home.path().join("cache"))
+        .env_remove("NVIM_APPNAME")
+        .env_remove("LIVENOTE_DATA_DIR")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("start {}: {e}", nvim.display()));
+
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if started.elapsed() < TIMEOUT => std::thread::sleep(Duration::from_millis(50)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Err(e) => panic!("wait for nvim: {e}"),
+        }
+    };
+    let elapsed = started.elapsed();
+    let stdout = stdout.join().unwrap_or_default();
+    let stderr = stderr.join().unwrap_or_default();
+    let report = format!(
+        "$ {} --headless --clean -u tests/e2e/nvim/init.lua -l tests/e2e/nvim/test.lua\n\
+         --- stdout\n{stdout}--- stderr\n{stderr}---",
+        nvim.display()
+    );
+    let Some(status) = status else {
+        panic!("Neovim did not finish in {} s and was killed\n{report}", TIMEOUT.as_secs())
+    };
+    // A clean exit must come with test.lua's closing line, so an init error that exits 0
+    // cannot pass for a run.
+    let all_passed = stdout.lines().any(|l| {
+        l.strip_suffix(" passed, 0 failed").and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n > 0)
+    });
+    assert!(status.success() && all_passed, "the Neovim end-to-end test failed ({status})\n{report}");
+    println!("{report}\nNeovim end-to-end test: {:.1} s", elapsed.as_secs_f64());
+}
