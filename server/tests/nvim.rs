@@ -151,3 +151,17 @@ fn neovim_readme_setup_end_to_end() {
     assert!(status.success() && all_passed, "the Neovim end-to-end test failed ({status})\n{report}");
     println!("{report}\nNeovim end-to-end test: {:.1} s", elapsed.as_secs_f64());
 }
+
+/// The README's Neovim snippet is `init.lua`, character for character, so what users copy is
+/// what the test above runs.
+#[test]
+fn readme_shows_init_lua_verbatim() {
+    let root = repo_root();
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap_or_else(|e| panic!("read {p}: {e}"));
+    let (readme, init) = (read("README.md"), read("tests/e2e/nvim/init.lua"));
+    assert!(
+        readme.contains(&format!("```lua\n{init}```")),
+        "README.md's Neovim snippet differs from tests/e2e/nvim/init.lua; paste this into README.md:\n\
+         ```lua\n{init}```"
+    );
+}

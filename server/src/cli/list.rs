@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use chrono::{DateTime, Local, Utc};
+use chrono::{DateTime, Utc};
 
 use super::Format;
 use crate::note;
@@ -42,7 +42,7 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
         let Some(live) = analysis.live else { continue };
         let path = super::display_path(file, Some(&root));
         let facts = status::RunFacts { running: store.is_locked(&path), trusted: Some(trusted) };
-        items.push(status::list_item(path, &live, facts, at, &Local));
+        items.push(status::list_item(path, &live, facts, at, &crate::schedule::Zone::Local));
     }
     match format {
         Format::Json => {

@@ -209,7 +209,11 @@ async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
     let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PathBuf>();
     let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
-        if let Ok(ev) = res {
+        // Reads are events too (inotify's open/close); only changes matter, and reacting to
+        // our own reads would loop.
+        if let Ok(ev) = res
+            && !matches!(ev.kind, notify::EventKind::Access(_) | notify::EventKind::Other)
+        {
             for p in ev.paths {
                 let _ = tx.send(p);
             }

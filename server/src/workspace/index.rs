@@ -71,7 +71,12 @@ impl Index {
             return self.notes.remove(path).is_some_and(|e| e.is_some());
         }
         let entry = read_entry(path);
-        let changed = !matches!((self.notes.get(path), &entry), (Some(None), None));
+        // Only a different frontmatter counts: saves that touch the body alone re-plan nothing.
+        let changed = match (self.notes.get(path), &entry) {
+            (Some(Some(old)), Some(new)) => old.head != new.head,
+            (Some(None), None) => false,
+            _ => true,
+        };
         self.notes.insert(path.to_path_buf(), entry);
         changed
     }
