@@ -166,8 +166,8 @@ impl Patch {
     /// fit, the one that explains more lines wins, "done" on a tie. The first of these decides:
     ///
     /// 1. either reading with full context at the expected line;
-    /// 2. the same at the nearest line where it matches (earlier wins a tie), so a hunk follows
-    ///    text the user inserted or removed above it;
+    /// 2. the same at the nearest line where it matches (at equal distance "done" wins, then the
+    ///    earlier line), so a hunk follows text the user inserted or removed above it;
     /// 3. at the expected line only, a reading with the context of one side, or none: the user
     ///    edited only the text around the hunk.
     ///
@@ -260,11 +260,20 @@ fn place(hunk: &Hunk, new: &[&str], lines: &[&str], expected: usize, floor: usiz
     let reach = expected.max(lines.len().saturating_sub(expected));
     for distance in 0..=reach {
         let candidates = [expected.checked_sub(distance), (distance > 0).then_some(expected + distance)];
-        for at in candidates.into_iter().flatten() {
-            let found = pick(fits(at, &before, new, &after), fits(at, &before, &old, &after), at);
-            if found.is_some() {
-                return found;
+        let found = candidates
+            .into_iter()
+            .flatten()
+            .filter_map(|at| pick(fits(at, &before, new, &after), fits(at, &before, &old, &after), at));
+        // At equal distance, "done" beats "to do" (the edit landed there), then earlier wins.
+        let mut first = None;
+        for found in found {
+            if matches!(found, Placement::Done(_)) {
+                return Some(found);
             }
+            first = first.or(Some(found));
+        }
+        if first.is_some() {
+            return first;
         }
     }
     // Rule 3: the context changed; trust the position, never a far-away look-alike.
@@ -1580,24 +1589,5 @@ mod tests {
             }
             prop_assert!(apply(&current, &r.edits).is_ok());
         }
-    }
-}
-#[cfg(test)]
-mod debug_tmp {
-    use super::*;
-    #[test]
-    fn dbg_case() {
-        let text = "a\na\na\n\n`c`\n";
-        let new = "b\n`c`\n`c`\n\n";
-        let p = Patch::compute(text, new);
-        eprintln!("{p:#?}");
-        for at in [0usize, 2, 4, 6, 7, 11] {
-            let current = format!("{}USER\n{}", &text[..at], &text[at..]);
-            let r = p.apply_to(&current);
-            let out = crate::text::edit::apply(&current, &r.edits).unwrap_or_default();
-            let r2 = p.apply_to(&out);
-            eprintln!("at {at}: {current:?} -> {r:?} -> {out:?} -> retry {r2:?}");
-        }
-        panic!();
     }
 }
