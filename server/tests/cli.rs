@@ -45,6 +45,9 @@ fn livenote(cwd: &Path, args: &[&str]) -> Output {
         .env("TZ", "America/Chicago")
         // A trust list of its own, so the user's never changes the output.
         .env("LIVENOTE_DATA_DIR", cwd.join(".test-data"))
+        .env("LIVENOTE_CONFIG_DIR", cwd.join(".test-data"))
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
         .env("RUST_LOG", "warn")
         .output()
         .unwrap_or_else(|e| panic!("run livenote: {e}"))
@@ -231,4 +234,31 @@ fn list_answers_what_fires_tomorrow_morning() {
     let bad = livenote(v.path(), &["list", "--at", "tomorrow"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("not an RFC 3339 time"));
+}
+
+/// `init` gives a new user a working setup: `run` updates the example note at once, and
+/// `list` shows it as updated.
+#[test]
+fn init_then_run() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = livenote(dir.path(), &["init", "."]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = livenote(dir.path(), &["run", "what-time-is-it.md"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("Updated: It is "), "{out:?}");
+    let note = std::fs::read_to_string(dir.path().join("what-time-is-it.md")).unwrap_or_default();
+    assert!(note.contains("lastRunError: null") && note.contains("\n# What time is it?\n\nIt is "), "{note}");
+    // A second init keeps what is there.
+    let out = livenote(dir.path(), &["init", "."]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("kept"), "{out:?}");
+    // A failing provider: exit 1, the error recorded in the note.
+    std::fs::write(
+        dir.path().join(".livenote.toml"),
+        "[providers.bad]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"echo nope >&2; exit 4\"]\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = livenote(dir.path(), &["run", "what-time-is-it.md"]);
+    assert_eq!(out.status.code(), Some(1));
+    let note = std::fs::read_to_string(dir.path().join("what-time-is-it.md")).unwrap_or_default();
+    assert!(note.contains("lastRunError: \"exited with status 4: nope\""), "{note}");
 }
