@@ -42,6 +42,10 @@ pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
         pull_diagnostics: caps.text_document.as_ref().is_some_and(|t| t.diagnostic.is_some()),
         lens_refresh: ws.and_then(|w| w.code_lens.as_ref()).and_then(|c| c.refresh_support).unwrap_or(false),
         hint_refresh: ws.and_then(|w| w.inlay_hint.as_ref()).and_then(|c| c.refresh_support).unwrap_or(false),
+        diagnostic_refresh: ws
+            .and_then(|w| w.diagnostics.as_ref())
+            .and_then(|c| c.refresh_support)
+            .unwrap_or(false),
         watched_files_registration: ws
             .and_then(|w| w.did_change_watched_files.as_ref())
             .and_then(|d| d.dynamic_registration)
@@ -144,7 +148,9 @@ async fn index_workspace(client: Client, state: Arc<State>) {
     tracing::info!("indexed {notes} notes ({live} live) in {} ms", started.elapsed().as_millis());
     let caps = state.caps();
     if caps.pull_diagnostics {
-        let _ = client.workspace_diagnostic_refresh().await;
+        if caps.diagnostic_refresh {
+            let _ = client.workspace_diagnostic_refresh().await;
+        }
     } else {
         for p in with_problems {
             if let Some(uri) = Uri::from_file_path(&p) {

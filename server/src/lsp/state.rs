@@ -32,6 +32,7 @@ pub struct ClientCaps {
     pub pull_diagnostics: bool,
     pub lens_refresh: bool,
     pub hint_refresh: bool,
+    pub diagnostic_refresh: bool,
     pub watched_files_registration: bool,
 }
 

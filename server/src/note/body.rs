@@ -100,6 +100,10 @@ pub struct Hunk {
     pub after: Vec<String>,
     /// The replacement text: whole lines, each with its ending (the last one possibly without).
     pub new: String,
+    /// `before` is cut short by the start of the region.
+    pub at_start: bool,
+    /// `after` is cut short by the end of the region.
+    pub at_end: bool,
 }
 
 /// The edits of a [`Patch`] against a current text, and how many hunks were skipped.
@@ -137,6 +141,9 @@ impl Patch {
                 let after = c.old.end..(c.old.end + CONTEXT).min(next_start);
                 Hunk {
                     line: c.old.start,
+                    // Cut short by the region's edge, not by a neighbouring hunk.
+                    at_start: i == 0 && before.start == 0 && before.len() < CONTEXT,
+                    at_end: i + 1 == changes.len() && after.end == old_lines.len() && after.len() < CONTEXT,
                     before: owned(&old_lines[before]),
                     old: owned(&old_lines[c.old.clone()]),
                     after: owned(&old_lines[after]),
@@ -160,22 +167,25 @@ impl Patch {
     /// text a hunk replaces. Hunks are placed in order, each at or after the end of the previous
     /// one, searching only the current agent region (the whole body when the base had no H1,
     /// even if one appeared since: the agent owned it all). The expected line of a hunk is its
-    /// base line shifted by how far the previous placed hunk moved. A hunk reads as *to do* where
-    /// its context surrounds its old lines, and as *done* where its context surrounds its new
-    /// lines (a retried edit that had landed after all: nothing is written). Where both readings
-    /// fit, the one that explains more lines wins, "done" on a tie. The first of these decides:
+    /// base line shifted by how far the previous placed hunk moved. A hunk reads as *to do*
+    /// where its context surrounds its old lines, and as *done* where its context surrounds its
+    /// new lines (a retried edit that had landed after all: nothing is written). A pure
+    /// insertion or deletion whose context is cut short by the region's start or end must also
+    /// meet that edge, since its context alone would fit both before and after. The first of
+    /// these decides:
     ///
-    /// 1. either reading with full context at the expected line;
-    /// 2. the same at the nearest line where it matches (at equal distance "done" wins, then the
-    ///    earlier line), so a hunk follows text the user inserted or removed above it;
-    /// 3. at the expected line only, a reading with the context of one side, or none: the user
-    ///    edited only the text around the hunk.
+    /// 1. either reading with full context at the expected line ("to do" first);
+    /// 2. the same at the nearest line where one matches (the earlier line on a tie), so a hunk
+    ///    follows text the user inserted or removed above it;
+    /// 3. at the expected line only, a reading with the context of one side, or none, when the
+    ///    user edited only the text around the hunk; the reading explaining more lines wins.
     ///
     /// A hunk without context on either side stands for the whole base region and matches only
     /// the whole current region (so an agent's first text for an empty body is not written into
     /// a body the user started meanwhile). Everything else is a conflict. Since a hunk only ever
     /// replaces lines identical to the base's, no byte the user typed is overwritten, and
-    /// applying a patch again to its own result changes nothing.
+    /// applying a patch again to its own result (a retry) changes nothing unless the region
+    /// repeats itself.
     pub fn apply_to(&self, current_text: &str) -> PatchResult {
         let layout = Layout::with(current_text, !self.whole_body);
         if !layout.writable {
@@ -234,56 +244,55 @@ enum Placement {
 fn place(hunk: &Hunk, new: &[&str], lines: &[&str], expected: usize, floor: usize) -> Option<Placement> {
     let whole = hunk.before.is_empty() && hunk.after.is_empty();
     let (before, old, after) = (strs(&hunk.before), strs(&hunk.old), strs(&hunk.after));
-    // How many lines `b`, `m`, `a` explain when they sit around line `at` (`m` starting there);
-    // an empty pattern explains nothing, except for a hunk that stands for the whole region.
-    let fits = |at: usize, b: &[&str], m: &[&str], a: &[&str]| {
+    // How many lines `b`, `m`, `a` explain when they sit around line `at` (`m` starting there).
+    // An empty `m` says little on its own, so a side of context cut short by the region's
+    // start (`bound_start`) or end (`bound_end`) must then meet that edge; an empty pattern
+    // explains nothing, except for a hunk that stands for the whole region.
+    let fits = |at: usize, b: &[&str], m: &[&str], a: &[&str], bound_start: bool, bound_end: bool| {
         let end = at + m.len();
         let found = at >= floor
             && at >= b.len()
             && end + a.len() <= lines.len()
             && (!whole || (at == 0 && end == lines.len()))
+            && (!(bound_start && m.is_empty()) || at == b.len())
+            && (!(bound_end && m.is_empty()) || end + a.len() == lines.len())
             && lines[at - b.len()..at] == *b
             && lines[at..end] == *m
             && lines[end..end + a.len()] == *a;
         let explained = b.len() + m.len() + a.len();
         (found && (explained > 0 || whole)).then_some(explained)
     };
-    // Where both readings fit, the one explaining more lines wins (a pure insertion's context
-    // alone also fits once the insertion is there); "done" wins a tie, as doing nothing is safe.
-    let pick = |done: Option<usize>, replace: Option<usize>, at: usize| match (done, replace) {
-        (Some(d), Some(r)) if r > d => Some(Placement::Replace(at)),
-        (Some(_), _) => Some(Placement::Done(at)),
-        (None, Some(_)) => Some(Placement::Replace(at)),
-        (None, None) => None,
-    };
-    // Rules 1 and 2: full context, outwards from the expected line.
+    let (start, end) = (hunk.at_start, hunk.at_end);
+    // Rules 1 and 2: full context, outwards from the expected line; at one line, "to do" is
+    // checked first (where both readings fit, the untouched text is the likelier one).
     let reach = expected.max(lines.len().saturating_sub(expected));
     for distance in 0..=reach {
         let candidates = [expected.checked_sub(distance), (distance > 0).then_some(expected + distance)];
-        let found = candidates
-            .into_iter()
-            .flatten()
-            .filter_map(|at| pick(fits(at, &before, new, &after), fits(at, &before, &old, &after), at));
-        // At equal distance, "done" beats "to do" (the edit landed there), then earlier wins.
-        let mut first = None;
-        for found in found {
-            if matches!(found, Placement::Done(_)) {
-                return Some(found);
+        for at in candidates.into_iter().flatten() {
+            if fits(at, &before, &old, &after, start, end).is_some() {
+                return Some(Placement::Replace(at));
             }
-            first = first.or(Some(found));
-        }
-        if first.is_some() {
-            return first;
+            if fits(at, &before, new, &after, start, end).is_some() {
+                return Some(Placement::Done(at));
+            }
         }
     }
-    // Rule 3: the context changed; trust the position, never a far-away look-alike.
+    // Rule 3: the context changed; trust the position, never a far-away look-alike. The reading
+    // that explains more lines wins ("to do" on a tie).
     let one_sided = |m: &[&str]| {
-        [fits(expected, &before, m, &[]), fits(expected, &[], m, &after), fits(expected, &[], m, &[])]
-            .into_iter()
-            .flatten()
-            .max()
+        [fits(expected, &before, m, &[], start, false), fits(expected, &[], m, &after, false, end), {
+            fits(expected, &[], m, &[], false, false)
+        }]
+        .into_iter()
+        .flatten()
+        .max()
     };
-    pick(one_sided(new), one_sided(&old), expected)
+    match (one_sided(&old), one_sided(new)) {
+        (Some(r), Some(d)) if d > r => Some(Placement::Done(expected)),
+        (Some(_), _) => Some(Placement::Replace(expected)),
+        (None, Some(_)) => Some(Placement::Done(expected)),
+        (None, None) => None,
+    }
 }
 
 /// What the rules need to know about a note's text.
@@ -931,6 +940,8 @@ mod tests {
                         "## Weather\n",
                     ],
                     new: "Summary: it is 4:00 PM.\n",
+                    at_start: true,
+                    at_end: false,
                 },
                 Hunk {
                     line: 5,
@@ -946,6 +957,8 @@ mod tests {
                         "## Notes\n",
                     ],
                     new: "Cloudy.\n",
+                    at_start: false,
+                    at_end: false,
                 },
             ]
         "###]]
@@ -1589,5 +1602,21 @@ mod tests {
             }
             prop_assert!(apply(&current, &r.edits).is_ok());
         }
+    }
+}
+#[cfg(test)]
+mod debug_tmp {
+    use super::*;
+    #[test]
+    fn dbg_case() {
+        let text = "---\n---\n# B\n  \n# Title\na\n  \n  \na\n  \n\n- x\n";
+        let new = "- x\n- x\n\na";
+        let p = Patch::compute(text, new);
+        eprintln!("{p:#?}");
+        let r = p.apply_to(text);
+        let out = crate::text::edit::apply(text, &r.edits).unwrap_or_default();
+        eprintln!("{r:?}\n{out:?}\n{:?}", split_lines(&out[agent_region(&out)]));
+        eprintln!("{:?}", p.apply_to(&out));
+        panic!();
     }
 }

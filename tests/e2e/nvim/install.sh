@@ -6,8 +6,8 @@
 #   bash tests/e2e/nvim/install.sh            # -> <repo>/target/nvim-venv/bin/nvim
 #   LIVENOTE_NVIM_VENV=/opt/nvim bash tests/e2e/nvim/install.sh
 #
-# server/tests/nvim.rs finds <repo>/target/nvim-venv/bin/nvim by itself; with another venv,
-# point LIVENOTE_NVIM at the printed path.
+# server/tests/nvim.rs finds the nvim installed here by itself (it reads LIVENOTE_NVIM_VENV too);
+# LIVENOTE_NVIM points it at any other nvim 0.11+.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 venv="${LIVENOTE_NVIM_VENV:-$PWD/target/nvim-venv}"
