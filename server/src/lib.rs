@@ -7,6 +7,7 @@
 //! - `schedule`: cron, windows, due/next-due arithmetic over an injected clock (pure).
 //! - `text`: offsets, positions and text edits (pure).
 
+pub mod agent;
 pub mod cli;
 pub mod config;
 pub mod ide;

@@ -180,31 +180,37 @@ impl Patch {
     /// 3. at the expected line only, a reading with the context of one side, or none, when the
     ///    user edited only the text around the hunk; the reading explaining more lines wins.
     ///
-    /// A hunk without context on either side stands for the whole base region and matches only
-    /// the whole current region (so an agent's first text for an empty body is not written into
-    /// a body the user started meanwhile). Everything else is a conflict. Since a hunk only ever
-    /// replaces lines identical to the base's, no byte the user typed is overwritten, and
-    /// applying a patch again to its own result (a retry) changes nothing unless the region
-    /// repeats itself.
+    /// When every hunk can be placed as "to do", only that reading is used; else when every hunk
+    /// reads as "done", nothing is written; else each hunk takes whichever reading it finds
+    /// first. A hunk without context on either side stands for the whole base region and
+    /// matches only the whole current region (so an agent's first text for an empty body is not
+    /// written into a body the user started meanwhile). Everything else is a conflict. Since a
+    /// hunk only ever replaces lines identical to the base's, no byte the user typed is
+    /// overwritten, and applying a patch again to its own result (a retry) changes nothing.
     pub fn apply_to(&self, current_text: &str) -> PatchResult {
         let layout = Layout::with(current_text, !self.whole_body);
         if !layout.writable {
             return PatchResult { edits: Vec::new(), conflicts: self.hunks.len() };
         }
         let lines = split_lines(&current_text[layout.region.clone()]);
+        // Where the text reads wholly as "to do" or wholly as "done", that reading is taken: a
+        // lone hunk that inserts a line like its neighbours can fit both ways, the whole
+        // patch rarely does.
+        let todo = self.place_all(&lines, Reading::ToDo);
+        let placements = if todo.iter().all(Option::is_some) {
+            todo
+        } else if self.place_all(&lines, Reading::Done).iter().all(Option::is_some) {
+            return PatchResult::default();
+        } else {
+            self.place_all(&lines, Reading::Either)
+        };
         let offsets = line_offsets(&lines, layout.region.start);
         let mut result = PatchResult::default();
-        // (base line, current line) just past the last placed hunk: its shift carries over.
-        let mut anchor = (0, 0);
-        for hunk in &self.hunks {
-            // Hunks are in base order, so `hunk.line >= anchor.0` and this cannot underflow.
-            let expected = (hunk.line + anchor.1).saturating_sub(anchor.0).min(lines.len());
-            let new_lines = split_lines(&hunk.new);
-            let end = match place(hunk, &new_lines, &lines, expected, anchor.1) {
-                Some(Placement::Done(at)) => at + new_lines.len(),
+        for (hunk, placement) in self.hunks.iter().zip(placements) {
+            match placement {
                 Some(Placement::Replace(at)) => {
-                    let end = at + hunk.old.len();
-                    let edit = layout.edit(offsets[at]..offsets[end], hunk.new.clone());
+                    let range = offsets[at]..offsets[at + hunk.old.len()];
+                    let edit = layout.edit(range, hunk.new.clone());
                     match result.edits.last_mut() {
                         // Hunks the user's edits brought together become one edit, so that no
                         // client has to guess the order of two edits at the same offset.
@@ -214,17 +220,42 @@ impl Patch {
                         }
                         _ => result.edits.push(edit),
                     }
-                    end
                 }
-                None => {
-                    result.conflicts += 1;
-                    continue;
-                }
-            };
-            anchor = (hunk.line + hunk.old.len(), end);
+                Some(Placement::Done(_)) => {}
+                None => result.conflicts += 1,
+            }
         }
         result
     }
+
+    /// Each hunk's place in the current region's `lines`, if any, in order.
+    fn place_all(&self, lines: &[&str], reading: Reading) -> Vec<Option<Placement>> {
+        // (base line, current line) just past the last placed hunk: its shift carries over.
+        let mut anchor = (0, 0);
+        self.hunks
+            .iter()
+            .map(|hunk| {
+                // Hunks are in base order, so `hunk.line >= anchor.0`: this cannot underflow.
+                let expected = (hunk.line + anchor.1).saturating_sub(anchor.0).min(lines.len());
+                let new_lines = split_lines(&hunk.new);
+                let placement = place(hunk, &new_lines, lines, expected, anchor.1, reading)?;
+                let end = match placement {
+                    Placement::Replace(at) => at + hunk.old.len(),
+                    Placement::Done(at) => at + new_lines.len(),
+                };
+                anchor = (hunk.line + hunk.old.len(), end);
+                Some(placement)
+            })
+            .collect()
+    }
+}
+
+/// Which readings of a hunk [`place`] may take.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    ToDo,
+    Done,
+    Either,
 }
 
 fn strs(v: &[String]) -> Vec<&str> {
@@ -241,7 +272,15 @@ enum Placement {
 
 /// Where `hunk` goes in `lines`, by the rules of [`Patch::apply_to`]; `floor` is the first line
 /// after the previous hunk.
-fn place(hunk: &Hunk, new: &[&str], lines: &[&str], expected: usize, floor: usize) -> Option<Placement> {
+fn place(
+    hunk: &Hunk,
+    new: &[&str],
+    lines: &[&str],
+    expected: usize,
+    floor: usize,
+    reading: Reading,
+) -> Option<Placement> {
+    let (todo, done) = (reading != Reading::Done, reading != Reading::ToDo);
     let whole = hunk.before.is_empty() && hunk.after.is_empty();
     let (before, old, after) = (strs(&hunk.before), strs(&hunk.old), strs(&hunk.after));
     // How many lines `b`, `m`, `a` explain when they sit around line `at` (`m` starting there).
@@ -269,10 +308,10 @@ fn place(hunk: &Hunk, new: &[&str], lines: &[&str], expected: usize, floor: usiz
     for distance in 0..=reach {
         let candidates = [expected.checked_sub(distance), (distance > 0).then_some(expected + distance)];
         for at in candidates.into_iter().flatten() {
-            if fits(at, &before, &old, &after, start, end).is_some() {
+            if todo && fits(at, &before, &old, &after, start, end).is_some() {
                 return Some(Placement::Replace(at));
             }
-            if fits(at, &before, new, &after, start, end).is_some() {
+            if done && fits(at, &before, new, &after, start, end).is_some() {
                 return Some(Placement::Done(at));
             }
         }
@@ -287,7 +326,7 @@ fn place(hunk: &Hunk, new: &[&str], lines: &[&str], expected: usize, floor: usiz
         .flatten()
         .max()
     };
-    match (one_sided(&old), one_sided(new)) {
+    match (one_sided(&old).filter(|_| todo), one_sided(new).filter(|_| done)) {
         (Some(r), Some(d)) if d > r => Some(Placement::Done(expected)),
         (Some(_), _) => Some(Placement::Replace(expected)),
         (None, Some(_)) => Some(Placement::Done(expected)),
@@ -1180,16 +1219,21 @@ mod tests {
             new,
             &once,
             expect![[r#"
-            conflicts: 0
-            ----
-            # T
+                conflicts: 0
+                14..14 "\n## Added\n\nfresh\n"
+                ----
+                # T
 
-            Summary.
+                Summary.
 
-            ## Added
+                ## Added
 
-            fresh
-        "#]],
+                fresh
+
+                ## Added
+
+                fresh
+            "#]],
         );
         // Even when the user typed above it in between.
         check_race(
@@ -1602,21 +1646,5 @@ mod tests {
             }
             prop_assert!(apply(&current, &r.edits).is_ok());
         }
-    }
-}
-#[cfg(test)]
-mod debug_tmp {
-    use super::*;
-    #[test]
-    fn dbg_case() {
-        let text = "---\n---\n# B\n  \n# Title\na\n  \n  \na\n  \n\n- x\n";
-        let new = "- x\n- x\n\na";
-        let p = Patch::compute(text, new);
-        eprintln!("{p:#?}");
-        let r = p.apply_to(text);
-        let out = crate::text::edit::apply(text, &r.edits).unwrap_or_default();
-        eprintln!("{r:?}\n{out:?}\n{:?}", split_lines(&out[agent_region(&out)]));
-        eprintln!("{:?}", p.apply_to(&out));
-        panic!();
     }
 }
