@@ -26,9 +26,11 @@
 //! gives the server's own CPU time per operation (schedstat delta over the samples / count),
 //! which load barely changes: a p99 far above it is scheduling, not work.
 //!
-//! The client advertises what VS Code does for this server (UTF-16 positions, push diagnostics
-//! since it does not advertise `textDocument.diagnostic`, lens and hint refresh), but not
-//! dynamic registration of file watchers, so the server watches the vault itself (`notify`).
+//! The client advertises a typical editor's capabilities (UTF-16 positions, pushed diagnostics
+//! since it does not advertise `textDocument.diagnostic`, lens and hint refresh) but not dynamic
+//! registration of file watchers, so the server watches the vault itself (`notify`). The server
+//! gets `LIVENOTE_DATA_DIR` pointed at a scratch dir: the user's trust list is never read or
+//! written, and the vault is untrusted, so nothing runs.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -152,7 +154,7 @@ fn main() {
     };
     let mut typing = Vec::new();
     let mut diag_count = 0;
-    let cpu = s.cpu();
+    let cpu = s.cpu_by_thread();
     for _ in 0..SAMPLES {
         let (v, change) = keystroke();
         let t = Instant::now();
@@ -161,7 +163,7 @@ fn main() {
         typing.push(at - t);
         diag_count = diags;
     }
-    let typing_cpu = (s.cpu() - cpu) / SAMPLES as u32;
+    let typing_cpu = s.cpu_since(&cpu) / SAMPLES as u32;
     let cron = position(&big_text, "    cronExpr: \"", 15);
     let cron_key = position(&big_text, "    cronExpr: \"", 6);
     let doc = json!({"uri": uri});
@@ -181,7 +183,7 @@ fn main() {
     });
     // What an editor does while typing: the keystroke, then completion at once.
     let mut typed_completion = Vec::new();
-    let cpu = s.cpu();
+    let cpu = s.cpu_by_thread();
     for _ in 0..SAMPLES {
         let (v, change) = keystroke();
         let t = Instant::now();
@@ -193,7 +195,7 @@ fn main() {
         typed_completion.push(answered - t);
         s.wait_diagnostics(&uri, v);
     }
-    let typed_cpu = (s.cpu() - cpu) / SAMPLES as u32;
+    let typed_cpu = s.cpu_since(&cpu) / SAMPLES as u32;
     let rss_big = s.memory();
     s.shutdown();
 
@@ -514,7 +516,7 @@ impl Server {
     fn sample(&mut self, method: &str, n: usize, params: impl Fn(usize) -> Value) -> Sampled {
         let mut times = Vec::with_capacity(n);
         let mut last = Value::Null;
-        let cpu = self.cpu();
+        let cpu = self.cpu_by_thread();
         for i in 0..n {
             let t = Instant::now();
             let (at, result) = self.request(method, params(i));
@@ -527,7 +529,7 @@ impl Server {
             Value::Object(o) if o.contains_key("contents") => "a hover".to_owned(),
             other => format!("{} bytes", other.to_string().len()),
         };
-        let cpu = (self.cpu() - cpu) / n as u32;
+        let cpu = self.cpu_since(&cpu) / n as u32;
         Sampled { stats: Stats::of(&mut times), size, cpu }
     }
 
@@ -617,18 +619,24 @@ impl Server {
         (field("VmHWM:"), field("VmRSS:"))
     }
 
-    /// CPU time of every live thread, from `/proc/<pid>/task/*/schedstat` (nanoseconds; threads
-    /// that exit take theirs along, which does not happen while requests are served).
-    fn cpu(&self) -> Duration {
+    /// CPU time used since `before` (from [`Server::cpu_by_thread`]) by the threads alive now.
+    fn cpu_since(&self, before: &HashMap<String, u64>) -> Duration {
+        Duration::from_nanos(thread_delta(before, &self.cpu_by_thread()))
+    }
+
+    /// Nanoseconds on CPU per thread id, from `/proc/<pid>/task/*/schedstat`.
+    fn cpu_by_thread(&self) -> HashMap<String, u64> {
         let Ok(tasks) = std::fs::read_dir(format!("/proc/{}/task", self.pid())) else {
-            return Duration::ZERO;
+            return HashMap::new();
         };
-        let ns: u64 = tasks
+        tasks
             .flatten()
-            .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
-            .filter_map(|s| s.split_whitespace().next().and_then(|v| v.parse::<u64>().ok()))
-            .sum();
-        Duration::from_nanos(ns)
+            .filter_map(|t| {
+                let stat = std::fs::read_to_string(t.path().join("schedstat")).ok()?;
+                let ns = stat.split_whitespace().next()?.parse::<u64>().ok()?;
+                Some((t.file_name().to_string_lossy().into_owned(), ns))
+            })
+            .collect()
     }
 
     /// CPU time (utime + stime, all threads) in clock ticks.
@@ -665,19 +673,19 @@ impl Server {
     }
 
     fn idle_cpu(&self, span: Duration) -> Idle {
-        let (c0, s0, n0) = (self.cpu_ticks(), self.switches(), self.cpu());
+        let (c0, s0, n0) = (self.cpu_ticks(), self.switches(), self.cpu_by_thread());
         thread::sleep(span);
-        let (c1, s1, n1) = (self.cpu_ticks(), self.switches(), self.cpu());
+        let (c1, s1, n1) = (self.cpu_ticks(), self.switches(), self.cpu_by_thread());
         let hz = clock_ticks_per_second();
         let cpu = (c1 - c0) as f64 / hz as f64;
-        // Threads that exited meanwhile (tokio's idle blocking threads) take their counts along.
-        let wakeups = s1.iter().map(|(tid, n)| n.saturating_sub(s0.get(tid).copied().unwrap_or(0))).sum();
+        // Tokio's idle blocking threads (the indexer's) exit meanwhile: per-thread deltas.
+        let wakeups = thread_delta(&s0, &s1);
         Idle {
             percent: cpu / span.as_secs_f64() * 100.0,
             ticks: c1 - c0,
             hz,
             wakeups,
-            cpu: n1.saturating_sub(n0),
+            cpu: Duration::from_nanos(thread_delta(&n0, &n1)),
         }
     }
 
@@ -702,6 +710,12 @@ impl Drop for Server {
             let _ = self.child.wait();
         }
     }
+}
+
+/// How much per-thread counters grew, over the threads alive at the end (a thread that exited
+/// in between takes its share along; a new thread counts from zero).
+fn thread_delta(before: &HashMap<String, u64>, after: &HashMap<String, u64>) -> u64 {
+    after.iter().map(|(tid, n)| n.saturating_sub(before.get(tid).copied().unwrap_or(0))).sum()
 }
 
 fn clock_ticks_per_second() -> u64 {

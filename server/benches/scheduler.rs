@@ -2,6 +2,7 @@
 //! runs start (fire precision), and the CPU an idle scheduler uses with 1,000 live notes.
 //! Run: `cargo bench -p livenote --bench scheduler` (about 80 s). Prints a markdown table.
 
+use std::io::Write;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -127,14 +128,20 @@ fn main() {
     let median = delays.get(delays.len() / 2).copied().unwrap_or(f64::NAN);
     let max = delays.last().copied().unwrap_or(f64::NAN);
     let (cpu, rss) = idle_cpu(30);
-    println!("| what | measured | target |");
-    println!("|---|---|---|");
-    println!(
+    // A bench's output is its report: stdout is the place for it.
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "| what | measured | target |");
+    let _ = writeln!(out, "|---|---|---|");
+    let _ = writeln!(
+        out,
         "| fire precision (lastAttemptAt − due instant), {} notes | median {:.3} s, max {:.3} s | < 1 s |",
         delays.len(),
         median,
         max
     );
-    println!("| idle CPU, `livenote watch` with 1,000 live notes, 30 s | {cpu:.3} % of a core | near 0 |");
-    println!("| peak RSS of that watcher | {:.1} MB | — |", rss as f64 / 1024.0);
+    let _ = writeln!(
+        out,
+        "| idle CPU, `livenote watch` with 1,000 live notes, 30 s | {cpu:.3} % of a core | near 0 |"
+    );
+    let _ = writeln!(out, "| peak RSS of that watcher | {:.1} MB | — |", rss as f64 / 1024.0);
 }

@@ -47,7 +47,13 @@ pub struct Message {
 
 impl Message {
     pub fn user(text: impl Into<String>) -> Message {
-        Message { role: Role::User, content: text.into(), tool_calls: Vec::new(), tool_call_id: None, is_error: false }
+        Message {
+            role: Role::User,
+            content: text.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            is_error: false,
+        }
     }
 
     pub fn tool_result(call_id: &str, content: impl Into<String>, is_error: bool) -> Message {
@@ -118,5 +124,9 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// ends a reply mid-way, retry 429/5xx/connection errors with backoff (honouring
 /// `Retry-After`), and turn every failure into a short `ProviderError` without secrets.
 pub trait ModelClient: Send + Sync {
-    fn complete<'a>(&'a self, req: Request<'a>, cancel: CancellationToken) -> BoxFuture<'a, Result<Turn, ProviderError>>;
+    fn complete<'a>(
+        &'a self,
+        req: Request<'a>,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, Result<Turn, ProviderError>>;
 }

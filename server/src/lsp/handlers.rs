@@ -343,18 +343,41 @@ fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
 }
 
 /// Whether the workspace holding `path` is trusted (nothing runs on its own otherwise).
-fn trusted(state: &State, path: Option<&Path>) -> bool {
-    let Some(store) = &state.opts.trust else { return false };
-    let Some(path) = path else { return false };
-    let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
-    let root = roots.iter().filter(|r| path.starts_with(r)).max_by_key(|r| r.as_os_str().len()).cloned();
-    let root = root.or_else(|| path.parent().map(Path::to_path_buf));
-    root.is_some_and(|r| store.is_trusted(&r))
+/// Trust answers for one request: the trust list is read once and each root resolved once,
+/// however many notes the request covers.
+struct TrustCache<'a> {
+    state: &'a State,
+    roots: Vec<PathBuf>,
+    list: Option<crate::workspace::trust::TrustList>,
+    answers: std::cell::RefCell<std::collections::HashMap<PathBuf, bool>>,
+}
+
+impl<'a> TrustCache<'a> {
+    fn new(state: &'a State) -> Self {
+        TrustCache {
+            state,
+            roots: state.roots.read().map(|r| r.clone()).unwrap_or_default(),
+            list: state.opts.trust.as_ref().map(|t| t.list()),
+            answers: Default::default(),
+        }
+    }
+
+    fn trusted(&self, path: Option<&Path>) -> bool {
+        let (Some(list), Some(path)) = (&self.list, path) else { return false };
+        let root =
+            self.roots.iter().filter(|r| path.starts_with(r)).max_by_key(|r| r.as_os_str().len()).cloned();
+        let Some(root) = root.or_else(|| path.parent().map(Path::to_path_buf)) else { return false };
+        *self.answers.borrow_mut().entry(root.clone()).or_insert_with(|| list.contains(&root))
+    }
+
+    fn facts(&self, path: Option<&Path>) -> RunFacts {
+        let running = path.is_some_and(|p| self.state.engine_for(p).is_some_and(|e| e.is_running(p)));
+        RunFacts { running, trusted: Some(self.trusted(path)) }
+    }
 }
 
 fn facts(state: &State, path: Option<&Path>) -> RunFacts {
-    let running = path.is_some_and(|p| state.engine_for(p).is_some_and(|e| e.is_running(p)));
-    RunFacts { running, trusted: Some(trusted(state, path)) }
+    TrustCache::new(state).facts(path)
 }
 
 /// Run an `ide` feature over the document's snapshot.
@@ -524,20 +547,44 @@ pub fn symbol(state: &State, params: WorkspaceSymbolParams) -> Option<WorkspaceS
     let now = state.opts.clock.now();
     let zone = state.opts.zone;
     let enc = state.encoding();
-    let mut found = state.with_index(|idx| {
-        idx.live_notes()
+    let trust = TrustCache::new(state);
+    let found = state.with_index(|idx| {
+        // Score everything (cheap), then build symbols for the best 200 only: statuses and
+        // next fires cost a schedule computation each.
+        let mut scored: Vec<(
+            i64,
+            &PathBuf,
+            &Arc<crate::workspace::index::Entry>,
+            &crate::note::model::Live,
+            String,
+        )> = idx
+            .live_notes()
             .filter_map(|(path, entry, live)| {
                 let rel = idx.root_of(path).and_then(|r| path.strip_prefix(r).ok()).unwrap_or(path);
                 let rel = rel.display().to_string();
                 let score = fuzzy_score(&query, &entry.title.to_lowercase())
                     .max(fuzzy_score(&query, &rel.to_lowercase()))?;
+                Some((score, path, entry, live, rel))
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.2.title.cmp(&b.2.title)));
+        scored
+            .into_iter()
+            .take(200)
+            .filter_map(|(_, path, entry, live, rel)| {
                 let uri = Uri::from_file_path(path)?;
                 let lines = LineIndex::new(&entry.head);
                 let range = convert::range(&entry.head, &lines, &live.key_span, enc);
-                let st = status::status(live, facts(state, Some(path))).as_str();
+                let st = status::status(live, trust.facts(Some(path))).as_str();
                 let next = status::schedule_view(live, now, &zone)
                     .next_due
-                    .map(|t| format!(" · next {}", ide::text::at_local(t, now, &zone)))
+                    .map(|t| {
+                        if t <= now {
+                            " · due now".to_owned()
+                        } else {
+                            format!(" · next {}", ide::text::at_local(t, now, &zone))
+                        }
+                    })
                     .unwrap_or_default();
                 #[allow(deprecated)]
                 let info = SymbolInformation {
@@ -548,12 +595,11 @@ pub fn symbol(state: &State, params: WorkspaceSymbolParams) -> Option<WorkspaceS
                     location: Location { uri, range },
                     container_name: Some(format!("{st}{next} · {rel}")),
                 };
-                Some((score, info))
+                Some(info)
             })
             .collect::<Vec<_>>()
     })?;
-    found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
-    Some(WorkspaceSymbolResponse::Flat(found.into_iter().map(|(_, s)| s).take(200).collect()))
+    Some(WorkspaceSymbolResponse::Flat(found))
 }
 
 /// Subsequence match score: higher for earlier and contiguous matches; `None` if no match.
@@ -773,12 +819,13 @@ fn spawn_apply(
 fn list_notes(state: &State) -> Value {
     let now = state.opts.clock.now();
     let zone = state.opts.zone;
+    let trust = TrustCache::new(state);
     let items = state
         .with_index(|idx| {
             idx.live_notes()
                 .map(|(path, _, live)| {
                     let rel = idx.root_of(path).and_then(|r| path.strip_prefix(r).ok()).unwrap_or(path);
-                    status::list_item(rel.display().to_string(), live, facts(state, Some(path)), now, &zone)
+                    status::list_item(rel.display().to_string(), live, trust.facts(Some(path)), now, &zone)
                 })
                 .collect::<Vec<_>>()
         })

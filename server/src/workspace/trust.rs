@@ -39,8 +39,12 @@ impl TrustStore {
     }
 
     pub fn is_trusted(&self, root: &Path) -> bool {
-        let root = canonical(root);
-        self.entries().iter().any(|t| root.starts_with(t))
+        self.list().contains(root)
+    }
+
+    /// The list as read now, for answering many questions with one read.
+    pub fn list(&self) -> TrustList {
+        TrustList { entries: self.entries() }
     }
 
     /// Add `root`, written atomically (temp file + rename) so a crash never loses the list.
@@ -60,6 +64,19 @@ impl TrustStore {
         tmp.as_file().sync_all()?;
         tmp.persist(&self.file).map_err(|e| e.error)?;
         Ok(())
+    }
+}
+
+/// A snapshot of the trust list.
+#[derive(Debug, Clone, Default)]
+pub struct TrustList {
+    entries: Vec<PathBuf>,
+}
+
+impl TrustList {
+    pub fn contains(&self, root: &Path) -> bool {
+        let root = canonical(root);
+        self.entries.iter().any(|t| root.starts_with(t))
     }
 }
 

@@ -389,7 +389,7 @@ async fn index_symbols_and_list_notes() {
     check(
         &rendered,
         expect![[r#"
-            "Chicago time" | "live · next 09:07 · chicago.md"
+            "Chicago time" | "live · due now · chicago.md"
         "#]],
     );
     let ws = c.request("workspace/diagnostic", json!({"previousResultIds": []})).await;
