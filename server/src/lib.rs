@@ -10,6 +10,7 @@
 pub mod agent;
 pub mod cli;
 pub mod config;
+pub mod events;
 pub mod ide;
 pub mod lsp;
 pub mod note;

@@ -2,6 +2,7 @@
 //! command returns its exit status (0 fine, 1 problems found, 2 usage or I/O failure).
 
 mod check;
+mod event;
 mod init;
 mod list;
 mod run;
@@ -57,6 +58,22 @@ pub enum Command {
         #[arg(long, hide = true)]
         clock_file: Option<PathBuf>,
     },
+    /// Queue an event for the live notes of DIR; the payload is read from stdin (at most 1 MiB).
+    Event {
+        /// Who produced the event (e.g. `gmail`).
+        #[arg(long)]
+        source: String,
+        /// What happened (e.g. `email.synced`).
+        #[arg(long = "type", value_name = "TYPE")]
+        kind: String,
+        /// Offer the event to this note only, without routing.
+        #[arg(long)]
+        target: Option<PathBuf>,
+        /// The payload is JSON (kept as a JSON value instead of text).
+        #[arg(long)]
+        json: bool,
+        dir: Option<PathBuf>,
+    },
     /// Trust a workspace: its notes may then run on schedule and on events.
     Trust { dir: Option<PathBuf> },
     /// Create `.livenote.toml` and an example live note in DIR.
@@ -105,6 +122,10 @@ pub fn run(cli: Cli) -> u8 {
         Command::Watch { dir, clock_file } => {
             drop(out);
             return finish(watch::run(dir, clock_file));
+        }
+        Command::Event { source, kind, target, json, dir } => {
+            let args = event::Args { source, kind, target, json, dir };
+            event::run(args, &mut std::io::stdin().lock(), &mut out, &mut std::io::stderr())
         }
         Command::Trust { dir } => trust(dir, &mut out),
         Command::Init { dir } => init::run(dir, &mut out),

@@ -98,6 +98,8 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
         );
     }
     let index = Arc::new(RwLock::new(index));
+    // Before the watcher starts, so the folder producers drop events into is watched from the start.
+    let _ = crate::events::ensure_dirs(&root);
     let wake = Arc::new(Notify::new());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PathBuf>();
     let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
@@ -114,14 +116,30 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
     .context("start the file watcher")?;
     notify::Watcher::watch(&mut watcher, &root, notify::RecursiveMode::Recursive)
         .with_context(|| format!("watch {}", root.display()))?;
+    // Events (SPEC 5): a pass at start-up, then one whenever `events/pending` changes.
+    let events = {
+        let (root, index) = (root.clone(), index.clone());
+        let notes: crate::events::NotesFn = Arc::new(move || {
+            let idx = index.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+            crate::events::eligible_notes(&root, &idx)
+        });
+        let processor = Arc::new(crate::events::Processor::for_engine(engine.clone(), notes));
+        crate::events::spawn(processor, tokio_util::sync::CancellationToken::new())
+    };
     {
         let (index, wake) = (index.clone(), wake.clone());
+        let (events, events_root) = (events.clone(), root.clone());
         let trust_file = engine.trust.as_ref().map(|t| t.file().to_path_buf());
         tokio::spawn(async move {
             while let Some(path) = rx.recv().await {
                 // Trust granted from another shell re-plans at once.
                 if trust_file.as_deref() == Some(path.as_path()) {
                     wake.notify_one();
+                    events.notify_one();
+                    continue;
+                }
+                if crate::events::is_pending_path(&events_root, &path) {
+                    events.notify_one();
                     continue;
                 }
                 let changed = index.write().map(|mut i| i.refresh(&path)).unwrap_or(false);

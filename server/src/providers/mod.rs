@@ -5,7 +5,12 @@
 //! Only the `command` provider lives here so far; model providers (`openai`, `anthropic`)
 //! plug into [`run`] when they arrive.
 
+pub mod anthropic;
 pub mod command;
+pub mod http;
+pub mod openai;
+#[doc(hidden)]
+pub mod testing;
 
 use std::path::PathBuf;
 use std::time::Duration;

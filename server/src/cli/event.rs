@@ -1,0 +1,98 @@
+//! `livenote event --source S --type T [--target NOTE] [--json] [DIR] < payload`: queue an
+//! event for the workspace's live notes and print its id. The payload is stdin, as text (or
+//! as a JSON value with `--json`), at most 1 MiB. A running `livenote watch` or editor picks
+//! the event up; otherwise it waits in `.livenote/events/pending/`.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+use crate::events::{self, MAX_PAYLOAD_BYTES};
+use crate::note;
+
+/// The command's inputs, as parsed by clap.
+#[derive(Debug, Clone)]
+pub struct Args {
+    pub source: String,
+    pub kind: String,
+    pub target: Option<PathBuf>,
+    pub json: bool,
+    pub dir: Option<PathBuf>,
+}
+
+/// Queue the event; bad input is an error (exit 2 through the caller).
+pub fn run(args: Args, input: &mut impl Read, out: &mut impl Write, err: &mut impl Write) -> Result<u8> {
+    let root = super::watch::root_of(&args.dir.clone().unwrap_or_else(|| PathBuf::from(".")));
+    if !root.is_dir() {
+        bail!("{} is not a folder", root.display());
+    }
+    if args.source.trim().is_empty() || args.kind.trim().is_empty() {
+        bail!("--source and --type must not be empty");
+    }
+    let target = match &args.target {
+        Some(t) => Some(target_rel(&root, t)?),
+        None => None,
+    };
+    let mut bytes = Vec::new();
+    // One byte over the cap is enough to know the payload is too large, without reading a
+    // runaway stream to its end.
+    input
+        .take(MAX_PAYLOAD_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .context("read the payload from stdin")?;
+    if bytes.len() > MAX_PAYLOAD_BYTES {
+        bail!("the payload is larger than {} MiB", MAX_PAYLOAD_BYTES / (1024 * 1024));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("the payload is not UTF-8 text"))?;
+    let payload = if args.json {
+        serde_json::from_str(&text).context("--json: the payload is not valid JSON")?
+    } else {
+        serde_json::Value::String(text)
+    };
+    if let Some(t) = &target
+        && let Some(why) = not_eligible(&root.join(t))
+    {
+        // Queued anyway: the note may be fixed before the event is processed.
+        writeln!(err, "livenote: warning: {t} {why}; the event will not run it")?;
+    }
+    let event = events::create_event(&root, &args.source, &args.kind, payload, target.as_deref())
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    writeln!(out, "{}", event.id)?;
+    Ok(0)
+}
+
+/// `--target` as a workspace-relative path: relative to the workspace if such a file exists
+/// there, else to the current folder.
+fn target_rel(root: &Path, target: &Path) -> Result<String> {
+    let candidate = if target.is_relative() && root.join(target).is_file() {
+        root.join(target)
+    } else {
+        target.to_path_buf()
+    };
+    let path = std::fs::canonicalize(&candidate)
+        .with_context(|| format!("--target {}: no such note", target.display()))?;
+    if !path.is_file() {
+        bail!("--target {}: not a file", target.display());
+    }
+    let rel = path
+        .strip_prefix(root)
+        .map_err(|_| anyhow::anyhow!("--target {}: not inside {}", target.display(), root.display()))?;
+    Ok(rel.to_string_lossy().replace('\\', "/"))
+}
+
+/// Why a note would not take events, if it would not.
+fn not_eligible(path: &Path) -> Option<&'static str> {
+    let Ok(head) = crate::workspace::read_frontmatter(path) else { return Some("cannot be read") };
+    let analysis = note::analyze(&head, &note::Options::default());
+    let Some(live) = analysis.live else { return Some("is not a live note") };
+    if live.has_errors {
+        Some("has errors in its live: block")
+    } else if !live.active {
+        Some("is paused")
+    } else if live.event_match_criteria.as_deref().is_none_or(|c| c.trim().is_empty()) {
+        Some("has no eventMatchCriteria")
+    } else {
+        None
+    }
+}

@@ -1,0 +1,972 @@
+//! What the model providers (`openai`, `anthropic`) share on the wire: one reqwest client per
+//! kind of destination, retries with exponential backoff and jitter that honour `Retry-After`,
+//! a server-sent-events parser, stall and overall timeouts, prompt cancellation, and the
+//! mapping of every failure to a short [`ProviderError`] that never contains the API key.
+//!
+//! A provider builds a `Call` (URL, headers, JSON body) and a `Decoder` for its streaming
+//! format; `execute` does the rest.
+
+use std::collections::hash_map::RandomState;
+use std::error::Error as StdError;
+use std::fmt;
+use std::hash::BuildHasher;
+use std::io;
+use std::net::IpAddr;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};
+use reqwest::{Response, StatusCode, Url};
+use serde_json::Value;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::ProviderError;
+use crate::agent::model::Turn;
+use crate::config::Env;
+
+/// Establishing a TCP+TLS connection takes well under this unless the host is unreachable.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// No reply to a bounded-token request is this large; beyond it the server is misbehaving and
+/// we must not buffer without end.
+pub const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
+/// Of an error response only the message matters.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+/// Messages from the service are cut to this many characters to keep `lastRunError` short.
+const MAX_MESSAGE_CHARS: usize = 200;
+/// Backoff never grows beyond this: with ~4 attempts, longer waits only delay the error.
+const MAX_BACKOFF: Duration = Duration::from_secs(10);
+
+/// The error text for a conversation that does not fit the model's context window, so the
+/// agent can recognise it (it is an [`ProviderError::Io`]).
+pub const CONTEXT_OVERFLOW: &str = "the note and conversation are too long for the model's context";
+
+/// Timeouts and retry policy of one model client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpOptions {
+    /// Limit for one `complete` call, retries and waits included.
+    pub request_timeout: Duration,
+    /// No bytes for this long (waiting for the response or mid-stream) is a timeout.
+    pub stall_timeout: Duration,
+    /// Attempts in all, the first included.
+    pub max_attempts: u32,
+    /// A longer `Retry-After` is cut to this.
+    pub max_retry_after: Duration,
+    /// First backoff step; each retry doubles it (with jitter) up to 10 s.
+    pub backoff_base: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            request_timeout: Duration::from_secs(5 * 60),
+            stall_timeout: Duration::from_secs(60),
+            max_attempts: 4,
+            max_retry_after: Duration::from_secs(60),
+            backoff_base: Duration::from_secs(1),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// API keys and endpoints
+// ---------------------------------------------------------------------------------------------
+
+/// An API key read from the environment variable named in config. `Debug` shows only the
+/// variable's name, so the key cannot leak through logs or error reports.
+#[derive(Clone)]
+pub struct ApiKey {
+    var: String,
+    value: String,
+}
+
+impl ApiKey {
+    /// Read the key from `var`. Errors name the variable, never a value.
+    pub fn from_env(env: &dyn Env, var: &str) -> Result<ApiKey, ProviderError> {
+        let not_set = || {
+            ProviderError::Config(format!(
+                "{var} is not set (named by api_key_env in the livenote configuration)"
+            ))
+        };
+        let raw = env.var(var).ok_or_else(not_set)?;
+        let value = raw
+            .into_string()
+            .map_err(|_| ProviderError::Config(format!("{var} is not valid UTF-8")))?
+            // Keys pasted with a trailing newline are common and never meant.
+            .trim()
+            .to_owned();
+        if value.is_empty() {
+            return Err(not_set());
+        }
+        if !value.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(ProviderError::Config(format!(
+                "{var} contains characters that cannot go into an HTTP header"
+            )));
+        }
+        Ok(ApiKey { var: var.to_owned(), value })
+    }
+
+    /// The name of the variable the key came from.
+    pub fn var(&self) -> &str {
+        &self.var
+    }
+
+    /// The header value `prefix` + key, marked sensitive so that `http`'s own `Debug` hides it.
+    pub(crate) fn header(&self, prefix: &str) -> Result<HeaderValue, ProviderError> {
+        let mut value = HeaderValue::from_str(&format!("{prefix}{}", self.value)).map_err(|_| {
+            ProviderError::Config(format!(
+                "{} contains characters that cannot go into an HTTP header",
+                self.var
+            ))
+        })?;
+        value.set_sensitive(true);
+        Ok(value)
+    }
+
+    fn secret(&self) -> &str {
+        &self.value
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ApiKey").field("var", &self.var).field("value", &"***").finish()
+    }
+}
+
+/// Where requests go, and how errors name it (host and port only: a URL may carry
+/// credentials in its user-info or query).
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    pub url: Url,
+    /// `host` or `host:port`, for error messages.
+    pub host: String,
+}
+
+impl Endpoint {
+    /// `base_url` (trailing `/` ignored) joined with `path`.
+    pub fn new(base_url: &str, path: &str) -> Result<Endpoint, ProviderError> {
+        let joined = format!("{}/{}", base_url.trim().trim_end_matches('/'), path.trim_start_matches('/'));
+        let invalid =
+            || ProviderError::Config(format!("invalid base_url `{}`", one_line(base_url, MAX_MESSAGE_CHARS)));
+        let url = Url::parse(&joined).map_err(|_| invalid())?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(invalid());
+        }
+        let host = match (url.host_str(), url.port()) {
+            (Some(h), Some(p)) => format!("{h}:{p}"),
+            (Some(h), None) => h.to_owned(),
+            (None, _) => return Err(invalid()),
+        };
+        Ok(Endpoint { url, host })
+    }
+
+    /// The URL without user-info and query, for "nothing at ..." messages.
+    fn display(&self) -> String {
+        format!("{}://{}{}", self.url.scheme(), self.host, self.url.path())
+    }
+
+    /// Local servers (Ollama, llama.cpp, tests) are reached directly even when a proxy is set.
+    fn is_loopback(&self) -> bool {
+        let host = self.url.host_str().unwrap_or("").trim_start_matches('[').trim_end_matches(']');
+        host.eq_ignore_ascii_case("localhost")
+            || host.to_ascii_lowercase().ends_with(".localhost")
+            || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    }
+}
+
+/// The process-wide client for `endpoint`: one for loopback hosts (never proxied) and one for
+/// everything else (honouring the usual proxy variables), so connections are pooled across
+/// runs.
+pub fn client_for(endpoint: &Endpoint) -> Result<reqwest::Client, ProviderError> {
+    static PROXIED: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+    static DIRECT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+    let direct = endpoint.is_loopback();
+    let cell = if direct { &DIRECT } else { &PROXIED };
+    cell.get_or_init(|| build_client(direct))
+        .clone()
+        .map_err(|e| ProviderError::Config(format!("cannot set up the HTTP client: {e}")))
+}
+
+fn build_client(direct: bool) -> Result<reqwest::Client, String> {
+    let mut builder = reqwest::Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .user_agent(concat!("livenote/", env!("CARGO_PKG_VERSION")))
+        // APIs do not redirect their POST endpoints; following one would send the key (in
+        // `x-api-key`, which reqwest does not strip) to wherever the redirect points.
+        .redirect(reqwest::redirect::Policy::none());
+    if direct {
+        builder = builder.no_proxy();
+    }
+    builder.build().map_err(|e| root_cause(&e))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Executing a call
+// ---------------------------------------------------------------------------------------------
+
+/// One model request, ready to send (again, on retries).
+pub(crate) struct Call<'a> {
+    pub client: &'a reqwest::Client,
+    pub endpoint: &'a Endpoint,
+    pub headers: HeaderMap,
+    pub body: Vec<u8>,
+    /// For "unknown model `x`".
+    pub model: &'a str,
+    /// Scrubbed from every error.
+    pub key: Option<&'a ApiKey>,
+    /// What follows "authentication failed (HTTP 401): ", e.g. "check OPENAI_API_KEY".
+    pub auth_hint: String,
+    pub opts: &'a HttpOptions,
+}
+
+/// Why a stream could not be turned into a [`Turn`]; [`execute`] adds the host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum StreamError {
+    /// Not the JSON or events the format promises.
+    Malformed(String),
+    /// The stream ended before its end marker: a dropped connection, worth a retry.
+    Truncated,
+    /// The service reported an error inside a successful response.
+    Api { message: String, retryable: bool },
+}
+
+/// A wire format's streaming reply, fed event by event.
+pub(crate) trait Decoder: Default + Send {
+    /// One server-sent event; `Ok(true)` when it ends the reply.
+    fn event(&mut self, event: &SseEvent) -> Result<bool, StreamError>;
+    /// The reply so far; `saw_end` tells whether the end marker arrived.
+    fn finish(self, saw_end: bool) -> Result<Turn, StreamError>;
+    /// A server that ignored `stream: true` sent the whole reply as one JSON document.
+    fn whole(body: &[u8]) -> Result<Turn, StreamError>;
+}
+
+/// What went wrong in one attempt, and whether another may help.
+struct Failure {
+    error: ProviderError,
+    retry: Retry,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Retry {
+    No,
+    Backoff,
+    After(Duration),
+}
+
+impl Failure {
+    fn fatal(error: ProviderError) -> Failure {
+        Failure { error, retry: Retry::No }
+    }
+
+    fn transient(error: ProviderError) -> Failure {
+        Failure { error, retry: Retry::Backoff }
+    }
+}
+
+/// Send `call` (with retries) and decode the streamed reply with `D`. Returns
+/// [`ProviderError::Stopped`] as soon as `cancel` fires, whatever is being awaited, and
+/// [`ProviderError::TimedOut`] after `request_timeout` or a stall.
+pub(crate) async fn execute<D: Decoder>(
+    call: &Call<'_>,
+    cancel: &CancellationToken,
+) -> Result<Turn, ProviderError> {
+    let result = if cancel.is_cancelled() {
+        Err(ProviderError::Stopped)
+    } else {
+        let limit = call.opts.request_timeout;
+        let deadline = Instant::now() + limit;
+        // Racing the whole exchange (rather than each await) also drops the connection at once.
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => Err(ProviderError::Stopped),
+            r = tokio::time::timeout_at(deadline, attempts::<D>(call, deadline)) => {
+                r.unwrap_or(Err(ProviderError::TimedOut(limit)))
+            }
+        }
+    };
+    result.map_err(|e| scrub(e, call.key))
+}
+
+async fn attempts<D: Decoder>(call: &Call<'_>, deadline: Instant) -> Result<Turn, ProviderError> {
+    let mut attempt = 1;
+    loop {
+        let failure = match attempt_once::<D>(call).await {
+            Ok(turn) => return Ok(turn),
+            Err(f) => f,
+        };
+        let delay = match failure.retry {
+            Retry::No => return Err(failure.error),
+            Retry::Backoff => backoff(call.opts.backoff_base, attempt),
+            Retry::After(d) => d,
+        };
+        // Waiting past the deadline would only turn a telling error into "timed out".
+        if attempt >= call.opts.max_attempts || Instant::now() + delay >= deadline {
+            return Err(failure.error);
+        }
+        let error = scrub(failure.error, call.key);
+        tracing::warn!(host = %call.endpoint.host, attempt, ?delay, "model request failed, retrying: {error}");
+        tokio::time::sleep(delay).await;
+        attempt += 1;
+    }
+}
+
+async fn attempt_once<D: Decoder>(call: &Call<'_>) -> Result<Turn, Failure> {
+    let stall = call.opts.stall_timeout;
+    let host = &call.endpoint.host;
+    let request =
+        call.client.post(call.endpoint.url.clone()).headers(call.headers.clone()).body(call.body.clone());
+    let mut response = match tokio::time::timeout(stall, request.send()).await {
+        Err(_) => return Err(Failure::fatal(ProviderError::TimedOut(stall))),
+        Ok(Err(e)) => return Err(send_failure(host, &e)),
+        Ok(Ok(r)) => r,
+    };
+    let status = response.status();
+    if !status.is_success() {
+        let retry_after = retry_after(response.headers(), call.opts.max_retry_after);
+        // The body only improves the message; a broken one still leaves the status.
+        let body = read_body(&mut response, MAX_ERROR_BODY, stall, host).await.unwrap_or_default();
+        return Err(status_failure(call, status, retry_after, &body));
+    }
+
+    let content_type = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase());
+    match content_type.as_deref() {
+        Some("application/json") => {
+            let body = read_body(&mut response, MAX_RESPONSE_BYTES, stall, host).await?;
+            return D::whole(&body).map_err(|e| stream_failure(host, e));
+        }
+        Some("text/event-stream") | None => {}
+        Some(other) => {
+            return Err(Failure::fatal(malformed(host, &format!("expected an event stream, got `{other}`"))));
+        }
+    }
+
+    let mut parser = SseParser::default();
+    let mut decoder = D::default();
+    let mut total = 0;
+    while let Some(chunk) = next_chunk(&mut response, stall, host).await? {
+        total += chunk.len();
+        if total > MAX_RESPONSE_BYTES {
+            return Err(Failure::fatal(ProviderError::OutputTooLarge { limit: MAX_RESPONSE_BYTES }));
+        }
+        let events = parser.feed(&chunk).map_err(|m| Failure::fatal(malformed(host, &m)))?;
+        for event in &events {
+            if decoder.event(event).map_err(|e| stream_failure(host, e))? {
+                return decoder.finish(true).map_err(|e| stream_failure(host, e));
+            }
+        }
+    }
+    let events = parser.finish().map_err(|m| Failure::fatal(malformed(host, &m)))?;
+    for event in &events {
+        if decoder.event(event).map_err(|e| stream_failure(host, e))? {
+            return decoder.finish(true).map_err(|e| stream_failure(host, e));
+        }
+    }
+    decoder.finish(false).map_err(|e| stream_failure(host, e))
+}
+
+/// The next piece of the body, `None` at its end.
+async fn next_chunk(
+    response: &mut Response,
+    stall: Duration,
+    host: &str,
+) -> Result<Option<Vec<u8>>, Failure> {
+    match tokio::time::timeout(stall, response.chunk()).await {
+        Err(_) => Err(Failure::fatal(ProviderError::TimedOut(stall))),
+        Ok(Err(e)) => Err(Failure::transient(ProviderError::Io(format!(
+            "the connection to {host} broke mid-response: {}",
+            root_cause(&e)
+        )))),
+        Ok(Ok(chunk)) => Ok(chunk.map(|b| b.to_vec())),
+    }
+}
+
+async fn read_body(
+    response: &mut Response,
+    limit: usize,
+    stall: Duration,
+    host: &str,
+) -> Result<Vec<u8>, Failure> {
+    let mut body = Vec::new();
+    while let Some(chunk) = next_chunk(response, stall, host).await? {
+        body.extend_from_slice(&chunk);
+        if body.len() > limit {
+            return Err(Failure::fatal(ProviderError::OutputTooLarge { limit }));
+        }
+    }
+    Ok(body)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------------
+
+fn malformed(host: &str, detail: &str) -> ProviderError {
+    ProviderError::InvalidOutput(format!(
+        "malformed response from {host}: {}",
+        one_line(detail, MAX_MESSAGE_CHARS)
+    ))
+}
+
+fn stream_failure(host: &str, e: StreamError) -> Failure {
+    match e {
+        StreamError::Malformed(m) => Failure::fatal(malformed(host, &m)),
+        StreamError::Truncated => {
+            Failure::transient(ProviderError::Io(format!("the response from {host} ended early")))
+        }
+        StreamError::Api { message, retryable } => Failure {
+            error: ProviderError::Io(format!("error from {host}: {}", one_line(&message, MAX_MESSAGE_CHARS))),
+            retry: if retryable { Retry::Backoff } else { Retry::No },
+        },
+    }
+}
+
+/// A request that got no response.
+fn send_failure(host: &str, e: &reqwest::Error) -> Failure {
+    let cause = root_cause(e);
+    if e.is_builder() {
+        return Failure::fatal(ProviderError::Config(format!("cannot build a request to {host}: {cause}")));
+    }
+    if e.is_timeout() {
+        return Failure::transient(ProviderError::Io(format!("timed out connecting to {host}")));
+    }
+    // TLS and similar failures come as these io kinds and will not heal by retrying.
+    let permanent = io_kind(e).is_some_and(|k| {
+        matches!(
+            k,
+            io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput | io::ErrorKind::PermissionDenied
+        )
+    });
+    let error = ProviderError::Io(if e.is_connect() {
+        format!("cannot connect to {host}: {cause}")
+    } else {
+        format!("the connection to {host} failed: {cause}")
+    });
+    if permanent { Failure::fatal(error) } else { Failure::transient(error) }
+}
+
+/// The innermost error's message: reqwest's own `Display` names the URL, and the interesting
+/// part ("connection refused") is at the bottom of the chain anyway.
+fn root_cause(e: &(dyn StdError + 'static)) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    let text = cur.to_string();
+    // "Connection refused (os error 111)" → "connection refused".
+    let text = match text.rfind(" (os error ") {
+        Some(i) if text.ends_with(')') => text[..i].to_owned(),
+        _ => text,
+    };
+    let mut chars = text.chars();
+    let text = match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => "unknown error".to_owned(),
+    };
+    one_line(&text, MAX_MESSAGE_CHARS)
+}
+
+fn io_kind(e: &(dyn StdError + 'static)) -> Option<io::ErrorKind> {
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        if let Some(io) = err.downcast_ref::<io::Error>() {
+            return Some(io.kind());
+        }
+        cur = err.source();
+    }
+    None
+}
+
+/// A non-2xx response.
+fn status_failure(
+    call: &Call<'_>,
+    status: StatusCode,
+    retry_after: Option<Duration>,
+    body: &[u8],
+) -> Failure {
+    let code = status.as_u16();
+    let host = &call.endpoint.host;
+    let text = String::from_utf8_lossy(body);
+    let lower = text.to_lowercase();
+    let suffix = api_message(&text).map(|m| format!(": {m}")).unwrap_or_default();
+    match code {
+        // The body of an auth error may quote the key (OpenAI echoes a masked one): not used.
+        401 | 403 => Failure::fatal(ProviderError::Config(format!(
+            "authentication failed (HTTP {code}): {}",
+            call.auth_hint
+        ))),
+        408 | 429 | 500..=599 => {
+            let what = match code {
+                408 => "the request timed out",
+                429 => "rate limited",
+                529 => "overloaded",
+                _ => "server error",
+            };
+            Failure {
+                error: ProviderError::Io(format!("{what} (HTTP {code} from {host}){suffix}")),
+                retry: retry_after.map_or(Retry::Backoff, Retry::After),
+            }
+        }
+        _ if is_context_overflow(code, &lower) => {
+            Failure::fatal(ProviderError::Io(CONTEXT_OVERFLOW.to_owned()))
+        }
+        _ if is_unknown_model(code, &lower) => Failure::fatal(ProviderError::Config(format!(
+            "unknown model `{}` (HTTP {code} from {host})",
+            call.model
+        ))),
+        404 => Failure::fatal(ProviderError::Config(format!(
+            "nothing at {} (HTTP 404): check base_url",
+            call.endpoint.display()
+        ))),
+        300..=399 => Failure::fatal(ProviderError::Config(format!(
+            "HTTP {code} from {host}: a redirect, which is not followed; check base_url"
+        ))),
+        _ => Failure::fatal(ProviderError::Io(format!("HTTP {code} from {host}{suffix}"))),
+    }
+}
+
+fn is_context_overflow(code: u16, lower_body: &str) -> bool {
+    code == 413
+        || (matches!(code, 400 | 422)
+            && [
+                "context_length",
+                "context length",
+                "prompt is too long",
+                "context window",
+                "context size",
+                "maximum context",
+            ]
+            .iter()
+            .any(|p| lower_body.contains(p)))
+}
+
+/// OpenAI says "The model `x` does not exist" (404), Anthropic "model: x" (404), Ollama
+/// "model \"x\" not found" (404), some servers the same with 400.
+fn is_unknown_model(code: u16, lower_body: &str) -> bool {
+    let mentions_model = lower_body.contains("model");
+    match code {
+        404 => mentions_model,
+        400 => {
+            mentions_model
+                && ["not found", "not_found", "does not exist", "unknown model", "invalid model"]
+                    .iter()
+                    .any(|p| lower_body.contains(p))
+        }
+        _ => false,
+    }
+}
+
+/// The human part of an error body: `error.message` (OpenAI, Anthropic), `error` as a string
+/// (Ollama), `message` or `detail` (FastAPI servers), else the text unless it is HTML.
+fn api_message(body: &str) -> Option<String> {
+    let body = body.trim();
+    if body.is_empty() {
+        return None;
+    }
+    if let Ok(v) = serde_json::from_str::<Value>(body) {
+        let found = [&v["error"]["message"], &v["error"], &v["message"], &v["detail"]]
+            .into_iter()
+            .find_map(|c| c.as_str().filter(|s| !s.trim().is_empty()));
+        return found.map(|s| one_line(s, MAX_MESSAGE_CHARS));
+    }
+    if body.starts_with('<') {
+        return None;
+    }
+    Some(one_line(body, MAX_MESSAGE_CHARS))
+}
+
+/// `text` on one line (whitespace runs collapsed), at most `max` characters.
+pub fn one_line(text: &str, max: usize) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if joined.chars().count() <= max {
+        return joined;
+    }
+    let mut cut: String = joined.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// Remove the key from every text of `e`: messages quoted from a service may contain it.
+fn scrub(e: ProviderError, key: Option<&ApiKey>) -> ProviderError {
+    let Some(key) = key else { return e };
+    let s = |t: String| scrub_text(&t, key.secret());
+    match e {
+        ProviderError::Io(m) => ProviderError::Io(s(m)),
+        ProviderError::Config(m) => ProviderError::Config(s(m)),
+        ProviderError::InvalidOutput(m) => ProviderError::InvalidOutput(s(m)),
+        ProviderError::Unavailable(m) => ProviderError::Unavailable(s(m)),
+        ProviderError::CommandNotFound(m) => ProviderError::CommandNotFound(s(m)),
+        ProviderError::Failed { status, stderr_tail } => {
+            ProviderError::Failed { status: s(status), stderr_tail: s(stderr_tail) }
+        }
+        ProviderError::Spawn { program, reason } => {
+            ProviderError::Spawn { program: s(program), reason: s(reason) }
+        }
+        e @ (ProviderError::Stopped | ProviderError::TimedOut(_) | ProviderError::OutputTooLarge { .. }) => e,
+    }
+}
+
+fn scrub_text(text: &str, secret: &str) -> String {
+    if secret.len() < 4 {
+        // Too short to be a real key; replacing it would garble the message.
+        return text.to_owned();
+    }
+    let out = text.replace(secret, "***");
+    // Masked forms such as "sk-proj-abc…wxyz" still give half the key away.
+    match secret.get(..8).filter(|_| secret.len() >= 16) {
+        Some(prefix) => {
+            out.split(' ').map(|w| if w.contains(prefix) { "***" } else { w }).collect::<Vec<_>>().join(" ")
+        }
+        None => out,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Retry timing
+// ---------------------------------------------------------------------------------------------
+
+/// `Retry-After` (seconds or an HTTP date) or the `retry-after-ms` that OpenAI and Anthropic
+/// also send, cut to `cap`.
+fn retry_after(headers: &HeaderMap, cap: Duration) -> Option<Duration> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let from_ms = header("retry-after-ms")
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .and_then(|ms| secs_to_duration(ms / 1000.0, cap));
+    from_ms.or_else(|| parse_retry_after(header(RETRY_AFTER.as_str())?, Utc::now(), cap))
+}
+
+/// A `Retry-After` value, relative to `now`, at most `cap`.
+pub fn parse_retry_after(value: &str, now: DateTime<Utc>, cap: Duration) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(secs) = value.parse::<f64>() {
+        return secs_to_duration(secs, cap);
+    }
+    // IMF-fixdate ("Wed, 21 Oct 2015 07:28:00 GMT") is a valid RFC 2822 date.
+    let at = DateTime::parse_from_rfc2822(value).ok()?;
+    let wait = (at.with_timezone(&Utc) - now).to_std().unwrap_or(Duration::ZERO);
+    Some(wait.min(cap))
+}
+
+fn secs_to_duration(secs: f64, cap: Duration) -> Option<Duration> {
+    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(cap.as_secs_f64())))
+}
+
+/// Exponential backoff for retry number `attempt` (1-based) with jitter in [50 %, 100 %], so
+/// that clients failing together do not retry together.
+fn backoff(base: Duration, attempt: u32) -> Duration {
+    let exp = base.saturating_mul(1u32 << attempt.saturating_sub(1).min(16)).min(MAX_BACKOFF);
+    exp.mul_f64(0.5 + 0.5 * random_fraction())
+}
+
+/// Good enough randomness for jitter without a dependency: `RandomState` is seeded randomly
+/// and differs between calls.
+fn random_fraction() -> f64 {
+    let bits = RandomState::new().hash_one(std::time::SystemTime::now());
+    (bits >> 11) as f64 / (1u64 << 53) as f64
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server-sent events
+// ---------------------------------------------------------------------------------------------
+
+/// One server-sent event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SseEvent {
+    /// The `event:` field, "message" when absent.
+    pub event: String,
+    /// The `data:` lines joined with `\n`.
+    pub data: String,
+}
+
+/// An incremental parser for `text/event-stream` (the WHATWG format): bytes in, events out,
+/// whatever the chunk boundaries.
+#[derive(Debug, Default)]
+pub struct SseParser {
+    pending: Vec<u8>,
+    event: String,
+    data: String,
+    has_data: bool,
+}
+
+impl SseParser {
+    /// The events completed by `bytes`. Errors describe malformed input (not UTF-8).
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<SseEvent>, String> {
+        self.pending.extend_from_slice(bytes);
+        let buf = std::mem::take(&mut self.pending);
+        let mut out = Vec::new();
+        let mut start = 0;
+        let mut i = 0;
+        while i < buf.len() {
+            let next = match buf[i] {
+                b'\n' => i + 1,
+                b'\r' => match buf.get(i + 1) {
+                    Some(b'\n') => i + 2,
+                    Some(_) => i + 1,
+                    // A `\r` at the end may be the first half of `\r\n`.
+                    None => break,
+                },
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            };
+            self.line(&buf[start..i], &mut out)?;
+            start = next;
+            i = next;
+        }
+        self.pending = buf[start..].to_vec();
+        Ok(out)
+    }
+
+    /// The end of the stream: a last line without terminator and a last event without the
+    /// blank line still count (some servers omit them).
+    pub fn finish(&mut self) -> Result<Vec<SseEvent>, String> {
+        let rest = std::mem::take(&mut self.pending);
+        let mut out = Vec::new();
+        let rest = rest.strip_suffix(b"\r").unwrap_or(&rest);
+        if !rest.is_empty() {
+            self.line(rest, &mut out)?;
+        }
+        self.line(b"", &mut out)?;
+        Ok(out)
+    }
+
+    fn line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) -> Result<(), String> {
+        if line.is_empty() {
+            if self.has_data {
+                let event = if self.event.is_empty() {
+                    "message".to_owned()
+                } else {
+                    std::mem::take(&mut self.event)
+                };
+                out.push(SseEvent { event, data: std::mem::take(&mut self.data) });
+            }
+            self.event.clear();
+            self.data.clear();
+            self.has_data = false;
+            return Ok(());
+        }
+        let line = std::str::from_utf8(line).map_err(|_| "the event stream is not UTF-8".to_owned())?;
+        if line.starts_with(':') {
+            return Ok(()); // a comment, used as keep-alive
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+            None => (line, ""),
+        };
+        match field {
+            "event" => value.clone_into(&mut self.event),
+            "data" => {
+                if self.has_data {
+                    self.data.push('\n');
+                }
+                self.data.push_str(value);
+                self.has_data = true;
+            }
+            _ => {} // `id`, `retry` and unknown fields mean nothing here
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON helpers shared by the formats
+// ---------------------------------------------------------------------------------------------
+
+/// A tool call's arguments as the model sent them (a JSON text): the object, or the raw text
+/// as a string value when it is not an object, so the tool can explain what is wrong.
+pub fn parse_tool_arguments(raw: &str) -> Value {
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return Value::Object(serde_json::Map::new());
+    }
+    match serde_json::from_str::<Value>(raw) {
+        Ok(v @ Value::Object(_)) => v,
+        // Some models encode the object twice.
+        Ok(Value::String(inner)) => match serde_json::from_str::<Value>(&inner) {
+            Ok(v @ Value::Object(_)) => v,
+            _ => Value::String(raw.to_owned()),
+        },
+        _ => Value::String(raw.to_owned()),
+    }
+}
+
+/// The JSON object in a reply meant to be only that, tolerating code fences and prose around
+/// it; `None` when there is none.
+pub fn extract_json_object(text: &str) -> Option<String> {
+    let trimmed = text.trim();
+    if matches!(serde_json::from_str::<Value>(trimmed), Ok(Value::Object(_))) {
+        return Some(trimmed.to_owned());
+    }
+    let start = trimmed.find('{')?;
+    let end = trimmed.rfind('}')?;
+    let candidate = trimmed.get(start..=end)?;
+    matches!(serde_json::from_str::<Value>(candidate), Ok(Value::Object(_))).then(|| candidate.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_all(chunks: &[&[u8]]) -> Vec<SseEvent> {
+        let mut p = SseParser::default();
+        let mut out = Vec::new();
+        for c in chunks {
+            out.extend(p.feed(c).unwrap());
+        }
+        out.extend(p.finish().unwrap());
+        out
+    }
+
+    fn ev(event: &str, data: &str) -> SseEvent {
+        SseEvent { event: event.to_owned(), data: data.to_owned() }
+    }
+
+    #[test]
+    fn sse_events_survive_any_chunking() {
+        let stream = b": keep-alive\nevent: a\ndata: {\"x\":1}\n\ndata:no-space\ndata: second line\r\n\r\nid: 7\nretry: 10\n\nevent: b\r\ndata: \xc3\xa9\r\rdata: [DONE]\n\n";
+        let expected = vec![
+            ev("a", "{\"x\":1}"),
+            ev("message", "no-space\nsecond line"),
+            ev("b", "é"),
+            ev("message", "[DONE]"),
+        ];
+        assert_eq!(parse_all(&[stream]), expected);
+        // Every split point, including inside `\r\n` and inside the two-byte `é`.
+        for cut in 0..stream.len() {
+            assert_eq!(parse_all(&[&stream[..cut], &stream[cut..]]), expected, "cut at {cut}");
+        }
+        let bytewise: Vec<&[u8]> = stream.chunks(1).collect();
+        assert_eq!(parse_all(&bytewise), expected);
+    }
+
+    #[test]
+    fn sse_last_event_without_blank_line_counts() {
+        assert_eq!(parse_all(&[b"data: a\n\ndata: b"]), vec![ev("message", "a"), ev("message", "b")]);
+        assert_eq!(parse_all(&[b"data: a\r"]), vec![ev("message", "a")]);
+        assert_eq!(parse_all(&[b"event: only\n\n"]), vec![]);
+    }
+
+    #[test]
+    fn sse_rejects_invalid_utf8() {
+        let mut p = SseParser::default();
+        assert!(p.feed(b"data: \xff\n\n").is_err());
+    }
+
+    #[test]
+    fn retry_after_seconds_dates_and_cap() {
+        let now = DateTime::parse_from_rfc3339("2015-10-21T07:28:00Z").unwrap().with_timezone(&Utc);
+        let cap = Duration::from_secs(60);
+        assert_eq!(parse_retry_after("1", now, cap), Some(Duration::from_secs(1)));
+        assert_eq!(parse_retry_after(" 2.5 ", now, cap), Some(Duration::from_millis(2500)));
+        assert_eq!(parse_retry_after("3600", now, cap), Some(cap));
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:28:30 GMT", now, cap),
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:00:00 GMT", now, cap), Some(Duration::ZERO));
+        assert_eq!(parse_retry_after("Thu, 22 Oct 2015 07:28:00 GMT", now, cap), Some(cap));
+        assert_eq!(parse_retry_after("-1", now, cap), None);
+        assert_eq!(parse_retry_after("soon", now, cap), None);
+        assert_eq!(parse_retry_after("NaN", now, cap), None);
+
+        let mut headers = HeaderMap::new();
+        headers.insert("retry-after-ms", HeaderValue::from_static("250"));
+        headers.insert(RETRY_AFTER, HeaderValue::from_static("9"));
+        assert_eq!(retry_after(&headers, cap), Some(Duration::from_millis(250)));
+        headers.remove("retry-after-ms");
+        assert_eq!(retry_after(&headers, cap), Some(Duration::from_secs(9)));
+    }
+
+    #[test]
+    fn backoff_grows_with_jitter_and_is_capped() {
+        let base = Duration::from_millis(100);
+        for attempt in 1..=3 {
+            let full = base * (1 << (attempt - 1));
+            for _ in 0..20 {
+                let d = backoff(base, attempt);
+                assert!(d >= full / 2 && d <= full, "attempt {attempt}: {d:?}");
+            }
+        }
+        assert!(backoff(Duration::from_secs(5), 30) <= MAX_BACKOFF);
+    }
+
+    #[test]
+    fn api_messages_are_short_single_lines() {
+        assert_eq!(api_message(r#"{"error":{"message":"bad\nthing"}}"#).as_deref(), Some("bad thing"));
+        assert_eq!(api_message(r#"{"error":"model 'x' not found"}"#).as_deref(), Some("model 'x' not found"));
+        assert_eq!(api_message(r#"{"detail":"nope"}"#).as_deref(), Some("nope"));
+        assert_eq!(api_message("<html><body>502</body></html>"), None);
+        assert_eq!(api_message(""), None);
+        let long = api_message(&"x".repeat(1000)).unwrap();
+        assert_eq!(long.chars().count(), MAX_MESSAGE_CHARS);
+    }
+
+    #[test]
+    fn scrubbing_removes_keys_and_masked_keys() {
+        let key = "sk-proj-abcdefgh0123456789";
+        assert_eq!(scrub_text(&format!("bad key {key}."), key), "bad key ***.");
+        assert_eq!(
+            scrub_text("Incorrect API key provided: sk-proj-a****6789 ok", key),
+            "Incorrect API key provided: *** ok"
+        );
+        assert_eq!(scrub_text("nothing here", key), "nothing here");
+    }
+
+    #[test]
+    fn tool_arguments_and_json_extraction() {
+        assert_eq!(parse_tool_arguments(""), serde_json::json!({}));
+        assert_eq!(parse_tool_arguments(r#"{"a":1}"#), serde_json::json!({"a": 1}));
+        assert_eq!(parse_tool_arguments(r#""{\"a\":1}""#), serde_json::json!({"a": 1}));
+        assert_eq!(parse_tool_arguments(r#"{"a":"#), Value::String(r#"{"a":"#.to_owned()));
+        assert_eq!(parse_tool_arguments("[1]"), Value::String("[1]".to_owned()));
+
+        assert_eq!(extract_json_object(r#" {"a":1} "#).as_deref(), Some(r#"{"a":1}"#));
+        assert_eq!(
+            extract_json_object("```json\n{\"a\": {\"b\": 2}}\n```").as_deref(),
+            Some("{\"a\": {\"b\": 2}}")
+        );
+        assert_eq!(extract_json_object("Sure! {\"ok\":true} Done.").as_deref(), Some("{\"ok\":true}"));
+        assert_eq!(extract_json_object("no json"), None);
+        assert_eq!(extract_json_object("[1,2]"), None);
+    }
+
+    #[test]
+    fn endpoints_and_loopback() {
+        let e = Endpoint::new("http://127.0.0.1:11434/v1/", "chat/completions").unwrap();
+        assert_eq!(e.url.as_str(), "http://127.0.0.1:11434/v1/chat/completions");
+        assert_eq!(e.host, "127.0.0.1:11434");
+        assert!(e.is_loopback());
+        let e = Endpoint::new("https://user:pw@api.example.com/v1?x=secret", "chat/completions").unwrap();
+        assert_eq!(e.host, "api.example.com");
+        assert!(!e.display().contains("pw") && !e.display().contains("secret"));
+        assert!(!e.is_loopback());
+        assert!(Endpoint::new("http://localhost:8080", "x").unwrap().is_loopback());
+        assert!(Endpoint::new("http://[::1]:8080", "x").unwrap().is_loopback());
+        assert!(matches!(Endpoint::new("ftp://x", "y"), Err(ProviderError::Config(_))));
+        assert!(matches!(Endpoint::new("not a url", "y"), Err(ProviderError::Config(_))));
+    }
+
+    #[test]
+    fn api_keys_come_from_the_named_variable_only() {
+        use std::ffi::OsString;
+        let env = |name: &str| match name {
+            "GOOD" => Some(OsString::from("  sk-good-key\n")),
+            "BAD" => Some(OsString::from("sk bad")),
+            _ => None,
+        };
+        let key = ApiKey::from_env(&env, "GOOD").unwrap();
+        assert_eq!(key.secret(), "sk-good-key");
+        assert!(!format!("{key:?}").contains("sk-good-key"));
+        assert!(format!("{:?}", key.header("Bearer ").unwrap()).contains("Sensitive"));
+        let missing = ApiKey::from_env(&env, "OPENAI_API_KEY").unwrap_err().to_string();
+        assert_eq!(missing, "OPENAI_API_KEY is not set (named by api_key_env in the livenote configuration)");
+        let bad = ApiKey::from_env(&env, "BAD").unwrap_err().to_string();
+        assert!(bad.starts_with("BAD contains characters") && !bad.contains("sk bad"), "{bad}");
+    }
+}

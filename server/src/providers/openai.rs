@@ -1,0 +1,781 @@
+//! The `openai` provider (SPEC 6): any OpenAI-compatible Chat Completions endpoint with tool
+//! calling (OpenAI, Ollama, llama.cpp, vLLM, LM Studio, OpenRouter ...), always streamed so
+//! that Stop ends a reply mid-way.
+//!
+//! Compatible servers differ in small ways; the decoder accepts tool-call deltas without an
+//! `index`, arguments sent as objects, a missing `[DONE]` after a `finish_reason`, and a plain
+//! JSON reply from servers that ignore `stream: true`.
+
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::ProviderError;
+use super::http::{
+    self, ApiKey, Call, Decoder, Endpoint, HttpOptions, SseEvent, StreamError, extract_json_object,
+    parse_tool_arguments,
+};
+use crate::agent::model::{BoxFuture, Message, ModelClient, Request, Role, ToolCall, Turn, Usage};
+use crate::config::{Env, OpenAiConfig};
+
+/// A model behind an OpenAI-compatible `POST {base_url}/chat/completions`.
+#[derive(Debug, Clone)]
+pub struct OpenAiClient {
+    client: reqwest::Client,
+    endpoint: Endpoint,
+    model: String,
+    /// `None` for local servers that want no key (no `Authorization` header is sent).
+    key: Option<ApiKey>,
+    /// OpenAI's newer models reject `max_tokens`; most compatible servers know only it.
+    max_tokens_field: &'static str,
+    opts: HttpOptions,
+}
+
+impl OpenAiClient {
+    /// A client for `cfg`, with the note's `model:` overriding the configured one. Fails when
+    /// the key variable named by `api_key_env` is unset or `base_url` is not a URL.
+    pub fn new(
+        cfg: &OpenAiConfig,
+        model_override: Option<&str>,
+        env: &dyn Env,
+    ) -> Result<Self, ProviderError> {
+        let model = model_override.map(str::trim).filter(|m| !m.is_empty()).unwrap_or(cfg.model.trim());
+        if model.is_empty() {
+            return Err(ProviderError::Config("the openai provider has no `model`".to_owned()));
+        }
+        let endpoint = Endpoint::new(&cfg.base_url, "chat/completions")?;
+        let key = cfg.api_key_env.as_deref().map(|var| ApiKey::from_env(env, var)).transpose()?;
+        let client = http::client_for(&endpoint)?;
+        let official = endpoint.url.host_str().is_some_and(|h| h.eq_ignore_ascii_case("api.openai.com"));
+        Ok(OpenAiClient {
+            client,
+            endpoint,
+            model: model.to_owned(),
+            key,
+            max_tokens_field: if official { "max_completion_tokens" } else { "max_tokens" },
+            opts: HttpOptions::default(),
+        })
+    }
+
+    /// Replace the timeouts and retry policy.
+    pub fn with_options(mut self, opts: HttpOptions) -> Self {
+        self.opts = opts;
+        self
+    }
+
+    /// The model requests go to.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// The JSON body of `req`.
+    fn body(&self, req: &Request<'_>) -> Value {
+        let mut messages = Vec::with_capacity(req.messages.len() + 1);
+        if !req.system.is_empty() {
+            messages.push(json!({"role": "system", "content": req.system}));
+        }
+        messages.extend(req.messages.iter().map(wire_message));
+        let mut body = json!({
+            "model": self.model,
+            "messages": messages,
+            "stream": true,
+            "stream_options": {"include_usage": true},
+        });
+        body[self.max_tokens_field] = json!(req.max_tokens);
+        // Some servers reject an empty `tools` array, so it is left out instead.
+        if !req.tools.is_empty() {
+            body["tools"] = req
+                .tools
+                .iter()
+                .map(|t| {
+                    json!({
+                        "type": "function",
+                        "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+                    })
+                })
+                .collect();
+        }
+        if req.json {
+            body["response_format"] = json!({"type": "json_object"});
+        }
+        body
+    }
+
+    fn headers(&self) -> Result<HeaderMap, ProviderError> {
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        if let Some(key) = &self.key {
+            headers.insert(AUTHORIZATION, key.header("Bearer ")?);
+        }
+        Ok(headers)
+    }
+
+    async fn run(&self, req: Request<'_>, cancel: CancellationToken) -> Result<Turn, ProviderError> {
+        let body = serde_json::to_vec(&self.body(&req))
+            .map_err(|e| ProviderError::InvalidOutput(format!("cannot encode the request: {e}")))?;
+        let auth_hint = match &self.key {
+            Some(key) => format!("check {}", key.var()),
+            None => "the server wants an API key; set api_key_env to the name of the variable holding it"
+                .to_owned(),
+        };
+        let call = Call {
+            client: &self.client,
+            endpoint: &self.endpoint,
+            headers: self.headers()?,
+            body,
+            model: &self.model,
+            key: self.key.as_ref(),
+            auth_hint,
+            opts: &self.opts,
+        };
+        let mut turn = http::execute::<OpenAiStream>(&call, &cancel).await?;
+        if req.json
+            && let Some(object) = extract_json_object(&turn.text)
+        {
+            turn.text = object;
+        }
+        Ok(turn)
+    }
+}
+
+impl ModelClient for OpenAiClient {
+    fn complete<'a>(
+        &'a self,
+        req: Request<'a>,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, Result<Turn, ProviderError>> {
+        Box::pin(self.run(req, cancel))
+    }
+}
+
+fn wire_message(m: &Message) -> Value {
+    match m.role {
+        Role::User => json!({"role": "user", "content": m.content}),
+        Role::Assistant => {
+            let calls: Vec<Value> = m
+                .tool_calls
+                .iter()
+                .map(|c| {
+                    json!({
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": arguments_text(&c.arguments)},
+                    })
+                })
+                .collect();
+            if calls.is_empty() {
+                json!({"role": "assistant", "content": m.content})
+            } else {
+                // `content` is null, not "", for a turn that only calls tools (as OpenAI sends it).
+                let content = if m.content.is_empty() { Value::Null } else { json!(m.content) };
+                json!({"role": "assistant", "content": content, "tool_calls": calls})
+            }
+        }
+        Role::Tool => {
+            // The format has no error flag; the model still needs to know the call failed.
+            let content = if m.is_error && !m.content.trim_start().to_lowercase().starts_with("error") {
+                format!("Error: {}", m.content)
+            } else {
+                m.content.clone()
+            };
+            json!({"role": "tool", "tool_call_id": m.tool_call_id.as_deref().unwrap_or(""), "content": content})
+        }
+    }
+}
+
+/// Arguments go back as the JSON text the model wrote; malformed ones were kept as a string.
+fn arguments_text(arguments: &Value) -> String {
+    match arguments {
+        Value::String(raw) => raw.clone(),
+        other => other.to_string(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The streamed reply
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Debug, Deserialize)]
+struct Chunk {
+    choices: Option<Vec<Choice>>,
+    usage: Option<WireUsage>,
+    error: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Choice {
+    /// `delta` in a stream chunk.
+    delta: Option<WireMessage>,
+    /// `message` in a whole (non-streamed) reply.
+    message: Option<WireMessage>,
+    finish_reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct WireMessage {
+    content: Option<String>,
+    tool_calls: Option<Vec<WireToolCall>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct WireToolCall {
+    index: Option<usize>,
+    id: Option<String>,
+    function: Option<WireFunction>,
+}
+
+#[derive(Debug, Deserialize)]
+struct WireFunction {
+    name: Option<String>,
+    /// A string (possibly a fragment); a few servers send the object itself.
+    arguments: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+struct WireUsage {
+    prompt_tokens: Option<u64>,
+    completion_tokens: Option<u64>,
+}
+
+#[derive(Debug, Default)]
+struct PartialCall {
+    index: Option<usize>,
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+/// The reply assembled from `chat.completion.chunk`s.
+#[derive(Debug, Default)]
+struct OpenAiStream {
+    text: String,
+    calls: Vec<PartialCall>,
+    usage: Usage,
+    finish_reason: Option<String>,
+}
+
+impl OpenAiStream {
+    fn apply(&mut self, chunk: Chunk) -> Result<(), StreamError> {
+        if let Some(error) = chunk.error {
+            return Err(api_error(&error));
+        }
+        if let Some(u) = chunk.usage {
+            self.usage.input_tokens = u.prompt_tokens.unwrap_or(self.usage.input_tokens);
+            self.usage.output_tokens = u.completion_tokens.unwrap_or(self.usage.output_tokens);
+        }
+        // We ask for one choice; the usage chunk has none.
+        let Some(choice) = chunk.choices.and_then(|c| c.into_iter().next()) else { return Ok(()) };
+        if let Some(reason) = choice.finish_reason {
+            self.finish_reason = Some(reason);
+        }
+        if let Some(delta) = choice.delta.or(choice.message) {
+            if let Some(text) = delta.content {
+                self.text.push_str(&text);
+            }
+            for call in delta.tool_calls.unwrap_or_default() {
+                self.apply_call(call);
+            }
+        }
+        Ok(())
+    }
+
+    /// Deltas are matched to calls by `index`; without one, by `id`, else the latest call.
+    /// A new `id` at a used index (Gemini's compatibility layer does that) starts a new call.
+    fn apply_call(&mut self, delta: WireToolCall) {
+        let id = delta.id.filter(|id| !id.is_empty());
+        let found = match (delta.index, &id) {
+            (Some(i), Some(id)) => {
+                self.calls.iter().rposition(|c| c.index == Some(i) && (c.id.is_empty() || c.id == *id))
+            }
+            (Some(i), None) => self.calls.iter().rposition(|c| c.index == Some(i)),
+            (None, Some(id)) => self.calls.iter().rposition(|c| c.id == *id),
+            (None, None) => self.calls.len().checked_sub(1),
+        };
+        let slot = match found {
+            Some(slot) => slot,
+            None => {
+                self.calls.push(PartialCall { index: delta.index, ..PartialCall::default() });
+                self.calls.len() - 1
+            }
+        };
+        let call = &mut self.calls[slot];
+        if let Some(id) = id {
+            call.id = id;
+        }
+        if let Some(function) = delta.function {
+            if let Some(name) = function.name.filter(|n| !n.is_empty())
+                && call.name.is_empty()
+            {
+                call.name = name;
+            }
+            match function.arguments {
+                Some(Value::String(fragment)) => call.arguments.push_str(&fragment),
+                Some(Value::Null) | None => {}
+                Some(other) => call.arguments.push_str(&other.to_string()),
+            }
+        }
+    }
+
+    fn into_turn(self) -> Turn {
+        let tool_calls = self
+            .calls
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| ToolCall {
+                // Some local servers send no ids; the conversation still needs them to pair results.
+                id: if c.id.is_empty() { format!("call_{i}") } else { c.id },
+                name: c.name,
+                arguments: parse_tool_arguments(&c.arguments),
+            })
+            .collect();
+        Turn { text: self.text, tool_calls, usage: self.usage, stop_reason: self.finish_reason }
+    }
+}
+
+fn api_error(error: &Value) -> StreamError {
+    let message = error["message"].as_str().or(error.as_str()).unwrap_or("unknown error").to_owned();
+    // OpenRouter forwards the upstream HTTP status as `code`.
+    let retryable = error["code"].as_u64().is_some_and(|c| c == 429 || (500..600).contains(&c));
+    StreamError::Api { message, retryable }
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(data: &[u8]) -> Result<T, StreamError> {
+    serde_json::from_slice(data).map_err(|e| StreamError::Malformed(format!("bad JSON: {e}")))
+}
+
+impl Decoder for OpenAiStream {
+    fn event(&mut self, event: &SseEvent) -> Result<bool, StreamError> {
+        let data = event.data.trim();
+        if data == "[DONE]" {
+            return Ok(true);
+        }
+        if data.is_empty() {
+            return Ok(false);
+        }
+        self.apply(parse(data.as_bytes())?)?;
+        Ok(false)
+    }
+
+    fn finish(self, saw_end: bool) -> Result<Turn, StreamError> {
+        // A few servers close without `[DONE]`; a finish reason shows the reply is complete.
+        if !saw_end && self.finish_reason.is_none() {
+            return Err(StreamError::Truncated);
+        }
+        Ok(self.into_turn())
+    }
+
+    fn whole(body: &[u8]) -> Result<Turn, StreamError> {
+        let mut stream = OpenAiStream::default();
+        stream.apply(parse(body)?)?;
+        Ok(stream.into_turn())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::agent::model::ToolSpec;
+    use crate::providers::testing::{Flavor, MockModelServer, ScriptedReply};
+
+    const KEY: &str = "sk-test-SECRET-0123456789abcdef";
+    const KEY_VAR: &str = "LIVENOTE_TEST_OPENAI_KEY";
+
+    fn env(name: &str) -> Option<OsString> {
+        (name == KEY_VAR).then(|| OsString::from(KEY))
+    }
+
+    fn fast() -> HttpOptions {
+        HttpOptions {
+            request_timeout: Duration::from_secs(20),
+            stall_timeout: Duration::from_secs(10),
+            backoff_base: Duration::from_millis(10),
+            ..HttpOptions::default()
+        }
+    }
+
+    fn client(server: &MockModelServer, key_var: Option<&str>) -> OpenAiClient {
+        let cfg = OpenAiConfig {
+            base_url: server.base_url(),
+            model: "gpt-test".to_owned(),
+            api_key_env: key_var.map(str::to_owned),
+        };
+        OpenAiClient::new(&cfg, None, &env).unwrap().with_options(fast())
+    }
+
+    fn tools() -> Vec<ToolSpec> {
+        vec![ToolSpec {
+            name: "edit_note".to_owned(),
+            description: "Replace text".to_owned(),
+            parameters: json!({"type": "object", "properties": {"old_text": {"type": "string"}}}),
+        }]
+    }
+
+    fn request<'a>(messages: &'a [Message], tools: &'a [ToolSpec]) -> Request<'a> {
+        Request { system: "You keep notes.", messages, tools, max_tokens: 512, json: false }
+    }
+
+    /// The error, checked for the key in both forms it may be shown.
+    fn clean(e: ProviderError) -> ProviderError {
+        let shown = format!("{e} {e:?}");
+        assert!(!shown.contains(KEY) && !shown.contains("SECRET"), "key leaked: {shown}");
+        assert!(!e.to_string().contains('\n'), "not one line: {e}");
+        e
+    }
+
+    #[tokio::test]
+    async fn text_reply_and_wire_format() {
+        let server =
+            MockModelServer::start(Flavor::OpenAi, vec![ScriptedReply::Text("Hello, world".into())]).await;
+        let client = client(&server, Some(KEY_VAR));
+        let messages = [Message::user("Update the note")];
+        let tools = tools();
+        let turn = client.complete(request(&messages, &tools), CancellationToken::new()).await.unwrap();
+        assert_eq!(turn.text, "Hello, world");
+        assert!(turn.tool_calls.is_empty());
+        assert_eq!(turn.stop_reason.as_deref(), Some("stop"));
+        assert_eq!(turn.usage, Usage { input_tokens: 10, output_tokens: 2 });
+
+        let reqs = server.requests();
+        assert_eq!(reqs.len(), 1);
+        let r = &reqs[0];
+        assert_eq!((r.method.as_str(), r.path.as_str()), ("POST", "/v1/chat/completions"));
+        assert_eq!(r.header("authorization"), Some(format!("Bearer {KEY}").as_str()));
+        assert_eq!(r.header("content-type"), Some("application/json"));
+        assert_eq!(r.body["model"], "gpt-test");
+        assert_eq!(r.body["stream"], true);
+        assert_eq!(r.body["max_tokens"], 512);
+        assert_eq!(
+            r.body["messages"],
+            json!([
+                {"role": "system", "content": "You keep notes."},
+                {"role": "user", "content": "Update the note"},
+            ])
+        );
+        assert_eq!(r.body["tools"][0]["type"], "function");
+        assert_eq!(r.body["tools"][0]["function"]["name"], "edit_note");
+        assert_eq!(r.body["tools"][0]["function"]["parameters"]["type"], "object");
+        assert!(r.body.get("response_format").is_none());
+        assert!(!format!("{client:?}").contains(KEY));
+    }
+
+    #[tokio::test]
+    async fn two_tool_calls_in_chunks_then_tool_results() {
+        let server = MockModelServer::start(
+            Flavor::OpenAi,
+            vec![
+                ScriptedReply::ToolCalls(vec![
+                    ("edit_note".into(), json!({"old_text": "Paris is sunny", "new_text": "Paris: rain"})),
+                    ("read_file".into(), json!({"path": "notes/weather.md"})),
+                ]),
+                ScriptedReply::Text("Done.".into()),
+            ],
+        )
+        .await;
+        let client = client(&server, Some(KEY_VAR));
+        let tools = tools();
+        let mut messages = vec![Message::user("go")];
+        let turn = client.complete(request(&messages, &tools), CancellationToken::new()).await.unwrap();
+        assert_eq!(turn.stop_reason.as_deref(), Some("tool_calls"));
+        assert_eq!(turn.tool_calls.len(), 2);
+        assert_eq!(turn.tool_calls[0].name, "edit_note");
+        assert_eq!(
+            turn.tool_calls[0].arguments,
+            json!({"old_text": "Paris is sunny", "new_text": "Paris: rain"})
+        );
+        assert_eq!(turn.tool_calls[1].name, "read_file");
+        assert_eq!(turn.tool_calls[1].arguments, json!({"path": "notes/weather.md"}));
+        assert_ne!(turn.tool_calls[0].id, turn.tool_calls[1].id);
+
+        messages.push(turn.message());
+        messages.push(Message::tool_result(&turn.tool_calls[0].id, "ok", false));
+        messages.push(Message::tool_result(&turn.tool_calls[1].id, "no such file", true));
+        let turn2 = client.complete(request(&messages, &tools), CancellationToken::new()).await.unwrap();
+        assert_eq!(turn2.text, "Done.");
+
+        let body = &server.requests()[1].body;
+        let wire = &body["messages"];
+        assert_eq!(wire[2]["role"], "assistant");
+        assert_eq!(wire[2]["content"], Value::Null);
+        assert_eq!(wire[2]["tool_calls"][0]["id"], json!(turn.tool_calls[0].id));
+        assert_eq!(wire[2]["tool_calls"][0]["type"], "function");
+        assert_eq!(wire[2]["tool_calls"][1]["function"]["name"], "read_file");
+        let args: Value =
+            serde_json::from_str(wire[2]["tool_calls"][1]["function"]["arguments"].as_str().unwrap())
+                .unwrap();
+        assert_eq!(args, json!({"path": "notes/weather.md"}));
+        assert_eq!(wire[3], json!({"role": "tool", "tool_call_id": turn.tool_calls[0].id, "content": "ok"}));
+        assert_eq!(wire[4]["tool_call_id"], json!(turn.tool_calls[1].id));
+        assert_eq!(wire[4]["content"], "Error: no such file");
+    }
+
+    #[tokio::test]
+    async fn retry_after_is_honoured_on_429() {
+        let server = MockModelServer::start(
+            Flavor::OpenAi,
+            vec![ScriptedReply::Status(429, Some(1)), ScriptedReply::Text("ok".into())],
+        )
+        .await;
+        let client = client(&server, Some(KEY_VAR));
+        let messages = [Message::user("go")];
+        let started = Instant::now();
+        let turn = client.complete(request(&messages, &[]), CancellationToken::new()).await.unwrap();
+        let elapsed = started.elapsed();
+        assert_eq!(turn.text, "ok");
+        assert_eq!(server.requests().len(), 2);
+        assert!(elapsed >= Duration::from_millis(950) && elapsed < Duration::from_secs(3), "{elapsed:?}");
+    }
+
+    #[tokio::test]
+    async fn server_errors_are_retried_then_give_up() {
+        let server = MockModelServer::start(
+            Flavor::OpenAi,
+            vec![
+                ScriptedReply::Status(500, None),
+                ScriptedReply::Status(503, None),
+                ScriptedReply::Text("ok".into()),
+            ],
+        )
+        .await;
+        let client = client(&server, Some(KEY_VAR));
+        let messages = [Message::user("go")];
+        let turn = client.complete(request(&messages, &[]), CancellationToken::new()).await.unwrap();
+        assert_eq!(turn.text, "ok");
+        assert_eq!(server.requests().len(), 3);
+
+        // Four attempts at most, then the last error.
+        let server = MockModelServer::start(Flavor::OpenAi, vec![ScriptedReply::Status(502, None); 5]).await;
+        let client = self::client(&server, Some(KEY_VAR));
+        let e = clean(client.complete(request(&messages, &[]), CancellationToken::new()).await.unwrap_err());
+        assert!(e.to_string().starts_with("server error (HTTP 502 from 127.0.0.1:"), "{e}");
+        assert_eq!(server.requests().len(), 4);
+    }
+
+    #[tokio::test]
+    async fn auth_failure_names_the_variable_and_is_not_retried() {
+        let server = MockModelServer::start(Flavor::OpenAi, vec![ScriptedReply::Status(401, None)]).await;
+        let client = client(&server, Some(KEY_VAR));
+        let messages = [Message::user("go")];
+        let e = clean(client.complete(request(&messages, &[]), CancellationToken::new()).await.unwrap_err());
+        assert_eq!(e.to_string(), format!("authentication failed (HTTP 401): check {KEY_VAR}"));
+        assert_eq!(server.requests().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn no_key_variable_means_no_authorization_header() {
+        let server = MockModelServer::start(
+            Flavor::OpenAi,
+            vec![ScriptedReply::Text("local".into()), ScriptedReply::Status(401, None)],
+        )
+        .await;
+        let client = client(&server, None);
+        let messages = [Message::user("go")];
+        let turn = client.complete(request(&messages, &[]), CancellationToken::new()).await.unwrap();
+        assert_eq!(turn.text, "local");
+        assert_eq!(server.requests()[0].header("authorization"), None);
+        let e = client.complete(request(&messages, &[]), CancellationToken::new()).await.unwrap_err();
+        assert!(e.to_string().contains("set api_key_env"), "{e}");
+    }
+
+    #[test]
+    fn missing_key_variable_is_a_clear_error() {
+        let cfg = OpenAiConfig {
+            base_url: "https://api.openai.com/v1".to_owned(),
+            model: "gpt-4.1-mini".to_owned(),
+            api_key_env: Some("OPENAI_API_KEY".to_owned()),
+        };
+        let e = OpenAiClient::new(&cfg, None, &|_: &str| None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "OPENAI_API_KEY is not set (named by api_key_env in the livenote configuration)"
+        );
+        let official =
+            OpenAiClient::new(&cfg, Some("gpt-5"), &|_: &str| Some(OsString::from("k-123"))).unwrap();
+        assert_eq!(official.model(), "gpt-5");
+        let messages = [Message::user("x")];
+        let body = official.body(&request(&messages, &[]));
+        assert_eq!(body["max_completion_tokens"], 512);
+        assert!(body.get("max_tokens").is_none() && body.get("tools").is_none());
+    }
+
+    #[tokio::test]
+    async fn stall_mid_stream_times_out() {
+        let server = MockModelServer::start(Flavor::OpenAi, vec![ScriptedReply::Stall]).await;
+        let client = client(&server, Some(KEY_VAR))
+            .with_options(HttpOptions { stall_timeout: Duration::from_millis(300), ..fast() });
+        let messages = [Message::user("go")];
+        let started = Instant::now();
+        let e = clean(client.complete(request(&messages, &[]), CancellationToken::new()).await.unwrap_err());
+        assert_eq!(e, ProviderError::TimedOut(Duration::from_millis(300)));
+        assert!(started.elapsed() < Duration::from_secs(3));
+        assert_eq!(server.requests().len(), 1, "a stall is not retried");
+    }
+
+    #[tokio::test]
+    async fn stop_mid_stream_returns_promptly() {
+        let server = MockModelServer::start(Flavor::OpenAi, vec![ScriptedReply::Stall]).await;
+        let client = client(&server, Some(KEY_VAR));
+        let messages = [Message::user("go")];
+        let cancel = CancellationToken::new();
+        let stopper = cancel.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            stopper.cancel();
+        });
+        let started = Instant::now();
+        let e = client.complete(request(&messages, &[]), cancel).await.unwrap_err();
+        assert_eq!(e, ProviderError::Stopped);
+        assert!(started.elapsed() < Duration::from_millis(1300), "{:?}", started.elapsed());
+
+        // Already stopped: nothing is sent.
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        assert_eq!(
+            client.complete(request(&messages, &[]), cancel).await.unwrap_err(),
+            ProviderError::Stopped
+        );
+        assert_eq!(server.requests().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn json_mode_unknown_model_context_overflow_and_malformed() {
+        let overflow = json!({"error": {"message": "This model's maximum context length is 8192 tokens", "code": "context_length_exceeded"}});
+        let server = MockModelServer::start(
+            Flavor::OpenAi,
+            vec![
+                ScriptedReply::Text("```json\n{\"candidates\": [1]}\n```".into()),
+                ScriptedReply::Status(404, None),
+                ScriptedReply::Raw {
+                    status: 400,
+                    content_type: "application/json".into(),
+                    body: overflow.to_string(),
+                },
+                ScriptedReply::Raw {
+                    status: 200,
+                    content_type: "text/event-stream".into(),
+                    body: "data: {nope\n\n".into(),
+                },
+                ScriptedReply::Raw {
+                    status: 400,
+                    content_type: "application/json".into(),
+                    body: format!(r#"{{"error": {{"message": "bad header x-key {KEY}"}}}}"#),
+                },
+                ScriptedReply::Raw {
+                    status: 200,
+                    content_type: "text/html".into(),
+                    body: "<html></html>".into(),
+                },
+            ],
+        )
+        .await;
+        let client = client(&server, Some(KEY_VAR));
+        let messages = [Message::user("route")];
+        let json_req = Request { json: true, ..request(&messages, &[]) };
+        let turn = client.complete(json_req, CancellationToken::new()).await.unwrap();
+        assert_eq!(turn.text, "{\"candidates\": [1]}");
+        assert_eq!(server.requests()[0].body["response_format"], json!({"type": "json_object"}));
+
+        let mut errors = Vec::new();
+        for _ in 0..5 {
+            errors.push(clean(
+                client.complete(request(&messages, &[]), CancellationToken::new()).await.unwrap_err(),
+            ));
+        }
+        let host = server.base_url().trim_start_matches("http://").trim_end_matches("/v1").to_owned();
+        assert_eq!(errors[0].to_string(), format!("unknown model `gpt-test` (HTTP 404 from {host})"));
+        assert_eq!(errors[1].to_string(), http::CONTEXT_OVERFLOW);
+        assert!(
+            errors[2].to_string().starts_with(&format!("malformed response from {host}: bad JSON")),
+            "{}",
+            errors[2]
+        );
+        assert_eq!(errors[3].to_string(), format!("HTTP 400 from {host}: bad header x-key ***"));
+        assert_eq!(
+            errors[4].to_string(),
+            format!("malformed response from {host}: expected an event stream, got `text/html`")
+        );
+        assert_eq!(server.requests().len(), 6, "none of these is retried");
+    }
+
+    #[tokio::test]
+    async fn plain_json_reply_from_servers_that_do_not_stream() {
+        let whole = json!({
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read_note", "arguments": "{}"}}]}}],
+            "usage": {"prompt_tokens": 7, "completion_tokens": 2},
+        });
+        let server = MockModelServer::start(
+            Flavor::OpenAi,
+            vec![ScriptedReply::Raw {
+                status: 200,
+                content_type: "application/json".into(),
+                body: whole.to_string(),
+            }],
+        )
+        .await;
+        let client = client(&server, None);
+        let messages = [Message::user("go")];
+        let turn = client.complete(request(&messages, &[]), CancellationToken::new()).await.unwrap();
+        assert_eq!(
+            turn.tool_calls,
+            vec![ToolCall { id: "c1".into(), name: "read_note".into(), arguments: json!({}) }]
+        );
+        assert_eq!(turn.usage, Usage { input_tokens: 7, output_tokens: 2 });
+    }
+
+    #[tokio::test]
+    async fn connection_refused_is_retried_then_reported() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        drop(listener);
+        let cfg = OpenAiConfig {
+            base_url: format!("http://127.0.0.1:{port}/v1"),
+            model: "m".into(),
+            api_key_env: None,
+        };
+        let client = OpenAiClient::new(&cfg, None, &env).unwrap().with_options(fast());
+        let messages = [Message::user("go")];
+        let e = client.complete(request(&messages, &[]), CancellationToken::new()).await.unwrap_err();
+        assert_eq!(e.to_string(), format!("cannot connect to 127.0.0.1:{port}: connection refused"));
+    }
+
+    #[test]
+    fn stream_decoding_tolerates_server_quirks() {
+        let mut s = OpenAiStream::default();
+        let events = [
+            // No index: matched by id, then by "latest".
+            r#"{"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"name":"x","arguments":"{\"k\":"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"1}"}}]}}]}"#,
+            // Arguments as an object, and a reused index with a new id.
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"b","function":{"name":"y","arguments":{"z":2}}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"w","arguments":"{bad"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"content":null},"finish_reason":"tool_calls"}],"usage":null}"#,
+        ];
+        for data in events {
+            assert!(!s.event(&SseEvent { event: "message".into(), data: data.into() }).unwrap());
+        }
+        let turn = s.finish(false).unwrap();
+        let calls: Vec<_> =
+            turn.tool_calls.iter().map(|c| (c.id.as_str(), c.name.as_str(), c.arguments.clone())).collect();
+        assert_eq!(
+            calls,
+            vec![
+                ("a", "x", json!({"k": 1})),
+                ("b", "y", json!({"z": 2})),
+                ("c", "w", Value::String("{bad".into())),
+            ]
+        );
+
+        assert_eq!(OpenAiStream::default().finish(false), Err(StreamError::Truncated));
+        let mut s = OpenAiStream::default();
+        let e = s.event(&SseEvent {
+            event: "message".into(),
+            data: r#"{"error":{"message":"upstream down","code":502}}"#.into(),
+        });
+        assert_eq!(e, Err(StreamError::Api { message: "upstream down".into(), retryable: true }));
+    }
+}
