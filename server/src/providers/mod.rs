@@ -126,23 +126,32 @@ impl RunEvent {
     }
 }
 
-/// Run `provider` once. `timeout` is the agent's limit (`[agent] timeout`) for model runs;
-/// a `command` provider has its own `timeout` setting, which is the one that applies to it.
+/// Run `provider` once. A `command` provider has its own `timeout`; model providers run the
+/// agent loop under `[agent]`'s limits, reporting each intermediate body through `on_edit`.
 pub async fn run(
     provider: &ProviderConfig,
     req: &RunRequest,
-    timeout: Duration,
+    agent: &crate::config::AgentConfig,
     cancel: CancellationToken,
+    on_edit: &mut (dyn FnMut(&str) + Send),
     events: &mut (dyn FnMut(&RunEvent) + Send),
 ) -> Result<RunOutput, ProviderError> {
+    let env = crate::config::ProcessEnv;
+    let limits = crate::agent::run::Limits {
+        max_steps: agent.max_steps,
+        timeout: agent.timeout,
+        ..crate::agent::run::Limits::default()
+    };
+    let model = req.model.as_deref();
     match &provider.kind {
         ProviderKind::Command(cfg) => run_command(cfg, req, cancel, events).await,
-        ProviderKind::OpenAi(_) | ProviderKind::Anthropic(_) => {
-            let _ = timeout; // used by the model providers once they exist
-            Err(ProviderError::Unavailable(format!(
-                "the {} provider is not available in this build yet; use a `command` provider",
-                provider.kind_name()
-            )))
+        ProviderKind::OpenAi(cfg) => {
+            let client = openai::OpenAiClient::new(cfg, model, &env)?;
+            crate::agent::run::run_agent(&client, req, limits, agent.web, cancel, on_edit, events).await
+        }
+        ProviderKind::Anthropic(cfg) => {
+            let client = anthropic::AnthropicClient::new(cfg, model, &env)?;
+            crate::agent::run::run_agent(&client, req, limits, agent.web, cancel, on_edit, events).await
         }
     }
 }

@@ -209,7 +209,32 @@ impl Engine {
             log(e, &mut transcript);
             on_event(e);
         };
-        let result = self.call_provider(spec, rel, &text, live, &run_id, now, cancel, &mut forward).await;
+        // Model agents edit patch by patch; each intermediate body is applied to the note as it
+        // comes (the user watches it change), always as a patch from the text at run start so
+        // what the user typed meanwhile is kept. The final result below is the same patch,
+        // whose already-applied hunks are recognised and not written twice.
+        let (edit_tx, mut edit_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let mut on_edit = move |body: &str| {
+            let _ = edit_tx.send(body.to_owned());
+        };
+        let live_edits = async {
+            while let Some(body) = edit_rx.recv().await {
+                let patch = Patch::compute(&text, &body);
+                if let Err(e) = self.io.apply(&spec.path, &|t: &str| Ok(patch.apply_to(t).edits)).await {
+                    tracing::warn!("edit {rel}: {e}");
+                }
+            }
+        };
+        let (text_ref, run_id_ref) = (&text, &run_id);
+        let provider = async move {
+            let r = self
+                .call_provider(spec, rel, text_ref, live, run_id_ref, now, cancel, &mut on_edit, &mut forward)
+                .await;
+            // Closing the channel ends the live-edit loop.
+            drop(on_edit);
+            r
+        };
+        let (result, ()) = tokio::join!(provider, live_edits);
         let outcome = match result {
             Ok(output) => {
                 let patch = Patch::compute(&text, &output.body);
@@ -288,9 +313,10 @@ impl Engine {
         run_id: &str,
         now: DateTime<Utc>,
         cancel: CancellationToken,
+        on_edit: &mut (dyn FnMut(&str) + Send),
         on_event: &mut (dyn FnMut(&RunEvent) + Send),
     ) -> Result<providers::RunOutput, providers::ProviderError> {
-        let (name, provider, timeout) = {
+        let (name, provider, agent) = {
             let config = self
                 .config
                 .read()
@@ -298,7 +324,7 @@ impl Engine {
             let (name, p) = config
                 .resolve_provider(live.provider.as_ref().map(|p| p.value.as_str()))
                 .map_err(|e| providers::ProviderError::Config(e.to_string()))?;
-            (name, p, config.agent.timeout)
+            (name, p, config.agent.clone())
         };
         // A program named by the workspace's own config runs on its own only when trusted; a
         // manual run is the user's consent for that run.
@@ -327,7 +353,7 @@ impl Engine {
             model: live.model.clone(),
         };
         on_event(&RunEvent::new("provider", format!("{name} ({})", provider.kind_name())));
-        providers::run(&provider, &req, timeout, cancel, on_event).await
+        providers::run(&provider, &req, &agent, cancel, on_edit, on_event).await
     }
 
     /// Record a failure in `lastRunError`; the cycle stays unfired and is retried after the

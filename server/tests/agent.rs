@@ -1,0 +1,113 @@
+//! Model-driven runs through the real `livenote run`, against a scripted model server on
+//! 127.0.0.1 that speaks each wire format: the agent reads the note, patches it twice and
+//! finishes; the body and runtime fields are exact; the API key never reaches a file or a log.
+
+use std::process::Command;
+
+use livenote::providers::testing::{Flavor, MockModelServer, ScriptedReply};
+use serde_json::json;
+
+const KEY: &str = "sk-test-SECRET-4242";
+const NOTE: &str = "---\ntitle: Weather # mine\nlive:\n  objective: Keep the weather in Paris current.\n---\n# Weather\n\nSunny.\n\n## Details\n\nWind 5 km/h.\n";
+
+fn script() -> Vec<ScriptedReply> {
+    vec![
+        ScriptedReply::ToolCalls(vec![("read_note".to_owned(), json!({}))]),
+        ScriptedReply::ToolCalls(vec![(
+            "edit_note".to_owned(),
+            json!({"old_text": "Sunny.", "new_text": "Rain all afternoon in Paris."}),
+        )]),
+        ScriptedReply::ToolCalls(vec![(
+            "edit_note".to_owned(),
+            json!({"old_text": "Wind 5 km/h.", "new_text": "Wind 30 km/h from the west."}),
+        )]),
+        ScriptedReply::Text("Rain and wind for Paris this afternoon.".to_owned()),
+    ]
+}
+
+fn run_with(flavor: Flavor, kind: &str) {
+    let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
+    let server = runtime.block_on(MockModelServer::start(flavor, script()));
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let config = format!(
+        "[providers.m]\nkind = \"{kind}\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key_env = \"LIVENOTE_TEST_KEY\"\n",
+        server.base_url()
+    );
+    std::fs::write(dir.path().join(".livenote.toml"), config).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("weather.md"), NOTE).unwrap_or_else(|e| panic!("{e}"));
+    let out = Command::new(env!("CARGO_BIN_EXE_livenote"))
+        .args(["run", "weather.md"])
+        .current_dir(dir.path())
+        .env("LIVENOTE_TEST_KEY", KEY)
+        .env("LIVENOTE_DATA_DIR", dir.path().join(".data"))
+        .env("LIVENOTE_CONFIG_DIR", dir.path().join(".data"))
+        .env("RUST_LOG", "debug")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let text = std::fs::read_to_string(dir.path().join("weather.md")).unwrap_or_default();
+    assert!(
+        text.ends_with(
+            "# Weather\n\nRain all afternoon in Paris.\n\n## Details\n\nWind 30 km/h from the west.\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.starts_with(
+            "---\ntitle: Weather # mine\nlive:\n  objective: Keep the weather in Paris current.\n"
+        )
+    );
+    assert!(text.contains("lastRunSummary: \"Rain and wind for Paris this afternoon.\""), "{text}");
+    assert!(text.contains("lastRunError: null"), "{text}");
+    // The model saw the tools and the key went only into the request header.
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 4);
+    assert!(reqs[0].body.to_string().contains("edit_note"));
+    // No key in any file livenote wrote, nor in its output.
+    assert!(!stderr.contains(KEY) && !String::from_utf8_lossy(&out.stdout).contains(KEY));
+    for entry in walk(dir.path()) {
+        let content = std::fs::read(&entry).unwrap_or_default();
+        assert!(!String::from_utf8_lossy(&content).contains(KEY), "key leaked into {}", entry.display());
+    }
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() { out.extend(walk(&p)) } else { out.push(p) }
+    }
+    out
+}
+
+#[test]
+fn openai_agent_run_patches_the_note() {
+    run_with(Flavor::OpenAi, "openai");
+}
+
+#[test]
+fn anthropic_agent_run_patches_the_note() {
+    run_with(Flavor::Anthropic, "anthropic");
+}
+
+/// With no configuration and no key in the environment, a run says how to configure one.
+#[test]
+fn no_provider_says_how_to_configure_one() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("n.md"), "---\nlive:\n  objective: x\n---\n# N\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let out = Command::new(env!("CARGO_BIN_EXE_livenote"))
+        .args(["run", "n.md"])
+        .current_dir(dir.path())
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env("LIVENOTE_DATA_DIR", dir.path().join(".data"))
+        .env("LIVENOTE_CONFIG_DIR", dir.path().join(".data"))
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(1));
+    let text = std::fs::read_to_string(dir.path().join("n.md")).unwrap_or_default();
+    assert!(text.contains("lastRunError: \"no provider configured"), "{text}");
+    assert!(text.contains(".livenote.toml") && text.contains("OPENAI_API_KEY"), "{text}");
+}
