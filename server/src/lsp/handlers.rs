@@ -194,10 +194,16 @@ fn create_engines(client: &Client, state: &Arc<State>) {
 async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
     if caps.watched_files_registration {
         let options = DidChangeWatchedFilesRegistrationOptions {
-            watchers: vec![FileSystemWatcher {
-                glob_pattern: GlobPattern::String("**/*.{md,markdown}".to_owned()),
-                kind: None,
-            }],
+            watchers: vec![
+                FileSystemWatcher {
+                    glob_pattern: GlobPattern::String("**/*.{md,markdown}".to_owned()),
+                    kind: None,
+                },
+                FileSystemWatcher {
+                    glob_pattern: GlobPattern::String("**/.livenote/events/pending/*.json".to_owned()),
+                    kind: None,
+                },
+            ],
         };
         let registration = Registration {
             id: "livenote-watch".to_owned(),
@@ -243,6 +249,12 @@ async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
 }
 
 fn file_changed(client: &Client, state: &Arc<State>, path: &Path) {
+    if let Ok(wakes) = state.event_wakes.read()
+        && let Some((_, wake)) = wakes.iter().find(|(root, _)| crate::events::is_pending_path(root, path))
+    {
+        wake.notify_one();
+        return;
+    }
     if !workspace::is_markdown(path) {
         return;
     }
@@ -781,6 +793,7 @@ pub fn execute_command(
                 tracing::info!("trust {}", t.display());
             }
             state.wake.notify_waiters();
+            state.wake_events();
             let (client, state) = (client.clone(), state.clone());
             tokio::spawn(async move { refresh_views(&client, &state).await });
             Ok(Some(json!(targets.iter().map(|t| t.display().to_string()).collect::<Vec<_>>())))

@@ -194,12 +194,30 @@ pub async fn start_scheduler(client: Client, state: Arc<State>) {
     for engine in engines {
         let has_scheduled = state
             .with_index(|idx| {
-                idx.live_notes().any(|(p, _, l)| p.starts_with(&engine.root) && l.has_triggers())
+                idx.live_notes().any(|(p, _, l)| {
+                    p.starts_with(&engine.root) && (l.has_triggers() || l.event_match_criteria.is_some())
+                })
             })
             .unwrap_or(false);
         if has_scheduled && !engine.trusted() && engine.trust.is_some() {
             let (client, state, engine) = (client.clone(), state.clone(), engine.clone());
             tokio::spawn(async move { ask_trust(&client, &state, &engine).await });
+        }
+        // Events: one processor per root, woken by files in .livenote/events/pending/.
+        if let Err(e) = crate::events::ensure_dirs(&engine.root) {
+            tracing::warn!("events {}: {e}", engine.root.display());
+        }
+        let weak = Arc::downgrade(&state);
+        let root = engine.root.clone();
+        let notes: crate::events::NotesFn = Arc::new(move || {
+            weak.upgrade()
+                .and_then(|s| s.with_index(|i| crate::events::eligible_notes(&root, i)))
+                .unwrap_or_default()
+        });
+        let processor = Arc::new(crate::events::Processor::for_engine(engine.clone(), notes));
+        let wake = crate::events::spawn(processor, tokio_util::sync::CancellationToken::new());
+        if let Ok(mut w) = state.event_wakes.write() {
+            w.push((engine.root.clone(), wake));
         }
         let enabled = engine.config.read().map(|c| c.scheduler.enabled).unwrap_or(true);
         let scheduler = Arc::new(Scheduler {
@@ -228,6 +246,7 @@ async fn ask_trust(client: &Client, state: &Arc<State>, engine: &Arc<Engine>) {
             Ok(()) => {
                 tracing::info!("trust {}", engine.root.display());
                 state.wake.notify_waiters();
+                state.wake_events();
                 super::handlers::refresh_views(client, state).await;
             }
             Err(e) => tracing::warn!("trust {}: {e}", engine.root.display()),

@@ -49,6 +49,8 @@ pub struct State {
     pub engines: RwLock<Vec<Arc<crate::runs::Engine>>>,
     /// Wakes the schedulers to re-plan (index changed, trust granted, a run ended).
     pub wake: Arc<tokio::sync::Notify>,
+    /// Per workspace root: wakes its event processor (a file appeared in events/pending/).
+    pub event_wakes: RwLock<Vec<(PathBuf, Arc<tokio::sync::Notify>)>>,
     /// `$/progress` tokens of runs in progress, so cancelling one stops its run.
     pub progress: Mutex<HashMap<tower_lsp_server::ls_types::ProgressToken, PathBuf>>,
 }
@@ -66,6 +68,7 @@ impl State {
             engines: RwLock::new(Vec::new()),
             wake: Arc::new(tokio::sync::Notify::new()),
             progress: Mutex::new(HashMap::new()),
+            event_wakes: RwLock::new(Vec::new()),
         }
     }
 
@@ -90,6 +93,15 @@ impl State {
 
     pub fn take_dirty(&self) -> Vec<Uri> {
         self.dirty.lock().unwrap_or_else(std::sync::PoisonError::into_inner).drain().collect()
+    }
+
+    /// Wake every event processor (trust granted, or a pending event may have arrived).
+    pub fn wake_events(&self) {
+        if let Ok(w) = self.event_wakes.read() {
+            for (_, n) in w.iter() {
+                n.notify_one();
+            }
+        }
     }
 
     pub fn engines(&self) -> Vec<Arc<crate::runs::Engine>> {

@@ -443,3 +443,40 @@ async fn agent_edit_racing_a_keystroke_loses_nothing() {
     assert_eq!(server["text"].as_str(), Some(text.as_str()));
     c.shutdown().await;
 }
+
+/// An event waiting in `.livenote/events/pending/` is routed to the note whose criteria match,
+/// runs it as an `event` run once the workspace is trusted, and lands in done/ enriched.
+#[tokio::test]
+async fn language_server_consumes_events() {
+    let config = "[agent]\nprovider = \"echo\"\n[providers.echo]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"printf 'Handled: %s\\\\n' \\\"$LIVENOTE_TRIGGER\\\"\"]\n";
+    let budget = "---\nlive:\n  objective: track the budget\n  triggers:\n    eventMatchCriteria: Emails about the budget\n---\n# Budget\n";
+    let garden = "---\nlive:\n  objective: garden log\n  triggers:\n    eventMatchCriteria: Notes about the garden\n---\n# Garden\n";
+    let event = r#"{"id": "01JTX3AAAAAAAAAAAAAAAAAAAA", "source": "gmail", "type": "email.synced", "createdAt": "2026-11-23T15:00:00Z", "payload": "Subject: Q3 budget review moved to Friday"}"#;
+    let c = TestClient::start(
+        &[
+            (".livenote.toml", config),
+            ("budget.md", budget),
+            ("garden.md", garden),
+            (".livenote/events/pending/01JTX3AAAAAAAAAAAAAAAAAAAA.json", event),
+        ],
+        utf16_caps(),
+    )
+    .await;
+    let done = c.root.path().join(".livenote/events/done/01JTX3AAAAAAAAAAAAAAAAAAAA.json");
+    for _ in 0..500 {
+        if done.exists() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(&done).unwrap_or_default())
+        .unwrap_or_else(|e| panic!("no done record: {e}"));
+    assert_eq!(record["candidateFilePaths"], json!(["budget.md"]), "{record}");
+    assert_eq!(record["runIds"].as_array().map(Vec::len), Some(1), "{record}");
+    assert!(record["processedAt"].is_string());
+    let budget_now = std::fs::read_to_string(c.root.path().join("budget.md")).unwrap_or_default();
+    assert!(budget_now.ends_with("# Budget\n\nHandled: event\n"), "{budget_now}");
+    let garden_now = std::fs::read_to_string(c.root.path().join("garden.md")).unwrap_or_default();
+    assert_eq!(garden_now, garden);
+    c.shutdown().await;
+}
