@@ -390,12 +390,7 @@ mod tests {
     }
 
     fn fast() -> HttpOptions {
-        HttpOptions {
-            request_timeout: Duration::from_secs(20),
-            stall_timeout: Duration::from_secs(10),
-            backoff_base: Duration::from_millis(10),
-            ..HttpOptions::default()
-        }
+        crate::providers::testing::fast_options()
     }
 
     fn client(server: &MockModelServer, key_var: Option<&str>) -> OpenAiClient {
