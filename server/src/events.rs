@@ -589,7 +589,8 @@ fn model_client(config: &Config) -> Result<Arc<dyn ModelClient>, String> {
 
 /// Runs one candidate note for an event.
 pub trait EventRunner: Send + Sync {
-    /// Events are processed only in a trusted workspace.
+    /// Events are processed only when notes may run on their own: a trusted workspace with
+    /// scheduling enabled. Until then they wait in `pending/`.
     fn trusted(&self) -> bool;
     /// For `processedAt`.
     fn now(&self) -> DateTime<Utc>;
@@ -638,7 +639,7 @@ impl EngineRunner {
 
 impl EventRunner for EngineRunner {
     fn trusted(&self) -> bool {
-        self.engine.trusted()
+        self.engine.unattended_runs()
     }
 
     fn now(&self) -> DateTime<Utc> {
@@ -1117,7 +1118,7 @@ impl Processor {
             let waiting = pending_events(&self.root).len();
             if waiting > 0 && !self.warned_untrusted.swap(true, Ordering::Relaxed) {
                 tracing::warn!(
-                    "untrusted {}: {waiting} event(s) wait in .livenote/events/pending until you run `livenote trust`",
+                    "hold {}: {waiting} event(s) wait in .livenote/events/pending until the workspace is trusted (`livenote trust`) and scheduling is enabled",
                     self.root.display()
                 );
             }

@@ -34,7 +34,6 @@ pub struct Scheduler {
     pub source: Arc<dyn NoteSource>,
     /// Notified to re-plan now.
     pub wake: Arc<Notify>,
-    pub enabled: bool,
 }
 
 /// What the scheduler did in one pass, for logs and tests.
@@ -73,7 +72,7 @@ impl Scheduler {
     pub fn pass(self: &Arc<Self>, recently: &mut HashMap<PathBuf, Instant>) -> Pass {
         let mut pass = Pass::default();
         recently.retain(|_, at| at.elapsed() < REFIRE_PAUSE);
-        if !self.enabled || !self.engine.trusted() {
+        if !self.engine.unattended_runs() {
             return pass;
         }
         let now = self.engine.clock.now();
@@ -187,7 +186,6 @@ mod tests {
             engine,
             source: Arc::new(IndexSource(RwLock::new(index))),
             wake: Arc::new(Notify::new()),
-            enabled: true,
         });
         Fixture { dir, clock, scheduler, trust }
     }

@@ -44,6 +44,9 @@ pub struct RunFacts {
     pub running: bool,
     /// `None` when trust is not considered (e.g. `livenote list`).
     pub trusted: Option<bool>,
+    /// `[scheduler] enabled = false` (or the editor turned scheduling off): the note runs
+    /// only by hand, whatever its triggers say.
+    pub scheduling_off: bool,
 }
 
 pub fn status(live: &Live, facts: RunFacts) -> Status {

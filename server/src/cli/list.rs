@@ -41,7 +41,11 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
         let analysis = note::analyze(&text, &note::Options::default());
         let Some(live) = analysis.live else { continue };
         let path = super::display_path(file, Some(&root));
-        let facts = status::RunFacts { running: store.is_locked(&path), trusted: Some(trusted) };
+        let facts = status::RunFacts {
+            running: store.is_locked(&path),
+            trusted: Some(trusted),
+            ..Default::default()
+        };
         items.push(status::list_item(path, &live, facts, at, &crate::schedule::Zone::Local));
     }
     match format {

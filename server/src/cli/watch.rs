@@ -81,7 +81,6 @@ pub fn run(dir: Option<PathBuf>, clock_file: Option<PathBuf>) -> Result<u8> {
 async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
     let config = load_config(&root);
     let exclude = config.scheduler.exclude.clone();
-    let enabled = config.scheduler.enabled;
     let trust = TrustStore::user();
     let engine = Arc::new(Engine::new(&root, clock, Zone::Local, Arc::new(DiskIo), config, trust));
     let (index, problems) = Index::build(std::slice::from_ref(&root), &exclude);
@@ -90,7 +89,12 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
     }
     let live = index.live_notes().count();
     tracing::info!("watch {}: {} notes, {live} live", root.display(), index.len());
-    if !engine.trusted() {
+    if !engine.scheduling_enabled() {
+        tracing::warn!(
+            "scheduling off {}: `[scheduler] enabled = false` in the configuration; nothing runs on its own",
+            root.display()
+        );
+    } else if !engine.trusted() {
         tracing::warn!(
             "untrusted {}: nothing runs on its own until you run `livenote trust {}`",
             root.display(),
@@ -153,7 +157,7 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
         let _ = std::fs::create_dir_all(&dir);
         let _ = notify::Watcher::watch(&mut watcher, &dir, notify::RecursiveMode::NonRecursive);
     }
-    let scheduler = Arc::new(Scheduler { engine, source: Arc::new(IndexSource(index)), wake, enabled });
+    let scheduler = Arc::new(Scheduler { engine, source: Arc::new(IndexSource(index)), wake });
     tokio::select! {
         _ = scheduler.run() => {}
         _ = tokio::signal::ctrl_c() => tracing::info!("stop watching"),

@@ -145,7 +145,7 @@ mod tests {
     use crate::status::RunFacts;
     use crate::text::edit::apply;
 
-    const TRUSTED: RunFacts = RunFacts { running: false, trusted: Some(true) };
+    const TRUSTED: RunFacts = RunFacts { running: false, trusted: Some(true), scheduling_off: false };
 
     /// One action per line: `kind title (fixes: idx) [command args] *` (`*` = preferred).
     fn render(actions: &[Action]) -> String {
@@ -226,7 +226,7 @@ live:
     #[test]
     fn running_offers_stop_and_no_undo() {
         check_with(
-            RunFacts { running: true, trusted: Some(true) },
+            RunFacts { running: true, trusted: Some(true), scheduling_off: false },
             NOTE,
             expect![[r#"
                 Source Stop [livenote.stop]
@@ -521,7 +521,7 @@ live:
             b in 0usize..400,
             running: bool,
         ) {
-            with_ctx(&text, RunFacts { running, trusted: Some(true) }, |ctx| {
+            with_ctx(&text, RunFacts { running, trusted: Some(true), scheduling_off: false }, |ctx| {
                 for action in code_actions(ctx, a..b) {
                     if let Err(e) = apply(&text, &action.edits) {
                         panic!("{:?}: {e}", action.title);

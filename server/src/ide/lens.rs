@@ -92,6 +92,8 @@ fn status_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live, state: Status) -> Strin
             });
             let view = status::schedule_view(live, ctx.now, ctx.tz);
             let when = match &view.decision {
+                // Triggers are kept but nothing fires: say so rather than promise a time.
+                _ if ctx.facts.scheduling_off => Some("scheduling off".to_owned()),
                 Some(Decision::Due(_)) => Some("due now".to_owned()),
                 Some(Decision::NotDue(SkipReason::ManualOnly)) => {
                     let on_events = live.event_match_criteria.is_some();
@@ -137,7 +139,7 @@ mod tests {
     use crate::status::RunFacts;
     use crate::text::{Encoding, LineIndex};
 
-    const TRUSTED: RunFacts = RunFacts { running: false, trusted: Some(true) };
+    const TRUSTED: RunFacts = RunFacts { running: false, trusted: Some(true), scheduling_off: false };
 
     /// Lenses as `line:col title [command args]`, 1-based, columns in characters.
     fn render(text: &str, lenses: &[Lens]) -> String {
@@ -233,6 +235,19 @@ live:
     }
 
     #[test]
+    fn scheduling_off_replaces_the_next_time() {
+        check_with(
+            RunFacts { running: false, trusted: Some(true), scheduling_off: true },
+            &hourly(RAN),
+            expect![[r#"
+                3:1 ● Live · updated 5 min ago · scheduling off
+                3:1 Run now [livenote.run]
+                3:1 Pause [livenote.setActive false]
+            "#]],
+        );
+    }
+
+    #[test]
     fn paused_offers_resume() {
         check(
             &hourly("  active: false\n"),
@@ -247,7 +262,7 @@ live:
     #[test]
     fn running_offers_stop() {
         check_with(
-            RunFacts { running: true, trusted: Some(true) },
+            RunFacts { running: true, trusted: Some(true), scheduling_off: false },
             &hourly(RAN),
             expect![[r#"
                 3:1 Updating…
@@ -274,7 +289,7 @@ live:
     #[test]
     fn untrusted_waits() {
         check_with(
-            RunFacts { running: false, trusted: Some(false) },
+            RunFacts { running: false, trusted: Some(false), scheduling_off: false },
             &hourly(RAN),
             expect![[r#"
                 3:1 Waiting for trust
@@ -434,7 +449,7 @@ live:
 {text}
 ---
 "#)] {
-                with_ctx(&text, RunFacts { running, trusted }, |ctx| {
+                with_ctx(&text, RunFacts { running, trusted, scheduling_off: false }, |ctx| {
                     for l in code_lenses(ctx) {
                         assert!(l.range.end <= text.len() && text.is_char_boundary(l.range.start));
                     }

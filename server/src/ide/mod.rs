@@ -37,8 +37,19 @@ pub mod commands {
     pub const UNDO_LAST_RUN: &str = "livenote.undoLastRun";
     pub const LIST_NOTES: &str = "livenote.listNotes";
     pub const TRUST_WORKSPACE: &str = "livenote.trustWorkspace";
-    pub const ALL: &[&str] =
-        &[MAKE_LIVE, RUN, STOP, SET_ACTIVE, MAKE_PASSIVE, UNDO_LAST_RUN, LIST_NOTES, TRUST_WORKSPACE];
+    /// One note's status (for a status bar); returns JSON, edits nothing.
+    pub const NOTE_STATUS: &str = "livenote.noteStatus";
+    pub const ALL: &[&str] = &[
+        MAKE_LIVE,
+        RUN,
+        STOP,
+        SET_ACTIVE,
+        MAKE_PASSIVE,
+        UNDO_LAST_RUN,
+        LIST_NOTES,
+        TRUST_WORKSPACE,
+        NOTE_STATUS,
+    ];
 }
 
 /// A command to run (a lens's click or an action's effect). `args` come after the document

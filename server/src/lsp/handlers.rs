@@ -68,6 +68,11 @@ pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
     if let Ok(mut r) = state.roots.write() {
         *r = roots;
     }
+    if let Some(settings) = params.initialization_options.and_then(client_settings)
+        && let Ok(mut s) = state.settings.write()
+    {
+        *s = Some(settings);
+    }
     InitializeResult {
         server_info: Some(ServerInfo {
             name: "livenote".to_owned(),
@@ -165,15 +170,14 @@ async fn index_workspace(client: Client, state: Arc<State>) {
 /// opened no folder), with that root's configuration.
 fn create_engines(client: &Client, state: &Arc<State>) {
     let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
+    let settings = state.settings();
     let io: Arc<dyn crate::runs::NoteIo> =
         Arc::new(super::runs::LspIo { client: client.clone(), state: Arc::downgrade(state) });
     let engines: Vec<Arc<crate::runs::Engine>> = roots
         .iter()
         .map(|root| {
-            let (config, problems) = crate::config::Config::load(Some(root), None);
-            for p in problems {
-                tracing::warn!("config {p}");
-            }
+            let (config, problems) = crate::config::Config::load(Some(root), settings.as_ref());
+            report_config_problems(client, &problems);
             Arc::new(crate::runs::Engine::new(
                 root,
                 state.opts.clock.clone(),
@@ -187,6 +191,60 @@ fn create_engines(client: &Client, state: &Arc<State>) {
     if let Ok(mut e) = state.engines.write() {
         *e = engines;
     }
+}
+
+/// The client's settings for livenote, or `None` when it sent none. Clients nest them under
+/// `livenote` (VS Code's section convention) or send the table itself; an empty table means
+/// "nothing set" (Neovim sends `{}` when the user configured nothing).
+fn client_settings(value: Value) -> Option<Value> {
+    let value = match value {
+        Value::Object(mut map) if map.contains_key("livenote") => map.remove("livenote")?,
+        other => other,
+    };
+    match &value {
+        Value::Object(map) if !map.is_empty() => Some(value),
+        _ => None,
+    }
+}
+
+/// Log configuration problems; show the ones in the client's settings to the user, who cannot
+/// see the server's log (problems in TOML files are also diagnostics of `livenote check`).
+fn report_config_problems(client: &Client, problems: &[crate::config::ConfigProblem]) {
+    for p in problems {
+        tracing::warn!("config {p}");
+    }
+    let from_client: Vec<String> = problems
+        .iter()
+        .filter(|p| p.origin == crate::config::Origin::Client)
+        .map(ToString::to_string)
+        .collect();
+    if !from_client.is_empty() {
+        let client = client.clone();
+        let msg = format!("livenote settings: {}", from_client.join("; "));
+        tokio::spawn(async move { client.show_message(MessageType::WARNING, msg).await });
+    }
+}
+
+/// `workspace/didChangeConfiguration`: reload every root's configuration with the new client
+/// layer; the scheduler and event processors read it at their next pass, so wake them.
+pub fn did_change_configuration(client: &Client, state: &Arc<State>, params: DidChangeConfigurationParams) {
+    let Some(settings) = client_settings(params.settings) else { return };
+    if let Ok(mut s) = state.settings.write() {
+        *s = Some(settings.clone());
+    }
+    for engine in state.engines() {
+        let (config, problems) = crate::config::Config::load(Some(&engine.root), Some(&settings));
+        report_config_problems(client, &problems);
+        if let Ok(mut c) = engine.config.write() {
+            *c = config;
+        }
+        super::runs::offer_trust(client, state, &engine);
+    }
+    tracing::info!("reload configuration from the client's settings");
+    state.wake.notify_waiters();
+    state.wake_events();
+    let (client, state) = (client.clone(), state.clone());
+    tokio::spawn(async move { refresh_views(&client, &state).await });
 }
 
 /// Keep the index current: through the client's file watcher when it can register one,
@@ -383,8 +441,10 @@ impl<'a> TrustCache<'a> {
     }
 
     fn facts(&self, path: Option<&Path>) -> RunFacts {
-        let running = path.is_some_and(|p| self.state.engine_for(p).is_some_and(|e| e.is_running(p)));
-        RunFacts { running, trusted: Some(self.trusted(path)) }
+        let engine = path.and_then(|p| self.state.engine_for(p));
+        let running = path.is_some_and(|p| engine.as_ref().is_some_and(|e| e.is_running(p)));
+        let scheduling_off = engine.is_some_and(|e| !e.scheduling_enabled());
+        RunFacts { running, trusted: Some(self.trusted(path)), scheduling_off }
     }
 }
 
@@ -707,6 +767,10 @@ pub fn execute_command(
     let args = params.arguments;
     match params.command.as_str() {
         commands::LIST_NOTES => Ok(Some(list_notes(state))),
+        commands::NOTE_STATUS => {
+            let uri = arg_uri(&args)?;
+            note_status(state, &uri).map(Some)
+        }
         commands::MAKE_LIVE | commands::SET_ACTIVE | commands::MAKE_PASSIVE => {
             let uri = arg_uri(&args)?;
             let (text, version) = current_text(state, &uri)?;
@@ -844,6 +908,43 @@ fn list_notes(state: &State) -> Value {
         })
         .unwrap_or_default();
     serde_json::to_value(items).unwrap_or(Value::Null)
+}
+
+/// `livenote.noteStatus`: one note's status for an editor's status bar, from the open buffer
+/// (else the file): `{"live": false}` for a passive note, else the `listNotes` item plus
+/// `live` and `schedulingEnabled`.
+fn note_status(state: &State, uri: &Uri) -> Result<Value> {
+    let path = uri.to_file_path().map(|p| p.into_owned());
+    let (snap, from_disk);
+    let analysis = match snapshot(state, uri) {
+        Some(s) => {
+            snap = s;
+            &snap.analysis
+        }
+        None => {
+            let (text, _) = current_text(state, uri)?;
+            from_disk = note::analyze(&text, &note_options());
+            &from_disk
+        }
+    };
+    let Some(live) = &analysis.live else { return Ok(json!({ "live": false })) };
+    let facts = facts(state, path.as_deref());
+    let rel = path
+        .as_deref()
+        .map(|p| {
+            let root = state.engine_for(p).map(|e| e.root.clone());
+            root.and_then(|r| p.strip_prefix(r).ok().map(Path::to_path_buf))
+                .unwrap_or_else(|| p.to_path_buf())
+        })
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| uri.as_str().to_owned());
+    let item = status::list_item(rel, live, facts, state.opts.clock.now(), &state.opts.zone);
+    let mut value = serde_json::to_value(item).map_err(|e| Error::invalid_params(e.to_string()))?;
+    if let Value::Object(map) = &mut value {
+        map.insert("live".to_owned(), Value::Bool(true));
+        map.insert("schedulingEnabled".to_owned(), Value::Bool(!facts.scheduling_off));
+    }
+    Ok(value)
 }
 
 /// Cancelling a run's progress stops the run.

@@ -192,17 +192,7 @@ async fn send_progress(client: &Client, token: &ProgressToken, value: WorkDonePr
 pub async fn start_scheduler(client: Client, state: Arc<State>) {
     let engines = state.engines();
     for engine in engines {
-        let has_scheduled = state
-            .with_index(|idx| {
-                idx.live_notes().any(|(p, _, l)| {
-                    p.starts_with(&engine.root) && (l.has_triggers() || l.event_match_criteria.is_some())
-                })
-            })
-            .unwrap_or(false);
-        if has_scheduled && !engine.trusted() && engine.trust.is_some() {
-            let (client, state, engine) = (client.clone(), state.clone(), engine.clone());
-            tokio::spawn(async move { ask_trust(&client, &state, &engine).await });
-        }
+        offer_trust(&client, &state, &engine);
         // Events: one processor per root, woken by files in .livenote/events/pending/.
         if let Err(e) = crate::events::ensure_dirs(&engine.root) {
             tracing::warn!("events {}: {e}", engine.root.display());
@@ -219,15 +209,34 @@ pub async fn start_scheduler(client: Client, state: Arc<State>) {
         if let Ok(mut w) = state.event_wakes.write() {
             w.push((engine.root.clone(), wake));
         }
-        let enabled = engine.config.read().map(|c| c.scheduler.enabled).unwrap_or(true);
         let scheduler = Arc::new(Scheduler {
             engine: engine.clone(),
             source: Arc::new(StateSource(Arc::downgrade(&state))),
             wake: state.wake.clone(),
-            enabled,
         });
         tokio::spawn(scheduler.run());
     }
+}
+
+/// Ask for trust once per root, when live notes with triggers wait on it and scheduling is on
+/// (with scheduling off, e.g. in a workspace the editor does not trust, nothing would run
+/// anyway; the question comes when it is turned on).
+pub fn offer_trust(client: &Client, state: &Arc<State>, engine: &Arc<Engine>) {
+    if engine.trusted() || engine.trust.is_none() || !engine.scheduling_enabled() {
+        return;
+    }
+    let has_scheduled = state
+        .with_index(|idx| {
+            idx.live_notes().any(|(p, _, l)| {
+                p.starts_with(&engine.root) && (l.has_triggers() || l.event_match_criteria.is_some())
+            })
+        })
+        .unwrap_or(false);
+    if !has_scheduled || !state.first_trust_question(&engine.root) {
+        return;
+    }
+    let (client, state, engine) = (client.clone(), state.clone(), engine.clone());
+    tokio::spawn(async move { ask_trust(&client, &state, &engine).await });
 }
 
 async fn ask_trust(client: &Client, state: &Arc<State>, engine: &Arc<Engine>) {

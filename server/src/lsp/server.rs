@@ -66,6 +66,10 @@ impl LanguageServer for Backend {
         handlers::did_save(&self.client, &self.state, params);
     }
 
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        handlers::did_change_configuration(&self.client, &self.state, params);
+    }
+
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
         handlers::did_change_watched_files(&self.client, &self.state, params);
     }

@@ -53,6 +53,11 @@ pub struct State {
     pub event_wakes: RwLock<Vec<(PathBuf, Arc<tokio::sync::Notify>)>>,
     /// `$/progress` tokens of runs in progress, so cancelling one stops its run.
     pub progress: Mutex<HashMap<tower_lsp_server::ls_types::ProgressToken, PathBuf>>,
+    /// The client's settings: the top configuration layer (SPEC 6), JSON shaped like the TOML.
+    /// From `initializationOptions`, replaced by `workspace/didChangeConfiguration`.
+    pub settings: RwLock<Option<serde_json::Value>>,
+    /// Roots the trust question was asked for in this session (it is asked once).
+    pub trust_asked: Mutex<HashSet<PathBuf>>,
 }
 
 impl State {
@@ -69,11 +74,22 @@ impl State {
             wake: Arc::new(tokio::sync::Notify::new()),
             progress: Mutex::new(HashMap::new()),
             event_wakes: RwLock::new(Vec::new()),
+            settings: RwLock::new(None),
+            trust_asked: Mutex::new(HashSet::new()),
         }
     }
 
     pub fn encoding(&self) -> Encoding {
         self.caps().encoding.unwrap_or(Encoding::Utf16)
+    }
+
+    /// True the first time it is called for `root`.
+    pub fn first_trust_question(&self, root: &std::path::Path) -> bool {
+        self.trust_asked.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(root.to_path_buf())
+    }
+
+    pub fn settings(&self) -> Option<serde_json::Value> {
+        self.settings.read().map(|s| s.clone()).unwrap_or_default()
     }
 
     pub fn caps(&self) -> ClientCaps {

@@ -107,6 +107,18 @@ impl Engine {
         self.trust.as_ref().is_some_and(|t| t.is_trusted(&self.root))
     }
 
+    /// `[scheduler] enabled`, read at each use: the client can turn it off and on while the
+    /// server runs (VS Code does for an untrusted workspace).
+    pub fn scheduling_enabled(&self) -> bool {
+        self.config.read().map(|c| c.scheduler.enabled).unwrap_or(true)
+    }
+
+    /// Whether notes may run on their own (schedules, events): a trusted workspace with
+    /// scheduling enabled. Manual runs need neither.
+    pub fn unattended_runs(&self) -> bool {
+        self.scheduling_enabled() && self.trusted()
+    }
+
     /// Stop the note's run if one is in progress in this process.
     pub fn stop(&self, path: &Path) -> bool {
         self.registry.cancel(path)

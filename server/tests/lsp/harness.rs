@@ -52,6 +52,15 @@ fn lock(m: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
 impl TestClient {
     /// Start a server over a fresh workspace folder containing `files` (path, text).
     pub async fn start(files: &[(&str, &str)], capabilities: Value) -> TestClient {
+        TestClient::start_with_settings(files, capabilities, Value::Null).await
+    }
+
+    /// [`TestClient::start`] with `initializationOptions` (the client's settings).
+    pub async fn start_with_settings(
+        files: &[(&str, &str)],
+        capabilities: Value,
+        settings: Value,
+    ) -> TestClient {
         let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         for (rel, text) in files {
             let p = root.path().join(rel);
@@ -85,6 +94,7 @@ impl TestClient {
             .request(
                 "initialize",
                 json!({"processId": null, "rootUri": root_uri, "capabilities": capabilities,
+                       "initializationOptions": settings,
                        "workspaceFolders": [{"uri": root_uri, "name": "notes"}]}),
             )
             .await;

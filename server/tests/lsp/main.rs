@@ -480,3 +480,98 @@ async fn language_server_consumes_events() {
     assert_eq!(garden_now, garden);
     c.shutdown().await;
 }
+
+/// Wait (in real time, the server indexes in the background) until `livenote.noteStatus`
+/// answers something `done` accepts; return the last answer.
+async fn note_status_until(c: &mut TestClient, uri: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let mut last = Value::Null;
+    for _ in 0..500 {
+        let res = c
+            .request(
+                "workspace/executeCommand",
+                json!({"command": "livenote.noteStatus", "arguments": [uri]}),
+            )
+            .await;
+        last = res["result"].clone();
+        if done(&last) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    last
+}
+
+/// An editor that turns scheduling off (VS Code in an untrusted workspace) sends
+/// `scheduler.enabled = false` as initializationOptions: a due note in a trusted workspace
+/// does not fire, the lens and `livenote.noteStatus` say so; turning it back on with
+/// `workspace/didChangeConfiguration` fires the note.
+#[tokio::test]
+async fn client_settings_turn_scheduling_off_and_on() {
+    let note = "---\ntitle: Hourly\nlive:\n  objective: say something\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n# Hourly\n\nold body\n";
+    let settings = json!({"livenote": {"scheduler": {"enabled": false}}});
+    let mut c = TestClient::start_with_settings(
+        &[(".livenote.toml", CONFIG), ("hourly.md", note)],
+        utf16_caps(),
+        settings,
+    )
+    .await;
+    // Trusted beforehand, so only the setting holds the run back.
+    let store = livenote::workspace::trust::TrustStore::in_dir(&c.root.path().join(".data"));
+    store.trust(c.root.path()).unwrap_or_else(|e| panic!("{e}"));
+    let passive = c.open("plain.md", "# Plain\n").await;
+    let res = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "livenote.noteStatus", "arguments": [passive]}),
+        )
+        .await;
+    assert_eq!(res["result"], json!({"live": false}), "{res}");
+    let uri = c.open("hourly.md", note).await;
+    let status = note_status_until(&mut c, &uri, |s| s["schedulingEnabled"] == false).await;
+    let rendered = format!(
+        "{} {} due={} next={} lastAttemptAt={} schedulingEnabled={}",
+        status["path"],
+        status["status"],
+        status["due"],
+        status["nextDue"],
+        status["lastAttemptAt"],
+        status["schedulingEnabled"]
+    );
+    check(
+        &rendered,
+        expect![[
+            r#""hourly.md" "live" due="cron" next="2026-11-23T09:07:00-06:00" lastAttemptAt=null schedulingEnabled=false"#
+        ]],
+    );
+    let lenses = c.request("textDocument/codeLens", json!({"textDocument": {"uri": uri}})).await;
+    assert_eq!(lenses["result"][0]["command"]["title"], "● Live · never run · scheduling off", "{lenses}");
+    assert_eq!(std::fs::read_to_string(c.root.path().join("hourly.md")).unwrap_or_default(), note);
+
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"livenote": {"scheduler": {"enabled": true}}}}),
+    )
+    .await;
+    let status =
+        note_status_until(&mut c, &uri, |s| s["lastRunAt"].is_string() && s["status"] == "live").await;
+    assert_eq!(status["schedulingEnabled"], true, "{status}");
+    assert_eq!(status["status"], "live", "{status}");
+    let text = c.doc(&uri).text;
+    assert!(text.ends_with("# Hourly\n\nAgent wrote this.\n"), "{text}");
+    c.shutdown().await;
+}
+
+/// Settings the server cannot use are shown to the user, who cannot see the server's log.
+#[tokio::test]
+async fn bad_client_settings_are_shown() {
+    let settings = json!({"agent": {"max_steps": "many"}, "schedule": {}});
+    let mut c = TestClient::start_with_settings(&[("a.md", "# A\n")], utf16_caps(), settings).await;
+    let msg = c.next_notification("window/showMessage").await;
+    check(
+        msg["message"].as_str().unwrap_or(""),
+        expect![
+            "livenote settings: client settings: `agent.max_steps` must be an integer, not a string; client settings: unknown key `schedule` (did you mean `scheduler`?)"
+        ],
+    );
+    c.shutdown().await;
+}
