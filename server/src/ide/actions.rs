@@ -104,6 +104,15 @@ fn note_actions<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live, actions: &mut Vec<Acti
     if let Ok(edits) = rewrite::make_passive(ctx.text) {
         actions.push(rewrite_action("Make passive", edits, commands::MAKE_PASSIVE, Vec::new()));
     }
+    // The trust question is asked once, and not at all by clients without
+    // showMessageRequest (Helix): the answer stays reachable from the note.
+    let scheduled = live.has_triggers() || live.event_match_criteria.is_some();
+    if ctx.facts.trusted == Some(false) && scheduled && !live.has_errors {
+        actions.push(command_action(
+            "Trust this workspace (let its notes run on their own)",
+            commands::TRUST_WORKSPACE,
+        ));
+    }
 }
 
 fn rewrite_action(title: &str, edits: Vec<TextEdit>, id: &'static str, args: Vec<Value>) -> Action {
@@ -219,6 +228,21 @@ live:
                 Refactor Pause [livenote.setActive false]
                 Source Undo last run [livenote.undoLastRun]
                 Refactor Make passive [livenote.makePassive]
+            "#]],
+        );
+    }
+
+    #[test]
+    fn untrusted_offers_trust() {
+        check_with(
+            RunFacts { running: false, trusted: Some(false), scheduling_off: false },
+            NOTE,
+            expect![[r#"
+                Source Run now [livenote.run]
+                Refactor Pause [livenote.setActive false]
+                Source Undo last run [livenote.undoLastRun]
+                Refactor Make passive [livenote.makePassive]
+                Source Trust this workspace (let its notes run on their own) [livenote.trustWorkspace]
             "#]],
         );
     }

@@ -45,7 +45,11 @@ pub fn code_lenses<Tz: TimeZone>(ctx: &Ctx<Tz>) -> Vec<Lens> {
     let state = status::status(live, ctx.facts);
     let lens = |title: String, command: Option<Command>| Lens { range: range.clone(), title, command };
 
-    let mut lenses = vec![lens(status_text(ctx, live, state), None)];
+    // "Waiting for trust" answers the question when clicked.
+    let title = status_text(ctx, live, state);
+    let status_command =
+        (state == Status::Untrusted).then(|| command(&title, commands::TRUST_WORKSPACE, Vec::new()));
+    let mut lenses = vec![lens(title, status_command)];
     if ctx.facts.running {
         lenses.push(lens("Stop".to_owned(), Some(command("Stop", commands::STOP, Vec::new()))));
     } else if state != Status::Invalid {
@@ -292,7 +296,7 @@ live:
             RunFacts { running: false, trusted: Some(false), scheduling_off: false },
             &hourly(RAN),
             expect![[r#"
-                3:1 Waiting for trust
+                3:1 Waiting for trust [livenote.trustWorkspace]
                 3:1 Run now [livenote.run]
                 3:1 Pause [livenote.setActive false]
             "#]],
