@@ -1,6 +1,9 @@
-//! The README's Neovim setup, end to end: headless Neovim 0.11 loads `tests/e2e/nvim/init.lua`
-//! (the README's snippet, verbatim) and runs `tests/e2e/nvim/test.lua` against this build's
-//! `livenote lsp`: diagnostics, completion, "Make live", the status lens, inlay hints.
+//! Neovim, end to end, headless, against this build's `livenote lsp`:
+//! - the README's setup: Neovim 0.11 loads `tests/e2e/nvim/init.lua` (the README's snippet,
+//!   verbatim) and runs `tests/e2e/nvim/test.lua`: diagnostics, completion, "Make live", the
+//!   status lens, inlay hints;
+//! - the plugin (`editors/nvim`): `tests/e2e/nvim/plugin_test.lua` loads it alone and drives
+//!   its commands; again on Neovim 0.10 when `tests/e2e/nvim/install-0.10.sh` installed it.
 //!
 //! Neovim comes from `bash tests/e2e/nvim/install.sh` (CI runs it first). Found as
 //! `$LIVENOTE_NVIM`, else `$LIVENOTE_NVIM_VENV/bin/nvim`, else `<repo>/target/nvim-venv/bin/nvim`,
@@ -16,7 +19,7 @@ use std::process::{Command, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// A backstop: test.lua stops itself after 120 s.
+/// A backstop: test.lua and plugin_test.lua stop themselves after 120 s.
 const TIMEOUT: Duration = Duration::from_secs(180);
 
 fn repo_root() -> PathBuf {
@@ -76,34 +79,64 @@ fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> JoinHandle<String> {
     })
 }
 
-#[test]
-fn neovim_readme_setup_end_to_end() {
-    let root = repo_root();
-    let skip = std::env::var("LIVENOTE_SKIP_NVIM").is_ok_and(|v| v == "1");
-    if skip {
-        println!("skipped: LIVENOTE_SKIP_NVIM=1 (the Neovim end-to-end test did not run)");
-        return;
+/// What one headless Neovim run printed, and how it ended.
+struct NvimRun {
+    /// The command line, for the report.
+    shown: String,
+    /// `None` when it did not finish in [`TIMEOUT`] and was killed.
+    status: Option<std::process::ExitStatus>,
+    stdout: String,
+    stderr: String,
+    elapsed: Duration,
+}
+
+impl NvimRun {
+    fn report(&self) -> String {
+        format!("$ {}\n--- stdout\n{}--- stderr\n{}---", self.shown, self.stdout, self.stderr)
     }
-    let nvim = find_nvim(&root).unwrap_or_else(|why| {
+
+    /// Panic with the report unless Neovim exited 0 after the script's closing
+    /// "N passed, 0 failed" line (with N > 0), so an init error that exits 0 cannot pass for a
+    /// run; print the report otherwise (shown with `--nocapture`).
+    fn assert_passed(&self, what: &str) {
+        let report = self.report();
+        let Some(status) = self.status else {
+            panic!("Neovim did not finish in {} s and was killed\n{report}", TIMEOUT.as_secs())
+        };
+        let all_passed = self.stdout.lines().any(|l| {
+            l.strip_suffix(" passed, 0 failed").and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n > 0)
+        });
+        assert!(status.success() && all_passed, "{what} failed ({status})\n{report}");
+        println!("{report}\n{what}: {:.1} s", self.elapsed.as_secs_f64());
+    }
+}
+
+/// The Neovim to use, or `None` when `LIVENOTE_SKIP_NVIM=1` says to skip (said on stdout).
+fn nvim_or_skip(root: &Path) -> Option<PathBuf> {
+    if std::env::var("LIVENOTE_SKIP_NVIM").is_ok_and(|v| v == "1") {
+        println!("skipped: LIVENOTE_SKIP_NVIM=1 (the Neovim end-to-end test did not run)");
+        return None;
+    }
+    Some(find_nvim(root).unwrap_or_else(|why| {
         panic!(
             "the Neovim end-to-end test needs Neovim 0.11+: {why}.\n\
              Install it with `bash tests/e2e/nvim/install.sh` (as CI does), point LIVENOTE_NVIM at an \
              nvim 0.11+, or set LIVENOTE_SKIP_NVIM=1 to skip this test."
         )
-    });
+    }))
+}
 
-    // A fresh home for Neovim's state and LSP log; --clean keeps user config and plugins out.
+/// Run `nvim --headless --clean <args>` from the repo root against this build's server, in a
+/// fresh home (state, LSP log; --clean keeps user config and plugins out), with the backstop
+/// timeout; both pipes are drained while it runs.
+fn run_nvim(nvim: &Path, root: &Path, args: &[&str]) -> NvimRun {
     let home = tempfile::tempdir().unwrap_or_else(|e| panic!("temp dir: {e}"));
-    let e2e = root.join("tests/e2e/nvim");
     let started = Instant::now();
-    let mut child = Command::new(&nvim)
-        .current_dir(&root)
+    let mut child = Command::new(nvim)
+        .current_dir(root)
         .arg("--headless")
         .arg("--clean")
-        .arg("-u")
-        .arg(e2e.join("init.lua"))
-        .arg("-l")
-        .arg(e2e.join("test.lua"))
+        .args(args)
         .env("LIVENOTE_BIN", env!("CARGO_BIN_EXE_livenote"))
         .env("XDG_CONFIG_HOME", home.path().join("config"))
         .env("XDG_DATA_HOME", home.path().join("data"))
@@ -132,24 +165,62 @@ fn neovim_readme_setup_end_to_end() {
             Err(e) => panic!("wait for nvim: {e}"),
         }
     };
-    let elapsed = started.elapsed();
-    let stdout = stdout.join().unwrap_or_default();
-    let stderr = stderr.join().unwrap_or_default();
-    let report = format!(
-        "$ {} --headless --clean -u tests/e2e/nvim/init.lua -l tests/e2e/nvim/test.lua\n\
-         --- stdout\n{stdout}--- stderr\n{stderr}---",
-        nvim.display()
-    );
-    let Some(status) = status else {
-        panic!("Neovim did not finish in {} s and was killed\n{report}", TIMEOUT.as_secs())
-    };
-    // A clean exit must come with test.lua's closing line, so an init error that exits 0
-    // cannot pass for a run.
-    let all_passed = stdout.lines().any(|l| {
-        l.strip_suffix(" passed, 0 failed").and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n > 0)
+    NvimRun {
+        shown: format!("{} --headless --clean {}", nvim.display(), args.join(" ")),
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+        elapsed: started.elapsed(),
+    }
+}
+
+#[test]
+fn neovim_readme_setup_end_to_end() {
+    let root = repo_root();
+    let Some(nvim) = nvim_or_skip(&root) else { return };
+    run_nvim(&nvim, &root, &["-u", "tests/e2e/nvim/init.lua", "-l", "tests/e2e/nvim/test.lua"])
+        .assert_passed("Neovim end-to-end test");
+}
+
+/// The Neovim plugin (`editors/nvim`), loaded with nothing else, end to end:
+/// `tests/e2e/nvim/plugin_test.lua` puts only editors/nvim on 'runtimepath', calls
+/// `require('livenote').setup()` and drives the :Live* commands against this build's server
+/// (make live, trust, run with the `command` provider, pause/resume, the quickfix list, help,
+/// :checkhealth).
+#[test]
+fn neovim_plugin_end_to_end() {
+    let root = repo_root();
+    let Some(nvim) = nvim_or_skip(&root) else { return };
+    run_nvim(&nvim, &root, &["-l", "tests/e2e/nvim/plugin_test.lua"]).assert_passed("Neovim plugin test");
+}
+
+/// The plugin on the oldest Neovim it supports, 0.10 (its `vim.lsp.start` path), when
+/// `bash tests/e2e/nvim/install-0.10.sh` has installed one: `$LIVENOTE_NVIM010`, else
+/// `$LIVENOTE_NVIM010_DIR/nvim`, else `<repo>/target/nvim-0.10/nvim`. Without it the test says
+/// so and passes: 0.10 comes from Debian packages, which not every machine can install.
+#[test]
+fn neovim_0_10_plugin_end_to_end() {
+    let root = repo_root();
+    if std::env::var("LIVENOTE_SKIP_NVIM").is_ok_and(|v| v == "1") {
+        println!("skipped: LIVENOTE_SKIP_NVIM=1 (the Neovim 0.10 plugin test did not run)");
+        return;
+    }
+    let nvim = env_path("LIVENOTE_NVIM010").unwrap_or_else(|| {
+        env_path("LIVENOTE_NVIM010_DIR").unwrap_or_else(|| root.join("target/nvim-0.10")).join("nvim")
     });
-    assert!(status.success() && all_passed, "the Neovim end-to-end test failed ({status})\n{report}");
-    println!("{report}\nNeovim end-to-end test: {:.1} s", elapsed.as_secs_f64());
+    match version(&nvim) {
+        Some((0, 10)) => {}
+        Some((major, minor)) => panic!("{} is Neovim {major}.{minor}, not 0.10", nvim.display()),
+        None => {
+            println!(
+                "skipped: no Neovim 0.10 at {} (install it with `bash tests/e2e/nvim/install-0.10.sh`)",
+                nvim.display()
+            );
+            return;
+        }
+    }
+    run_nvim(&nvim, &root, &["-l", "tests/e2e/nvim/plugin_test.lua"])
+        .assert_passed("Neovim 0.10 plugin test");
 }
 
 /// The README's Neovim snippet is `init.lua`, character for character, so what users copy is

@@ -1,0 +1,481 @@
+--- The :Live* user commands, the quickfix list of live notes and the optional keymaps.
+--- Everything is asynchronous: a slow server never freezes the editor.
+local compat = require('livenote.compat')
+
+local M = {}
+
+local levels = vim.log.levels
+
+local function notify(msg, level)
+  require('livenote').notify(msg, level)
+end
+
+local function current(bufnr)
+  return (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+end
+
+--- The livenote client of a buffer, or nil after telling the user why there is none.
+---@param bufnr integer
+---@return vim.lsp.Client?
+local function client_or_warn(bufnr)
+  local client = require('livenote').get_client(bufnr)
+  if client then
+    return client
+  end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local why
+  if not require('livenote').did_setup then
+    why = "require('livenote').setup() has not been called"
+  elseif name == '' then
+    why = 'this buffer is not a file; open a markdown note'
+  elseif not vim.tbl_contains(require('livenote.config').current.filetypes, vim.bo[bufnr].filetype) then
+    why = ('this buffer is %s, not a note (filetypes: %s)'):format(
+      vim.bo[bufnr].filetype == '' and 'not markdown' or ('filetype ' .. vim.bo[bufnr].filetype),
+      table.concat(require('livenote.config').current.filetypes, ', ')
+    )
+  else
+    why = 'the server is not attached to this note; see :checkhealth livenote'
+  end
+  notify('no livenote server for this buffer: ' .. why, levels.WARN)
+  return nil
+end
+
+--- Report a failed command ("livenote: Run now failed: <server's message>").
+---@param what string
+---@param err lsp.ResponseError|string
+local function report(what, err)
+  local msg = type(err) == 'table' and (err.message or vim.inspect(err)) or tostring(err)
+  notify(('%s failed: %s'):format(what, msg), levels.ERROR)
+end
+
+--- Run a server command for a note (the URI is always the first argument).
+---@param bufnr integer
+---@param title string what the user asked for, for messages
+---@param command string
+---@param extra any[] arguments after the URI
+---@param on_ok? fun(result: any, client: vim.lsp.Client)
+local function note_command(bufnr, title, command, extra, on_ok)
+  local client = client_or_warn(bufnr)
+  if not client then
+    return
+  end
+  local args = { vim.uri_from_bufnr(bufnr) }
+  vim.list_extend(args, extra)
+  compat.exec(client, bufnr, command, args, function(err, result)
+    if err then
+      report(title, err)
+    elseif on_ok then
+      on_ok(result, client)
+    end
+    -- The server tells 0.10/0.11 about status changes, but not every edit changes a status
+    -- ("Make live" on a note that was already being edited): refresh once more to be sure.
+    if vim.api.nvim_buf_is_valid(bufnr) then
+      require('livenote.lens').schedule(bufnr, 200)
+    end
+  end)
+end
+
+--- What the simple commands send: title, server command, extra arguments.
+---@type table<string, {[1]: string, [2]: string, [3]: any[]}>
+local SIMPLE = {
+  stop = { 'Stop', 'livenote.stop', {} },
+  make = { 'Make live', 'livenote.makeLive', {} },
+  passive = { 'Make passive', 'livenote.makePassive', {} },
+  pause = { 'Pause', 'livenote.setActive', { false } },
+  resume = { 'Resume', 'livenote.setActive', { true } },
+  undo = { 'Undo last run', 'livenote.undoLastRun', {} },
+  trust = { 'Trust workspace', 'livenote.trustWorkspace', {} },
+}
+
+---@param what 'stop'|'make'|'passive'|'pause'|'resume'|'undo'|'trust'
+---@param bufnr? integer
+function M.simple(what, bufnr)
+  bufnr = current(bufnr)
+  local s = assert(SIMPLE[what], what)
+  note_command(bufnr, s[1], s[2], s[3], function(result)
+    if what == 'stop' and type(result) == 'table' and result.stopped == false then
+      notify('nothing to stop: the note is not updating', levels.INFO)
+    elseif what == 'trust' and type(result) == 'table' then
+      notify('trusted ' .. table.concat(result, ', '), levels.INFO)
+    end
+  end)
+end
+
+---@param bufnr? integer
+---@param context? string
+function M.run(bufnr, context)
+  bufnr = current(bufnr)
+  if context and vim.trim(context) == '' then
+    context = nil
+  end
+  note_command(bufnr, 'Run now', 'livenote.run', { context }, function()
+    notify('updating ' .. vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t') .. '…')
+  end)
+end
+
+-------------------------------------------------------------------------------------------------
+-- Times in list entries
+
+--- Seconds since the epoch of an RFC 3339 time ("2026-05-08T15:00:01.234Z", "...+02:00").
+---@param s string?
+---@return integer?
+local function parse_time(s)
+  if type(s) ~= 'string' then
+    return nil
+  end
+  local y, mo, d, h, mi, sec, rest = s:match('^(%d+)-(%d+)-(%d+)[T ](%d+):(%d+):(%d+)(.*)$')
+  if not y then
+    return nil
+  end
+  local offset = 0
+  local sign, oh, om = rest:match('([+-])(%d%d):?(%d%d)$')
+  if sign then
+    offset = (tonumber(oh) * 3600 + tonumber(om) * 60) * (sign == '-' and -1 or 1)
+  end
+  -- os.time reads the table as local time; undo that to get UTC, then apply the offset.
+  local t = {
+    year = tonumber(y),
+    month = tonumber(mo),
+    day = tonumber(d),
+    hour = tonumber(h),
+    min = tonumber(mi),
+    sec = tonumber(sec),
+    isdst = false,
+  }
+  local as_local = os.time(t)
+  local utc_of_that = os.time(os.date('!*t', as_local) --[[@as osdateparam]])
+  return as_local + (as_local - utc_of_that) - offset
+end
+
+--- "just now", "5 min ago", "3 h ago", "2 d ago".
+---@param t integer
+---@return string
+local function ago(t)
+  local s = os.time() - t
+  if s < 60 then
+    return 'just now'
+  elseif s < 3600 then
+    return ('%d min ago'):format(math.floor(s / 60))
+  elseif s < 86400 then
+    return ('%d h ago'):format(math.floor(s / 3600))
+  end
+  return ('%d d ago'):format(math.floor(s / 86400))
+end
+
+--- "15:00" today, else "Tue 09:00" within a week, else "2026-05-08 09:00", in local time.
+---@param t integer
+---@return string
+local function at(t)
+  local now = os.time()
+  if os.date('%Y-%m-%d', t) == os.date('%Y-%m-%d', now) then
+    return os.date('%H:%M', t) --[[@as string]]
+  elseif t > now and t - now < 6 * 86400 then
+    return os.date('%a %H:%M', t) --[[@as string]]
+  end
+  return os.date('%Y-%m-%d %H:%M', t) --[[@as string]]
+end
+
+--- The words for a status from livenote.listNotes.
+local STATUS = {
+  live = '● live',
+  running = 'updating…',
+  paused = 'paused',
+  untrusted = 'waiting for trust',
+  failed = 'failed',
+  invalid = 'invalid',
+}
+
+--- One line about a live note: "● live · updated 5 min ago · next 15:00".
+---@param item table an entry of livenote.listNotes
+---@return string
+function M.describe(item)
+  local parts = { STATUS[item.status] or tostring(item.status) }
+  local last = parse_time(item.lastRunAt)
+  table.insert(parts, last and ('updated ' .. ago(last)) or 'never run')
+  local next_due = parse_time(item.nextDue)
+  local triggers = type(item.triggers) == 'table' and item.triggers or {}
+  if item.status == 'invalid' then
+    -- Nothing fires until the errors are fixed; the diagnostics say what they are.
+    table.insert(parts, 'fix the errors in live:')
+  elseif item.due and item.due ~= vim.NIL then
+    table.insert(parts, 'due now (' .. tostring(item.due) .. ')')
+  elseif next_due then
+    table.insert(parts, 'next ' .. at(next_due))
+  elseif item.active ~= false and not triggers.cronExpr and not triggers.windows then
+    table.insert(parts, triggers.eventMatchCriteria and 'on events' or 'manual only')
+  end
+  if type(item.lastRunError) == 'string' and item.lastRunError ~= '' then
+    local reason = item.lastRunError:gsub('%s+', ' ')
+    if #reason > 80 then
+      reason = reason:sub(1, 77) .. '...'
+    end
+    table.insert(parts, 'error: ' .. reason)
+  end
+  return table.concat(parts, ' · ')
+end
+
+-------------------------------------------------------------------------------------------------
+-- :LiveList and :LiveStatus
+
+--- The line of the `live:` key in a note's frontmatter (1-based), 1 if not found. Reads the
+--- buffer when the note is loaded (it may be unsaved), else the head of the file.
+---@param path string
+---@return integer
+local function live_line(path)
+  -- Compared by name, not with bufnr(), which reads its argument as a file pattern.
+  local real = vim.uv.fs_realpath(path) or path
+  local bufnr
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    local name = vim.api.nvim_buf_get_name(b)
+    if name ~= '' and vim.api.nvim_buf_is_loaded(b) and (vim.uv.fs_realpath(name) or name) == real then
+      bufnr = b
+      break
+    end
+  end
+  local lines
+  if bufnr then
+    lines = vim.api.nvim_buf_get_lines(bufnr, 0, 400, false)
+  else
+    local ok, l = pcall(vim.fn.readfile, path, '', 400)
+    lines = ok and l or {}
+  end
+  local first = (lines[1] or ''):gsub('^\239\187\191', ''):gsub('\r$', '')
+  if first ~= '---' then
+    return 1
+  end
+  for i = 2, #lines do
+    local l = lines[i]:gsub('\r$', '')
+    if l == '---' or l == '...' then
+      break
+    elseif l:match('^live%s*:') then
+      return i
+    end
+  end
+  return 1
+end
+
+--- The absolute path of a listNotes entry: its path is relative to the workspace folder the
+--- note is in, so try the client's folders (root_dir first).
+---@param client vim.lsp.Client
+---@param rel string
+---@return string
+local function resolve(client, rel)
+  if rel:sub(1, 1) == '/' or rel:match('^%a:[/\\]') then
+    return rel
+  end
+  local roots = { client.root_dir }
+  for _, f in ipairs(client.workspace_folders or {}) do
+    table.insert(roots, vim.uri_to_fname(f.uri))
+  end
+  for _, root in ipairs(roots) do
+    if root then
+      local p = vim.fs.joinpath(root, rel)
+      if vim.uv.fs_stat(p) then
+        return p
+      end
+    end
+  end
+  return vim.fs.joinpath(client.root_dir or vim.fn.getcwd(), rel)
+end
+
+--- Ask every running livenote server for its live notes; `done` gets (entries, errors) once
+--- all have answered. Each entry is a listNotes item plus `filename`.
+---@param done fun(entries: table[], errors: string[])
+local function collect(done)
+  local clients = vim.lsp.get_clients({ name = require('livenote').NAME })
+  local entries, errors, waiting = {}, {}, #clients
+  if waiting == 0 then
+    return done(entries, errors)
+  end
+  local seen = {}
+  for _, client in ipairs(clients) do
+    -- Any buffer of the client will do for the request; the command takes no arguments.
+    local bufnr = next(client.attached_buffers or {}) or vim.api.nvim_get_current_buf()
+    compat.exec(client, bufnr, 'livenote.listNotes', {}, function(err, result)
+      if err then
+        table.insert(errors, err.message or vim.inspect(err))
+      else
+        for _, item in ipairs(type(result) == 'table' and result or {}) do
+          local filename = resolve(client, item.path)
+          -- Two servers over nested folders may both list a note: show it once.
+          local key = vim.uv.fs_realpath(filename) or filename
+          if not seen[key] then
+            seen[key] = true
+            item.filename = filename
+            table.insert(entries, item)
+          end
+        end
+      end
+      waiting = waiting - 1
+      if waiting == 0 then
+        table.sort(entries, function(a, b)
+          return a.filename < b.filename
+        end)
+        done(entries, errors)
+      end
+    end)
+  end
+end
+
+--- Fill the quickfix list with the live notes and open it.
+---@param opts? { open?: boolean, on_done?: fun(items: table[]) }
+function M.list(opts)
+  opts = opts or {}
+  if #vim.lsp.get_clients({ name = require('livenote').NAME }) == 0 then
+    notify('no livenote server is running: open a note (a markdown file) first', levels.WARN)
+    return
+  end
+  collect(function(entries, errors)
+    for _, e in ipairs(errors) do
+      report('List live notes', e)
+    end
+    if #entries == 0 and #errors > 0 then
+      return
+    end
+    local items = {}
+    for _, e in ipairs(entries) do
+      table.insert(items, {
+        filename = e.filename,
+        lnum = live_line(e.filename),
+        col = 1,
+        text = M.describe(e),
+        type = (e.status == 'failed' or e.status == 'invalid') and 'E' or nil,
+        user_data = e,
+      })
+    end
+    vim.fn.setqflist({}, ' ', { title = 'livenote: live notes', items = items })
+    if #items == 0 then
+      notify('no live notes in the workspace (:LiveMake makes the current note live)')
+    elseif opts.open ~= false then
+      vim.cmd('botright copen')
+    end
+    if opts.on_done then
+      opts.on_done(items)
+    end
+  end)
+end
+
+--- Echo the status of the current note.
+---@param bufnr? integer
+function M.status(bufnr)
+  bufnr = current(bufnr)
+  local client = client_or_warn(bufnr)
+  if not client then
+    return
+  end
+  local me = vim.uv.fs_realpath(vim.api.nvim_buf_get_name(bufnr)) or vim.api.nvim_buf_get_name(bufnr)
+  compat.exec(client, bufnr, 'livenote.listNotes', {}, function(err, result)
+    if err then
+      return report('Status', err)
+    end
+    -- The server lists notes as saved on disk, while the lens follows the buffer: with unsaved
+    -- changes (":LivePause" not yet written) the lens is the truer answer.
+    local modified = vim.bo[bufnr].modified
+    local unsaved = modified and ' (unsaved)' or ''
+    local lens = require('livenote').statusline(bufnr)
+    if modified and lens ~= '' then
+      return notify(vim.fn.fnamemodify(me, ':t') .. ': ' .. lens .. unsaved)
+    end
+    for _, item in ipairs(type(result) == 'table' and result or {}) do
+      local p = resolve(client, item.path)
+      if (vim.uv.fs_realpath(p) or p) == me then
+        return notify(item.path .. ': ' .. M.describe(item) .. unsaved)
+      end
+    end
+    if lens ~= '' then
+      return notify(vim.fn.fnamemodify(me, ':t') .. ': ' .. lens .. unsaved)
+    end
+    notify('not a live note (:LiveMake makes it live)' .. unsaved)
+  end)
+end
+
+-------------------------------------------------------------------------------------------------
+-- Registration
+
+--- Define the user commands (global: they act on the current buffer, and say so when it has no
+--- livenote server).
+function M.create()
+  local cmd = vim.api.nvim_create_user_command
+  cmd('LiveRun', function(a)
+    M.run(0, a.args)
+  end, { nargs = '*', desc = 'livenote: update the current note now (arguments: extra context)' })
+  cmd('LiveStop', function()
+    M.simple('stop')
+  end, { desc = 'livenote: stop the running update of the current note' })
+  cmd('LiveMake', function()
+    M.simple('make')
+  end, { desc = 'livenote: make the current note live' })
+  cmd('LivePause', function()
+    M.simple('pause')
+  end, { desc = 'livenote: pause the current live note (active: false)' })
+  cmd('LiveResume', function()
+    M.simple('resume')
+  end, { desc = 'livenote: resume the current live note' })
+  cmd('LivePassive', function()
+    M.simple('passive')
+  end, { desc = 'livenote: make the current note passive (remove live:)' })
+  cmd('LiveUndo', function()
+    M.simple('undo')
+  end, { desc = "livenote: restore the body from before the note's last run" })
+  cmd('LiveTrust', function()
+    M.simple('trust')
+  end, { desc = "livenote: trust the current note's workspace" })
+  cmd('LiveList', function()
+    M.list()
+  end, { desc = 'livenote: list the live notes in the quickfix list' })
+  cmd('LiveStatus', function()
+    M.status()
+  end, { desc = 'livenote: show the status of the current note' })
+end
+
+--- Buffer-local mappings (opt-in with `keymaps`).
+---@param bufnr integer
+---@param maps table<livenote.KeymapAction, string|false>
+function M.set_keymaps(bufnr, maps)
+  local actions = {
+    run = { M.run, 'Run now' },
+    stop = {
+      function()
+        M.simple('stop')
+      end,
+      'Stop',
+    },
+    make = {
+      function()
+        M.simple('make')
+      end,
+      'Make live',
+    },
+    pause = {
+      function()
+        M.simple('pause')
+      end,
+      'Pause',
+    },
+    resume = {
+      function()
+        M.simple('resume')
+      end,
+      'Resume',
+    },
+    undo = {
+      function()
+        M.simple('undo')
+      end,
+      'Undo last run',
+    },
+    list = { M.list, 'List live notes' },
+    status = { M.status, 'Status' },
+    lens = { vim.lsp.codelens.run, 'Run the code lens on this line' },
+  }
+  for action, lhs in pairs(maps) do
+    local a = actions[action]
+    if a and lhs then
+      vim.keymap.set('n', lhs, function()
+        a[1]()
+      end, { buffer = bufnr, desc = 'livenote: ' .. a[2] })
+    end
+  end
+end
+
+return M
