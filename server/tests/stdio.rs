@@ -19,8 +19,10 @@ struct Server {
 
 impl Server {
     fn start(root: &std::path::Path) -> Server {
+        // `--stdio` as vscode-languageclient passes it (ignored; plain `lsp` is tested by
+        // tests/helix.rs, which starts the server as Helix's languages.toml says).
         let mut child = Command::new(env!("CARGO_BIN_EXE_livenote"))
-            .arg("lsp")
+            .args(["lsp", "--stdio"])
             .current_dir(root)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::piped())

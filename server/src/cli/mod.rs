@@ -38,7 +38,12 @@ pub enum Command {
         format: Format,
     },
     /// Run the language server over stdio (for editors).
-    Lsp,
+    Lsp {
+        /// Accepted and ignored: stdio is the only transport, and some clients
+        /// (vscode-languageclient's `TransportKind.stdio`) always pass it.
+        #[arg(long, hide = true)]
+        stdio: bool,
+    },
     /// Run one note now (manual run; ignores `active`, backoff and trust).
     Run {
         note: PathBuf,
@@ -111,7 +116,7 @@ pub fn run(cli: Cli) -> u8 {
     let result = match cli.command {
         Command::Check { paths, format } => check::run(&paths, format, &mut out),
         Command::List { dir, format, at } => list::run(dir, format, at.as_deref(), &mut out),
-        Command::Lsp => {
+        Command::Lsp { stdio: _ } => {
             drop(out);
             return lsp();
         }

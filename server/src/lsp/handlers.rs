@@ -71,7 +71,7 @@ pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
     if let Some(settings) = params.initialization_options.and_then(client_settings)
         && let Ok(mut s) = state.settings.write()
     {
-        *s = Some(settings);
+        *s = settings;
     }
     InitializeResult {
         server_info: Some(ServerInfo {
@@ -193,17 +193,21 @@ fn create_engines(client: &Client, state: &Arc<State>) {
     }
 }
 
-/// The client's settings for livenote, or `None` when it sent none. Clients nest them under
-/// `livenote` (VS Code's section convention) or send the table itself; an empty table means
-/// "nothing set" (Neovim sends `{}` when the user configured nothing).
-fn client_settings(value: Value) -> Option<Value> {
+/// The client's settings for livenote: `None` for "not sent" (`null`), else the settings
+/// table, `Some(None)` when it is empty (the user set nothing, or removed the last setting:
+/// the client layer is cleared). Clients nest them under `livenote` (VS Code's section
+/// convention) or send the table itself.
+fn client_settings(value: Value) -> Option<Option<Value>> {
     let value = match value {
-        Value::Object(mut map) if map.contains_key("livenote") => map.remove("livenote")?,
+        Value::Null => return None,
+        Value::Object(mut map) if map.contains_key("livenote") => map.remove("livenote").unwrap_or_default(),
         other => other,
     };
     match &value {
-        Value::Object(map) if !map.is_empty() => Some(value),
-        _ => None,
+        Value::Object(map) if !map.is_empty() => Some(Some(value)),
+        // A non-table is reported as a problem by the configuration loader.
+        Value::Object(_) | Value::Null => Some(None),
+        _ => Some(Some(value)),
     }
 }
 
@@ -230,10 +234,10 @@ fn report_config_problems(client: &Client, problems: &[crate::config::ConfigProb
 pub fn did_change_configuration(client: &Client, state: &Arc<State>, params: DidChangeConfigurationParams) {
     let Some(settings) = client_settings(params.settings) else { return };
     if let Ok(mut s) = state.settings.write() {
-        *s = Some(settings.clone());
+        *s = settings.clone();
     }
     for engine in state.engines() {
-        let (config, problems) = crate::config::Config::load(Some(&engine.root), Some(&settings));
+        let (config, problems) = crate::config::Config::load(Some(&engine.root), settings.as_ref());
         report_config_problems(client, &problems);
         if let Ok(mut c) = engine.config.write() {
             *c = config;
@@ -912,7 +916,7 @@ fn list_notes(state: &State) -> Value {
 
 /// `livenote.noteStatus`: one note's status for an editor's status bar, from the open buffer
 /// (else the file): `{"live": false}` for a passive note, else the `listNotes` item plus
-/// `live` and `schedulingEnabled`.
+/// `live` and `schedulerEnabled`.
 fn note_status(state: &State, uri: &Uri) -> Result<Value> {
     let path = uri.to_file_path().map(|p| p.into_owned());
     let (snap, from_disk);
@@ -942,7 +946,7 @@ fn note_status(state: &State, uri: &Uri) -> Result<Value> {
     let mut value = serde_json::to_value(item).map_err(|e| Error::invalid_params(e.to_string()))?;
     if let Value::Object(map) = &mut value {
         map.insert("live".to_owned(), Value::Bool(true));
-        map.insert("schedulingEnabled".to_owned(), Value::Bool(!facts.scheduling_off));
+        map.insert("schedulerEnabled".to_owned(), Value::Bool(!facts.scheduling_off));
     }
     Ok(value)
 }

@@ -256,7 +256,7 @@ async fn lenses_hints_hover_completion() {
     check(
         &rendered,
         expect![[r#"
-            1 "Waiting for trust" ""
+            1 "Waiting for trust" "livenote.trustWorkspace"
             1 "Run now" "livenote.run"
             1 "Pause" "livenote.setActive"
         "#]],
@@ -504,7 +504,7 @@ async fn note_status_until(c: &mut TestClient, uri: &str, done: impl Fn(&Value) 
 /// An editor that turns scheduling off (VS Code in an untrusted workspace) sends
 /// `scheduler.enabled = false` as initializationOptions: a due note in a trusted workspace
 /// does not fire, the lens and `livenote.noteStatus` say so; turning it back on with
-/// `workspace/didChangeConfiguration` fires the note.
+/// `workspace/didChangeConfiguration` (here by clearing the setting) fires the note.
 #[tokio::test]
 async fn client_settings_turn_scheduling_off_and_on() {
     let note = "---\ntitle: Hourly\nlive:\n  objective: say something\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n# Hourly\n\nold body\n";
@@ -527,20 +527,20 @@ async fn client_settings_turn_scheduling_off_and_on() {
         .await;
     assert_eq!(res["result"], json!({"live": false}), "{res}");
     let uri = c.open("hourly.md", note).await;
-    let status = note_status_until(&mut c, &uri, |s| s["schedulingEnabled"] == false).await;
+    let status = note_status_until(&mut c, &uri, |s| s["schedulerEnabled"] == false).await;
     let rendered = format!(
-        "{} {} due={} next={} lastAttemptAt={} schedulingEnabled={}",
+        "{} {} due={} next={} lastAttemptAt={} schedulerEnabled={}",
         status["path"],
         status["status"],
         status["due"],
         status["nextDue"],
         status["lastAttemptAt"],
-        status["schedulingEnabled"]
+        status["schedulerEnabled"]
     );
     check(
         &rendered,
         expect![[
-            r#""hourly.md" "live" due="cron" next="2026-11-23T09:07:00-06:00" lastAttemptAt=null schedulingEnabled=false"#
+            r#""hourly.md" "live" due="cron" next="2026-11-23T09:07:00-06:00" lastAttemptAt=null schedulerEnabled=false"#
         ]],
     );
     let lenses = c.request("textDocument/codeLens", json!({"textDocument": {"uri": uri}})).await;
@@ -549,12 +549,13 @@ async fn client_settings_turn_scheduling_off_and_on() {
 
     c.notify(
         "workspace/didChangeConfiguration",
-        json!({"settings": {"livenote": {"scheduler": {"enabled": true}}}}),
+        // The user removed the setting: an empty table clears the client layer (default: on).
+        json!({"settings": {"livenote": {}}}),
     )
     .await;
     let status =
         note_status_until(&mut c, &uri, |s| s["lastRunAt"].is_string() && s["status"] == "live").await;
-    assert_eq!(status["schedulingEnabled"], true, "{status}");
+    assert_eq!(status["schedulerEnabled"], true, "{status}");
     assert_eq!(status["status"], "live", "{status}");
     let text = c.doc(&uri).text;
     assert!(text.ends_with("# Hourly\n\nAgent wrote this.\n"), "{text}");

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Every check of the VS Code extension, from a clean clone: install, lint, unit tests, build,
+# package. Set LIVENOTE_BIN to a livenote binary to run the protocol smoke test as well
+# (npm test skips it otherwise). Leaves livenote.vsix here.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+echo "== npm ci"
+npm ci --no-audit --no-fund
+echo "== npm run lint"
+npm run lint
+echo "== npm test"
+npm test
+echo "== npm run compile"
+npm run compile
+echo "== vsce package"
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+# vsce must not prompt (no TTY in CI anyway); --no-dependencies because esbuild bundled them.
+npx --no-install vsce package --no-dependencies -o livenote.vsix </dev/null 2>&1 | tee "$log"
+# vsce prints " WARNING " (without colour when not on a TTY) for every problem it tolerates.
+if grep -n 'WARNING' "$log"; then
+  echo "ci.sh: vsce printed warnings (above); fix them" >&2
+  exit 1
+fi
+test -s livenote.vsix
+echo "ci.sh: ok ($(du -k livenote.vsix | cut -f1) KiB livenote.vsix)"

@@ -1,0 +1,159 @@
+// The server's side of the contract: command IDs and the shapes of their JSON results.
+// Kept free of `vscode` imports so unit tests and the protocol smoke test can use it.
+
+/** Commands the server implements (workspace/executeCommand). */
+export const ServerCommand = {
+  makeLive: 'livenote.makeLive',
+  run: 'livenote.run',
+  stop: 'livenote.stop',
+  setActive: 'livenote.setActive',
+  makePassive: 'livenote.makePassive',
+  undoLastRun: 'livenote.undoLastRun',
+  listNotes: 'livenote.listNotes',
+  trustWorkspace: 'livenote.trustWorkspace',
+  noteStatus: 'livenote.noteStatus',
+} as const;
+
+/**
+ * The extension's own command IDs. vscode-languageclient registers every command the server
+ * advertises under the server's ID, so ours live in `livenote.ui.*` to avoid a
+ * "command already exists" failure at client start.
+ */
+export const UiCommand = {
+  makeLive: 'livenote.ui.makeLive',
+  run: 'livenote.ui.run',
+  runWithContext: 'livenote.ui.runWithContext',
+  stop: 'livenote.ui.stop',
+  pause: 'livenote.ui.pause',
+  resume: 'livenote.ui.resume',
+  makePassive: 'livenote.ui.makePassive',
+  undoLastRun: 'livenote.ui.undoLastRun',
+  showLiveNotes: 'livenote.ui.showLiveNotes',
+  trustWorkspace: 'livenote.ui.trustWorkspace',
+  restartServer: 'livenote.ui.restartServer',
+  showOutput: 'livenote.ui.showOutput',
+  showProblems: 'livenote.ui.showProblems',
+  showServerMissing: 'livenote.ui.showServerMissing',
+} as const;
+
+export type UiCommandId = (typeof UiCommand)[keyof typeof UiCommand];
+
+export type LiveStatus = 'live' | 'running' | 'paused' | 'failed' | 'untrusted' | 'invalid';
+
+const LIVE_STATUSES: readonly string[] = ['live', 'running', 'paused', 'failed', 'untrusted', 'invalid'];
+
+export interface PassiveNoteStatus {
+  live: false;
+}
+
+export interface LiveNoteStatus {
+  live: true;
+  status: LiveStatus;
+  active: boolean;
+  lastRunAt: string | null;
+  lastAttemptAt: string | null;
+  lastRunError: string | null;
+  nextDue: string | null;
+  due: string | null;
+  schedulerEnabled: boolean;
+}
+
+export type NoteStatus = PassiveNoteStatus | LiveNoteStatus;
+
+export interface TriggersItem {
+  cronExpr?: string;
+  windows?: { startTime?: string; endTime?: string }[];
+  eventMatchCriteria?: string;
+}
+
+export interface ListNotesItem {
+  path: string;
+  active: boolean;
+  status: LiveStatus;
+  triggers: TriggersItem;
+  due: string | null;
+  nextDue: string | null;
+  lastRunAt: string | null;
+  lastAttemptAt: string | null;
+  lastRunError: string | null;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function optString(v: unknown): string | null {
+  return typeof v === 'string' ? v : null;
+}
+
+function liveStatus(v: unknown): LiveStatus {
+  // A status this extension does not know yet (a newer server) is shown as plain live rather
+  // than breaking the status bar.
+  return typeof v === 'string' && LIVE_STATUSES.includes(v) ? (v as LiveStatus) : 'live';
+}
+
+/** Read a `livenote.noteStatus` result defensively: the server may be older or newer. */
+export function parseNoteStatus(raw: unknown): NoteStatus | undefined {
+  if (!isRecord(raw) || typeof raw.live !== 'boolean') {
+    return undefined;
+  }
+  if (!raw.live) {
+    return { live: false };
+  }
+  return {
+    live: true,
+    status: liveStatus(raw.status),
+    active: raw.active !== false,
+    lastRunAt: optString(raw.lastRunAt),
+    lastAttemptAt: optString(raw.lastAttemptAt),
+    lastRunError: optString(raw.lastRunError),
+    nextDue: optString(raw.nextDue),
+    due: optString(raw.due),
+    schedulerEnabled: raw.schedulerEnabled !== false,
+  };
+}
+
+function parseTriggers(raw: unknown): TriggersItem {
+  if (!isRecord(raw)) {
+    return {};
+  }
+  const out: TriggersItem = {};
+  if (typeof raw.cronExpr === 'string') {
+    out.cronExpr = raw.cronExpr;
+  }
+  if (Array.isArray(raw.windows)) {
+    out.windows = raw.windows.filter(isRecord).map((w) => ({
+      startTime: typeof w.startTime === 'string' ? w.startTime : undefined,
+      endTime: typeof w.endTime === 'string' ? w.endTime : undefined,
+    }));
+  }
+  if (typeof raw.eventMatchCriteria === 'string') {
+    out.eventMatchCriteria = raw.eventMatchCriteria;
+  }
+  return out;
+}
+
+/** Read a `livenote.listNotes` result; items without a path are dropped. */
+export function parseListNotes(raw: unknown): ListNotesItem[] {
+  if (!Array.isArray(raw)) {
+    return [];
+  }
+  return raw.filter(isRecord).flatMap((item): ListNotesItem[] => {
+    if (typeof item.path !== 'string' || item.path === '') {
+      return [];
+    }
+    return [
+      {
+        path: item.path,
+        active: item.active !== false,
+        status: liveStatus(item.status),
+        triggers: parseTriggers(item.triggers),
+        due: optString(item.due),
+        nextDue: optString(item.nextDue),
+        lastRunAt: optString(item.lastRunAt),
+        lastAttemptAt: optString(item.lastAttemptAt),
+        lastRunError: optString(item.lastRunError),
+      },
+    ];
+  });
+}

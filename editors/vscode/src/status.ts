@@ -1,0 +1,186 @@
+// What the status-bar item shows for a note, computed from a `livenote.noteStatus` result.
+// Pure (no `vscode` import) so every status can be unit-tested.
+
+import { UiCommand, type UiCommandId, type LiveNoteStatus, type NoteStatus } from './protocol';
+import { formatAgo, formatWhen } from './time';
+
+export interface StatusView {
+  /** Status-bar text, with a leading `$(codicon)`. */
+  text: string;
+  /** Plain-text tooltip, one fact per line. */
+  tooltip: string;
+  /** What a click does; undefined = nothing. */
+  command: UiCommandId | undefined;
+  /** Status-bar background to draw attention; undefined = default. */
+  background?: 'error' | 'warning';
+}
+
+export interface StatusContext {
+  now: Date;
+  /** VS Code's workspace trust (`vscode.workspace.isTrusted`). */
+  workspaceTrusted: boolean;
+}
+
+export const UNTRUSTED_LINE =
+  'Scheduled and event runs are off: VS Code does not trust this workspace. "Run now" still works.';
+const SCHEDULER_OFF_LINE = 'Scheduled and event runs are off: scheduler.enabled is false in the livenote settings.';
+
+function schedulerLine(status: NoteStatus, ctx: StatusContext): string | undefined {
+  if (!ctx.workspaceTrusted) {
+    return UNTRUSTED_LINE;
+  }
+  if (status.live && !status.schedulerEnabled) {
+    return SCHEDULER_OFF_LINE;
+  }
+  return undefined;
+}
+
+function lastRunLine(s: LiveNoteStatus, now: Date): string {
+  const when = formatWhen(s.lastRunAt, now);
+  return `Last run: ${when ?? 'never'}`;
+}
+
+function nextDueLine(s: LiveNoteStatus, now: Date): string | undefined {
+  if (s.status === 'invalid' || s.status === 'running') {
+    return undefined;
+  }
+  if (s.due) {
+    return `Due now (${s.due})`;
+  }
+  if (!s.active) {
+    return 'Next due: none while paused';
+  }
+  const next = formatWhen(s.nextDue, now);
+  return `Next due: ${next ?? 'manual only (no cron or window trigger)'}`;
+}
+
+function join(lines: (string | undefined)[]): string {
+  return lines.filter((l): l is string => l !== undefined && l !== '').join('\n');
+}
+
+/** The status-bar view of one note. */
+export function noteStatusView(status: NoteStatus, ctx: StatusContext): StatusView {
+  const schedLine = schedulerLine(status, ctx);
+  if (!status.live) {
+    return {
+      text: '$(circle-outline) Passive',
+      tooltip: join([
+        'livenote: this note is passive (its frontmatter has no live: block).',
+        schedLine,
+        'Click to make it live.',
+      ]),
+      command: UiCommand.makeLive,
+    };
+  }
+  const { now } = ctx;
+  const error = status.lastRunError ? `Last error: ${status.lastRunError}` : undefined;
+  const common = [lastRunLine(status, now), nextDueLine(status, now), error, schedLine];
+  switch (status.status) {
+    case 'running':
+      return {
+        text: '$(sync~spin) Updating…',
+        tooltip: join([
+          'livenote: the agent is updating this note.',
+          status.lastAttemptAt ? `Started ${formatAgo(status.lastAttemptAt, now) ?? ''}` : undefined,
+          ...common,
+          'Click to stop.',
+        ]),
+        command: UiCommand.stop,
+      };
+    case 'paused':
+      return {
+        text: '$(debug-pause) Paused',
+        tooltip: join([
+          'livenote: this note is paused (active: false): it runs only by hand.',
+          ...common,
+          'Click to run it now anyway; "livenote: Resume" resumes its triggers.',
+        ]),
+        command: UiCommand.run,
+      };
+    case 'failed': {
+      const ago = formatAgo(status.lastAttemptAt ?? status.lastRunAt, now);
+      return {
+        text: `$(error) Failed${ago ? ` ${ago}` : ''}`,
+        tooltip: join([
+          'livenote: the latest run of this note failed; scheduled runs retry after a 5-minute backoff.',
+          ...common,
+          'Click to retry now.',
+        ]),
+        command: UiCommand.run,
+        background: 'error',
+      };
+    }
+    case 'untrusted':
+      return {
+        text: '$(shield) Waiting for trust',
+        tooltip: join([
+          'livenote: this note has triggers, but livenote runs notes on their own only in a workspace you trust.',
+          ...common,
+          'Click to trust this workspace for livenote.',
+        ]),
+        command: UiCommand.trustWorkspace,
+        background: 'warning',
+      };
+    case 'invalid':
+      return {
+        text: '$(warning) Invalid',
+        tooltip: join([
+          'livenote: the live: block has errors, so the note does not run. See the Problems panel.',
+          ...common,
+          'Click to show the problems.',
+        ]),
+        command: UiCommand.showProblems,
+        background: 'warning',
+      };
+    case 'live': {
+      const ago = formatAgo(status.lastRunAt, now);
+      return {
+        text: `$(pulse) Live · ${ago ?? 'never run'}`,
+        tooltip: join(['livenote: this note is live.', ...common, 'Click to run it now.']),
+        command: UiCommand.run,
+      };
+    }
+  }
+}
+
+export type ServerState =
+  | { kind: 'starting' }
+  | { kind: 'missing'; message: string }
+  | { kind: 'stopped'; message?: string }
+  | { kind: 'statusError'; message: string };
+
+/** The status-bar view when there is no note status to show because of the server. */
+export function serverStateView(state: ServerState): StatusView {
+  switch (state.kind) {
+    case 'starting':
+      return {
+        text: '$(loading~spin) livenote',
+        tooltip: 'Starting the livenote language server…',
+        command: UiCommand.showOutput,
+      };
+    case 'missing':
+      return {
+        text: '$(error) livenote not found',
+        tooltip: `${state.message}\nClick for the install steps.`,
+        command: UiCommand.showServerMissing,
+        background: 'error',
+      };
+    case 'stopped':
+      return {
+        text: '$(error) livenote stopped',
+        tooltip: join([
+          'The livenote language server is not running.',
+          state.message,
+          'Click to restart it.',
+        ]),
+        command: UiCommand.restartServer,
+        background: 'error',
+      };
+    case 'statusError':
+      return {
+        text: '$(warning) livenote',
+        tooltip: `Could not read this note's status: ${state.message}\nClick to show the livenote output.`,
+        command: UiCommand.showOutput,
+      };
+  }
+}

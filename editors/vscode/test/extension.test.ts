@@ -1,0 +1,212 @@
+// Extension-host test without VS Code: the extension's real activate(), status bar and
+// commands, with vscode-languageclient and the real `livenote lsp`, over the fake `vscode`
+// module in fakeVscode.ts. Needs LIVENOTE_BIN (set by `npm run test:server`); skipped otherwise.
+
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import Module from 'node:module';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parseNoteStatus, UiCommand } from '../src/protocol';
+import { UNTRUSTED_LINE } from '../src/status';
+import { createFakeVscode, FakeDocument, Uri, type FakeStatusBarItem, type FakeVscode } from './fakeVscode';
+
+const bin = process.env.LIVENOTE_BIN;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+describe('the extension in a fake VS Code', { skip: bin ? false : 'LIVENOTE_BIN is not set (npm run test:server sets it)' }, () => {
+  let tmp: string;
+  let workspace: string;
+  let fake: FakeVscode;
+  let ext: { activate(c: unknown): Promise<void>; deactivate(): Promise<void> };
+  let note: FakeDocument;
+  const unhandled: unknown[] = [];
+  const onUnhandled = (e: unknown) => unhandled.push(e);
+
+  const item = (): FakeStatusBarItem => {
+    const found = fake.statusItems.find((i) => i.id === 'livenote.status');
+    assert.ok(found, 'no livenote status-bar item');
+    return found;
+  };
+
+  const waitFor = async (what: string, pred: () => boolean, timeoutMs = 20_000): Promise<void> => {
+    const deadline = Date.now() + timeoutMs;
+    while (!pred()) {
+      if (Date.now() > deadline) {
+        assert.fail(
+          `timed out waiting for ${what}\nstatus bar: ${JSON.stringify(item())}\nmessages: ${JSON.stringify(fake.messages)}\noutput:\n${fake.output.join('\n')}`,
+        );
+      }
+      await sleep(50);
+    }
+  };
+
+  const waitForStatus = (text: string | RegExp) =>
+    waitFor(`status bar ${String(text)}`, () =>
+      typeof text === 'string' ? item().text === text && item().visible : text.test(item().text),
+    );
+
+  const run = (command: string, ...args: unknown[]) => fake.vscode.commands.executeCommand(command, ...args);
+
+  /** Run a command that edits the note, wait for the edit, then save as the user would. */
+  const runAndSave = async (command: string): Promise<void> => {
+    const version = note.version;
+    await run(command);
+    await waitFor(`an edit from ${command}`, () => note.version > version);
+    fake.save(note, fs);
+  };
+
+  before(async () => {
+    assert.ok(bin && fs.existsSync(bin), `LIVENOTE_BIN=${bin ?? ''} does not exist`);
+    process.on('unhandledRejection', onUnhandled);
+    tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'livenote-vscode-host-')));
+    workspace = path.join(tmp, 'notes');
+    fs.mkdirSync(workspace);
+    // livenote is found on PATH, as for most users.
+    const binDir = path.join(tmp, 'bin');
+    fs.mkdirSync(binDir);
+    fs.symlinkSync(path.resolve(bin), path.join(binDir, 'livenote'));
+    process.env.PATH = `${binDir}${path.delimiter}${process.env.PATH ?? ''}`;
+    process.env.LIVENOTE_CONFIG_DIR = path.join(tmp, 'config');
+    process.env.LIVENOTE_DATA_DIR = path.join(tmp, 'data');
+    process.env.RUST_LOG = 'info';
+
+    fake = createFakeVscode(workspace);
+    fake.settings.set('livenote.agent.provider', { globalValue: 'smoke' });
+    fake.settings.set('livenote.providers', {
+      globalValue: {
+        smoke: { kind: 'command', command: ['sh', '-c', 'printf "Updated by the host test (%s).\\n" "$LIVENOTE_TRIGGER"'] },
+      },
+    });
+    const loader = Module as unknown as { _load: (request: string, parent: unknown, isMain: boolean) => unknown };
+    const load = loader._load;
+    loader._load = function (request, parent, isMain) {
+      return request === 'vscode' ? fake.vscode : load.call(this, request, parent, isMain);
+    };
+
+    const file = path.join(workspace, 'groceries.md');
+    fs.writeFileSync(file, '# Groceries\n\nmilk\n');
+    note = new FakeDocument(Uri.file(file), 'markdown', '# Groceries\n\nmilk\n');
+    // Activation on onLanguage:markdown: the document is already open.
+    fake.open(note);
+    ext = await import('../src/extension');
+    await ext.activate({ subscriptions: [] });
+  });
+
+  after(async () => {
+    await ext?.deactivate();
+    process.off('unhandledRejection', onUnhandled);
+    if (tmp) {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('activates: the server starts, its commands and ours are registered without collisions', async () => {
+    await waitForStatus('$(circle-outline) Passive');
+    for (const id of Object.values(UiCommand)) {
+      assert.ok(fake.commands.has(id), `${id} is not registered`);
+    }
+    // vscode-languageclient registered the server's own command IDs.
+    assert.ok(fake.commands.has('livenote.makeLive'));
+    assert.ok(fake.commands.has('livenote.noteStatus'));
+    assert.equal(item().command, UiCommand.makeLive);
+    assert.deepEqual(
+      fake.messages.filter((m) => m.severity === 'error'),
+      [],
+    );
+  });
+
+  it('clicking Passive makes the note live; it then waits for livenote trust', async () => {
+    await runAndSave(String(item().command));
+    assert.match(note.text, /^---\nlive:\n {2}objective: /);
+    await waitForStatus('$(shield) Waiting for trust');
+    assert.equal(item().command, UiCommand.trustWorkspace);
+  });
+
+  it('clicking Waiting for trust trusts the folder; the note is live, never run', async () => {
+    await run(String(item().command));
+    await waitForStatus('$(pulse) Live · never run');
+    assert.ok(fake.messages.some((m) => m.severity === 'info' && m.text.includes(`trusted ${workspace}`)), JSON.stringify(fake.messages));
+  });
+
+  it('clicking Live runs the note: the agent edits the buffer, the status shows the run', async () => {
+    assert.equal(item().command, UiCommand.run);
+    await run(UiCommand.run);
+    await waitForStatus('$(pulse) Live · just now');
+    await waitFor('the agent output', () => note.text.includes('Updated by the host test (manual).'));
+    assert.match(String(item().tooltip), /^Last run: \d\d:\d\d \(just now\)$/m);
+    fake.save(note, fs);
+  });
+
+  it('Pause and Resume', async () => {
+    await runAndSave(UiCommand.pause);
+    await waitForStatus('$(debug-pause) Paused');
+    await runAndSave(UiCommand.resume);
+    await waitForStatus(/^\$\(pulse\) Live · /);
+  });
+
+  it('Run now with context passes the input box text', async () => {
+    fake.state.inputBoxAnswer = 'focus on dairy';
+    const version = note.version;
+    await run(UiCommand.runWithContext);
+    await waitFor('the run with context', () => note.version > version && !/Updating/.test(item().text));
+    fake.save(note, fs);
+  });
+
+  it('Show live notes lists the note and opens the picked one', async () => {
+    let offered: unknown[] = [];
+    fake.state.quickPickAnswer = (items) => {
+      offered = items;
+      return items[0];
+    };
+    await run(UiCommand.showLiveNotes);
+    assert.equal(offered.length, 1);
+    const first = offered[0] as { label: string; description: string; detail: string };
+    assert.equal(first.label, 'groceries.md');
+    assert.match(first.description, /^\$\(pulse\) Live · last run just now$/);
+    assert.equal(first.detail, 'manual only');
+    assert.ok(fake.executed.some((e) => e.command === 'window.showTextDocument' && e.args[0] === note.uri.fsPath));
+  });
+
+  it('an untrusted VS Code workspace turns the scheduler off and says so; granting trust turns it back on', async () => {
+    const serverStatus = async () => {
+      const parsed = parseNoteStatus(await run('livenote.noteStatus', note.uri.toString()));
+      return { schedulerEnabled: parsed?.live ? parsed.schedulerEnabled : undefined };
+    };
+    fake.state.trusted = false;
+    fake.changeSettings({ 'livenote.history.keep': { globalValue: 5 } });
+    let s = await serverStatus();
+    for (let i = 0; i < 100 && s.schedulerEnabled !== false; i++) {
+      await sleep(50);
+      s = await serverStatus();
+    }
+    assert.equal(s.schedulerEnabled, false);
+    await waitFor('the untrusted tooltip', () => String(item().tooltip).includes(UNTRUSTED_LINE));
+    fake.grantTrust();
+    for (let i = 0; i < 100 && s.schedulerEnabled !== true; i++) {
+      await sleep(50);
+      s = await serverStatus();
+    }
+    assert.equal(s.schedulerEnabled, true);
+    await waitFor('the tooltip without the untrusted line', () => !String(item().tooltip).includes(UNTRUSTED_LINE));
+  });
+
+  it('a livenote.path that points nowhere restarts into "not found" with install steps; fixing it recovers', async () => {
+    fake.changeSettings({ 'livenote.path': { globalValue: path.join(tmp, 'nope', 'livenote') } });
+    await waitForStatus('$(error) livenote not found');
+    const error = fake.messages.find((m) => m.severity === 'error' && m.text.includes('cargo install --path server'));
+    assert.ok(error, JSON.stringify(fake.messages));
+    assert.deepEqual(error.items, ['Open Settings', 'Copy install command', 'Retry']);
+    assert.equal(item().command, UiCommand.showServerMissing);
+    fake.changeSettings({ 'livenote.path': { globalValue: path.resolve(bin ?? '') } });
+    await waitForStatus(/^\$\(pulse\) Live · /);
+  });
+
+  it('no unhandled promise rejections', () => {
+    assert.deepEqual(unhandled, []);
+  });
+});

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { ServerCommand, UiCommand } from '../src/protocol';
+import { RESTRICTED_KEYS } from '../src/settings';
+
+// out/test/manifest.test.js → the package root.
+const root = path.join(__dirname, '..', '..');
+
+interface Manifest {
+  activationEvents: string[];
+  capabilities: { untrustedWorkspaces: { supported: string; restrictedConfigurations: string[] } };
+  contributes: {
+    commands: { command: string; title: string; category: string }[];
+    menus: { commandPalette: { command: string; when: string }[] };
+    configuration: { properties: Record<string, { default?: unknown }> };
+    grammars: { scopeName: string; path: string; injectTo: string[] }[];
+  };
+  engines: { vscode: string };
+  devDependencies: Record<string, string>;
+}
+
+const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as Manifest;
+
+describe('package.json', () => {
+  it('contributes exactly the extension commands, none with a server command ID', () => {
+    const contributed = manifest.contributes.commands.map((c) => c.command).sort();
+    assert.deepEqual(contributed, Object.values(UiCommand).sort());
+    const server: string[] = Object.values(ServerCommand);
+    for (const c of manifest.contributes.commands) {
+      assert.ok(!server.includes(c.command), `${c.command} collides with a server command`);
+      assert.equal(c.category, 'livenote');
+    }
+  });
+
+  it('shows note commands only for markdown editors', () => {
+    const when = new Map(manifest.contributes.menus.commandPalette.map((m) => [m.command, m.when]));
+    for (const id of [UiCommand.makeLive, UiCommand.run, UiCommand.stop, UiCommand.pause, UiCommand.resume, UiCommand.makePassive, UiCommand.undoLastRun]) {
+      assert.equal(when.get(id), 'editorLangId == markdown', id);
+    }
+    assert.equal(when.get(UiCommand.showServerMissing), 'false');
+    assert.equal(when.has(UiCommand.showLiveNotes), false);
+  });
+
+  it('declares every setting the mapping and the client read', () => {
+    assert.deepEqual(Object.keys(manifest.contributes.configuration.properties).sort(), [
+      'livenote.agent.maxSteps',
+      'livenote.agent.provider',
+      'livenote.agent.timeout',
+      'livenote.agent.web',
+      'livenote.history.keep',
+      'livenote.path',
+      'livenote.providers',
+      'livenote.scheduler.enabled',
+      'livenote.scheduler.exclude',
+      'livenote.trace.server',
+    ]);
+    assert.equal(manifest.contributes.configuration.properties['livenote.scheduler.enabled']?.default, true);
+  });
+
+  it('supports untrusted workspaces in a limited way, restricting path and providers', () => {
+    const trust = manifest.capabilities.untrustedWorkspaces;
+    assert.equal(trust.supported, 'limited');
+    assert.deepEqual(trust.restrictedConfigurations, RESTRICTED_KEYS.map((k) => `livenote.${k}`));
+  });
+
+  it('activates on markdown and injects the frontmatter grammar into markdown', () => {
+    assert.deepEqual(manifest.activationEvents, ['onLanguage:markdown']);
+    assert.deepEqual(manifest.contributes.grammars, [
+      {
+        scopeName: 'livenote.frontmatter.injection',
+        path: './syntaxes/livenote-frontmatter.tmLanguage.json',
+        injectTo: ['text.html.markdown'],
+      },
+    ]);
+  });
+
+  it('builds against the oldest VS Code it claims to support', () => {
+    assert.equal(manifest.engines.vscode, `^${manifest.devDependencies['@types/vscode']}`);
+  });
+});
