@@ -96,3 +96,31 @@ fn the_named_command_is_this_build_and_speaks_lsp() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// The snippet in docs/editors.md is the file's configuration, comments aside; the README
+/// points at the file.
+#[test]
+fn docs_show_the_same_configuration() {
+    let root = repo_root();
+    let file = std::fs::read_to_string(root.join("editors/helix/languages.toml")).unwrap_or_default();
+    // Comment lines dropped, and the blank lines they leave collapsed.
+    let mut lines: Vec<&str> = Vec::new();
+    for l in file.lines().filter(|l| !l.starts_with('#')) {
+        if !(l.trim().is_empty() && lines.last().is_some_and(|p| p.trim().is_empty())) {
+            lines.push(l);
+        }
+    }
+    let config = lines.join("\n").trim().to_owned();
+    let read = |doc: &str| std::fs::read_to_string(root.join(doc)).unwrap_or_else(|e| panic!("{doc}: {e}"));
+    let editors = read("docs/editors.md");
+    let snippet = editors.split("```toml\n").nth(1).and_then(|s| s.split("```").next()).unwrap_or_default();
+    assert_eq!(
+        snippet.trim(),
+        config,
+        "docs/editors.md's Helix snippet differs from editors/helix/languages.toml"
+    );
+    assert!(
+        read("README.md").contains("(editors/helix/languages.toml)"),
+        "README.md does not link the Helix file"
+    );
+}

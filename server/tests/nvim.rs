@@ -229,10 +229,12 @@ fn neovim_0_10_plugin_end_to_end() {
 fn readme_shows_init_lua_verbatim() {
     let root = repo_root();
     let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap_or_else(|e| panic!("read {p}: {e}"));
-    let (readme, init) = (read("README.md"), read("tests/e2e/nvim/init.lua"));
-    assert!(
-        readme.contains(&format!("```lua\n{init}```")),
-        "README.md's Neovim snippet differs from tests/e2e/nvim/init.lua; paste this into README.md:\n\
-         ```lua\n{init}```"
-    );
+    let init = read("tests/e2e/nvim/init.lua");
+    for doc in ["README.md", "docs/editors.md"] {
+        assert!(
+            read(doc).contains(&format!("```lua\n{init}```")),
+            "{doc}'s Neovim snippet differs from tests/e2e/nvim/init.lua; paste this into {doc}:\n\
+             ```lua\n{init}```"
+        );
+    }
 }
