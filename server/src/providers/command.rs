@@ -378,8 +378,9 @@ fn describe_status(status: ExitStatus) -> String {
 }
 
 /// stdout → the new content: JSON `{"body": "...", "summary": "..."}` when it clearly is that,
-/// plain text otherwise.
-fn parse_output(stdout: Vec<u8>) -> Result<RunOutput, ProviderError> {
+/// plain text otherwise. Public for the `command_output` fuzz target only.
+#[doc(hidden)]
+pub fn parse_output(stdout: Vec<u8>) -> Result<RunOutput, ProviderError> {
     let text = String::from_utf8(stdout).map_err(|e| {
         ProviderError::InvalidOutput(format!(
             "output is not valid UTF-8 (at byte {})",
@@ -398,6 +399,13 @@ fn parse_output(stdout: Vec<u8>) -> Result<RunOutput, ProviderError> {
             .filter(|s| !s.is_empty())
             .map(str::to_owned);
         return Ok(RunOutput { body: body.clone(), summary, body_is_below_h1: true });
+    }
+    // Nothing at all is a broken program (a wrapper whose tool failed but exited 0), not a
+    // request to empty the note; `{"body": ""}` says that explicitly.
+    if trimmed.is_empty() {
+        return Err(ProviderError::InvalidOutput(
+            "the command printed nothing; the note was left unchanged".to_owned(),
+        ));
     }
     Ok(RunOutput { body: text, summary: None, body_is_below_h1: true })
 }

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::pin::Pin;
 
 use crate::text::{TextEdit, edit};
+use crate::workspace::read::ReadError;
 use crate::workspace::{self, write::WriteError};
 
 /// Computes edits against the note's current text (called again after a conflict).
@@ -31,7 +32,13 @@ const ATTEMPTS: usize = 5;
 impl DiskIo {
     pub fn apply_sync(path: &Path, compute: Compute<'_>) -> Result<(), String> {
         for _ in 0..ATTEMPTS {
-            let text = workspace::read_note(path).map_err(|e| e.to_string())?;
+            let text = workspace::read_note(path).map_err(|e| match e {
+                // Another program deleted or renamed it: say so, and never create it again.
+                ReadError::Io(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    "the note was deleted or moved".to_owned()
+                }
+                e => e.to_string(),
+            })?;
             let edits = compute(&text)?;
             if edits.is_empty() {
                 return Ok(());

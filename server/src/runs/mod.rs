@@ -231,6 +231,10 @@ impl Engine {
         };
         let live_edits = async {
             while let Some(body) = edit_rx.recv().await {
+                if body.contains('\0') {
+                    tracing::warn!("edit {rel}: skipped, it holds a NUL byte");
+                    continue;
+                }
                 let patch = Patch::compute(&text, &body);
                 if let Err(e) = self.io.apply(&spec.path, &|t: &str| Ok(patch.apply_to(t).edits)).await {
                     tracing::warn!("edit {rel}: {e}");
@@ -248,6 +252,14 @@ impl Engine {
         };
         let (result, ()) = tokio::join!(provider, live_edits);
         let outcome = match result {
+            // A NUL byte would make the note a binary file that livenote (and many editors)
+            // no longer reads: nothing of such output is written.
+            Ok(output) if output.body.contains('\0') => {
+                let at = output.body.find('\0').unwrap_or_default();
+                let error =
+                    format!("output contains a NUL byte (at byte {at}): binary data cannot go into a note");
+                self.fail(&spec.path, &run_id, error).await
+            }
             Ok(output) => {
                 let patch = Patch::compute(&text, &output.body);
                 // Without a summary from the provider, the first line of the new content says

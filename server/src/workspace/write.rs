@@ -18,8 +18,17 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> WriteError + '_ {
     move |source| WriteError::Io { path: path.display().to_string(), source }
 }
 
-/// Replace the note at `path` with `new` if it still holds `expected`.
+/// Replace the note at `path` with `new` if it still holds `expected`. A read-only note
+/// (no write permission bit) is refused, as an editor would: the rename would replace it
+/// regardless of its mode.
 pub fn write_if_unchanged(path: &Path, expected: &str, new: &str) -> Result<(), WriteError> {
+    let meta = std::fs::metadata(path).map_err(io(path))?;
+    if meta.permissions().readonly() {
+        return Err(WriteError::Io {
+            path: path.display().to_string(),
+            source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, "the note is read-only"),
+        });
+    }
     let current = std::fs::read(path).map_err(io(path))?;
     if current != expected.as_bytes() {
         return Err(WriteError::Changed);
@@ -32,7 +41,9 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<(), WriteError> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut tmp =
         tempfile::Builder::new().prefix(".livenote-").suffix(".tmp").tempfile_in(dir).map_err(io(path))?;
-    tmp.write_all(text.as_bytes()).map_err(io(path))?;
+    // Through the file itself: the temp file's own `Write` would add its (soon deleted) path
+    // to the error, which ends up in `lastRunError`.
+    tmp.as_file_mut().write_all(text.as_bytes()).map_err(io(path))?;
     tmp.as_file().sync_all().map_err(io(path))?;
     if let Ok(meta) = std::fs::metadata(path) {
         let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
