@@ -3,12 +3,14 @@
 //! the order is the id order; racing processors (threads and `livenote watch` processes)
 //! handle each event once; `livenote event` queues from a shell.
 
-use std::io::{BufRead, BufReader, Write};
+mod common;
+
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use livenote::agent::model::{BoxFuture, ModelClient, Request, Turn, Usage};
@@ -22,19 +24,10 @@ use livenote::workspace::index::Index;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-fn tempdir() -> tempfile::TempDir {
-    tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"))
-}
+use common::{Watcher, Workspace, command_config, event_id_in, files, tempdir, wait_until, write};
 
 fn canonical(p: &Path) -> PathBuf {
     p.canonicalize().unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn write(path: &Path, text: &str) {
-    if let Some(d) = path.parent() {
-        std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{e}"));
-    }
-    std::fs::write(path, text).unwrap_or_else(|e| panic!("{e}"));
 }
 
 fn read_json(path: &Path) -> Value {
@@ -65,23 +58,9 @@ fn drop_event(root: &Path, id: &str, payload: Value, target: Option<&str>) {
     write(&events::pending_dir(root).join(format!("{id}.json")), &e.to_string());
 }
 
-fn files(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .map(|r| r.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
-        .unwrap_or_default();
-    v.retain(|n| !n.starts_with('.'));
-    v.sort();
-    v
-}
-
 fn notes_of(root: &Path) -> Vec<EventNote> {
     let (index, _) = Index::build(&[root.to_path_buf()], &[]);
     eligible_notes(root, &index)
-}
-
-/// The event id a run's context names (`id `...``).
-fn event_id_in(context: &str) -> String {
-    context.split("id `").nth(1).and_then(|s| s.split('`').next()).unwrap_or_default().to_owned()
 }
 
 /// Picks notes whose criteria's first word appears in the payload, and always names a note
@@ -484,12 +463,6 @@ fn two_processors_racing_on_one_queue_handle_each_event_once() {
 
 const ECHO_CONTEXT: &str = r#"printf '%s\n' "trigger: $LIVENOTE_TRIGGER" "$LIVENOTE_CONTEXT""#;
 
-fn config_toml(command: &str) -> String {
-    format!(
-        "[agent]\nprovider = \"p\"\n[providers.p]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", {command:?}]\ntimeout = \"20s\"\n"
-    )
-}
-
 #[tokio::test]
 async fn the_engine_runs_the_note_with_the_event_as_context() {
     use livenote::config::Config;
@@ -499,7 +472,7 @@ async fn the_engine_runs_the_note_with_the_event_as_context() {
 
     let (_dir, root) = workspace();
     let data = tempdir();
-    write(&root.join(".livenote.toml"), &config_toml(ECHO_CONTEXT));
+    write(&root.join(".livenote.toml"), &command_config(ECHO_CONTEXT));
     let (config, problems) = Config::load_with(Some(&root), None, &|_: &str| None);
     assert!(problems.is_empty(), "{problems:?}");
     let trust = TrustStore::in_dir(data.path());
@@ -547,121 +520,40 @@ async fn the_engine_runs_the_note_with_the_event_as_context() {
 // ---------------------------------------------------------------------------------------------
 // The binary: `livenote event` and `livenote watch`.
 
-struct Cli {
-    root: PathBuf,
-    _dir: tempfile::TempDir,
-    data: tempfile::TempDir,
+/// The notes of [`workspace`] with a `command` provider running `command`, for the binary.
+fn cli(command: &str) -> Workspace {
+    let (dir, _) = workspace();
+    Workspace::in_dir(dir, &command_config(command))
 }
 
-impl Cli {
-    fn new(command: &str) -> Cli {
-        let (dir, root) = workspace();
-        write(&root.join(".livenote.toml"), &config_toml(command));
-        let cli = Cli { root, _dir: dir, data: tempdir() };
-        let out = cli.livenote(&["trust", "."]).output().unwrap_or_else(|e| panic!("{e}"));
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        cli
+/// `livenote event ARGS < stdin`: (exit code, stdout, stderr).
+fn event(cli: &Workspace, args: &[&str], stdin: &[u8]) -> (i32, String, String) {
+    let mut all = vec!["event"];
+    all.extend_from_slice(args);
+    let mut child = cli
+        .livenote(&all)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    if let Some(mut input) = child.stdin.take() {
+        // The command may stop reading early (too large): a broken pipe is fine then.
+        let _ = input.write_all(stdin);
     }
-
-    fn livenote(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_livenote"));
-        c.args(args)
-            .current_dir(&self.root)
-            .env("LIVENOTE_DATA_DIR", self.data.path())
-            .env("LIVENOTE_CONFIG_DIR", self.data.path())
-            .env("RUST_LOG", "info")
-            .env("TZ", "UTC");
-        c
-    }
-
-    /// `livenote event ARGS < stdin`: (exit code, stdout, stderr).
-    fn event(&self, args: &[&str], stdin: &[u8]) -> (i32, String, String) {
-        let mut all = vec!["event"];
-        all.extend_from_slice(args);
-        let mut child = self
-            .livenote(&all)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{e}"));
-        if let Some(mut input) = child.stdin.take() {
-            // The command may stop reading early (too large): a broken pipe is fine then.
-            let _ = input.write_all(stdin);
-        }
-        let out = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    }
-
-    fn watch(&self) -> Watcher {
-        let mut child = self
-            .livenote(&["watch", "."])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{e}"));
-        let stderr = child.stderr.take().unwrap_or_else(|| panic!("no stderr"));
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                let _ = tx.send(line);
-            }
-        });
-        let mut w = Watcher { child, lines: rx, seen: Vec::new() };
-        w.wait_for("watch ");
-        w
-    }
-}
-
-struct Watcher {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Watcher {
-    fn wait_for(&mut self, needle: &str) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while Instant::now() < deadline {
-            if let Ok(line) = self.lines.recv_timeout(Duration::from_millis(100)) {
-                let hit = line.contains(needle);
-                self.seen.push(line);
-                if hit {
-                    return;
-                }
-            }
-        }
-        panic!("watcher never logged {needle:?}: {:?}", self.seen)
-    }
-
-    fn stop(mut self) -> Vec<String> {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        self.seen.extend(self.lines.try_iter());
-        self.seen
-    }
-}
-
-fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
-        if cond() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("timed out waiting for {what}");
+    let out = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]
 fn livenote_event_queues_from_a_shell_and_rejects_bad_input() {
-    let cli = Cli::new(ECHO_CONTEXT);
+    let cli = cli(ECHO_CONTEXT);
     let (code, out, err) =
-        cli.event(&["--source", "shell", "--type", "note.ping", "--target", "notes/b.md"], b"hello");
+        event(&cli, &["--source", "shell", "--type", "note.ping", "--target", "notes/b.md"], b"hello");
     assert_eq!(code, 0, "{err}");
     let id = out.trim();
     assert_eq!(id.len(), 26, "{out:?}");
@@ -670,13 +562,13 @@ fn livenote_event_queues_from_a_shell_and_rejects_bad_input() {
     assert_eq!(pending["type"], "note.ping");
     assert_eq!(pending["payload"], "hello");
     assert_eq!(pending["targetFilePath"], "notes/b.md");
-    let (code, out, _) = cli.event(&["--source", "s", "--type", "t", "--json", "."], br#"{"n": [1, 2]}"#);
+    let (code, out, _) = event(&cli, &["--source", "s", "--type", "t", "--json", "."], br#"{"n": [1, 2]}"#);
     assert_eq!(code, 0);
     let second = read_json(&events::pending_dir(&cli.root).join(format!("{}.json", out.trim())));
     assert_eq!(second["payload"], json!({"n": [1, 2]}));
     assert!(out.trim() > id, "ids sort in creation order");
     // A target that cannot take events is queued with a warning.
-    let (code, _, err) = cli.event(&["--source", "s", "--type", "t", "--target", "paused.md"], b"x");
+    let (code, _, err) = event(&cli, &["--source", "s", "--type", "t", "--target", "paused.md"], b"x");
     assert_eq!(code, 0);
     assert!(err.contains("paused.md is paused"), "{err}");
     let bad: [(&[&str], &[u8], &str); 6] = [
@@ -688,35 +580,35 @@ fn livenote_event_queues_from_a_shell_and_rejects_bad_input() {
         (&["--source", "s", "--type", "t", "no-such-dir"], b"x", "is not a folder"),
     ];
     for (args, stdin, want) in bad {
-        let (code, out, err) = cli.event(args, stdin);
+        let (code, out, err) = event(&cli, args, stdin);
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(out.is_empty(), "{out}");
         assert!(err.contains(want), "{args:?}: {err}");
     }
     let huge = vec![b'x'; events::MAX_PAYLOAD_BYTES + 1];
-    let (code, _, err) = cli.event(&["--source", "s", "--type", "t"], &huge);
+    let (code, _, err) = event(&cli, &["--source", "s", "--type", "t"], &huge);
     assert_eq!(code, 2);
     assert!(err.contains("larger than 1 MiB"), "{err}");
-    let (code, _, _) = cli.event(&["--type", "t"], b"x");
+    let (code, _, _) = event(&cli, &["--type", "t"], b"x");
     assert_eq!(code, 2, "a missing --source is a usage error");
     assert_eq!(files(&events::pending_dir(&cli.root)).len(), 3);
 }
 
 #[test]
 fn livenote_watch_consumes_events_from_livenote_event() {
-    let cli = Cli::new(ECHO_CONTEXT);
+    let cli = cli(ECHO_CONTEXT);
     // Queued before the watcher starts: the start-up pass handles it.
     let (code, before, err) =
-        cli.event(&["--source", "gmail", "--type", "email.synced"], b"Q3 planning: budget approved");
+        event(&cli, &["--source", "gmail", "--type", "email.synced"], b"Q3 planning: budget approved");
     assert_eq!(code, 0, "{err}");
-    let mut w = cli.watch();
+    let mut w = cli.watch(&[]);
     let done = |id: &str| events::done_dir(&cli.root).join(format!("{}.json", id.trim()));
-    wait_until("the queued event", || done(&before).exists());
+    wait_until("the queued event", 30, || done(&before).exists());
     // Queued while it watches: the file event wakes the processor.
     let (code, after, _) =
-        cli.event(&["--source", "cal", "--type", "x", "--target", "notes/b.md"], b"Dentist at 3pm");
+        event(&cli, &["--source", "cal", "--type", "x", "--target", "notes/b.md"], b"Dentist at 3pm");
     assert_eq!(code, 0);
-    wait_until("the new event", || done(&after).exists());
+    wait_until("the new event", 30, || done(&after).exists());
     w.wait_for("processed ok=1");
     let logs = w.stop();
     let first = read_json(&done(&before));
@@ -734,24 +626,30 @@ fn livenote_watch_consumes_events_from_livenote_event() {
 
 #[test]
 fn two_watch_processes_handle_each_event_once() {
-    let cli = Cli::new(ECHO_CONTEXT);
+    let cli = cli(ECHO_CONTEXT);
     let mut ids = Vec::new();
     for i in 0..4 {
-        let (code, out, err) =
-            cli.event(&["--source", "s", "--type", "t", "--target", "a.md"], format!("early {i}").as_bytes());
+        let (code, out, err) = event(
+            &cli,
+            &["--source", "s", "--type", "t", "--target", "a.md"],
+            format!("early {i}").as_bytes(),
+        );
         assert_eq!(code, 0, "{err}");
         ids.push(out.trim().to_owned());
     }
-    let watchers = [cli.watch(), cli.watch()];
+    let watchers = [cli.watch(&[]), cli.watch(&[])];
     for i in 0..8 {
         let target = if i % 2 == 0 { "a.md" } else { "notes/b.md" };
-        let (code, out, err) =
-            cli.event(&["--source", "s", "--type", "t", "--target", target], format!("late {i}").as_bytes());
+        let (code, out, err) = event(
+            &cli,
+            &["--source", "s", "--type", "t", "--target", target],
+            format!("late {i}").as_bytes(),
+        );
         assert_eq!(code, 0, "{err}");
         ids.push(out.trim().to_owned());
     }
     let done_dir = events::done_dir(&cli.root);
-    wait_until("every event", || files(&done_dir).len() == ids.len());
+    wait_until("every event", 30, || files(&done_dir).len() == ids.len());
     // Give a duplicate every chance to show up.
     std::thread::sleep(Duration::from_millis(500));
     let logs: Vec<Vec<String>> = watchers.into_iter().map(Watcher::stop).collect();

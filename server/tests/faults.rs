@@ -7,6 +7,7 @@
 //! nothing sleeps on the schedule. The only real waits are short polls for child processes.
 //! No network beyond 127.0.0.1.
 
+mod common;
 mod faults {
     pub mod clock;
     pub mod disk;
@@ -33,35 +34,16 @@ use livenote::workspace::index::Index;
 use livenote::workspace::trust::TrustStore;
 use tokio::sync::Notify;
 
+// The helpers this crate shares with the other tests of real files and processes; the
+// modules under faults/ use them as `crate::write` and so on.
+use common::{command_config, command_provider, tempdir, wait_until, write};
+
 pub fn t(s: &str) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(s).unwrap_or_else(|e| panic!("bad instant {s}: {e}")).with_timezone(&Utc)
 }
 
-pub fn tempdir() -> tempfile::TempDir {
-    tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"))
-}
-
-pub fn write(path: &Path, text: &str) {
-    if let Some(d) = path.parent() {
-        std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
-    }
-    std::fs::write(path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-}
-
 pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// A `[providers.NAME]` table for a `sh -c SCRIPT` command provider.
-pub fn command_provider(name: &str, script: &str, timeout: &str) -> String {
-    format!(
-        "[providers.{name}]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", {script:?}]\ntimeout = \"{timeout}\"\n"
-    )
-}
-
-/// A workspace whose default provider `p` is `sh -c SCRIPT`.
-pub fn command_config(script: &str) -> String {
-    format!("[agent]\nprovider = \"p\"\n{}", command_provider("p", script, "20s"))
 }
 
 /// A live note: `live_lines` go inside `live:` (two-space indent), `body` below `# Title`.
@@ -101,18 +83,6 @@ pub fn temp_files(dir: &Path) -> Vec<PathBuf> {
     }
     found.sort();
     found
-}
-
-/// Poll `cond` every few milliseconds for up to `secs` seconds (real child processes only).
-pub fn wait_until(what: &str, secs: u64, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    while Instant::now() < deadline {
-        if cond() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    panic!("timed out waiting for {what}");
 }
 
 /// One workspace with a manual clock and its own trust store (trusted).

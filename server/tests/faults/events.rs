@@ -3,7 +3,7 @@
 //! notes its routing names and no more, in id order, in bounded time.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -15,6 +15,7 @@ use livenote::workspace::index::Index;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::common::{event_id_in, files};
 use crate::{live_note, write};
 
 const EVENTS: usize = 1000;
@@ -41,21 +42,11 @@ impl EventRunner for Recorder {
         _cancel: CancellationToken,
     ) -> BoxFuture<'a, Outcome> {
         Box::pin(async move {
-            let id = context.split("id `").nth(1).and_then(|s| s.split('`').next()).unwrap_or_default();
             let mut runs = self.runs.lock().unwrap_or_else(|e| e.into_inner());
-            runs.push((id.to_owned(), note.rel.clone()));
+            runs.push((event_id_in(&context), note.rel.clone()));
             Outcome::Done { run_id: format!("run-{}", runs.len()), summary: "ok".to_owned() }
         })
     }
-}
-
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .map(|r| r.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
-        .unwrap_or_default();
-    v.retain(|n| !n.starts_with('.'));
-    v.sort();
-    v
 }
 
 /// Event `i`: what it is and which notes it should run.
@@ -135,9 +126,9 @@ fn a_thousand_events_at_once_are_each_handled_exactly_once() {
     let elapsed = started.elapsed();
     assert_eq!(counts.iter().sum::<usize>(), EVENTS, "{counts:?}");
     assert!(elapsed < Duration::from_secs(40), "1,000 events took {elapsed:?}");
-    assert!(names(&pending).is_empty());
-    assert!(names(&events::processing_dir(&root)).is_empty());
-    let done = names(&events::done_dir(&root));
+    assert!(files(&pending).is_empty());
+    assert!(files(&events::processing_dir(&root)).is_empty());
+    let done = files(&events::done_dir(&root));
     assert_eq!(done.len(), EVENTS);
 
     // Every run happened once, for the notes routing implies, in id order.

@@ -2,101 +2,12 @@
 //! (time from a clock file), and `livenote run` killed with SIGKILL at different points of a
 //! run. Waits are short polls of real child processes, never of the schedule.
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::path::Path;
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use crate::common::{Watcher, Workspace};
 use crate::{assert_parses, body_of, command_config, live_note, log_lines, temp_files, wait_until, write};
-
-struct Proc {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    data: tempfile::TempDir,
-}
-
-impl Proc {
-    fn new(config: &str, note: &str) -> Proc {
-        let dir = crate::tempdir();
-        let root = dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
-        write(&root.join(".livenote.toml"), config);
-        write(&root.join("n.md"), note);
-        let p = Proc { _dir: dir, root, data: crate::tempdir() };
-        let out = p.livenote(&["trust", "."]).output().unwrap_or_else(|e| panic!("{e}"));
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        p
-    }
-
-    fn livenote(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_livenote"));
-        c.args(args)
-            .current_dir(&self.root)
-            .env("LIVENOTE_DATA_DIR", self.data.path())
-            .env("LIVENOTE_CONFIG_DIR", self.data.path())
-            .env("RUST_LOG", "info")
-            .env("TZ", "UTC");
-        c
-    }
-
-    fn clock(&self) -> PathBuf {
-        self.data.path().join("clock")
-    }
-
-    fn set_clock(&self, at: &str) {
-        let tmp = self.clock().with_extension("tmp");
-        write(&tmp, at);
-        std::fs::rename(&tmp, self.clock()).unwrap_or_else(|e| panic!("{e}"));
-    }
-
-    fn note(&self) -> String {
-        std::fs::read_to_string(self.root.join("n.md")).unwrap_or_default()
-    }
-}
-
-struct Watcher {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Watcher {
-    fn start(p: &Proc) -> Watcher {
-        let clock = p.clock().display().to_string();
-        let mut child = p
-            .livenote(&["watch", "--clock-file", &clock, "."])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{e}"));
-        let stderr = child.stderr.take().unwrap_or_else(|| panic!("no stderr"));
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                let _ = tx.send(line);
-            }
-        });
-        let mut w = Watcher { child, lines: rx, seen: Vec::new() };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while Instant::now() < deadline {
-            if let Ok(line) = w.lines.recv_timeout(Duration::from_millis(50)) {
-                let ready = line.contains("watch ");
-                w.seen.push(line);
-                if ready {
-                    return w;
-                }
-            }
-        }
-        panic!("the watcher did not start: {:?}", w.seen)
-    }
-
-    fn stop(mut self) -> Vec<String> {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        self.seen.extend(self.lines.try_iter());
-        self.seen
-    }
-}
 
 /// Three `livenote watch` processes (as two editors and a watcher would be), a per-minute cron,
 /// the clock stepped minute by minute for 30 minutes. The 5-minute backoff makes the 09:00,
@@ -104,12 +15,12 @@ impl Watcher {
 #[test]
 fn three_watch_processes_over_30_minutes_run_each_due_cycle_once() {
     let cron = "  triggers:\n    cronExpr: \"* * * * *\"\n  lastRunAt: \"2026-11-23T08:59:10.000Z\"\n";
-    let p = Proc::new(
+    let p = Workspace::with_note(
         &command_config("echo \"$LIVENOTE_NOW\" >> runs.log; echo \"updated at $LIVENOTE_NOW\""),
         &live_note(cron, "old\n"),
     );
     p.set_clock("2026-11-23T08:59:30Z");
-    let watchers: Vec<Watcher> = (0..3).map(|_| Watcher::start(&p)).collect();
+    let watchers: Vec<Watcher> = (0..3).map(|_| p.watch_clock()).collect();
     let log = p.root.join("runs.log");
     for m in 0..30 {
         p.set_clock(&format!("2026-11-23T09:{m:02}:20Z"));
@@ -177,7 +88,7 @@ fn has_temp_file(dir: &Path) -> bool {
 /// SIGKILL `livenote run` at a point of the run; then check the note and that the next run
 /// goes through. Returns whether the killed run had written its result.
 fn kill_at(point: KillAt) -> bool {
-    let p = Proc::new(&command_config(slow_provider()), &live_note("", OLD));
+    let p = Workspace::with_note(&command_config(slow_provider()), &live_note("", OLD));
     let new = new_body();
     write(&p.root.join("new.txt"), &new);
     let exists = |name: &str| p.root.join(name).exists();

@@ -10,6 +10,7 @@ use chrono::TimeDelta;
 use livenote::scheduler::Scheduler;
 use tokio::sync::Notify;
 
+use crate::common::done_runs;
 use crate::{FreshSource, Ws, command_config, live_note, log_lines, pass, settle, t};
 
 const LOG_NOW: &str = "echo \"$LIVENOTE_NOW\" >> runs.log; echo \"updated at $LIVENOTE_NOW\"";
@@ -43,16 +44,6 @@ async fn walk(ws: &Ws, s: &[Arc<Scheduler>; 3], start: &str, minutes: i64) -> us
     fired
 }
 
-fn transcripts_done(ws: &Ws) -> usize {
-    std::fs::read_dir(ws.root.join(".livenote/runs"))
-        .map(|r| {
-            r.flatten()
-                .filter(|e| std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains("\"kind\":\"done\"")))
-                .count()
-        })
-        .unwrap_or(0)
-}
-
 /// A per-minute cron for 30 minutes. The 5-minute backoff (SPEC 3: nothing scheduled fires
 /// within 5 minutes of the last attempt, successful or not) spaces the runs: the 09:00,
 /// 09:05, ... 09:25 cycles run, once each; the minutes in between are inside the backoff.
@@ -66,7 +57,7 @@ async fn three_schedulers_on_a_per_minute_cron_for_30_minutes_run_each_due_cycle
     let runs = log_lines(&ws.path("runs.log"));
     let want: Vec<String> = (0..6).map(|k| format!("2026-11-23T09:{:02}:05Z", k * 5)).collect();
     assert_eq!(runs, want, "fired {fired} times");
-    assert_eq!(transcripts_done(&ws), 6);
+    assert_eq!(done_runs(&ws.root), 6);
     // The lagging scheduler fired on stale data at least once; the lock and the re-check
     // under it turned those fires into skips.
     assert!(fired > runs.len(), "fired {fired} times for {} runs", runs.len());
@@ -90,5 +81,5 @@ async fn three_schedulers_run_thirty_cycles_exactly_thirty_times() {
         })
         .collect();
     assert_eq!(runs, want);
-    assert_eq!(transcripts_done(&ws), 30);
+    assert_eq!(done_runs(&ws.root), 30);
 }

@@ -8,61 +8,18 @@
 -- Prints one line per check and a closing "N passed, N failed" line; exits 0 when every check
 -- passed, 1 when one failed, 2 on the overall timeout. `server/tests/nvim.rs` runs it, on
 -- Neovim 0.11 and, when install-0.10.sh installed it, on 0.10 (the plugin's vim.lsp.start path).
---
--- The harness (watchdog, check, wait_for, the LSP log on failure) is test.lua's, copied: that
--- file tests the README's hand-written config and stays independent of the plugin.
 
-local WAIT_MS = tonumber(vim.env.LIVENOTE_NVIM_WAIT_MS) or 10000 -- one wait for the server
-local OVERALL_MS = tonumber(vim.env.LIVENOTE_NVIM_TIMEOUT_MS) or 120000
+-- The harness shared with test.lua (watchdog, messages and prompts, check, wait_for, open, the
+-- LSP log on failure), loaded from beside this file.
+local here = vim.fn.fnamemodify(arg[0], ':p:h')
+local H = dofile(here .. '/harness.lua')
+H.traceback = true -- a failed check shows where in the plugin it failed
+H.wait_initialized = true -- the checks read the client's state right after open()
+local check, wait_for, open = H.check, H.wait_for, H.open
+local lines, text, count_lines = H.lines, H.text, H.count_lines
+local lens_titles, find_lens, hint_labels = H.lens_titles, H.find_lens, H.hint_labels
+local notes, problems_since = H.notes, H.problems_since
 local HAS_011 = vim.fn.has('nvim-0.11') == 1
-
-local function out(line)
-  io.stdout:write(line, '\n')
-  io.stdout:flush()
-end
-
--- Never hang: a libuv timer fires even while a check sits in vim.wait().
-local watchdog = assert(vim.uv.new_timer())
-watchdog:start(OVERALL_MS, 0, function()
-  io.stdout:write(('FAIL overall timeout: the test did not finish in %d ms\n'):format(OVERALL_MS))
-  io.stdout:flush()
-  os.exit(2)
-end)
-
--- Everything the editor would show the user as a message (the plugin's and the server's).
-local notes = {} ---@type {msg: string, level: integer}[]
-local function record(msg, level)
-  table.insert(notes, { msg = tostring(msg), level = level or vim.log.levels.INFO })
-  if (level or 0) >= vim.log.levels.WARN then
-    out('     (the editor showed: ' .. tostring(msg) .. ')')
-  end
-end
-vim.notify = record
-vim.notify_once = function(msg, level)
-  record(msg, level)
-  return true
-end
--- Prompts (the server's trust question goes to vim.ui.select) are dismissed, as a user closing
--- them; headless, the default would wait for keys.
-vim.ui.select = function(_, opts, on_choice)
-  out('     (prompt dismissed: ' .. tostring(opts and opts.prompt) .. ')')
-  on_choice(nil)
-end
-vim.ui.input = function(opts, on_confirm)
-  out('     (prompt dismissed: ' .. tostring(opts and opts.prompt) .. ')')
-  on_confirm(nil)
-end
-
---- Messages at WARN or above shown since message number `from`.
-local function problems_since(from)
-  local errs = {}
-  for i = from + 1, #notes do
-    if notes[i].level >= vim.log.levels.WARN then
-      table.insert(errs, notes[i].msg)
-    end
-  end
-  return errs
-end
 
 --- The first message since `from` matching `pattern` (plain text), at `level` or above.
 local function message_since(from, pattern, level)
@@ -84,128 +41,18 @@ vim.lsp.handlers['workspace/codeLens/refresh'] = function()
   return vim.NIL
 end
 
--- The LSP log (the server's stderr goes there too): only this run's part is shown on failure.
-local log_file = vim.lsp.log.get_filename()
-local log_start = vim.fn.getfsize(log_file)
-log_start = log_start > 0 and log_start or 0
-
 -- The plugin, from this checkout, and nothing else.
-local here = vim.fn.fnamemodify(arg[0], ':p:h')
 local repo = vim.fn.fnamemodify(here, ':h:h:h')
 local plugin_dir = repo .. '/editors/nvim'
 vim.opt.rtp:prepend(plugin_dir)
 
 -- A scratch copy of the fixture workspace (removed when Nvim exits); a new user's (empty)
 -- trust list, kept out of the real one.
-local ws = vim.fn.tempname() .. '-workspace'
-vim.fn.mkdir(ws, 'p')
-for name, kind in vim.fs.dir(here .. '/plugin-workspace') do
-  if kind == 'file' then
-    vim.fn.writefile(vim.fn.readfile(here .. '/plugin-workspace/' .. name, 'b'), ws .. '/' .. name, 'b')
-  end
-end
+local ws = H.copy_workspace(here .. '/plugin-workspace')
 local data_dir = vim.fn.tempname() .. '-data'
 
 -------------------------------------------------------------------------------------------------
--- Helpers
-
-local passed, failed, skipped = 0, 0, 0
-local timeouts = 0 -- checks in a row that ended waiting on the server
-
---- Run one check: `fn` returns a detail to show or raises a message. After two checks in a row
---- timed out the server is taken for stuck, and the rest fail at once instead of waiting.
-local function check(name, fn)
-  if timeouts >= 2 then
-    failed = failed + 1
-    out(('FAIL %s: not run, the server stopped answering (see above)'):format(name))
-    return
-  end
-  local ok, res = xpcall(fn, function(e)
-    return (type(e) == 'string' and e or vim.inspect(e)) .. '\n' .. debug.traceback('', 2)
-  end)
-  if ok then
-    passed, timeouts = passed + 1, 0
-    out(('ok   %s%s'):format(name, res and (': ' .. tostring(res)) or ''))
-  else
-    failed = failed + 1
-    timeouts = (res:match('timed out') or res:match('no answer')) and timeouts + 1 or 0
-    out(('FAIL %s: %s'):format(name, res))
-  end
-end
-
---- Wait until `pred` returns a value; raise `what` and the state `describe` shows otherwise.
-local function wait_for(what, pred, describe, timeout)
-  local value
-  local ok = vim.wait(timeout or WAIT_MS, function()
-    value = pred()
-    return value ~= nil and value ~= false
-  end, 50)
-  if not ok then
-    error(
-      ('timed out after %d ms waiting for %s%s'):format(
-        timeout or WAIT_MS,
-        what,
-        describe and ('; got ' .. describe()) or ''
-      ),
-      0
-    )
-  end
-  return value
-end
-
-local function client_of(buf)
-  return vim.lsp.get_clients({ bufnr = buf, name = 'livenote' })[1]
-end
-
---- Open a note of the workspace and wait until livenote is attached to it.
-local function open(name)
-  vim.cmd.edit(vim.fn.fnameescape(ws .. '/' .. name))
-  local buf = vim.api.nvim_get_current_buf()
-  wait_for('livenote to attach to ' .. name, function()
-    local c = client_of(buf)
-    return c and c.initialized and c
-  end, function()
-    local names = vim.tbl_map(function(c)
-      return c.name
-    end, vim.lsp.get_clients())
-    return ('filetype=%q, clients=%s'):format(vim.bo[buf].filetype, vim.inspect(names))
-  end)
-  return buf, client_of(buf)
-end
-
-local function lines(buf)
-  return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-end
-
-local function text(buf)
-  return table.concat(lines(buf), '\n')
-end
-
-local function count_lines(buf, pattern)
-  local n = 0
-  for _, l in ipairs(lines(buf)) do
-    if l:match(pattern) then
-      n = n + 1
-    end
-  end
-  return n
-end
-
-local function lens_titles(buf)
-  local titles = {}
-  for _, lens in ipairs(vim.lsp.codelens.get(buf)) do
-    table.insert(titles, lens.command and lens.command.title or '<unresolved>')
-  end
-  return titles
-end
-
-local function find_lens(buf, pattern)
-  for _, title in ipairs(lens_titles(buf)) do
-    if title:match(pattern) then
-      return title
-    end
-  end
-end
+-- Helpers (the shared ones are in harness.lua)
 
 --- Wait for a lens matching `pattern`, without asking for a refresh: the plugin must keep the
 --- lenses current by itself.
@@ -215,20 +62,6 @@ local function wait_lens(buf, pattern, what)
   end, function()
     return vim.inspect(lens_titles(buf))
   end)
-end
-
-local function hint_labels(buf)
-  local all = {}
-  for _, h in ipairs(vim.lsp.inlay_hint.get({ bufnr = buf })) do
-    local label = h.inlay_hint.label
-    if type(label) == 'table' then
-      label = table.concat(vim.tbl_map(function(p)
-        return p.value
-      end, label))
-    end
-    table.insert(all, ('%d:%s'):format(h.inlay_hint.position.line, label))
-  end
-  return all
 end
 
 --- Show `buf` in the current window (a check that failed may have left another one there).
@@ -245,19 +78,24 @@ local function ex(cmdline)
   assert(ok, (':%s raised an error: %s'):format(cmdline, tostring(err)))
 end
 
+--- Run an Ex command as ex() does and wait for the message it brings: the first one matching
+--- `pattern` (plain text), at `level` or above.
+local function ex_answer(cmdline, what, pattern, level)
+  local from = #notes
+  ex(cmdline)
+  return wait_for(what, function()
+    return message_since(from, pattern, level)
+  end, function()
+    return vim.inspect(notes)
+  end)
+end
+
 -------------------------------------------------------------------------------------------------
 -- The checks
 
-out(
-  ('nvim %s, server %s, workspace %s'):format(
-    tostring(vim.version()),
-    vim.env.LIVENOTE_BIN or 'livenote (PATH)',
-    ws
-  )
-)
+H.header()
 
 local attached = {} ---@type table<integer, boolean>
-local server_exit = nil ---@type {code: integer, signal: integer}?
 
 check('setup: bad options fail at setup, naming the option', function()
   local ok, err = pcall(require('livenote').setup, { inlay_hints = 'yes' })
@@ -282,11 +120,7 @@ check('setup: the plugin from editors/nvim registers the server and the :Live* c
   })
   if HAS_011 then
     -- A user's own vim.lsp.config('livenote') merges with the plugin's (here: to see the exit).
-    vim.lsp.config('livenote', {
-      on_exit = function(code, signal)
-        server_exit = { code = code, signal = signal }
-      end,
-    })
+    vim.lsp.config('livenote', { on_exit = H.on_exit })
   end
   local commands = {
     'LiveRun',
@@ -324,8 +158,7 @@ local broken ---@type integer
 check('attach: livenote starts at the workspace root; the user on_attach runs; keymaps are set', function()
   local client
   broken, client = open('broken.md')
-  local root, want = vim.uv.fs_realpath(client.root_dir or ''), vim.uv.fs_realpath(ws)
-  assert(root == want, ('root_dir is %s, expected %s'):format(client.root_dir, ws))
+  H.assert_root(client)
   wait_for('the user on_attach', function()
     return attached[broken]
   end)
@@ -349,17 +182,7 @@ check('inlay hints are enabled for the buffer', function()
 end)
 
 check('diagnostics: an invalid live block (`active: yes`) is reported', function()
-  local d = wait_for('a live/wrong-type diagnostic', function()
-    for _, d in ipairs(vim.diagnostic.get(broken)) do
-      if d.code == 'live/wrong-type' and d.source == 'livenote' then
-        return d
-      end
-    end
-  end, function()
-    return vim.inspect(vim.tbl_map(function(d)
-      return ('%d:%d %s %s'):format(d.lnum, d.col, d.source, d.code)
-    end, vim.diagnostic.get(broken)))
-  end)
+  local d = H.wait_diagnostic(broken, 'live/wrong-type')
   assert(d.lnum == 4, ('at line %d, expected on `active: yes` (line 5)'):format(d.lnum + 1))
   return ('%d:%d %s'):format(d.lnum + 1, d.col + 1, d.message)
 end)
@@ -391,13 +214,7 @@ check('status lens: the new live note waits for trust (refreshed after the edit,
 end)
 
 check(':LiveTrust trusts the workspace; the lens turns "● Live · never run"', function()
-  local from = #notes
-  ex('LiveTrust')
-  local m = wait_for('a "trusted" message', function()
-    return message_since(from, 'trusted')
-  end, function()
-    return vim.inspect(notes)
-  end)
+  local m = ex_answer('LiveTrust', 'a "trusted" message', 'trusted')
   local trust_file_written = #vim.fn.globpath(data_dir, '**', true, true) > 0
   assert(trust_file_written, 'nothing was written under the test trust store ' .. data_dir)
   local lens = wait_lens(passive, '^● Live · never run')
@@ -449,13 +266,7 @@ check(':LivePause / :LiveResume flip `active`; lens, hint and status follow', fu
   end, function()
     return vim.inspect(hint_labels(passive))
   end)
-  local from = #notes
-  ex('LiveStatus')
-  local status = wait_for(':LiveStatus to answer', function()
-    return message_since(from, 'passive.md')
-  end, function()
-    return vim.inspect(notes)
-  end)
+  local status = ex_answer('LiveStatus', ':LiveStatus to answer', 'passive.md')
   assert(status.msg:lower():find('paused', 1, true), ':LiveStatus said ' .. status.msg)
   ex('LiveResume')
   wait_for('`active: true` in the buffer', function()
@@ -504,14 +315,7 @@ end)
 
 check(':LiveStop with nothing running says so', function()
   focus(passive)
-  local from = #notes
-  ex('LiveStop')
-  local m = wait_for('an answer', function()
-    return message_since(from, 'nothing to stop')
-  end, function()
-    return vim.inspect(notes)
-  end)
-  return m.msg
+  return ex_answer('LiveStop', 'an answer', 'nothing to stop').msg
 end)
 
 check(':LiveUndo restores the body from before the run', function()
@@ -539,14 +343,7 @@ end)
 
 check('server errors are shown, not raised: :LivePause on a passive note', function()
   focus(passive)
-  local from = #notes
-  ex('LivePause')
-  local m = wait_for('an error message', function()
-    return message_since(from, 'Pause failed', vim.log.levels.ERROR)
-  end, function()
-    return vim.inspect(notes)
-  end)
-  return m.msg
+  return ex_answer('LivePause', 'an error message', 'Pause failed', vim.log.levels.ERROR).msg
 end)
 
 check(':help livenote resolves, and every |link| in the help file has a tag', function()
@@ -600,35 +397,6 @@ check(':checkhealth livenote finds the binary and the attached client', function
   return (report:match('(livenote %d+%.%d+%.%d+[^\n]*)') or '')
 end)
 
-check('shutdown: the server exits cleanly when Nvim stops it', function()
-  local client = assert(vim.lsp.get_clients({ name = 'livenote' })[1], 'no livenote client')
-  if HAS_011 then
-    client:stop()
-    wait_for('the server to exit', function()
-      return server_exit
-    end, nil, 5000)
-    assert(server_exit.code == 0 and server_exit.signal == 0, 'exit ' .. vim.inspect(server_exit))
-    return 'exit code 0'
-  end
-  client.stop()
-  wait_for('the server to exit', function()
-    return client.is_stopped()
-  end, nil, 5000)
-  return 'stopped'
-end)
+check('shutdown: the server exits cleanly when Nvim stops it', H.shutdown)
 
-out(
-  ('%d passed, %d failed'):format(passed, failed) .. (skipped > 0 and (', %d skipped'):format(skipped) or '')
-)
-if failed > 0 then
-  local log = io.open(log_file, 'r')
-  if log then
-    log:seek('set', log_start)
-    local tail = log:read('*a') or ''
-    log:close()
-    out('--- ' .. log_file .. ' (this run):')
-    out(#tail > 20000 and tail:sub(-20000) or tail)
-  end
-end
-watchdog:stop()
-vim.cmd(failed == 0 and 'qall!' or 'cquit 1')
+H.finish()

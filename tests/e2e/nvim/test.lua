@@ -8,54 +8,14 @@
 -- Prints one line per check and a closing "N passed, N failed" line; exits 0 when every check
 -- passed, 1 when one failed, 2 on the overall timeout. `server/tests/nvim.rs` runs it.
 
-local WAIT_MS = tonumber(vim.env.LIVENOTE_NVIM_WAIT_MS) or 10000 -- one wait for the server
-local OVERALL_MS = tonumber(vim.env.LIVENOTE_NVIM_TIMEOUT_MS) or 120000
-
-local function out(line)
-  io.stdout:write(line, '\n')
-  io.stdout:flush()
-end
-
--- Never hang: a libuv timer fires even while a check sits in vim.wait().
-local watchdog = assert(vim.uv.new_timer())
-watchdog:start(OVERALL_MS, 0, function()
-  io.stdout:write(('FAIL overall timeout: the test did not finish in %d ms\n'):format(OVERALL_MS))
-  io.stdout:flush()
-  os.exit(2)
-end)
-
--- Everything the editor would show the user as a message (errors from the server included).
-local notes = {}
-local function record(msg, level)
-  table.insert(notes, { msg = tostring(msg), level = level or vim.log.levels.INFO })
-  if (level or 0) >= vim.log.levels.WARN then
-    out('     (the editor showed: ' .. tostring(msg) .. ')')
-  end
-end
-vim.notify = record
-vim.notify_once = function(msg, level)
-  record(msg, level)
-  return true
-end
--- Prompts (a server's window/showMessageRequest goes to vim.ui.select) are shown in the report
--- and dismissed, as a user closing them; headless, the default would wait for keys.
-vim.ui.select = function(_, opts, on_choice)
-  out('     (prompt dismissed: ' .. tostring(opts and opts.prompt) .. ')')
-  on_choice(nil)
-end
-vim.ui.input = function(opts, on_confirm)
-  out('     (prompt dismissed: ' .. tostring(opts and opts.prompt) .. ')')
-  on_confirm(nil)
-end
-local function errors_notified()
-  local errs = {}
-  for _, n in ipairs(notes) do
-    if n.level >= vim.log.levels.WARN then
-      table.insert(errs, n.msg)
-    end
-  end
-  return errs
-end
+-- The harness shared with plugin_test.lua (watchdog, messages and prompts, check, wait_for, open,
+-- the LSP log on failure), loaded from beside this file.
+local here = vim.fn.fnamemodify(arg[0], ':p:h')
+local H = dofile(here .. '/harness.lua')
+local check, wait_for, open, client_of = H.check, H.wait_for, H.open, H.client_of
+local lines, text, count_lines = H.lines, H.text, H.count_lines
+local lens_titles, find_lens = H.lens_titles, H.find_lens
+local notes = H.notes
 
 -- Requests the server sends to the editor, by method (refreshes must not come in floods).
 local from_server = {} ---@type table<string, integer>
@@ -70,129 +30,20 @@ for _, method in ipairs({ 'workspace/inlayHint/refresh', 'workspace/codeLens/ref
   end
 end
 
--- The LSP log (the server's stderr goes there too): only this run's part is shown on failure.
-local log_file = vim.lsp.log.get_filename()
-local log_start = vim.fn.getfsize(log_file)
-log_start = log_start > 0 and log_start or 0
-
 -- The server binary under test, a new user's (empty) trust list kept out of the real one, and
 -- the server's exit status; the rest of the configuration is init.lua's, untouched.
-local server_exit = nil ---@type {code: integer, signal: integer}?
 vim.lsp.config('livenote', {
   cmd = vim.env.LIVENOTE_BIN and { vim.env.LIVENOTE_BIN, 'lsp' } or nil,
   cmd_env = { LIVENOTE_DATA_DIR = vim.fn.tempname() .. '-data' },
-  on_exit = function(code, signal)
-    server_exit = { code = code, signal = signal }
-  end,
+  on_exit = H.on_exit,
 })
 
 -- A scratch copy of the fixture workspace (removed when Nvim exits).
-local here = vim.fn.fnamemodify(arg[0], ':p:h')
-local ws = vim.fn.tempname() .. '-workspace'
-vim.fn.mkdir(ws, 'p')
-for name, kind in vim.fs.dir(here .. '/workspace') do
-  if kind == 'file' then
-    vim.fn.writefile(vim.fn.readfile(here .. '/workspace/' .. name, 'b'), ws .. '/' .. name, 'b')
-  end
-end
+local ws = H.copy_workspace(here .. '/workspace')
 vim.fn.writefile({ '# Errands', '', '- post office' }, ws .. '/errands.md')
 
 -------------------------------------------------------------------------------------------------
--- Helpers
-
-local passed, failed = 0, 0
-local timeouts = 0 -- checks in a row that ended waiting on the server
-
---- Run one check: `fn` returns a detail to show or raises a message. After two checks in a row
---- timed out the server is taken for stuck, and the rest fail at once instead of waiting.
-local function check(name, fn)
-  if timeouts >= 2 then
-    failed = failed + 1
-    out(('FAIL %s: not run, the server stopped answering (see above)'):format(name))
-    return
-  end
-  local ok, res = xpcall(fn, function(e)
-    return type(e) == 'string' and e or vim.inspect(e)
-  end)
-  if ok then
-    passed, timeouts = passed + 1, 0
-    out(('ok   %s%s'):format(name, res and (': ' .. tostring(res)) or ''))
-  else
-    failed = failed + 1
-    timeouts = (res:match('timed out') or res:match('no answer')) and timeouts + 1 or 0
-    out(('FAIL %s: %s'):format(name, res))
-  end
-end
-
---- Wait until `pred` returns a value; raise `what` and the state `describe` shows otherwise.
-local function wait_for(what, pred, describe, timeout)
-  local value
-  local ok = vim.wait(timeout or WAIT_MS, function()
-    value = pred()
-    return value ~= nil and value ~= false
-  end, 50)
-  if not ok then
-    error(('timed out after %d ms waiting for %s%s'):format(
-      timeout or WAIT_MS,
-      what,
-      describe and ('; got ' .. describe()) or ''
-    ), 0)
-  end
-  return value
-end
-
-local function client_of(buf)
-  return vim.lsp.get_clients({ bufnr = buf, name = 'livenote' })[1]
-end
-
---- Open a note of the workspace and wait until livenote is attached to it.
-local function open(name)
-  vim.cmd.edit(vim.fn.fnameescape(ws .. '/' .. name))
-  local buf = vim.api.nvim_get_current_buf()
-  wait_for('livenote to attach to ' .. name, function()
-    return client_of(buf)
-  end, function()
-    local names = vim.tbl_map(function(c)
-      return c.name
-    end, vim.lsp.get_clients())
-    return ('filetype=%q, clients=%s'):format(vim.bo[buf].filetype, vim.inspect(names))
-  end)
-  return buf, client_of(buf)
-end
-
-local function lines(buf)
-  return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-end
-
-local function text(buf)
-  return table.concat(lines(buf), '\n')
-end
-
-local function count_lines(buf, pattern)
-  local n = 0
-  for _, l in ipairs(lines(buf)) do
-    if l:match(pattern) then
-      n = n + 1
-    end
-  end
-  return n
-end
-
-local function lens_titles(buf)
-  local titles = {}
-  for _, lens in ipairs(vim.lsp.codelens.get(buf)) do
-    table.insert(titles, lens.command and lens.command.title or '<unresolved>')
-  end
-  return titles
-end
-
-local function find_lens(buf, pattern)
-  for _, title in ipairs(lens_titles(buf)) do
-    if title:match(pattern) then
-      return title
-    end
-  end
-end
+-- Helpers (the shared ones are in harness.lua)
 
 --- The labels a completion request at (line, character), 0-based, offers.
 local function completion_labels(buf, line, character)
@@ -202,10 +53,10 @@ local function completion_labels(buf, line, character)
     position = { line = line, character = character },
     context = { triggerKind = 1 },
   }
-  local resp = vim.lsp.buf_request_sync(buf, 'textDocument/completion', params, WAIT_MS)
+  local resp = vim.lsp.buf_request_sync(buf, 'textDocument/completion', params, H.WAIT_MS)
   local r = resp and resp[client.id]
   if not r then
-    error('no answer to textDocument/completion within ' .. WAIT_MS .. ' ms', 0)
+    error('no answer to textDocument/completion within ' .. H.WAIT_MS .. ' ms', 0)
   elseif r.err then
     error('textDocument/completion failed: ' .. vim.inspect(r.err), 0)
   end
@@ -244,34 +95,19 @@ end
 -------------------------------------------------------------------------------------------------
 -- The checks, in the order a new user meets the features.
 
-out(('nvim %s, server %s, workspace %s'):format(
-  tostring(vim.version()),
-  vim.env.LIVENOTE_BIN or 'livenote (PATH)',
-  ws
-))
+H.header()
 
 local broken ---@type integer
 check('attach: the README config starts livenote at the workspace root', function()
   local client
   broken, client = open('broken.md')
-  local root, want = vim.uv.fs_realpath(client.root_dir or ''), vim.uv.fs_realpath(ws)
-  assert(root == want, ('root_dir is %s, expected %s'):format(client.root_dir, ws))
+  H.assert_root(client)
   local info = client.server_info or {}
   return ('%s %s, %s positions'):format(info.name, info.version, client.offset_encoding)
 end)
 
 check('diagnostics: `active: yes` is live/wrong-type from livenote', function()
-  local d = wait_for('a live/wrong-type diagnostic', function()
-    for _, d in ipairs(vim.diagnostic.get(broken)) do
-      if d.code == 'live/wrong-type' and d.source == 'livenote' then
-        return d
-      end
-    end
-  end, function()
-    return vim.inspect(vim.tbl_map(function(d)
-      return ('%d:%d %s %s'):format(d.lnum, d.col, d.source, d.code)
-    end, vim.diagnostic.get(broken)))
-  end)
+  local d = H.wait_diagnostic(broken, 'live/wrong-type')
   assert(d.lnum == 4 and d.col == 10, ('at %d:%d, expected on `yes` (4:10)'):format(d.lnum, d.col))
   assert(d.severity == vim.diagnostic.severity.ERROR, 'severity ' .. tostring(d.severity))
   return ('%d:%d %s'):format(d.lnum + 1, d.col + 1, d.message)
@@ -299,27 +135,14 @@ check('status lens (from the config\'s LspAttach refresh): the broken note is in
 end)
 
 check('inlay hints: the cron value reads "every hour"', function()
-  local function labels()
-    local all = {}
-    for _, h in ipairs(vim.lsp.inlay_hint.get({ bufnr = broken })) do
-      local label = h.inlay_hint.label
-      if type(label) == 'table' then
-        label = table.concat(vim.tbl_map(function(p)
-          return p.value
-        end, label))
-      end
-      table.insert(all, ('%d:%s'):format(h.inlay_hint.position.line, label))
-    end
-    return all
-  end
   return wait_for('an "every hour" hint after the cronExpr value', function()
-    for _, l in ipairs(labels()) do
+    for _, l in ipairs(H.hint_labels(broken)) do
       if l:match('^6:every hour') then
         return l
       end
     end
   end, function()
-    return vim.inspect(labels())
+    return vim.inspect(H.hint_labels(broken))
   end)
 end)
 
@@ -376,9 +199,9 @@ check('"Make live" from the code-action menu turns a passive note live', functio
   -- An action carrying both an edit and a command would rewrite the note a second time (the
   -- command's workspace/applyEdit) or fail loudly; give that time to show.
   vim.wait(1500, function()
-    return count_lines(passive, '^live:') > 1 or #errors_notified() > 0
+    return count_lines(passive, '^live:') > 1 or #H.problems_since(0) > 0
   end, 25)
-  local errs = errors_notified()
+  local errs = H.problems_since(0)
   assert(#errs == 0, 'the editor showed errors: ' .. vim.inspect(errs) .. '\n' .. text(passive))
   assert(
     count_lines(passive, '^live:') == 1 and count_lines(passive, '^%-%-%-$') == 2,
@@ -424,7 +247,7 @@ check('"Make live" as a command: the server\'s workspace/applyEdit lands in the 
   end, function()
     return ('notes %s, text:\n%s'):format(vim.inspect(notes), text(buf))
   end)
-  local errs = errors_notified()
+  local errs = H.problems_since(0)
   assert(#errs == 0, 'the editor showed errors: ' .. vim.inspect(errs))
   return wait_for('a "● Live · never run" lens', function()
     vim.lsp.codelens.refresh({ bufnr = buf })
@@ -434,26 +257,6 @@ check('"Make live" as a command: the server\'s workspace/applyEdit lands in the 
   end)
 end)
 
-check('shutdown: the server exits cleanly when Nvim stops it', function()
-  local client = assert(vim.lsp.get_clients({ name = 'livenote' })[1], 'no livenote client')
-  client:stop()
-  wait_for('the server to exit', function()
-    return server_exit
-  end, nil, 5000)
-  assert(server_exit.code == 0 and server_exit.signal == 0, 'exit ' .. vim.inspect(server_exit))
-  return 'exit code 0'
-end)
+check('shutdown: the server exits cleanly when Nvim stops it', H.shutdown)
 
-out(('%d passed, %d failed'):format(passed, failed))
-if failed > 0 then
-  local log = io.open(log_file, 'r')
-  if log then
-    log:seek('set', log_start)
-    local tail = log:read('*a') or ''
-    log:close()
-    out('--- ' .. log_file .. ' (this run):')
-    out(#tail > 20000 and tail:sub(-20000) or tail)
-  end
-end
-watchdog:stop()
-vim.cmd(failed == 0 and 'qall!' or 'cquit 1')
+H.finish()

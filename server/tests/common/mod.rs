@@ -1,0 +1,196 @@
+//! Helpers shared by the test crates that work on real files and run the `livenote` binary
+//! (`events.rs`, `runs.rs`, `faults.rs`). Each `tests/*.rs` file is a crate of its own and
+//! includes this module with `mod common;`.
+
+// Every crate that includes this module uses only some of its helpers; the others would be
+// reported as dead code in that crate.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+pub fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Write `text` to `path`, creating its folder first.
+pub fn write(path: &Path, text: &str) {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+    }
+    std::fs::write(path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
+/// The names in `dir`, sorted, without hidden ones (such as the temp files of atomic writes);
+/// none when `dir` does not exist.
+pub fn files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|r| r.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    v.retain(|n| !n.starts_with('.'));
+    v.sort();
+    v
+}
+
+/// How many runs under `root` finished successfully: their transcripts
+/// (`.livenote/runs/*.jsonl`) hold a `done` record.
+pub fn done_runs(root: &Path) -> usize {
+    std::fs::read_dir(root.join(".livenote/runs"))
+        .map(|r| {
+            r.flatten()
+                .filter(|e| std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains("\"kind\":\"done\"")))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// A `[providers.NAME]` table for a `sh -c SCRIPT` command provider.
+pub fn command_provider(name: &str, script: &str, timeout: &str) -> String {
+    format!(
+        "[providers.{name}]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", {script:?}]\ntimeout = \"{timeout}\"\n"
+    )
+}
+
+/// A workspace config whose default provider `p` is `sh -c SCRIPT`.
+pub fn command_config(script: &str) -> String {
+    format!("[agent]\nprovider = \"p\"\n{}", command_provider("p", script, "20s"))
+}
+
+/// The event id an event run's context names (`id `...``).
+pub fn event_id_in(context: &str) -> String {
+    context.split("id `").nth(1).and_then(|s| s.split('`').next()).unwrap_or_default().to_owned()
+}
+
+/// Poll `cond` every few milliseconds for up to `secs` seconds (real child processes and real
+/// files only, never the schedule).
+pub fn wait_until(what: &str, secs: u64, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while Instant::now() < deadline {
+        if cond() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    panic!("timed out waiting for {what}");
+}
+
+/// A folder with a `.livenote.toml`, trusted (`livenote trust .`) in a data folder of its own,
+/// for the `livenote` binary to run in.
+pub struct Workspace {
+    _dir: tempfile::TempDir,
+    pub root: PathBuf,
+    /// `LIVENOTE_DATA_DIR` and `LIVENOTE_CONFIG_DIR` of every command; the clock file too.
+    pub data: tempfile::TempDir,
+}
+
+impl Workspace {
+    /// A workspace with one note, `n.md`.
+    pub fn with_note(config: &str, note: &str) -> Workspace {
+        let dir = tempdir();
+        write(&dir.path().join("n.md"), note);
+        Workspace::in_dir(dir, config)
+    }
+
+    /// `dir`, with what it holds, as a workspace.
+    pub fn in_dir(dir: tempfile::TempDir, config: &str) -> Workspace {
+        let root = dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
+        write(&root.join(".livenote.toml"), config);
+        let ws = Workspace { _dir: dir, root, data: tempdir() };
+        let out = ws.livenote(&["trust", "."]).output().unwrap_or_else(|e| panic!("{e}"));
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        ws
+    }
+
+    /// `livenote ARGS` in the workspace, logging at info level, in UTC.
+    pub fn livenote(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_livenote"));
+        c.args(args)
+            .current_dir(&self.root)
+            .env("LIVENOTE_DATA_DIR", self.data.path())
+            .env("LIVENOTE_CONFIG_DIR", self.data.path())
+            .env("RUST_LOG", "info")
+            .env("TZ", "UTC");
+        c
+    }
+
+    /// The text of `n.md` (empty when it cannot be read).
+    pub fn note(&self) -> String {
+        std::fs::read_to_string(self.root.join("n.md")).unwrap_or_default()
+    }
+
+    /// The clock file (`--clock-file`): the time the commands given it take for now.
+    pub fn clock(&self) -> PathBuf {
+        self.data.path().join("clock")
+    }
+
+    /// Set the clock file to the instant `at`, atomically.
+    pub fn set_clock(&self, at: &str) {
+        let tmp = self.clock().with_extension("tmp");
+        write(&tmp, at);
+        std::fs::rename(&tmp, self.clock()).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    /// Start `livenote watch OPTIONS .` and wait until it has indexed the folder.
+    pub fn watch(&self, options: &[&str]) -> Watcher {
+        let mut args = vec!["watch"];
+        args.extend_from_slice(options);
+        args.push(".");
+        let mut child = self
+            .livenote(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let stderr = child.stderr.take().unwrap_or_else(|| panic!("no stderr"));
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let mut w = Watcher { child, lines: rx, seen: Vec::new() };
+        w.wait_for("watch ");
+        w
+    }
+
+    /// `livenote watch --clock-file <clock> .`: a watcher whose time is the clock file.
+    pub fn watch_clock(&self) -> Watcher {
+        let clock = self.clock().display().to_string();
+        self.watch(&["--clock-file", &clock])
+    }
+}
+
+/// A running `livenote watch` and the lines of its log (stderr).
+pub struct Watcher {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Watcher {
+    /// Wait (up to 20 s) for a log line containing `needle`.
+    pub fn wait_for(&mut self, needle: &str) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if let Ok(line) = self.lines.recv_timeout(Duration::from_millis(50)) {
+                let hit = line.contains(needle);
+                self.seen.push(line);
+                if hit {
+                    return;
+                }
+            }
+        }
+        panic!("watcher never logged {needle:?}: {:?}", self.seen)
+    }
+
+    /// Kill it; return every line it logged.
+    pub fn stop(mut self) -> Vec<String> {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.seen.extend(self.lines.try_iter());
+        self.seen
+    }
+}
