@@ -14,11 +14,15 @@
 //!   with that line, so that writing back the region's own text stays a no-op.)
 //! - **Line endings.** The provider's output is rewritten to the note's line ending: the first
 //!   one in the region, else the first one in the note, else `\n`.
+//! - **No new frontmatter.** In a note without frontmatter or H1 the region starts the note;
+//!   output that would then open with a `---` line (a frontmatter) gets a blank line in front,
+//!   so it stays body text.
 //! - **Blank line under the H1.** When the note has an H1 and the provider's output does not
 //!   start with a blank line of its own, one is added — provided the note currently has a blank
 //!   line (or nothing) under the H1. A note whose text sits directly under its H1 keeps that
-//!   style. Consequently writing back the exact region text (Undo) is always a no-op, and a
-//!   provider that prints just "3:00 PM" gets the usual `# Title`, blank line, content layout.
+//!   style. Consequently writing back the exact region text (Undo) is a no-op (when the
+//!   region's line endings are all the same; see above), and a provider that prints just
+//!   "3:00 PM" gets the usual `# Title`, blank line, content layout.
 //! - **Final newline.** If the region ended with a line ending (or was empty in a note whose
 //!   last line is terminated), the result does too; a provider's own trailing newlines are kept.
 //!   When the region is empty and the line before it has no line ending (an H1 or a closing `---`
@@ -237,6 +241,19 @@ impl Patch {
                 None => result.conflicts += 1,
             }
         }
+        // Hunks rendered for another layout (the user removed the frontmatter meanwhile) may
+        // still put a `---` line first; as in `render`, a blank line keeps it body text.
+        if layout.starts_note
+            && let Some(first) = result.edits.first_mut()
+            && first.range.start == layout.region.start
+        {
+            let rest = &current_text[first.range.end..];
+            let line = &rest[..rest.find('\n').map_or(rest.len(), |i| i + 1)];
+            let head = format!("{}{}{line}", &current_text[..first.range.start], first.new_text);
+            if locate(&head).is_some() {
+                first.new_text.insert_str(0, layout.nl);
+            }
+        }
         result
     }
 
@@ -376,6 +393,8 @@ struct Layout {
     ends_with_newline: bool,
     /// Whether output that does not start with a blank line gets one in front.
     blank_under_h1: bool,
+    /// The region starts the note (no frontmatter, no H1): a `---` line first would open one.
+    starts_note: bool,
 }
 
 impl Layout {
@@ -418,7 +437,18 @@ impl Layout {
         let echo_title = own_title.filter(|t| first_line_title(body) != Some(*t)).map(str::to_owned);
         let has_h1 = h1.is_some();
         let blank_under_h1 = has_h1 && (body.is_empty() || starts_with_blank_line(body));
-        Layout { region, has_h1, echo_title, writable, needs_break, nl, ends_with_newline, blank_under_h1 }
+        let starts_note = region.start == bom_len(text);
+        Layout {
+            region,
+            has_h1,
+            echo_title,
+            writable,
+            needs_break,
+            nl,
+            ends_with_newline,
+            blank_under_h1,
+            starts_note,
+        }
     }
 
     /// The provider's output as the region's new text.
@@ -439,6 +469,10 @@ impl Layout {
         }
         if self.ends_with_newline && !out.ends_with('\n') {
             out.push_str(self.nl);
+        }
+        // (After the BOM the note may have: a second U+FEFF is text.)
+        if self.starts_note && locate(&format!("{}{out}", &"\u{feff}"[..self.region.start])).is_some() {
+            out.insert_str(0, self.nl);
         }
         out
     }
@@ -882,6 +916,69 @@ mod tests {
                 hello
             "#]],
         );
+    }
+
+    /// Found by the `command_output` fuzz target: in a note without frontmatter or H1, output
+    /// starting with a `---` line turned the note's first lines into a frontmatter (an agent
+    /// could make a note live that way). A blank line in front keeps it body text, also when
+    /// the patch lands on a note whose frontmatter the user removed meanwhile.
+    #[test]
+    fn output_never_opens_a_frontmatter() {
+        check_replace(
+            "old\n",
+            "---\nlive:\n  objective: x\n---\nbody\n",
+            expect![[r#"
+                0..4 "\n---\nlive:\n  objective: x\n---\nbody\n"
+                ----
+
+                ---
+                live:
+                  objective: x
+                ---
+                body
+            "#]],
+        );
+        check_replace(
+            "",
+            "---",
+            expect![[r#"
+                0..0 "\n---\n"
+                ----
+
+                ---
+            "#]],
+        );
+        check_race(
+            "---\na: 1\n---\nold\n",
+            "---\nx\n---\n",
+            "old\n",
+            expect![[r#"
+                conflicts: 0
+                0..4 "\n---\nx\n---\n"
+                ----
+
+                ---
+                x
+                ---
+            "#]],
+        );
+        // A `---` line further down, or under an H1, is just a thematic break.
+        assert_eq!(replace_region_edits("a\n", "a\n---\nb\n").len(), 1);
+        // After a BOM, a second U+FEFF is text: `\u{feff}---` opens nothing.
+        let text = "\u{feff}\u{feff}---\n";
+        assert_eq!(replace_region_edits(text, &text[3..]), vec![]);
+        assert_eq!(applied("# T\n", &replace_region_edits("# T\n", "---\nb\n")), "# T\n\n---\nb\n");
+    }
+
+    /// Found by the `command_output` fuzz target: writing back a region whose line endings are
+    /// mixed is not a no-op, as the module documentation said; its endings become the first
+    /// one's, like any output's. The documentation now says so.
+    #[test]
+    fn writing_back_a_mixed_region_normalises_it() {
+        let text = "#Title\r\nbody\n";
+        assert_eq!(applied(text, &replace_region_edits(text, text)), "#Title\r\nbody\r\n");
+        let text = "#Title\r\nbody\r\n";
+        assert_eq!(replace_region_edits(text, text), vec![]);
     }
 
     #[test]

@@ -4,6 +4,10 @@
 
 use std::ops::Range;
 
+/// What YAML counts as white space inside a line. Other Unicode white space (a form feed, a
+/// no-break space) is text to YAML, so the outline must not trim it either.
+const YAML_SPACE: [char; 2] = [' ', '\t'];
+
 /// One line of the frontmatter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
@@ -74,7 +78,7 @@ impl Outline {
             }
             let s = &text[pos..end];
             let indent = s.len() - s.trim_start_matches(' ').len();
-            let rest = s[indent..].trim_end();
+            let rest = s[indent..].trim_end_matches(YAML_SPACE);
             let kind = match scalar {
                 // Blank lines inside a block scalar keep it open but are not its content's end.
                 Some(ScalarState::Block { .. }) if rest.is_empty() => LineKind::Blank,
@@ -266,11 +270,12 @@ fn closes_quote(s: &str, quote: char) -> bool {
 }
 
 fn classify(line_start: usize, s: &str, indent: usize) -> LineKind {
-    let rest = s[indent..].trim_end();
+    let rest = s[indent..].trim_end_matches(YAML_SPACE);
     if rest.is_empty() {
         return LineKind::Blank;
     }
-    if rest.starts_with('#') {
+    // Tabs may separate a comment from the indentation (` \t# c` is a comment line in YAML).
+    if rest.trim_start_matches('\t').starts_with('#') {
         return LineKind::Comment;
     }
     let mut col = indent;
@@ -281,7 +286,7 @@ fn classify(line_start: usize, s: &str, indent: usize) -> LineKind {
             dash_col.get_or_insert(col);
             col += 1;
             col += s[col..].len() - s[col..].trim_start_matches([' ', '\t']).len();
-            if col >= s.trim_end().len() {
+            if col >= s.trim_end_matches(YAML_SPACE).len() {
                 return LineKind::Item { dash_col: dash_col.unwrap_or(indent) };
             }
         } else {
@@ -327,7 +332,9 @@ fn parse_key(s: &str) -> Option<(String, usize, usize)> {
     while i < bytes.len() {
         match bytes[i] {
             b':' if i + 1 == bytes.len() || bytes[i + 1] == b' ' || bytes[i + 1] == b'\t' => {
-                let name = s[..i].trim_end();
+                // Only spaces and tabs separate a key from its colon in YAML; `live\u{b}:` is
+                // not `live:`.
+                let name = s[..i].trim_end_matches([' ', '\t']);
                 if name.is_empty() {
                     return None;
                 }
@@ -356,10 +363,10 @@ fn value_len(v: &str) -> usize {
                 }
             }
         }
-        return v.trim_end().len();
+        return v.trim_end_matches(YAML_SPACE).len();
     }
     let cut = v.find(" #").or_else(|| v.find("\t#")).unwrap_or(v.len());
-    v[..cut].trim_end().len()
+    v[..cut].trim_end_matches(YAML_SPACE).len()
 }
 
 #[cfg(test)]
@@ -420,5 +427,32 @@ tags: [a, b]
         assert_eq!(names(&o, &parents), ["live", "triggers"]);
         assert_eq!(names(&o, &o.parents_at(3, 2)), ["live"]);
         assert_eq!(o.line_at(t.len()), Some(3));
+    }
+
+    /// Found by the `edits` fuzz target: `live\u{b}:` was read as the key `live` (a vertical
+    /// tab is Unicode whitespace, not YAML's), so rewrites edited a block YAML calls
+    /// `"live\u{b}"` and the note stayed without a live block.
+    #[test]
+    fn only_spaces_and_tabs_end_a_key() {
+        let t = "live\u{b}:\nlive\u{a0}: x\nlive \t: y\n";
+        let o = Outline::parse(t, 0..t.len());
+        assert_eq!(names(&o, &[0, 1, 2]), ["live\u{b}", "live\u{a0}", "live"]);
+        let note = "---\nlive\u{b}:\n---";
+        assert!(crate::note::rewrite::set_runtime_fields(note, &[]).is_err());
+    }
+
+    /// Found by the `edits` fuzz target: ` \t# c` is a comment line in YAML, but was read as
+    /// stray text that ended the entry above it, so "Resume" inserted `active: true` between
+    /// `objective:` and its value (YAML then read `active: "true c"`).
+    #[test]
+    fn a_tab_before_a_comment_keeps_it_a_comment() {
+        let t = "live:\n objective:\n \t# c\n  text\n";
+        let o = Outline::parse(t, 0..t.len());
+        assert!(matches!(o.lines[2].kind, LineKind::Comment));
+        assert_eq!(o.last_line(1), 3);
+        let note = "---\nlive:\n objective:\n \t# \n  c\n---";
+        let edits = crate::note::rewrite::set_active(note, true).unwrap_or_default();
+        let out = crate::text::edit::apply(note, &edits).unwrap_or_default();
+        assert_eq!(out, "---\nlive:\n objective:\n \t# \n  c\n active: true\n---");
     }
 }

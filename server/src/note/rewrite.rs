@@ -31,8 +31,16 @@ pub enum RewriteError {
     NoFrontmatter,
     #[error("the frontmatter has no closing `---` line")]
     UnterminatedFrontmatter,
+    #[error(
+        "the frontmatter has a carriage return that does not end a line (`\\r` without `\\n`); YAML reads it as a line break, so it cannot be edited safely"
+    )]
+    LoneCarriageReturn,
     #[error("the frontmatter is not a list of `key: value` lines, so it cannot be edited safely")]
     FrontmatterNotMapping,
+    #[error(
+        "the frontmatter's lines do not show where its entries start and end (a quoted string or `[...]` spans lines in a way livenote does not follow), so it cannot be edited safely"
+    )]
+    UnclearLayout,
     #[error("the frontmatter is not valid YAML ({0}); fix it first")]
     InvalidYaml(String),
     #[error("this note is not live (it has no `live:` block)")]
@@ -407,8 +415,39 @@ impl<'a> Doc<'a> {
     fn open(text: &'a str) -> Result<Self, RewriteError> {
         let fm = frontmatter::locate(text).ok_or(RewriteError::NoFrontmatter)?;
         let close = fm.close.clone().ok_or(RewriteError::UnterminatedFrontmatter)?;
+        // Edits work on lines ending in `\n`; YAML also breaks lines at a lone `\r`, so the two
+        // would disagree on where an entry ends (removing one could take the next with it).
+        if text[fm.content.clone()].split("\r\n").any(|s| s.contains('\r')) {
+            return Err(RewriteError::LoneCarriageReturn);
+        }
         let outline = Outline::parse(text, fm.content.clone());
-        Ok(Doc { text, fm, close, outline })
+        let doc = Doc { text, fm, close, outline };
+        doc.check_outline()?;
+        Ok(doc)
+    }
+
+    /// Where the YAML parses, the outline must agree with it: every key the outline sees is a
+    /// key of the YAML at the same byte, and its value ends within the lines the outline gives
+    /// the entry. Otherwise a line the outline reads as `key: value` is inside a value spanning
+    /// lines (a quoted string in a flow collection), or a value runs past its entry's lines
+    /// (`[a` with `]` on a line of its own), and a line-wise edit would change what YAML reads.
+    /// Half-typed YAML is edited line-wise as it is.
+    fn check_outline(&self) -> Result<(), RewriteError> {
+        let Ok(Some(root)) = yaml::parse(self.text, self.fm.content.clone()) else { return Ok(()) };
+        let mut keys = Vec::new();
+        yaml_keys(&root, &mut keys);
+        keys.sort_unstable();
+        for i in 0..self.outline.lines.len() {
+            let Some(k) = self.outline.key(i) else { continue };
+            let at = keys.partition_point(|&(start, _)| start < k.key.start);
+            let entry_end = self.outline.lines[self.entry_end(i)].full.end;
+            match keys.get(at) {
+                Some(&(start, value_end))
+                    if start == k.key.start && value_end.is_none_or(|e| e <= entry_end) => {}
+                _ => return Err(RewriteError::UnclearLayout),
+            }
+        }
+        Ok(())
     }
 
     fn nl(&self) -> &'static str {
@@ -417,18 +456,19 @@ impl<'a> Doc<'a> {
 
     /// Every top-level line must be a plain `key:` or belong to one (a list may sit at the
     /// key's own column), not a flow collection or stray text, or line-wise edits could not
-    /// tell where entries end.
+    /// tell where entries end. Top-level keys sit at column 0: a root mapping indented as a
+    /// whole is valid YAML, but a `live:` added at column 0 would break it.
     fn check_top_level(&self) -> Result<(), RewriteError> {
         let o = &self.outline;
         let mut covered_until = None;
         for (i, line) in o.lines.iter().enumerate() {
-            if line.indent > 0
-                || matches!(line.kind, LineKind::Blank | LineKind::Comment | LineKind::Continuation)
-            {
+            if matches!(line.kind, LineKind::Blank | LineKind::Comment | LineKind::Continuation) {
                 continue;
             }
             match &line.kind {
-                LineKind::Key(k) if k.dash_col.is_none() => covered_until = Some(o.last_line(i)),
+                LineKind::Key(k) if line.indent == 0 && k.dash_col.is_none() => {
+                    covered_until = Some(o.last_line(i))
+                }
                 _ if covered_until.is_some_and(|c| i <= c) => {}
                 _ => return Err(RewriteError::FrontmatterNotMapping),
             }
@@ -558,20 +598,27 @@ impl<'a> Doc<'a> {
         let value_end = o.lines[last].range.end;
         match &k.value {
             Some(v) => {
+                // Only spaces and tabs are white space to YAML; a form feed after the value is
+                // part of it.
+                let space = [' ', '\t'];
                 let tail = &text[v.end..line.range.end];
-                let is_comment = tail.starts_with([' ', '\t']) && tail.trim_start().starts_with('#');
+                let is_comment = tail.starts_with(space) && tail.trim_start_matches(space).starts_with('#');
                 if last == i {
                     // Keep a trailing comment; anything else after the value (invalid YAML
                     // like `"a" b`) goes with it.
-                    let end = if is_comment || tail.trim().is_empty() { v.end } else { line.range.end };
+                    let end = if is_comment || tail.trim_matches(space).is_empty() {
+                        v.end
+                    } else {
+                        line.range.end
+                    };
                     Ok(TextEdit::replace(v.start..end, new_value))
                 } else {
-                    let comment = if is_comment { tail.trim_end() } else { "" };
+                    let comment = if is_comment { tail.trim_end_matches(space) } else { "" };
                     Ok(TextEdit::replace(v.start..value_end, format!("{new_value}{comment}")))
                 }
             }
             None => {
-                let comment = text[k.value_start..line.range.end].trim_end();
+                let comment = text[k.value_start..line.range.end].trim_end_matches([' ', '\t']);
                 let sep = if text[..k.value_start].ends_with([' ', '\t']) { "" } else { " " };
                 let new = if comment.is_empty() {
                     format!("{sep}{new_value}")
@@ -581,6 +628,21 @@ impl<'a> Doc<'a> {
                 Ok(TextEdit::replace(k.value_start..value_end, new))
             }
         }
+    }
+}
+
+/// Where every key of the YAML tree `n` starts, and where its value ends (`None` for a null
+/// value, whose position says nothing).
+fn yaml_keys(n: &Node, out: &mut Vec<(usize, Option<usize>)>) {
+    match &n.kind {
+        Kind::Map(entries) => {
+            for e in entries {
+                out.push((e.key_span.start, (!e.value.is_null()).then_some(e.value.span.end)));
+                yaml_keys(&e.value, out);
+            }
+        }
+        Kind::Seq(items) => items.iter().for_each(|i| yaml_keys(i, out)),
+        _ => {}
     }
 }
 
@@ -966,6 +1028,70 @@ live:
         let Ok(Some(root)) = yaml::parse(&out, fm.content) else { panic!("does not parse") };
         let got = root.get("live").and_then(|l| l.value.get("lastRunError")).and_then(|e| e.value.as_str());
         assert_eq!(got, Some(value));
+    }
+
+    /// Found by the `edits` fuzz target: YAML breaks lines at a lone `\r`, the line-wise
+    /// edits do not, so "Make passive" removed `live: \r:` as one line and took the YAML
+    /// entry after the `\r` (a `null` key) with it. Such a frontmatter is now refused.
+    #[test]
+    fn a_lone_carriage_return_in_the_frontmatter_is_refused() {
+        let text = "---\nt:\nlive: \r:\n---";
+        assert_eq!(make_passive(text), Err(RewriteError::LoneCarriageReturn));
+        let text = "---\nlive:\n  objective: x\rfoo: 1\n---\nbody\r\n";
+        assert_eq!(set_active(text, false), Err(RewriteError::LoneCarriageReturn));
+        assert_eq!(set_runtime_fields(text, &[]), Err(RewriteError::LoneCarriageReturn));
+        assert_eq!(make_live("---\na: \"\r\"\n---\n", None), Err(RewriteError::LoneCarriageReturn));
+        // CRLF line endings, and a lone `\r` in the body, are fine.
+        let text = "---\r\nlive:\r\n  objective: x\r\n---\r\nbody\rmore\n";
+        assert!(set_active(text, false).is_ok());
+    }
+
+    /// Found by the `edits` fuzz target: a root mapping indented as a whole (` a: 1`) is valid
+    /// YAML, and "Make live" appended `live:` at column 0, which made it invalid.
+    #[test]
+    fn an_indented_root_mapping_is_not_edited() {
+        let text = "---\n :\n---";
+        assert_eq!(make_live(text, None), Err(RewriteError::FrontmatterNotMapping));
+        let text = "---\n  title: x\n  live:\n    objective: y\n---\n";
+        assert_eq!(make_live(text, None), Err(RewriteError::FrontmatterNotMapping));
+        assert_eq!(set_active(text, false), Err(RewriteError::FrontmatterNotMapping));
+        // Indented lines that belong to a top-level key are fine.
+        let text = "---\ntags:\n  - a\nlive:\n  objective: y\n---\n";
+        assert!(set_active(text, false).is_ok());
+    }
+
+    /// Found by the `edits` fuzz target: in `t: [a,'` + `live: o']` the second line is part
+    /// of a quoted string, but the outline read it as the `live:` key, and "Make passive"
+    /// deleted it from the string (and broke the YAML). Likewise `t: [a` + `]`: replacing the
+    /// value of `t` left the `]` behind.
+    #[test]
+    fn a_key_line_inside_a_value_spanning_lines_is_not_edited() {
+        let text = "---\nt: [a\n]\n---";
+        assert_eq!(replace_value(text, 4, "1"), Err(RewriteError::UnclearLayout));
+        // The usual multi-line flow list, indented under its key, is fine.
+        let text = "---\nt: [a,\n  b]\nlive:\n  objective: x\n---";
+        assert!(replace_value(text, 4, "1").is_ok() && set_active(text, false).is_ok());
+        let text = "---\nt: [a,'\nlive: o']\n---";
+        assert_eq!(make_passive(text), Err(RewriteError::UnclearLayout));
+        let text = "---\nlive:\n  objective: x\n  triggers: [a, \"b\n  active: true\"]\n---\n";
+        assert_eq!(set_active(text, false), Err(RewriteError::UnclearLayout));
+        // Half-typed YAML is still edited line-wise.
+        let text = "---\nlive:\n  objective: x\n  triggers: [\n---\n";
+        assert!(set_active(text, false).is_ok());
+    }
+
+    /// Found by the `edits` fuzz target: `active: \u{c}` (a form feed) read as a key with no
+    /// value, since Rust trims Unicode white space; YAML reads the form feed as text, so
+    /// "Resume" wrote `active: true\u{c}`, the string "true\u{c}".
+    #[test]
+    fn only_spaces_and_tabs_are_trimmed_around_values() {
+        let text = "---\nlive:\n active: \u{c}\n---\n";
+        let out = apply(text, &set_active(text, true).unwrap_or_default()).unwrap_or_default();
+        assert_eq!(out, "---\nlive:\n active: true\n---\n");
+        let text = "---\nlive:\n  objective: x\n  lastRunId: a\u{a0}\u{c} # c\n---\n";
+        let fields = [(RuntimeField::LastRunId, Some("b"))];
+        let out = apply(text, &set_runtime_fields(text, &fields).unwrap_or_default()).unwrap_or_default();
+        assert_eq!(out, "---\nlive:\n  objective: x\n  lastRunId: \"b\" # c\n---\n");
     }
 
     #[test]

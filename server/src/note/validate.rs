@@ -33,6 +33,9 @@ pub struct Analysis {
     /// The `live:` block, when the frontmatter has one (even an invalid one).
     pub live: Option<Live>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The frontmatter's top-level `title:` when it is a string (so the workspace index does
+    /// not parse the frontmatter a second time for it).
+    pub title: Option<String>,
 }
 
 impl Analysis {
@@ -42,7 +45,7 @@ impl Analysis {
 }
 
 pub fn analyze(text: &str, opts: &Options) -> Analysis {
-    let mut cx = Cx { text, diags: Vec::new(), outline: None, fm_content: 0..0 };
+    let mut cx = Cx { text, diags: Vec::new(), outline: None, fm_content: 0..0, title: None };
     let fm = frontmatter::locate(text);
     let live = fm.as_ref().and_then(|fm| {
         cx.fm_content = fm.content.clone();
@@ -72,7 +75,7 @@ pub fn analyze(text: &str, opts: &Options) -> Analysis {
         l.has_errors = has_errors;
         l
     });
-    Analysis { frontmatter: fm, live, diagnostics }
+    Analysis { frontmatter: fm, live, diagnostics, title: cx.title }
 }
 
 struct Cx<'a> {
@@ -80,6 +83,7 @@ struct Cx<'a> {
     diags: Vec<Diagnostic>,
     outline: Option<Outline>,
     fm_content: Range<usize>,
+    title: Option<String>,
 }
 
 impl<'a> Cx<'a> {
@@ -139,6 +143,7 @@ impl<'a> Cx<'a> {
             }
         };
         let root = root?;
+        self.title = root.get("title").and_then(|t| t.value.as_str()).map(str::to_owned);
         let entry = root.get("live")?;
         Some(self.live(entry, opts))
     }

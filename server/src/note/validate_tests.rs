@@ -132,7 +132,7 @@ fn yaml_too_complex() {
     check(
         &format!("---\nlive:\n  objective: {}\n---\n", "[".repeat(100)),
         expect![[r#"
-            3:1-3:2 error live/yaml-too-complex YAML is nested more than 64 levels deep
+            3:76-3:77 error live/yaml-too-complex YAML is nested more than 64 levels deep
             live: has_errors=true
         "#]],
     );

@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use saphyr::{MarkedYaml, Scalar as SScalar, YamlData, YamlLoader};
-use saphyr_parser::{Marker, Parser};
+use saphyr_parser::{Event, Marker, Parser};
 
 use crate::text::LineIndex;
 
@@ -177,9 +177,33 @@ fn key_end(src: &str, at: usize) -> usize {
     at + line[..end].trim_end().len()
 }
 
-/// Cheap upper bound on nesting, checked before parsing: indentation levels plus `- ` prefixes
-/// plus flow brackets. Returns the byte offset of the first line that goes too deep.
+/// Where `src` nests deeper than [`MAX_DEPTH`], checked before loading it into a tree. A cheap
+/// upper bound first; since it also counts brackets inside quoted strings and comments (a
+/// `lastRunSummary` full of `[`), the parser's event stream, which is flat, confirms it.
 fn too_deep(src: &str) -> Option<usize> {
+    rough_too_deep(src)?;
+    let mut depth = 0usize;
+    for event in Parser::new_from_str(src) {
+        // A syntax error: the loader reports it.
+        let Ok((event, span)) = event else { return None };
+        match event {
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    let at = span.start.index();
+                    return Some(src.char_indices().nth(at).map_or(src.len(), |(b, _)| b));
+                }
+            }
+            Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Cheap upper bound on nesting: indentation levels plus `- ` prefixes plus flow brackets.
+/// Returns the byte offset of the first line that goes too deep.
+fn rough_too_deep(src: &str) -> Option<usize> {
     let mut stack: Vec<usize> = Vec::new();
     let mut flow: usize = 0;
     let mut offset = 0;
@@ -451,6 +475,22 @@ mod tests {
         let deep = "- ".repeat(5000) + "x\n";
         let Err(e) = parse_all(&deep) else { panic!("expected too deep") };
         assert_eq!(e.kind, YamlErrorKind::TooDeep);
+    }
+
+    /// Found by the `edits` fuzz target: "Make live" on a note titled `b[[[...` wrote an
+    /// objective that was then refused as nested too deep, so the note had no live block.
+    #[test]
+    fn brackets_in_strings_and_comments_are_not_nesting() {
+        let many = "[".repeat(200);
+        let src = format!("a: '{many}'\nb: \"{many}\" # {many}\nc: plain {many}\n# {many}\nd: [[x]]\n");
+        let Ok(Some(root)) = parse_all(&src) else { panic!("parse failed") };
+        assert_eq!(root.get("a").and_then(|e| e.value.as_str()), Some(many.as_str()));
+        // Still refused where the nesting is real, at the line that goes too deep.
+        let deep = format!("a: '{many}'\nb: {}x{}\n", "[".repeat(70), "]".repeat(70));
+        let Err(e) = parse_all(&deep) else { panic!("expected too deep") };
+        assert_eq!(e.kind, YamlErrorKind::TooDeep);
+        // The root mapping is level 1: the 64th bracket opens level 65.
+        assert_eq!(e.span.start, "a: '".len() + many.len() + "'\nb: ".len() + MAX_DEPTH - 1);
     }
 
     #[test]
