@@ -2,11 +2,15 @@
 """Generate a reproducible vault of markdown notes for benchmarks.
 
     python3 scripts/gen_vault.py OUT_DIR [--notes 10000] [--live-ratio 0.1] [--big 0] [--seed 1]
+                                         [--ran-at RFC3339]
 
 Notes are spread over nested folders; a share of them are live (a `live:` block with cron
 and/or windows, some with runtime fields, a few with mistakes so validation has work), the
 rest are plain notes with ordinary frontmatter. `--big N` adds N notes with bodies of 1-10 MB.
-The same arguments always produce the same bytes.
+`--ran-at T` gives every live note `lastRunAt` and `lastAttemptAt` = T instead of the seeded
+past values: with T in the future (the benchmark suite passes "tomorrow"), a trusted vault is
+quiet (nothing is due) while the scheduler still plans every note. Everything else is the same
+bytes as without it. The same arguments always produce the same bytes.
 """
 import argparse
 import os
@@ -35,7 +39,7 @@ def body(rng, title, size):
     return "".join(parts)
 
 
-def live_block(rng, i):
+def live_block(rng, i, ran_at=None):
     lines = ["live:", "  objective: |", f"    Keep a short digest of {rng.choice(WORDS)} and {rng.choice(WORDS)}.",
              "    One rolling summary, then sections freshest first."]
     lines.append(f"  active: {'false' if rng.random() < 0.1 else 'true'}")
@@ -49,8 +53,16 @@ def live_block(rng, i):
     if rng.random() < 0.2:
         lines.append("    eventMatchCriteria: \"Emails about the budget\"")
     if rng.random() < 0.7:
-        lines += [f"  lastAttemptAt: \"2026-11-{rng.randint(1, 21):02d}T0{rng.randint(0, 9)}:00:00.000Z\"",
-                  "  lastRunAt: \"2026-11-01T08:00:00.000Z\"",
+        # Drawn even with --ran-at, so the rest of the vault keeps the same bytes.
+        attempt = f"2026-11-{rng.randint(1, 21):02d}T0{rng.randint(0, 9)}:00:00.000Z"
+        run = "2026-11-01T08:00:00.000Z"
+    else:
+        attempt = run = None
+    if ran_at:
+        attempt = run = ran_at
+    if run:
+        lines += [f"  lastAttemptAt: \"{attempt}\"",
+                  f"  lastRunAt: \"{run}\"",
                   f"  lastRunId: \"run-{i:06d}\"",
                   "  lastRunSummary: \"Updated the digest.\"",
                   "  lastRunError: null"]
@@ -67,6 +79,8 @@ def main():
     ap.add_argument("--big", type=int, default=0, help="extra notes with 1-10 MB bodies")
     ap.add_argument("--body", type=int, default=1500, help="typical body size in bytes")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--ran-at", default=None,
+                    help="RFC 3339 instant for every live note's lastRunAt/lastAttemptAt (quiet vault)")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     live_every = max(1, round(1 / a.live_ratio)) if a.live_ratio > 0 else 0
@@ -76,7 +90,7 @@ def main():
         title = f"{sentence(rng, 3)[:-1]} {i}"
         fm = [f"title: \"{title}\"", f"tags: [{rng.choice(WORDS)}, {rng.choice(WORDS)}]", f"created: 2026-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}"]
         if live_every and i % live_every == 0:
-            fm += live_block(rng, i)
+            fm += live_block(rng, i, a.ran_at)
         size = a.body if i < a.notes else rng.randint(1, 10) * 1024 * 1024
         text = "---\n" + "\n".join(fm) + "\n---\n\n" + body(rng, title, size)
         with open(os.path.join(folder, f"note-{i:06d}.md"), "w", encoding="utf-8") as f:

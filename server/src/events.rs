@@ -1179,6 +1179,18 @@ mod tests {
         }
     }
 
+    /// Found by the `event_json` fuzz target: serde_json's default float parsing is not
+    /// correctly rounded, so a number with many digits read from an event came out of `done/`
+    /// as a different number when read again. `float_roundtrip` (server/Cargo.toml) fixes it.
+    #[test]
+    fn numbers_survive_a_round_trip() {
+        let text = r#"{"id":"01","source":"s","type":"t","createdAt":"c","payload":{"n":211111111111111111111111111111111111111111111},"x":2.1111111111111108e44}"#;
+        let e = parse_event(text).unwrap_or_else(|e| panic!("{e}"));
+        let written = serde_json::to_string(&e).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parse_event(&written), Ok(e.clone()));
+        assert_eq!(e.payload["n"].as_f64(), Some(2.111111111111111e44));
+    }
+
     #[test]
     fn parses_and_rejects_events() {
         let ok = r#"{"id":"01A","source":"s","type":"t","createdAt":"2026-01-01T00:00:00Z","payload":{"n":1},"x":true}"#;
