@@ -12,15 +12,16 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use crate::note::model::Live;
 use crate::providers::TriggerKind;
 use crate::runs::{Engine, Outcome, RunSpec};
-use crate::schedule::{Decision, DueTrigger};
-use crate::status;
+use crate::schedule::DueTrigger;
+use crate::workspace::index::Entry;
 
-/// Where the scheduler finds live notes (the workspace index).
+/// Where the scheduler finds live notes (the workspace index): every note with a `live:`
+/// block, as its index entry (shared, so a pass copies no block, and each entry's schedule memo
+/// spares the pass the cron searches of notes that are not due yet).
 pub trait NoteSource: Send + Sync {
-    fn live_notes(&self) -> Vec<(PathBuf, Live)>;
+    fn live_notes(&self) -> Vec<(PathBuf, Arc<Entry>)>;
 }
 
 /// The longest the scheduler sleeps before looking again (clock jumps, suspend).
@@ -76,13 +77,14 @@ impl Scheduler {
             return pass;
         }
         let now = self.engine.clock.now();
-        for (path, live) in self.source.live_notes() {
+        for (path, entry) in self.source.live_notes() {
+            let Some(live) = &entry.live else { continue };
             if live.has_errors || !live.active || self.engine.registry.is_running(&path) {
                 continue;
             }
-            let view = status::schedule_view(&live, now, &self.engine.zone);
-            match view.decision {
-                Some(Decision::Due(trigger)) if !recently.contains_key(&path) => {
+            let upcoming = entry.schedule.upcoming(live, now, &self.engine.zone);
+            match upcoming.due {
+                Some(trigger) if !recently.contains_key(&path) => {
                     let Some(token) = self.engine.registry.start(&path) else { continue };
                     let kind = match trigger {
                         DueTrigger::Cron { .. } => TriggerKind::Cron,
@@ -100,9 +102,9 @@ impl Scheduler {
                         me.wake.notify_one();
                     });
                 }
-                Some(Decision::Due(_)) => {}
-                _ => {
-                    if let Some(n) = view.next_due.filter(|n| *n > now) {
+                Some(_) => {}
+                None => {
+                    if let Some(n) = upcoming.next_due.filter(|n| *n > now) {
                         pass.next = Some(pass.next.map_or(n, |p| p.min(n)));
                     }
                 }
@@ -139,14 +141,14 @@ mod tests {
     struct IndexSource(RwLock<Index>);
 
     impl NoteSource for IndexSource {
-        fn live_notes(&self) -> Vec<(PathBuf, Live)> {
+        fn live_notes(&self) -> Vec<(PathBuf, Arc<Entry>)> {
             let mut idx = self.0.write().unwrap_or_else(std::sync::PoisonError::into_inner);
             // Tests re-read every note each pass (the real scheduler hears file events).
             let paths: Vec<PathBuf> = idx.live_notes().map(|(p, _, _)| p.clone()).collect();
             for p in &paths {
                 idx.refresh(p);
             }
-            idx.live_notes().map(|(p, _, l)| (p.clone(), l.clone())).collect()
+            idx.live_notes().map(|(p, e, _)| (p.clone(), e.clone())).collect()
         }
     }
 

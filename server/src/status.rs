@@ -1,6 +1,8 @@
 //! A live note's status and schedule at an instant: what the CLI lists and, later, what lenses
 //! and hints show. Pure over the validated block, an instant and a time zone.
 
+use std::sync::{Mutex, PoisonError};
+
 use chrono::{DateTime, SecondsFormat, TimeZone, Utc};
 use serde::Serialize;
 
@@ -98,6 +100,71 @@ pub fn schedule_view<Tz: TimeZone>(live: &Live, at: DateTime<Utc>, tz: &Tz) -> S
     }
 }
 
+/// What status surfaces show of a note's schedule at an instant: the trigger that makes it due
+/// then, if any, and when it is next due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Upcoming {
+    pub due: Option<DueTrigger>,
+    pub next_due: Option<DateTime<Utc>>,
+}
+
+impl Upcoming {
+    pub fn at<Tz: TimeZone>(live: &Live, at: DateTime<Utc>, tz: &Tz) -> Upcoming {
+        let view = schedule_view(live, at, tz);
+        Upcoming { due: view.due(), next_due: view.next_due }
+    }
+}
+
+/// A note's [`Upcoming`] remembered between requests, for one unchanged `live:` block and one
+/// time zone (the owner drops it with the block: the workspace index keeps one per entry and
+/// replaces the entry when its note changes).
+///
+/// `next_due` computed at `t0` is the first instant at or after `t0` at which the note is due,
+/// so at every instant from `t0` up to (not including) it the note is not due and its next due
+/// instant is the same. Index-wide requests (`livenote.listNotes`, workspace symbols) reuse it
+/// inside that span instead of searching cron occurrences again for every note, which was
+/// most of their cost. Due notes are not remembered (their next due instant is "now"), nor is
+/// anything across a clock set back before `t0`.
+#[derive(Debug, Default)]
+pub struct ScheduleMemo(Mutex<Option<Quiet>>);
+
+/// A span of instants in which the note is not due: from `from` to `next_due` (exclusive;
+/// `None`: for ever).
+#[derive(Debug, Clone, Copy)]
+struct Quiet {
+    from: DateTime<Utc>,
+    next_due: Option<DateTime<Utc>>,
+}
+
+impl Quiet {
+    fn covers(&self, at: DateTime<Utc>) -> bool {
+        self.from <= at && self.next_due.is_none_or(|n| at < n)
+    }
+}
+
+impl ScheduleMemo {
+    /// [`Upcoming::at`], from the memo when it covers `at`.
+    pub fn upcoming<Tz: TimeZone>(&self, live: &Live, at: DateTime<Utc>, tz: &Tz) -> Upcoming {
+        // A poisoned lock only means another thread panicked while holding it; the value is a
+        // plain copy and still valid.
+        let mut slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(quiet) = *slot
+            && quiet.covers(at)
+        {
+            return Upcoming { due: None, next_due: quiet.next_due };
+        }
+        let up = Upcoming::at(live, at, tz);
+        *slot = up.due.is_none().then_some(Quiet { from: at, next_due: up.next_due });
+        up
+    }
+}
+
+impl Clone for ScheduleMemo {
+    fn clone(&self) -> Self {
+        ScheduleMemo(Mutex::new(*self.0.lock().unwrap_or_else(PoisonError::into_inner)))
+    }
+}
+
 /// The trigger kind as the JSON output names it.
 pub fn trigger_name(t: DueTrigger) -> &'static str {
     match t {
@@ -147,7 +214,17 @@ pub fn list_item<Tz: TimeZone>(
     at: DateTime<Utc>,
     tz: &Tz,
 ) -> ListItem {
-    let view = schedule_view(live, at, tz);
+    list_item_from(path, live, facts, Upcoming::at(live, at, tz), tz)
+}
+
+/// [`list_item`] with the schedule already known (e.g. from a [`ScheduleMemo`]).
+pub fn list_item_from<Tz: TimeZone>(
+    path: String,
+    live: &Live,
+    facts: RunFacts,
+    upcoming: Upcoming,
+    tz: &Tz,
+) -> ListItem {
     let triggers = Triggers {
         cron_expr: live.cron_expr.as_ref().map(|c| c.value.clone()),
         windows: (!live.windows.is_empty()).then(|| {
@@ -163,8 +240,8 @@ pub fn list_item<Tz: TimeZone>(
         active: live.active,
         status: status(live, facts).as_str(),
         triggers,
-        due: view.due().map(trigger_name),
-        next_due: view
+        due: upcoming.due.map(trigger_name),
+        next_due: upcoming
             .next_due
             .map(|t| t.with_timezone(tz).fixed_offset().to_rfc3339_opts(SecondsFormat::Secs, false)),
         last_run_at: live.last_run_at.map(utc),
@@ -175,4 +252,109 @@ pub fn list_item<Tz: TimeZone>(
 
 fn utc(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeDelta;
+    use chrono_tz::Tz;
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn t(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).map(|t| t.to_utc()).unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    fn live(
+        cron: Option<&str>,
+        windows: &[(&str, &str)],
+        ran: Option<DateTime<Utc>>,
+        tried: Option<DateTime<Utc>>,
+    ) -> Live {
+        let mut text = String::from("---\nlive:\n  objective: o\n  triggers:\n");
+        if let Some(c) = cron {
+            text += &format!("    cronExpr: \"{c}\"\n");
+        }
+        if !windows.is_empty() {
+            text += "    windows:\n";
+            for (a, b) in windows {
+                text += &format!("      - startTime: \"{a}\"\n        endTime: \"{b}\"\n");
+            }
+        }
+        let stamp = |t: DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Millis, true);
+        if let Some(r) = ran {
+            text += &format!("  lastRunAt: \"{}\"\n", stamp(r));
+        }
+        if let Some(a) = tried {
+            text += &format!("  lastAttemptAt: \"{}\"\n", stamp(a));
+        }
+        text += "---\n";
+        let analysis =
+            crate::note::analyze(&text, &crate::note::Options { providers: None, scan_body: false });
+        analysis.live.unwrap_or_else(|| panic!("no live block in {text}"))
+    }
+
+    #[test]
+    fn the_memo_is_reused_inside_its_quiet_span_only() {
+        let tz = chrono_tz::UTC;
+        let l =
+            live(Some("0 * * * *"), &[], Some(t("2026-11-23T09:00:10Z")), Some(t("2026-11-23T09:00:00Z")));
+        let memo = ScheduleMemo::default();
+        let from = |m: &ScheduleMemo| m.0.lock().ok().and_then(|q| q.map(|q| q.from));
+        let next = Some(t("2026-11-23T10:00:00.001Z"));
+        assert_eq!(memo.upcoming(&l, t("2026-11-23T09:10:00Z"), &tz), Upcoming { due: None, next_due: next });
+        // Later in the span: the same answer, not recomputed.
+        assert_eq!(memo.upcoming(&l, t("2026-11-23T09:59:59Z"), &tz), Upcoming { due: None, next_due: next });
+        assert_eq!(from(&memo), Some(t("2026-11-23T09:10:00Z")));
+        // At the next due instant: due, and nothing is remembered.
+        let at = t("2026-11-23T10:00:00.001Z");
+        assert!(memo.upcoming(&l, at, &tz).due.is_some());
+        assert_eq!(from(&memo), None);
+        // A clock set back before the span recomputes.
+        memo.upcoming(&l, t("2026-11-23T09:30:00Z"), &tz);
+        memo.upcoming(&l, t("2026-11-23T09:20:00Z"), &tz);
+        assert_eq!(from(&memo), Some(t("2026-11-23T09:20:00Z")));
+    }
+
+    const CRONS: &[Option<&str>] = &[
+        None,
+        Some("0 * * * *"),
+        Some("*/15 9-17 * * 1-5"),
+        Some("30 2 * * *"),
+        Some("0 9 * * 1"),
+        Some("0 0 29 2 *"),
+    ];
+    const WINDOWS: &[&[(&str, &str)]] =
+        &[&[], &[("09:00", "12:00")], &[("22:00", "02:00")], &[("08:00", "12:00"), ("12:00", "15:00")]];
+    const ZONES: &[Tz] = &[chrono_tz::UTC, chrono_tz::America::New_York, chrono_tz::Asia::Kolkata];
+
+    proptest! {
+        /// Whatever the schedule and however the clock moves (forward by up to a day and a half,
+        /// or back by up to two hours), the memo answers exactly what computing afresh does.
+        #[test]
+        fn the_memo_always_agrees_with_computing_afresh(
+            cron in 0..CRONS.len(),
+            windows in 0..WINDOWS.len(),
+            zone in 0..ZONES.len(),
+            ran in proptest::option::of(-3 * 86_400i64..86_400),
+            tried in proptest::option::of(-3 * 86_400i64..86_400),
+            steps in proptest::collection::vec(-7_200i64..129_600, 1..40),
+        ) {
+            let base = t("2026-03-07T11:17:23.250Z");
+            let l = live(
+                CRONS[cron],
+                WINDOWS[windows],
+                ran.map(|s| base + TimeDelta::seconds(s)),
+                tried.map(|s| base + TimeDelta::seconds(s)),
+            );
+            let tz = &ZONES[zone];
+            let memo = ScheduleMemo::default();
+            let mut now = base;
+            for step in steps {
+                now += TimeDelta::seconds(step);
+                prop_assert_eq!(memo.upcoming(&l, now, tz), Upcoming::at(&l, now, tz), "at {}", now);
+            }
+        }
+    }
 }

@@ -30,7 +30,7 @@ use livenote::providers::TriggerKind;
 use livenote::runs::{DiskIo, Engine, NoteIo, Outcome, RunSpec};
 use livenote::schedule::{ManualClock, Zone};
 use livenote::scheduler::{NoteSource, Scheduler};
-use livenote::workspace::index::Index;
+use livenote::workspace::index::{Entry, Index};
 use livenote::workspace::trust::TrustStore;
 use tokio::sync::Notify;
 
@@ -177,7 +177,7 @@ impl FreshSource {
 }
 
 impl NoteSource for FreshSource {
-    fn live_notes(&self) -> Vec<(PathBuf, Live)> {
+    fn live_notes(&self) -> Vec<(PathBuf, Arc<Entry>)> {
         let mut guard = self.index.write().unwrap_or_else(std::sync::PoisonError::into_inner);
         let (idx, calls) = &mut *guard;
         *calls += 1;
@@ -187,7 +187,7 @@ impl NoteSource for FreshSource {
                 idx.refresh(p);
             }
         }
-        idx.live_notes().map(|(p, _, l)| (p.clone(), l.clone())).collect()
+        idx.live_notes().map(|(p, e, _)| (p.clone(), e.clone())).collect()
     }
 }
 

@@ -10,20 +10,20 @@ use chrono::{DateTime, Utc};
 use tokio::sync::Notify;
 
 use crate::config::Config;
-use crate::note::model::Live;
+
 use crate::runs::{DiskIo, Engine};
 use crate::schedule::{Clock, SystemClock, Zone};
 use crate::scheduler::{NoteSource, Scheduler};
-use crate::workspace::index::Index;
+use crate::workspace::index::{Entry, Index};
 use crate::workspace::trust::TrustStore;
 
 /// The index behind a lock, as the scheduler's source of notes.
 pub struct IndexSource(pub Arc<RwLock<Index>>);
 
 impl NoteSource for IndexSource {
-    fn live_notes(&self) -> Vec<(PathBuf, Live)> {
+    fn live_notes(&self) -> Vec<(PathBuf, Arc<Entry>)> {
         let idx = self.0.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-        idx.live_notes().map(|(p, _, l)| (p.clone(), l.clone())).collect()
+        idx.live_notes().map(|(p, e, _)| (p.clone(), e.clone())).collect()
     }
 }
 

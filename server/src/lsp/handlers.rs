@@ -652,7 +652,9 @@ pub fn symbol(state: &State, params: WorkspaceSymbolParams) -> Option<WorkspaceS
                 let lines = LineIndex::new(&entry.head);
                 let range = convert::range(&entry.head, &lines, &live.key_span, enc);
                 let st = status::status(live, trust.facts(Some(path))).as_str();
-                let next = status::schedule_view(live, now, &zone)
+                let next = entry
+                    .schedule
+                    .upcoming(live, now, &zone)
                     .next_due
                     .map(|t| {
                         if t <= now {
@@ -904,9 +906,16 @@ fn list_notes(state: &State) -> Value {
     let items = state
         .with_index(|idx| {
             idx.live_notes()
-                .map(|(path, _, live)| {
+                .map(|(path, entry, live)| {
                     let rel = idx.root_of(path).and_then(|r| path.strip_prefix(r).ok()).unwrap_or(path);
-                    status::list_item(rel.display().to_string(), live, trust.facts(Some(path)), now, &zone)
+                    let upcoming = entry.schedule.upcoming(live, now, &zone);
+                    status::list_item_from(
+                        rel.display().to_string(),
+                        live,
+                        trust.facts(Some(path)),
+                        upcoming,
+                        &zone,
+                    )
                 })
                 .collect::<Vec<_>>()
         })

@@ -13,11 +13,11 @@ use tower_lsp_server::ls_types::*;
 
 use super::convert;
 use super::state::State;
-use crate::note::model::Live;
 use crate::providers::TriggerKind;
 use crate::runs::io::{BoxFuture, Compute};
 use crate::runs::{DiskIo, Engine, NoteIo, Outcome, RunSpec};
 use crate::scheduler::{NoteSource, Scheduler, log_outcome};
+use crate::workspace::index::Entry;
 
 /// How many times an edit rejected as stale is recomputed against the fresh buffer.
 const APPLY_ATTEMPTS: usize = 8;
@@ -89,10 +89,10 @@ impl NoteIo for LspIo {
 pub struct StateSource(pub std::sync::Weak<State>);
 
 impl NoteSource for StateSource {
-    fn live_notes(&self) -> Vec<(PathBuf, Live)> {
+    fn live_notes(&self) -> Vec<(PathBuf, Arc<Entry>)> {
         let Some(state) = self.0.upgrade() else { return Vec::new() };
         state
-            .with_index(|idx| idx.live_notes().map(|(p, _, l)| (p.clone(), l.clone())).collect())
+            .with_index(|idx| idx.live_notes().map(|(p, e, _)| (p.clone(), e.clone())).collect())
             .unwrap_or_default()
     }
 }

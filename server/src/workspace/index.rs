@@ -18,6 +18,9 @@ pub struct Entry {
     pub diagnostics: Vec<Diagnostic>,
     /// `title:` from the frontmatter, else the file name without extension.
     pub title: String,
+    /// The live block's next due instant, kept between index-wide requests (the entry is
+    /// replaced when its note changes, and the memo with it).
+    pub schedule: crate::status::ScheduleMemo,
 }
 
 #[derive(Debug, Default)]
@@ -176,7 +179,13 @@ fn read_entry(path: &Path) -> Option<Arc<Entry>> {
     let title = analysis
         .title
         .unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
-    Some(Arc::new(Entry { live: analysis.live, diagnostics: analysis.diagnostics, title, head }))
+    Some(Arc::new(Entry {
+        live: analysis.live,
+        diagnostics: analysis.diagnostics,
+        title,
+        head,
+        schedule: Default::default(),
+    }))
 }
 
 #[cfg(test)]
