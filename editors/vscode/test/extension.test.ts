@@ -154,6 +154,15 @@ describe('the extension in a fake VS Code', { skip: bin ? false : 'LIVENOTE_BIN 
     const version = note.version;
     await run(UiCommand.runWithContext);
     await waitFor('the run with context', () => note.version > version && !/Updating/.test(item().text));
+    // The buffer edit lands before the run has written its runtime fields and released the
+    // note: wait until the server no longer reports it running, so the next test sees it idle.
+    for (let i = 0; i < 400; i++) {
+      const s = parseNoteStatus(await run('livenote.noteStatus', note.uri.toString()));
+      if (s?.live && s.status !== 'running') {
+        break;
+      }
+      await sleep(50);
+    }
     fake.save(note, fs);
   });
 
