@@ -86,18 +86,27 @@ pub fn schedule_view<Tz: TimeZone>(live: &Live, at: DateTime<Utc>, tz: &Tz) -> S
     if live.has_errors {
         return ScheduleView { decision: None, next_due: None };
     }
+    with_input(live, |input| ScheduleView {
+        decision: Some(schedule::due(input, at, tz)),
+        next_due: schedule::next_due(input, at, tz),
+    })
+}
+
+/// Whether the scheduler would fire the note at an instant (`None` for invalid notes, which
+/// are never considered); the decision alone, without the next due instant.
+pub fn decision<Tz: TimeZone>(live: &Live, at: DateTime<Utc>, tz: &Tz) -> Option<Decision> {
+    (!live.has_errors).then(|| with_input(live, |input| schedule::due(input, at, tz)))
+}
+
+fn with_input<R>(live: &Live, f: impl FnOnce(&ScheduleInput) -> R) -> R {
     let windows: Vec<Window> = live.valid_windows();
-    let input = ScheduleInput {
+    f(&ScheduleInput {
         active: live.active,
         cron: live.cron.as_ref(),
         windows: &windows,
         last_run_at: live.last_run_at,
         last_attempt_at: live.last_attempt_at,
-    };
-    ScheduleView {
-        decision: Some(schedule::due(&input, at, tz)),
-        next_due: schedule::next_due(&input, at, tz),
-    }
+    })
 }
 
 /// What status surfaces show of a note's schedule at an instant: the trigger that makes it due

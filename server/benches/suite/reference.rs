@@ -19,7 +19,8 @@ use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::{Value, json};
 
 use livenote::note;
-use livenote::schedule::{self, ScheduleInput, Zone};
+use livenote::schedule::Zone;
+use livenote::status;
 
 use crate::procfs;
 use crate::vault;
@@ -53,19 +54,9 @@ pub fn child(args: &[String]) {
             bytes += text.len();
             let analysis = note::analyze(&text, &note::Options::default());
             let Some(live) = analysis.live else { continue };
-            if live.has_errors {
-                continue;
-            }
-            let windows = live.valid_windows();
-            let input = ScheduleInput {
-                active: live.active,
-                cron: live.cron.as_ref(),
-                windows: &windows,
-                last_run_at: live.last_run_at,
-                last_attempt_at: live.last_attempt_at,
-            };
             let now = Utc::now();
-            if schedule::due(&input, now, &Zone::Local).is_due() && fired.insert(f.clone()) {
+            let due = status::decision(&live, now, &Zone::Local).is_some_and(|d| d.is_due());
+            if due && fired.insert(f.clone()) {
                 let _ = writeln!(out, "fire {} {}", now.timestamp_millis(), f.display());
             }
         }

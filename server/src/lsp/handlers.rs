@@ -417,19 +417,20 @@ fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
 }
 
 /// Whether the workspace holding `path` is trusted (nothing runs on its own otherwise).
-/// Trust answers for one request: the trust list is read once and each root resolved once,
-/// however many notes the request covers.
-struct TrustCache<'a> {
-    state: &'a State,
+/// Run facts for one request: the engines are taken once, the trust list is read once and each
+/// root resolved once, however many notes the request covers.
+struct TrustCache {
+    /// Taken once per request: index-wide requests ask for every note.
+    engines: Vec<Arc<crate::runs::Engine>>,
     roots: Vec<PathBuf>,
     list: Option<crate::workspace::trust::TrustList>,
     answers: std::cell::RefCell<std::collections::HashMap<PathBuf, bool>>,
 }
 
-impl<'a> TrustCache<'a> {
-    fn new(state: &'a State) -> Self {
+impl TrustCache {
+    fn new(state: &State) -> Self {
         TrustCache {
-            state,
+            engines: state.engines(),
             roots: state.roots.read().map(|r| r.clone()).unwrap_or_default(),
             list: state.opts.trust.as_ref().map(|t| t.list()),
             answers: Default::default(),
@@ -445,7 +446,9 @@ impl<'a> TrustCache<'a> {
     }
 
     fn facts(&self, path: Option<&Path>) -> RunFacts {
-        let engine = path.and_then(|p| self.state.engine_for(p));
+        let engine = path.and_then(|p| {
+            self.engines.iter().filter(|e| p.starts_with(&e.root)).max_by_key(|e| e.root.as_os_str().len())
+        });
         let running = path.is_some_and(|p| engine.as_ref().is_some_and(|e| e.is_running(p)));
         let scheduling_off = engine.is_some_and(|e| !e.scheduling_enabled());
         RunFacts { running, trusted: Some(self.trusted(path)), scheduling_off }
@@ -632,22 +635,34 @@ pub fn symbol(state: &State, params: WorkspaceSymbolParams) -> Option<WorkspaceS
             &PathBuf,
             &Arc<crate::workspace::index::Entry>,
             &crate::note::model::Live,
-            String,
         )> = idx
             .live_notes()
             .filter_map(|(path, entry, live)| {
-                let rel = idx.root_of(path).and_then(|r| path.strip_prefix(r).ok()).unwrap_or(path);
-                let rel = rel.display().to_string();
-                let score = fuzzy_score(&query, &entry.title.to_lowercase())
-                    .max(fuzzy_score(&query, &rel.to_lowercase()))?;
-                Some((score, path, entry, live, rel))
+                // An empty query (a picker opening) matches every note alike: no strings to build.
+                let score = if query.is_empty() {
+                    0
+                } else {
+                    fuzzy_score(&query, &entry.title.to_lowercase())
+                        .max(fuzzy_score(&query, &rel_path(idx, path).to_lowercase()))?
+                };
+                Some((score, path, entry, live))
             })
             .collect();
-        scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.2.title.cmp(&b.2.title)));
+        // Best score, then title, then path: a total order, so only the best 200 need sorting.
+        type Scored<'a> =
+            (i64, &'a PathBuf, &'a Arc<crate::workspace::index::Entry>, &'a crate::note::model::Live);
+        let order = |a: &Scored, b: &Scored| {
+            b.0.cmp(&a.0).then_with(|| a.2.title.cmp(&b.2.title)).then_with(|| a.1.cmp(b.1))
+        };
+        if scored.len() > SYMBOLS_MAX {
+            scored.select_nth_unstable_by(SYMBOLS_MAX - 1, order);
+            scored.truncate(SYMBOLS_MAX);
+        }
+        scored.sort_unstable_by(order);
         scored
             .into_iter()
-            .take(200)
-            .filter_map(|(_, path, entry, live, rel)| {
+            .filter_map(|(_, path, entry, live)| {
+                let rel = rel_path(idx, path);
                 let uri = Uri::from_file_path(path)?;
                 let lines = LineIndex::new(&entry.head);
                 let range = convert::range(&entry.head, &lines, &live.key_span, enc);
@@ -678,6 +693,14 @@ pub fn symbol(state: &State, params: WorkspaceSymbolParams) -> Option<WorkspaceS
             .collect::<Vec<_>>()
     })?;
     Some(WorkspaceSymbolResponse::Flat(found))
+}
+
+/// The most workspace symbols answered at once (pickers show the best few anyway).
+const SYMBOLS_MAX: usize = 200;
+
+/// A note's path relative to its workspace root, for display.
+fn rel_path(idx: &crate::workspace::index::Index, path: &Path) -> String {
+    idx.root_of(path).and_then(|r| path.strip_prefix(r).ok()).unwrap_or(path).display().to_string()
 }
 
 /// Subsequence match score: higher for earlier and contiguous matches; `None` if no match.
