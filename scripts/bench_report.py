@@ -188,6 +188,11 @@ def tables(r):
     row("… spawn → the `indexed` log line read (median)", [fmt_ms(x["log_at"]) for x in d])
     row("… the server's own figure: walk + read + parse (median)", [fmt_ms(x["server"]) for x in d])
     row("server's figure / floor", [f"{x['server'] / x['floor']:.2f}×" for x in d])
+    if all("floor_ms" in s.get("startup_cold", {}) for s in sizes):
+        runs = len(sizes[0]["startup_cold"]["indexed_ms"])
+        row(f"cold page cache (dropped before each; median of {runs}): floor / **spawn → indexed** / server's figure",
+            [f"{fmt_ms(med(s['startup_cold']['floor_ms']))} / **{fmt_ms(med(s['startup_cold']['indexed_ms']))}** / "
+             f"{fmt_ms(med(s['startup_cold']['server_ms'])) if s['startup_cold']['server_ms'] else '–'}" for s in sizes])
     if all("other_processes_cores" in s["startup"] for s in sizes):
         row("other processes' CPU during those start-ups (cores busy; 2 = the whole machine; median)",
             [f"{med(s['startup']['other_processes_cores']):.2f}" for s in sizes])
