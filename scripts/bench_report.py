@@ -256,6 +256,11 @@ def plot(r, png):
     a.plot(xs, [x["server"] for x in d], "o-", label="livenote: index build (server's figure)")
     a.plot(xs, [x["indexed"] for x in d], "s-", label="livenote: spawn → indexed (client)")
     a.plot(xs, [x["ref_cpu"] for x in d], "^-", color="tab:red", label="reference: CPU per 15 s pass")
+    if all("indexed_ms" in s.get("startup_cold", {}) for s in sizes):
+        a.plot(xs, [med(s["startup_cold"]["floor_ms"]) for s in sizes], "o:", color="grey",
+               label="cold page cache: floor")
+        a.plot(xs, [med(s["startup_cold"]["indexed_ms"]) for s in sizes], "s:", color="tab:orange",
+               label="cold page cache: spawn → indexed")
     a.axhline(300, color="tab:green", lw=0.8, ls=":", label="target: 300 ms")
     a.set_xscale("log"); a.set_yscale("log")
     a.set_xlabel("notes"); a.set_ylabel("ms"); a.set_title("Start-up vs the floor and the polling reference")
