@@ -10,7 +10,6 @@ use chrono::{DateTime, Utc};
 use tokio::sync::Notify;
 
 use crate::config::Config;
-
 use crate::runs::{DiskIo, Engine};
 use crate::schedule::{Clock, SystemClock, Zone};
 use crate::scheduler::{NoteSource, Scheduler};

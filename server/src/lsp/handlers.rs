@@ -416,10 +416,10 @@ fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
     state.docs().get_mut(uri).map(|d| d.snapshot(&opts))
 }
 
-/// Whether the workspace holding `path` is trusted (nothing runs on its own otherwise).
-/// Run facts for one request: the engines are taken once, the trust list is read once and each
-/// root resolved once, however many notes the request covers.
-struct TrustCache {
+/// Run facts (running, trusted, scheduling off) for one request: the engines are taken once,
+/// the trust list is read once and each root resolved once, however many notes the request
+/// covers.
+struct FactsCache {
     /// Taken once per request: index-wide requests ask for every note.
     engines: Vec<Arc<crate::runs::Engine>>,
     roots: Vec<PathBuf>,
@@ -427,9 +427,9 @@ struct TrustCache {
     answers: std::cell::RefCell<std::collections::HashMap<PathBuf, bool>>,
 }
 
-impl TrustCache {
+impl FactsCache {
     fn new(state: &State) -> Self {
-        TrustCache {
+        FactsCache {
             engines: state.engines(),
             roots: state.roots.read().map(|r| r.clone()).unwrap_or_default(),
             list: state.opts.trust.as_ref().map(|t| t.list()),
@@ -446,9 +446,7 @@ impl TrustCache {
     }
 
     fn facts(&self, path: Option<&Path>) -> RunFacts {
-        let engine = path.and_then(|p| {
-            self.engines.iter().filter(|e| p.starts_with(&e.root)).max_by_key(|e| e.root.as_os_str().len())
-        });
+        let engine = path.and_then(|p| super::state::engine_among(&self.engines, p));
         let running = path.is_some_and(|p| engine.as_ref().is_some_and(|e| e.is_running(p)));
         let scheduling_off = engine.is_some_and(|e| !e.scheduling_enabled());
         RunFacts { running, trusted: Some(self.trusted(path)), scheduling_off }
@@ -456,7 +454,7 @@ impl TrustCache {
 }
 
 fn facts(state: &State, path: Option<&Path>) -> RunFacts {
-    TrustCache::new(state).facts(path)
+    FactsCache::new(state).facts(path)
 }
 
 /// Run an `ide` feature over the document's snapshot.
@@ -626,7 +624,7 @@ pub fn symbol(state: &State, params: WorkspaceSymbolParams) -> Option<WorkspaceS
     let now = state.opts.clock.now();
     let zone = state.opts.zone;
     let enc = state.encoding();
-    let trust = TrustCache::new(state);
+    let trust = FactsCache::new(state);
     let found = state.with_index(|idx| {
         // Score everything (cheap), then build symbols for the best 200 only: statuses and
         // next fires cost a schedule computation each.
@@ -925,15 +923,14 @@ fn spawn_apply(
 fn list_notes(state: &State) -> Value {
     let now = state.opts.clock.now();
     let zone = state.opts.zone;
-    let trust = TrustCache::new(state);
+    let trust = FactsCache::new(state);
     let items = state
         .with_index(|idx| {
             idx.live_notes()
                 .map(|(path, entry, live)| {
-                    let rel = idx.root_of(path).and_then(|r| path.strip_prefix(r).ok()).unwrap_or(path);
                     let upcoming = entry.schedule.upcoming(live, now, &zone);
                     status::list_item_from(
-                        rel.display().to_string(),
+                        rel_path(idx, path),
                         live,
                         trust.facts(Some(path)),
                         upcoming,

@@ -126,10 +126,7 @@ impl State {
 
     /// The engine of the workspace root holding `path` (the longest matching root).
     pub fn engine_for(&self, path: &std::path::Path) -> Option<Arc<crate::runs::Engine>> {
-        self.engines()
-            .into_iter()
-            .filter(|e| path.starts_with(&e.root))
-            .max_by_key(|e| e.root.as_os_str().len())
+        engine_among(&self.engines(), path).cloned()
     }
 
     pub fn progress_tokens(
@@ -147,4 +144,12 @@ impl State {
         let mut guard = self.index.write().unwrap_or_else(std::sync::PoisonError::into_inner);
         guard.as_mut().map(f)
     }
+}
+
+/// The engine of the workspace root holding `path` among `engines` (the longest matching root).
+pub fn engine_among<'a>(
+    engines: &'a [Arc<crate::runs::Engine>],
+    path: &std::path::Path,
+) -> Option<&'a Arc<crate::runs::Engine>> {
+    engines.iter().filter(|e| path.starts_with(&e.root)).max_by_key(|e| e.root.as_os_str().len())
 }
