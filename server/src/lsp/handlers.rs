@@ -205,10 +205,28 @@ fn client_settings(value: Value) -> Option<Option<Value>> {
     };
     match &value {
         Value::Object(map) if !map.is_empty() => Some(Some(value)),
-        // A non-table is reported as a problem by the configuration loader.
+        // Lua clients (Neovim) cannot tell an empty table from an empty list and send `{}` as
+        // `[]`: that is "no settings" too, not a mistake to warn about at every start.
         Value::Object(_) | Value::Null => Some(None),
+        Value::Array(items) if items.is_empty() => Some(None),
+        // Any other non-table is reported as a problem by the configuration loader.
         _ => Some(Some(value)),
     }
+}
+
+#[cfg(test)]
+#[test]
+fn client_settings_empty_in_any_encoding_clears_the_layer() {
+    use serde_json::json;
+    assert_eq!(client_settings(Value::Null), None);
+    for empty in
+        [json!({}), json!([]), json!({"livenote": {}}), json!({"livenote": []}), json!({"livenote": null})]
+    {
+        assert_eq!(client_settings(empty.clone()), Some(None), "{empty}");
+    }
+    assert_eq!(client_settings(json!({"livenote": {"a": 1}})), Some(Some(json!({"a": 1}))));
+    // A list with something in it is still a mistake the loader reports.
+    assert_eq!(client_settings(json!([1])), Some(Some(json!([1]))));
 }
 
 /// Log configuration problems; show the ones in the client's settings to the user, who cannot

@@ -45,6 +45,15 @@ local function record(msg, level)
   end
 end
 vim.notify = record
+-- A server's window/showMessage: Neovim echoes it (no vim.notify), so record it here too.
+local show_message = vim.lsp.handlers['window/showMessage']
+local message_levels = { vim.log.levels.ERROR, vim.log.levels.WARN, vim.log.levels.INFO, vim.log.levels.DEBUG }
+vim.lsp.handlers['window/showMessage'] = function(err, params, ctx, config)
+  if type(params) == 'table' then
+    record('LSP: ' .. tostring(params.message), message_levels[params.type] or vim.log.levels.INFO)
+  end
+  return show_message(err, params, ctx, config)
+end
 vim.notify_once = function(msg, level)
   record(msg, level)
   return true

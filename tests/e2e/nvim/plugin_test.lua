@@ -397,6 +397,17 @@ check(':checkhealth livenote finds the binary and the attached client', function
   return (report:match('(livenote %d+%.%d+%.%d+[^\n]*)') or '')
 end)
 
+-- setup() without `settings` sends an empty Lua table, which JSON-encodes as `[]`: the server
+-- must read that as "no settings", not warn the user at every start (checked last, once every
+-- message of the session has arrived).
+check('no complaint about the (empty) settings the plugin sent', function()
+  local complaints = vim.tbl_filter(function(n)
+    return n.msg:find('livenote settings', 1, true) ~= nil
+  end, notes)
+  assert(#complaints == 0, 'the server complained about the settings: ' .. vim.inspect(complaints))
+  return 'none'
+end)
+
 check('shutdown: the server exits cleanly when Nvim stops it', H.shutdown)
 
 H.finish()
