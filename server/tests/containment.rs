@@ -1,0 +1,23 @@
+//! Containment (issue 12, docs/security.md): what a folder cloned from a stranger, a model gone
+//! wrong or a client sending garbage can make livenote do. Each test reproduces an attack that
+//! worked on an earlier build and checks that it no longer does.
+//!
+//! - `compose`: agent edits compose (disk and editor buffer), conflicts are reported.
+//! - `state_dir`: nothing under `.livenote/` is followed through a symlink.
+//! - `trust`: an untrusted folder's `.livenote.toml` is not used; trust binds to its content.
+//! - `files`: only regular files, only inside the workspace; writes keep links, modes, owners.
+//! - `undo`: undo and history never lose work.
+//! - `bounds`: the language server and the model stay bounded.
+//!
+//! Time is a `ManualClock` or a clock file; nothing sleeps on the schedule. No network beyond
+//! 127.0.0.1.
+
+mod common;
+mod containment {
+    pub mod bounds;
+    pub mod compose;
+    pub mod files;
+    pub mod state_dir;
+    pub mod trust;
+    pub mod undo;
+}

@@ -1,0 +1,1 @@
+//! See the suite's header in containment.rs.
