@@ -26,7 +26,7 @@ use crate::agent::prompt;
 use crate::agent::tools::{self, Caps, Fetcher, HttpFetcher, Toolbox, Workspace, clip};
 use crate::note::frontmatter;
 use crate::providers::http::CONTEXT_OVERFLOW;
-use crate::providers::{ProviderError, RunEvent, RunOutput, RunRequest, TriggerKind};
+use crate::providers::{EditReply, EditSink, ProviderError, RunEvent, RunOutput, RunRequest, TriggerKind};
 
 /// The most tokens one reply may use; large enough to rewrite a long section in one call.
 const MAX_REPLY_TOKENS: u64 = 8192;
@@ -65,7 +65,7 @@ pub async fn run_agent(
     limits: Limits,
     web: bool,
     cancel: CancellationToken,
-    on_edit: &mut (dyn FnMut(&str) + Send),
+    on_edit: &mut dyn EditSink,
     events: &mut (dyn FnMut(&RunEvent) + Send),
 ) -> Result<RunOutput, ProviderError> {
     let http = HttpFetcher::default();
@@ -82,7 +82,7 @@ pub async fn run_agent_with(
     fetcher: Option<&dyn Fetcher>,
     caps: Caps,
     cancel: CancellationToken,
-    on_edit: &mut (dyn FnMut(&str) + Send),
+    on_edit: &mut dyn EditSink,
     events: &mut (dyn FnMut(&RunEvent) + Send),
 ) -> Result<RunOutput, ProviderError> {
     // An event run decides whether the event matters to this note; reading the web is not
@@ -102,15 +102,20 @@ pub async fn run_agent_with(
 /// The body the model works on: the request's body, with the note's H1 on top when the body
 /// is the text below it (see the module documentation).
 fn agent_body(req: &RunRequest) -> String {
-    match req.title.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
-        Some(title) if frontmatter::title(&req.body, 0) != Some(title) => {
-            let nl = match req.body.find('\n') {
-                Some(i) if req.body[..i].ends_with('\r') => "\r\n",
+    with_title(req.title.as_deref(), &req.body)
+}
+
+/// `region` (the text below the H1) with `# {title}` on top, unless it already starts so.
+fn with_title(title: Option<&str>, region: &str) -> String {
+    match title.map(str::trim).filter(|t| !t.is_empty()) {
+        Some(title) if frontmatter::title(region, 0) != Some(title) => {
+            let nl = match region.find('\n') {
+                Some(i) if region[..i].ends_with('\r') => "\r\n",
                 _ => "\n",
             };
-            format!("# {title}{nl}{}", req.body)
+            format!("# {title}{nl}{region}")
         }
-        _ => req.body.clone(),
+        _ => region.to_owned(),
     }
 }
 
@@ -120,7 +125,7 @@ async fn converse(
     limits: Limits,
     mut toolbox: Toolbox<'_>,
     cancel: CancellationToken,
-    on_edit: &mut (dyn FnMut(&str) + Send),
+    on_edit: &mut dyn EditSink,
     events: &mut (dyn FnMut(&RunEvent) + Send),
 ) -> Result<RunOutput, ProviderError> {
     let specs = toolbox.specs();
@@ -173,15 +178,34 @@ async fn converse(
                 return Err(failed(format!("stopped after {} tool calls", limits.max_steps)));
             }
             steps += 1;
-            let out = toolbox.call(call, &cancel).await;
+            let mut out = toolbox.call(call, &cancel).await;
+            if out.edited {
+                // Each step lands before the next is computed, so the model's next edit applies
+                // to the note as this one left it (SPEC 4).
+                match on_edit.apply(toolbox.body()).await {
+                    EditReply::Applied(None) => {}
+                    EditReply::Applied(Some(region)) => {
+                        toolbox.sync_body(with_title(req.title.as_deref(), &region))
+                    }
+                    EditReply::Refused { message, body } => {
+                        if let Some(region) = body {
+                            toolbox.sync_body(with_title(req.title.as_deref(), &region));
+                        }
+                        out.content = format!(
+                            "Not applied: {message}. Call read_note to see the note as it is now, then make your change again on that text."
+                        );
+                        out.is_error = true;
+                    }
+                    EditReply::Failed(e) => {
+                        return Err(ProviderError::Io(format!("cannot write the note: {e}")));
+                    }
+                }
+            }
             let status = if out.is_error { "error" } else { "ok" };
             events(&RunEvent::new(
                 "tool_result",
                 format!("{} {status}: {}", call.name, clip(&out.content, EVENT_RESULT_CHARS)),
             ));
-            if out.edited {
-                on_edit(toolbox.body());
-            }
             messages.push(Message::tool_result(&call.id, out.content, out.is_error));
         }
     }

@@ -140,6 +140,14 @@ impl NoteBody {
         self.text
     }
 
+    /// Take `text` as the body, without the tools' checks: it is the note as it stands.
+    pub fn sync(&mut self, text: String) {
+        if text != self.text {
+            self.max_bytes = self.max_bytes.max(text.len());
+            self.text = text;
+        }
+    }
+
     /// How many times the body changed so far.
     pub fn revision(&self) -> u64 {
         self.revision
@@ -1193,6 +1201,12 @@ impl<'f> Toolbox<'f> {
 
     pub fn into_body(self) -> String {
         self.note.into_text()
+    }
+
+    /// Continue from `body`: the note as it now reads, after the engine applied the latest
+    /// step (and whatever the user typed meanwhile).
+    pub fn sync_body(&mut self, body: String) {
+        self.note.sync(body);
     }
 
     /// The tools offered to the model.

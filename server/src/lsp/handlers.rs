@@ -171,8 +171,7 @@ async fn index_workspace(client: Client, state: Arc<State>) {
 fn create_engines(client: &Client, state: &Arc<State>) {
     let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
     let settings = state.settings();
-    let io: Arc<dyn crate::runs::NoteIo> =
-        Arc::new(super::runs::LspIo { client: client.clone(), state: Arc::downgrade(state) });
+    let io: Arc<dyn crate::runs::NoteIo> = Arc::new(super::runs::LspEditor::io(client, state));
     let engines: Vec<Arc<crate::runs::Engine>> = roots
         .iter()
         .map(|root| {
@@ -358,6 +357,7 @@ pub fn did_open(state: &State, params: DidOpenTextDocumentParams) {
         return;
     }
     state.docs().insert(doc.uri.clone(), Document::new(&doc.text, doc.version));
+    state.doc_changed();
     state.mark_dirty(doc.uri);
 }
 
@@ -369,12 +369,14 @@ pub fn did_change(state: &State, params: DidChangeTextDocumentParams) {
         let Some(doc) = docs.get_mut(&uri) else { return };
         doc.apply(&params.content_changes, params.text_document.version, enc);
     }
+    state.doc_changed();
     state.mark_dirty(uri);
 }
 
 pub fn did_close(state: &State, params: DidCloseTextDocumentParams) {
     let uri = params.text_document.uri;
     if state.docs().remove(&uri).is_some() {
+        state.doc_changed();
         state.mark_dirty(uri);
     }
 }

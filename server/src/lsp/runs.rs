@@ -1,11 +1,9 @@
 //! Runs inside the language server: the scheduler over the workspace index, `Run now` /
-//! `Stop` / `Undo last run`, `$/progress` (cancel = Stop), the trust prompt, and a
-//! [`NoteIo`] that edits open documents through versioned `workspace/applyEdit` (recomputed
-//! and retried when the user typed meanwhile) and closed notes on disk.
+//! `Stop` / `Undo last run`, `$/progress` (cancel = Stop), the trust prompt, and the editor
+//! side of [`BufferIo`]: open documents edited through versioned `workspace/applyEdit`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::json;
 use tower_lsp_server::Client;
@@ -14,74 +12,63 @@ use tower_lsp_server::ls_types::*;
 use super::convert;
 use super::state::State;
 use crate::providers::TriggerKind;
-use crate::runs::io::{BoxFuture, Compute};
-use crate::runs::{DiskIo, Engine, NoteIo, Outcome, RunSpec};
+use crate::runs::io::{BoxFuture, BufferIo, Editor};
+use crate::runs::{Engine, Outcome, RunSpec};
 use crate::scheduler::{NoteSource, Scheduler, log_outcome};
 use crate::workspace::index::Entry;
 
-/// How many times an edit rejected as stale is recomputed against the fresh buffer.
-const APPLY_ATTEMPTS: usize = 8;
-
-/// Notes open in the editor are edited in the buffer; others on disk.
-pub struct LspIo {
+/// The language server as the editor of [`BufferIo`]: open documents and versioned
+/// `workspace/applyEdit`.
+pub struct LspEditor {
     pub client: Client,
     pub state: std::sync::Weak<State>,
+    /// A receiver of `State::doc_changes`, kept so the sender always has one.
+    pub changes: tokio::sync::watch::Receiver<u64>,
 }
 
-impl LspIo {
-    fn open_text(&self, path: &Path) -> Option<(Uri, String, i32)> {
+/// Notes open in the editor are edited in the buffer; others on disk.
+pub type LspIo = BufferIo<LspEditor>;
+
+impl LspEditor {
+    pub fn io(client: &Client, state: &Arc<State>) -> LspIo {
+        BufferIo::new(LspEditor {
+            client: client.clone(),
+            state: Arc::downgrade(state),
+            changes: state.doc_changes.subscribe(),
+        })
+    }
+}
+
+impl Editor for LspEditor {
+    fn open(&self, path: &Path) -> Option<(String, i32)> {
         let state = self.state.upgrade()?;
         let uri = Uri::from_file_path(path)?;
         let docs = state.docs();
         let d = docs.get(&uri)?;
-        Some((uri, d.text(), d.version))
-    }
-}
-
-impl NoteIo for LspIo {
-    fn read(&self, path: &Path) -> Result<String, String> {
-        match self.open_text(path) {
-            Some((_, text, _)) => Ok(text),
-            None => DiskIo.read(path),
-        }
+        Some((d.text(), d.version))
     }
 
-    fn apply<'a>(&'a self, path: &'a Path, compute: Compute<'a>) -> BoxFuture<'a, Result<(), String>> {
+    fn send_edit<'a>(
+        &'a self,
+        path: &'a Path,
+        version: i32,
+        text: &'a str,
+        edits: &'a [crate::text::TextEdit],
+    ) -> BoxFuture<'a, Result<bool, String>> {
         Box::pin(async move {
-            for attempt in 0..APPLY_ATTEMPTS {
-                let Some((uri, text, version)) = self.open_text(path) else {
-                    return DiskIo::apply_sync(path, compute);
-                };
-                let edits = compute(&text)?;
-                if edits.is_empty() {
-                    return Ok(());
-                }
-                let enc = self.state.upgrade().map(|s| s.encoding()).unwrap_or(crate::text::Encoding::Utf16);
-                let edit = convert::document_edit(&uri, Some(version), &text, &edits, enc);
-                match self.client.apply_edit(edit).await {
-                    Ok(r) if r.applied => {
-                        // The editor sends didChange before it answers; give a slow one a moment.
-                        for _ in 0..50 {
-                            if self.open_text(path).is_none_or(|(_, _, v)| v != version) {
-                                break;
-                            }
-                            tokio::time::sleep(Duration::from_millis(10)).await;
-                        }
-                        return Ok(());
-                    }
-                    Ok(r) => {
-                        tracing::info!(
-                            "retry {}: edit rejected ({}), recomputing on the fresh text",
-                            path.display(),
-                            r.failure_reason.unwrap_or_default()
-                        );
-                        tokio::time::sleep(Duration::from_millis(20 * (attempt as u64 + 1))).await;
-                    }
-                    Err(e) => return Err(format!("the editor did not apply the edit: {e}")),
-                }
+            let uri =
+                Uri::from_file_path(path).ok_or_else(|| format!("{} is not a file URI", path.display()))?;
+            let enc = self.state.upgrade().map(|s| s.encoding()).unwrap_or(crate::text::Encoding::Utf16);
+            let edit = convert::document_edit(&uri, Some(version), text, edits, enc);
+            match self.client.apply_edit(edit).await {
+                Ok(r) => Ok(r.applied),
+                Err(e) => Err(format!("the editor did not apply the edit: {e}")),
             }
-            Err(format!("the editor kept rejecting the edit; gave up after {APPLY_ATTEMPTS} attempts"))
         })
+    }
+
+    fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.clone()
     }
 }
 

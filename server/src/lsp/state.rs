@@ -58,6 +58,9 @@ pub struct State {
     pub settings: RwLock<Option<serde_json::Value>>,
     /// Roots the trust question was asked for in this session (it is asked once).
     pub trust_asked: Mutex<HashSet<PathBuf>>,
+    /// Counts changes of open documents (open, change, close): a run's edit waits on it until
+    /// the buffer shows the edit.
+    pub doc_changes: tokio::sync::watch::Sender<u64>,
 }
 
 impl State {
@@ -76,7 +79,13 @@ impl State {
             event_wakes: RwLock::new(Vec::new()),
             settings: RwLock::new(None),
             trust_asked: Mutex::new(HashSet::new()),
+            doc_changes: tokio::sync::watch::Sender::new(0),
         }
+    }
+
+    /// An open document changed: wake the runs waiting for their edits to show up.
+    pub fn doc_changed(&self) {
+        self.doc_changes.send_modify(|n| *n = n.wrapping_add(1));
     }
 
     pub fn encoding(&self) -> Encoding {

@@ -126,6 +126,36 @@ impl RunEvent {
     }
 }
 
+/// How the run engine answered one intermediate body of a model run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditReply {
+    /// The step is in the note. `Some`: the note's agent region as it now reads (with what the
+    /// user typed elsewhere meanwhile), which the agent continues from; `None`: as sent.
+    Applied(Option<String>),
+    /// The step was not written, and the model is told why (a tool error) so that it can
+    /// re-read and try again: the user changed the text it replaces meanwhile. `body`: the
+    /// region as it now reads, when known.
+    Refused { message: String, body: Option<String> },
+    /// The note cannot be written (deleted, disk full, the editor gone): the run cannot go on.
+    Failed(String),
+}
+
+/// Where a model run's intermediate bodies go, one at a time: the engine applies each to the
+/// note relative to the text the previous one produced, and answers before the next.
+pub trait EditSink: Send {
+    fn apply<'a>(&'a mut self, body: &'a str) -> BoxFuture<'a, EditReply>;
+}
+
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
+/// A closure that only watches the bodies go by (tests, callers that apply nothing).
+impl<F: FnMut(&str) + Send> EditSink for F {
+    fn apply<'a>(&'a mut self, body: &'a str) -> BoxFuture<'a, EditReply> {
+        self(body);
+        Box::pin(std::future::ready(EditReply::Applied(None)))
+    }
+}
+
 /// Run `provider` once. A `command` provider has its own `timeout`; model providers run the
 /// agent loop under `[agent]`'s limits, reporting each intermediate body through `on_edit`.
 pub async fn run(
@@ -133,7 +163,7 @@ pub async fn run(
     req: &RunRequest,
     agent: &crate::config::AgentConfig,
     cancel: CancellationToken,
-    on_edit: &mut (dyn FnMut(&str) + Send),
+    on_edit: &mut dyn EditSink,
     events: &mut (dyn FnMut(&RunEvent) + Send),
 ) -> Result<RunOutput, ProviderError> {
     let env = crate::config::ProcessEnv;

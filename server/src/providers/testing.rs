@@ -71,7 +71,13 @@ struct Shared {
     requests: Mutex<Vec<RecordedRequest>>,
     /// Makes tool-call ids unique across the server's replies, as real ids are.
     next_id: AtomicU64,
+    /// Called with the number of model requests so far (1 for the first) before each reply:
+    /// a test's stand-in for what happens in the world between two model turns.
+    before_reply: Mutex<Option<BeforeReply>>,
 }
+
+/// See [`MockModelServer::before_reply`].
+pub type BeforeReply = Arc<dyn Fn(usize) + Send + Sync>;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // A test that panicked while holding the lock has failed already; keep serving the rest.
@@ -118,6 +124,12 @@ impl MockModelServer {
     /// Add a reply to the end of the script.
     pub fn push(&self, reply: ScriptedReply) {
         lock(&self.shared.script).push_back(reply);
+    }
+
+    /// Call `f(n)` before answering the `n`-th model request (1-based), e.g. to edit the note
+    /// as a user would between two of the model's steps.
+    pub fn before_reply(&self, f: impl Fn(usize) + Send + Sync + 'static) {
+        *lock(&self.shared.before_reply) = Some(Arc::new(f));
     }
 
     /// Replies not played yet.
@@ -184,6 +196,11 @@ async fn serve(mut socket: TcpStream, flavor: Flavor, shared: &Shared) {
     if request.method != "POST" || request.path != expected {
         let _ = write_response(&mut socket, 404, "text/plain", &[], b"404 page not found").await;
         return;
+    }
+    let hook = lock(&shared.before_reply).clone();
+    if let Some(hook) = hook {
+        let n = lock(&shared.requests).iter().filter(|r| r.path == expected).count();
+        hook(n);
     }
     let reply = lock(&shared.script).pop_front();
     let Some(reply) = reply else {

@@ -194,9 +194,10 @@ impl Engine {
                 .map_err(|e| e.to_string())
             })
             .await;
-        if let Err(e) = started {
-            return Outcome::Skipped(format!("cannot write the note: {e}"));
-        }
+        let started = match started {
+            Ok(t) => Some(t),
+            Err(e) => return Outcome::Skipped(format!("cannot write the note: {e}")),
+        };
         let mut transcript = self.store.transcript(&run_id).ok();
         let log = |event: &RunEvent, transcript: &mut Option<store::Transcript>| {
             if let Some(t) = transcript.as_mut() {
@@ -210,7 +211,7 @@ impl Engine {
         log(&start_event, &mut transcript);
         on_event(&start_event);
 
-        let text = self.io.read(&spec.path).unwrap_or(text);
+        let text = started.unwrap_or(text);
         let region = agent_region(&text);
         let base_body = text[region.clone()].to_owned();
         let keep = self.config.read().map(|c| c.history.keep).unwrap_or(20);
@@ -221,36 +222,13 @@ impl Engine {
             log(e, &mut transcript);
             on_event(e);
         };
-        // Model agents edit patch by patch; each intermediate body is applied to the note as it
-        // comes (the user watches it change), always as a patch from the text at run start so
-        // what the user typed meanwhile is kept. The final result below is the same patch,
-        // whose already-applied hunks are recognised and not written twice.
-        let (edit_tx, mut edit_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
-        let mut on_edit = move |body: &str| {
-            let _ = edit_tx.send(body.to_owned());
-        };
-        let live_edits = async {
-            while let Some(body) = edit_rx.recv().await {
-                if body.contains('\0') {
-                    tracing::warn!("edit {rel}: skipped, it holds a NUL byte");
-                    continue;
-                }
-                let patch = Patch::compute(&text, &body);
-                if let Err(e) = self.io.apply(&spec.path, &|t: &str| Ok(patch.apply_to(t).edits)).await {
-                    tracing::warn!("edit {rel}: {e}");
-                }
-            }
-        };
-        let (text_ref, run_id_ref) = (&text, &run_id);
-        let provider = async move {
-            let r = self
-                .call_provider(spec, rel, text_ref, live, run_id_ref, now, cancel, &mut on_edit, &mut forward)
-                .await;
-            // Closing the channel ends the live-edit loop.
-            drop(on_edit);
-            r
-        };
-        let (result, ()) = tokio::join!(provider, live_edits);
+        // Model agents edit step by step; each step lands in the note (the user watches it
+        // change) before the model takes the next, relative to the text the previous step
+        // produced. A command provider gives one result, applied below the same way.
+        let mut steps = Steps { io: self.io.as_ref(), path: &spec.path, base: text.clone() };
+        let result =
+            self.call_provider(spec, rel, &text, live, &run_id, now, cancel, &mut steps, &mut forward).await;
+        let base = steps.base;
         let outcome = match result {
             // A NUL byte would make the note a binary file that livenote (and many editors)
             // no longer reads: nothing of such output is written.
@@ -261,7 +239,7 @@ impl Engine {
                 self.fail(&spec.path, &run_id, error).await
             }
             Ok(output) => {
-                let patch = Patch::compute(&text, &output.body);
+                let patch = Patch::compute(&base, &output.body);
                 // Without a summary from the provider, the first line of the new content says
                 // what the note now holds, which beats a generic "Updated.".
                 let summary = output.summary.clone().filter(|s| !s.trim().is_empty()).unwrap_or_else(|| {
@@ -274,12 +252,19 @@ impl Engine {
                 });
                 let summary = one_line(&summary, 200);
                 let done = timestamp(self.clock.now());
+                // One result (a command provider's, or a model's last word after its steps
+                // landed): what the user changed meanwhile wins line by line, the rest lands,
+                // and what did not is said in the summary rather than dropped in silence.
                 let conflicts = std::sync::atomic::AtomicUsize::new(0);
                 let applied = self
                     .io
                     .apply(&spec.path, &|t: &str| {
                         let r = patch.apply_to(t);
                         conflicts.store(r.conflicts, std::sync::atomic::Ordering::Relaxed);
+                        let summary = match r.conflicts {
+                            0 => summary.clone(),
+                            n => one_line(&format!("{summary} ({n} change(s) not applied: {CONFLICT})"), 300),
+                        };
                         let mut edits: Vec<TextEdit> = r.edits;
                         edits.extend(
                             rewrite::set_runtime_fields(
@@ -296,11 +281,11 @@ impl Engine {
                     })
                     .await;
                 match applied {
-                    Ok(()) => {
+                    Ok(_) => {
                         let c = conflicts.load(std::sync::atomic::Ordering::Relaxed);
                         if c > 0 {
                             tracing::warn!(
-                                "done {rel}: {c} change(s) skipped where the note was edited meanwhile"
+                                "done {rel}: {c} change(s) not applied, the note was edited there meanwhile"
                             );
                         }
                         Outcome::Done { run_id: run_id.clone(), summary }
@@ -337,7 +322,7 @@ impl Engine {
         run_id: &str,
         now: DateTime<Utc>,
         cancel: CancellationToken,
-        on_edit: &mut (dyn FnMut(&str) + Send),
+        on_edit: &mut dyn providers::EditSink,
         on_event: &mut (dyn FnMut(&RunEvent) + Send),
     ) -> Result<providers::RunOutput, providers::ProviderError> {
         let (name, provider, agent) = {
@@ -414,6 +399,72 @@ impl Engine {
             .await
             .map_err(|e| e.to_string())?;
         Ok(run_id)
+    }
+}
+
+/// Why a step or a result was not written: the note changed where it goes.
+const CONFLICT: &str = "the note was edited meanwhile where this change goes";
+
+/// Applies a model run's steps to the note, each as a patch from the text the previous step
+/// left (at first, the text at run start) onto the note as it is: what the user typed
+/// elsewhere meanwhile stays, and a step that would touch text the user changed is not
+/// written at all (the model hears so and re-reads).
+struct Steps<'a> {
+    io: &'a dyn NoteIo,
+    path: &'a Path,
+    /// The note's text as the latest applied step left it.
+    base: String,
+}
+
+impl providers::EditSink for Steps<'_> {
+    fn apply<'a>(&'a mut self, body: &'a str) -> providers::BoxFuture<'a, providers::EditReply> {
+        use providers::EditReply;
+        Box::pin(async move {
+            if let Some(at) = body.find('\0') {
+                return EditReply::Refused {
+                    message: format!(
+                        "the text holds a NUL byte (at byte {at}); binary data cannot go into a note"
+                    ),
+                    body: None,
+                };
+            }
+            let patch = Patch::compute(&self.base, body);
+            if patch.is_empty() {
+                return EditReply::Applied(None);
+            }
+            let conflict = std::sync::atomic::AtomicBool::new(false);
+            let applied = self
+                .io
+                .apply(self.path, &|t: &str| {
+                    let r = patch.apply_to(t);
+                    if r.conflicts > 0 {
+                        conflict.store(true, std::sync::atomic::Ordering::Relaxed);
+                        return Err(CONFLICT.to_owned());
+                    }
+                    Ok(r.edits)
+                })
+                .await;
+            match applied {
+                Ok(text) => {
+                    let region = text[agent_region(&text)].to_owned();
+                    self.base = text;
+                    EditReply::Applied(Some(region))
+                }
+                Err(e) if conflict.load(std::sync::atomic::Ordering::Relaxed) => {
+                    tracing::info!("edit {}: {e}; the model is told to re-read", self.path.display());
+                    let now = self.io.read(self.path).ok();
+                    let body = now.as_deref().map(|t| t[agent_region(t)].to_owned());
+                    if let Some(t) = now {
+                        self.base = t;
+                    }
+                    EditReply::Refused {
+                        message: format!("{CONFLICT} (by the user or another program)"),
+                        body,
+                    }
+                }
+                Err(e) => EditReply::Failed(e),
+            }
+        })
     }
 }
 

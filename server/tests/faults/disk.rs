@@ -33,7 +33,7 @@ impl NoteIo for FullDisk {
         DiskIo.read(path)
     }
 
-    fn apply<'a>(&'a self, path: &'a Path, compute: Compute<'a>) -> BoxFuture<'a, Result<(), String>> {
+    fn apply<'a>(&'a self, path: &'a Path, compute: Compute<'a>) -> BoxFuture<'a, Result<String, String>> {
         Box::pin(async move {
             let n = self.writes.fetch_add(1, Ordering::SeqCst) + 1;
             if (self.fails)(n) {
