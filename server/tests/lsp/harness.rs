@@ -34,6 +34,12 @@ struct Shared {
     /// Before answering the next applyEdit, "type" this (insert `.1` after the first `.0`),
     /// send it, and reject the edit as stale — a user racing the agent.
     type_before_next_apply: Option<(String, String)>,
+    /// Behave like Neovim: each applied edit is followed by a second version of the document
+    /// that reaches the server late (just before its next edit), and an edit for an older
+    /// version is rejected yet answered with `applied: true`.
+    neovim: bool,
+    /// Documents whose second version is still to be sent (`neovim`).
+    pending_bumps: Vec<String>,
 }
 
 pub struct TestClient {
@@ -164,6 +170,11 @@ impl TestClient {
                    "contentChanges": [{"range": range, "text": new_text}]}),
         )
         .await;
+    }
+
+    /// Answer `workspace/applyEdit` as Neovim does (see `Shared::neovim`).
+    pub fn behave_like_neovim(&self) {
+        lock(&self.shared).neovim = true;
     }
 
     /// Make the next `workspace/applyEdit` lose a race: the user types `insert` after
@@ -300,6 +311,15 @@ fn answer(shared: &Mutex<Shared>, msg: &Value) -> (Value, Vec<Value>) {
         Some("workspace/applyEdit") => {
             let mut s = lock(shared);
             let utf8 = s.utf8;
+            for uri in std::mem::take(&mut s.pending_bumps) {
+                if let Some(doc) = s.docs.get_mut(&uri) {
+                    doc.version += 1;
+                    follow_ups.push(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+                        "textDocument": {"uri": uri, "version": doc.version},
+                        "contentChanges": [{"text": doc.text}]}}));
+                }
+            }
+            let neovim = s.neovim;
             if let Some((after, insert)) = s.type_before_next_apply.take() {
                 for (uri, doc) in s.docs.iter_mut() {
                     let Some(at) = doc.text.find(&after).map(|i| i + after.len()) else { continue };
@@ -311,6 +331,7 @@ fn answer(shared: &Mutex<Shared>, msg: &Value) -> (Value, Vec<Value>) {
                 }
                 return (json!({"applied": false, "failureReason": "document version changed"}), follow_ups);
             }
+            let mut bumps = Vec::new();
             for change in
                 msg.pointer("/params/edit/documentChanges").and_then(Value::as_array).into_iter().flatten()
             {
@@ -318,7 +339,8 @@ fn answer(shared: &Mutex<Shared>, msg: &Value) -> (Value, Vec<Value>) {
                 let version = change.pointer("/textDocument/version").and_then(Value::as_i64);
                 let Some(doc) = s.docs.get_mut(uri) else { continue };
                 if version.is_some_and(|v| v != i64::from(doc.version)) {
-                    return (json!({"applied": false, "failureReason": "stale version"}), follow_ups);
+                    // Neovim logs "Buffer ... newer than edits" and still answers applied.
+                    return (json!({"applied": neovim, "failureReason": "stale version"}), follow_ups);
                 }
                 let mut edits: Vec<(usize, usize, String)> = change["edits"]
                     .as_array()
@@ -340,7 +362,11 @@ fn answer(shared: &Mutex<Shared>, msg: &Value) -> (Value, Vec<Value>) {
                 follow_ups.push(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
                     "textDocument": {"uri": uri, "version": doc.version},
                     "contentChanges": [{"text": doc.text}]}}));
+                if neovim {
+                    bumps.push(uri.to_owned());
+                }
             }
+            s.pending_bumps.extend(bumps);
             json!({"applied": true})
         }
         Some("window/showMessageRequest") => msg.pointer("/params/actions/0").cloned().unwrap_or(Value::Null),

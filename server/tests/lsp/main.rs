@@ -444,6 +444,52 @@ async fn agent_edit_racing_a_keystroke_loses_nothing() {
     c.shutdown().await;
 }
 
+/// A model run on a note open in an editor that behaves like Neovim (a second version after
+/// each edit, arriving late; `applied: true` for an edit it rejected as stale): every step
+/// lands in the buffer, in order, and the buffer ends with exactly the agent's final body.
+#[tokio::test]
+async fn model_steps_land_in_a_neovim_like_buffer() {
+    use livenote::providers::testing::{Flavor, MockModelServer, ScriptedReply};
+    let server = MockModelServer::start(
+        Flavor::OpenAi,
+        vec![
+            ScriptedReply::ToolCalls(vec![("append_to_note".to_owned(), json!({"text": "one"}))]),
+            ScriptedReply::ToolCalls(vec![("append_to_note".to_owned(), json!({"text": "two"}))]),
+            ScriptedReply::ToolCalls(vec![(
+                "edit_note".to_owned(),
+                json!({"old_text": "old body", "new_text": "new body"}),
+            )]),
+            ScriptedReply::Text("Counted to two.".to_owned()),
+        ],
+    )
+    .await;
+    let settings = json!({
+        "agent": {"provider": "m"},
+        "providers": {"m": {"kind": "openai", "base_url": server.base_url(), "model": "test-model"}},
+    });
+    let note = "---\ntitle: Steps\nlive:\n  objective: count\n---\n# Steps\n\nold body\n";
+    let mut c = TestClient::start_with_settings(&[("steps.md", note)], utf16_caps(), settings).await;
+    c.behave_like_neovim();
+    let uri = c.open("steps.md", note).await;
+    c.diagnostics(&uri, 1).await;
+    let res =
+        c.request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]})).await;
+    assert!(res.get("error").is_none(), "{res}");
+    loop {
+        let p = c.next_notification("$/progress").await;
+        if p["value"]["kind"] == "end" {
+            assert_eq!(p["value"]["message"], "Counted to two.", "{p}");
+            break;
+        }
+    }
+    let text = c.doc(&uri).text;
+    assert!(text.ends_with("# Steps\n\nnew body\none\ntwo\n"), "{text}");
+    assert!(text.contains("lastRunSummary: \"Counted to two.\""), "{text}");
+    let server_view = server_text(&mut c, &uri).await;
+    assert_eq!(server_view["text"].as_str(), Some(text.as_str()));
+    c.shutdown().await;
+}
+
 /// An event waiting in `.livenote/events/pending/` is routed to the note whose criteria match,
 /// runs it as an `event` run once the workspace is trusted, and lands in done/ enriched.
 #[tokio::test]
