@@ -5,6 +5,7 @@
 
 pub mod actions;
 pub mod completion;
+pub mod cursor;
 pub mod hints;
 pub mod hover;
 pub mod lens;

@@ -1,7 +1,11 @@
-//! Short human texts for times, shared by lenses, hints and hovers: "5 min ago", "next 15:00",
-//! "every hour".
+//! Short human texts shared by lenses, hints, hovers and completion: times ("5 min ago",
+//! "next 15:00", the next fires of a cron) and what a key's value is.
 
 use chrono::{DateTime, TimeZone, Utc};
+
+use super::Ctx;
+use crate::note::fields::{Field, Kind};
+use crate::schedule::CronSchedule;
 
 /// How long ago `t` was, relative to `now`: "just now", "5 min ago", "3 h ago", "2 days ago".
 /// A time in the future (clock skew) reads "just now".
@@ -37,6 +41,48 @@ pub fn at_local<Tz: TimeZone>(t: DateTime<Utc>, now: DateTime<Utc>, tz: &Tz) -> 
 pub fn until(t: DateTime<Utc>, now: DateTime<Utc>) -> String {
     let secs = (t - now).num_seconds().max(0);
     if secs < 60 { format!("{secs} s") } else { format!("{} min", (secs + 59) / 60) }
+}
+
+/// A local time with the zone's abbreviation (or offset, for zones without names):
+/// "Mon 23 Nov 10:00 CST".
+pub fn local_time<Tz: TimeZone>(t: DateTime<Utc>, tz: &Tz) -> String {
+    let local = t.with_timezone(tz);
+    // `Offset` only promises `Debug`; zone databases print their abbreviation through it and
+    // fixed offsets print `+01:00`, which is what a hover should show either way.
+    let zone = match format!("{:?}", local.offset()) {
+        z if z == "Z" => "UTC".to_owned(),
+        z => z,
+    };
+    format!("{} {zone}", local.naive_local().format("%a %-d %b %H:%M"))
+}
+
+/// The next three occurrences of `cron` after now, as a markdown list.
+pub fn next_fires<Tz: TimeZone>(ctx: &Ctx<Tz>, cron: &CronSchedule) -> String {
+    let times: Vec<String> =
+        std::iter::successors(cron.next_after(ctx.now, ctx.tz), |&t| cron.next_after(t, ctx.tz))
+            .take(3)
+            .map(|t| format!("- {}", local_time(t, ctx.tz)))
+            .collect();
+    if times.is_empty() { "It never fires.".to_owned() } else { format!("Next:\n{}", times.join("\n")) }
+}
+
+/// What a key's value is, in a few words.
+pub fn kind_detail(f: &Field) -> String {
+    let what = match f.kind {
+        Kind::Text => "text",
+        Kind::Bool => "true | false",
+        Kind::Mapping => "cron, windows, events",
+        Kind::List => "list of daily time windows",
+        Kind::Cron => "cron expression",
+        Kind::Time => "HH:MM local time",
+        Kind::Timestamp => "timestamp",
+        Kind::ProviderName => "provider name",
+    };
+    match f {
+        f if f.required => format!("{what}, required"),
+        f if f.runtime => format!("{what}, written by livenote"),
+        _ => what.to_owned(),
+    }
 }
 
 #[cfg(test)]
