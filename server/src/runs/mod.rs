@@ -356,7 +356,7 @@ impl Engine {
             body: text[region].to_owned(),
             now,
             local_now: local.to_rfc3339_opts(SecondsFormat::Secs, false),
-            time_zone: zone_name(&self.zone),
+            time_zone: self.zone.name(),
             workspace_root: self.root.clone(),
             run_id: run_id.to_owned(),
             model: live.model.clone(),
@@ -471,15 +471,6 @@ impl providers::EditSink for Steps<'_> {
 /// RFC 3339 in UTC with milliseconds, as the runtime fields are written.
 pub fn timestamp(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
-}
-
-fn zone_name(z: &Zone) -> String {
-    match z {
-        Zone::Named(tz) => tz.name().to_owned(),
-        Zone::Local => {
-            std::env::var("TZ").ok().filter(|t| !t.is_empty()).unwrap_or_else(|| "local".to_owned())
-        }
-    }
 }
 
 /// One line, at most `max` characters, for runtime fields and logs.

@@ -60,6 +60,28 @@ impl Offset for ZoneOffset {
     }
 }
 
+impl Zone {
+    /// The zone's IANA name (`Europe/Berlin`) for runs and prompts. The local zone's comes
+    /// from `TZ` when it names one (with or without a leading `:`), else from the system
+    /// (/etc/localtime); a POSIX `TZ` rule is given as written, and "local" only when the
+    /// system says nothing.
+    pub fn name(&self) -> String {
+        match self {
+            Zone::Named(tz) => tz.name().to_owned(),
+            Zone::Local => local_name(std::env::var("TZ").ok().as_deref(), iana_time_zone::get_timezone().ok()),
+        }
+    }
+}
+
+fn local_name(tz_var: Option<&str>, system: Option<String>) -> String {
+    match tz_var.map(|t| t.strip_prefix(':').unwrap_or(t)).filter(|t| !t.is_empty()) {
+        Some(t) if t.parse::<chrono_tz::Tz>().is_ok() => t.to_owned(),
+        // A path (`:/etc/localtime`) says no more than the system does.
+        Some(t) if !t.starts_with('/') => t.to_owned(),
+        _ => system.filter(|s| !s.is_empty()).unwrap_or_else(|| "local".to_owned()),
+    }
+}
+
 impl std::fmt::Display for ZoneOffset {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.fixed.fmt(f)
@@ -128,6 +150,19 @@ impl TimeZone for Zone {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn local_names_are_iana_names() {
+        use super::local_name;
+        let sys = || Some("America/Chicago".to_owned());
+        assert_eq!(local_name(None, sys()), "America/Chicago");
+        assert_eq!(local_name(Some(""), sys()), "America/Chicago");
+        assert_eq!(local_name(Some("Europe/Berlin"), sys()), "Europe/Berlin");
+        assert_eq!(local_name(Some(":Europe/Berlin"), sys()), "Europe/Berlin");
+        assert_eq!(local_name(Some(":/etc/localtime"), sys()), "America/Chicago");
+        assert_eq!(local_name(Some("CET-1CEST"), sys()), "CET-1CEST");
+        assert_eq!(local_name(None, None), "local");
+    }
+
     use chrono::{TimeZone, Utc};
 
     use super::*;
