@@ -1,4 +1,3 @@
-
 use expect_test::{Expect, expect};
 use proptest::prelude::*;
 

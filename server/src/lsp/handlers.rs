@@ -177,14 +177,20 @@ fn create_engines(client: &Client, state: &Arc<State>) {
         .map(|root| {
             let (config, problems) = crate::config::Config::load(Some(root), settings.as_ref());
             report_config_problems(client, &problems);
-            Arc::new(crate::runs::Engine::new(
+            let engine = crate::runs::Engine::new(
                 root,
                 state.opts.clock.clone(),
                 state.opts.zone,
                 io.clone(),
                 config,
                 state.opts.trust.clone(),
-            ))
+            );
+            let observer =
+                super::runs::ProgressObserver { client: client.clone(), state: Arc::downgrade(state) };
+            if let Ok(mut o) = engine.observer.write() {
+                *o = Some(Arc::new(observer));
+            }
+            Arc::new(engine)
         })
         .collect();
     if let Ok(mut e) = state.engines.write() {

@@ -13,7 +13,7 @@ use super::convert;
 use super::state::State;
 use crate::providers::TriggerKind;
 use crate::runs::io::{BoxFuture, BufferIo, Editor};
-use crate::runs::{Engine, Outcome, RunSpec};
+use crate::runs::{Engine, Outcome, RunObserver, RunSpec, RunWatch};
 use crate::scheduler::{NoteSource, Scheduler, log_outcome};
 use crate::workspace::index::Entry;
 
@@ -84,7 +84,8 @@ impl NoteSource for StateSource {
     }
 }
 
-/// Start a run in the background, reporting `$/progress`; cancelling the progress stops it.
+/// Start a run by hand in the background; its `$/progress` comes from [`ProgressObserver`]
+/// like every run's. A run that did not happen or failed is also shown as a message.
 pub fn spawn_run(
     client: &Client,
     state: &Arc<State>,
@@ -95,66 +96,9 @@ pub fn spawn_run(
     let (client, state) = (client.clone(), state.clone());
     tokio::spawn(async move {
         let rel = engine.rel(&path);
-        let token = NumberOrString::String(format!("livenote/run/{}", ulid::Ulid::new()));
-        let progress = client.create_work_done_progress(token.clone()).await.is_ok();
-        if progress {
-            state.progress_tokens().insert(token.clone(), path.clone());
-            send_progress(
-                &client,
-                &token,
-                WorkDoneProgress::Begin(WorkDoneProgressBegin {
-                    title: format!("Updating {rel}"),
-                    cancellable: Some(true),
-                    message: None,
-                    percentage: None,
-                }),
-            )
-            .await;
-        }
-        super::handlers::refresh_views(&client, &state).await;
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
-        let reporter = {
-            let (client, token) = (client.clone(), token.clone());
-            tokio::spawn(async move {
-                while let Some(msg) = rx.recv().await {
-                    if progress {
-                        send_progress(
-                            &client,
-                            &token,
-                            WorkDoneProgress::Report(WorkDoneProgressReport {
-                                message: Some(msg),
-                                cancellable: Some(true),
-                                percentage: None,
-                            }),
-                        )
-                        .await;
-                    }
-                }
-            })
-        };
         let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context };
-        let mut report = |e: &crate::providers::RunEvent| {
-            let _ = tx.send(format!("{}: {}", e.kind, crate::runs::one_line(&e.message, 120)));
-        };
-        let outcome = engine.run(spec, &mut report).await;
-        drop(tx);
-        let _ = reporter.await;
+        let outcome = engine.run(spec, &mut |_| {}).await;
         log_outcome(&rel, &outcome);
-        if progress {
-            let message = match &outcome {
-                Outcome::Done { summary, .. } => summary.clone(),
-                Outcome::Failed { error, .. } => format!("failed: {error}"),
-                Outcome::Stopped { .. } => "stopped".to_owned(),
-                Outcome::Skipped(r) => format!("nothing ran: {r}"),
-            };
-            send_progress(
-                &client,
-                &token,
-                WorkDoneProgress::End(WorkDoneProgressEnd { message: Some(message) }),
-            )
-            .await;
-            state.progress_tokens().remove(&token);
-        }
         if let Outcome::Skipped(r) = &outcome {
             client.show_message(MessageType::WARNING, format!("livenote: {rel}: nothing ran: {r}")).await;
         }
@@ -163,6 +107,94 @@ pub fn spawn_run(
         }
         super::handlers::refresh_views(&client, &state).await;
     });
+}
+
+/// Shows every run of an engine (by hand, scheduled or for an event) as `$/progress`: begin
+/// "Updating <title>", a report per step, end with the summary or the error. Cancelling the
+/// progress stops the run.
+pub struct ProgressObserver {
+    pub client: Client,
+    pub state: std::sync::Weak<State>,
+}
+
+enum ProgressMsg {
+    Report(String),
+    End(String),
+}
+
+struct ProgressWatch(tokio::sync::mpsc::UnboundedSender<ProgressMsg>);
+
+impl RunWatch for ProgressWatch {
+    fn event(&mut self, e: &crate::providers::RunEvent) {
+        let _ = self.0.send(ProgressMsg::Report(format!(
+            "{}: {}",
+            e.kind,
+            crate::runs::one_line(&e.message, 120)
+        )));
+    }
+
+    fn ended(self: Box<Self>, outcome: &Outcome) {
+        let message = match outcome {
+            Outcome::Done { summary, .. } => summary.clone(),
+            Outcome::Failed { error, .. } => format!("failed: {error}"),
+            Outcome::Stopped { .. } => "stopped".to_owned(),
+            Outcome::Skipped(r) => format!("nothing ran: {r}"),
+        };
+        let _ = self.0.send(ProgressMsg::End(message));
+    }
+}
+
+impl RunObserver for ProgressObserver {
+    fn started(&self, path: &Path, title: &str, _trigger: TriggerKind) -> Box<dyn RunWatch> {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let (client, state, path, title) =
+            (self.client.clone(), self.state.clone(), path.to_path_buf(), title.to_owned());
+        // The round trips to the client happen here, in a task of their own, never in a handler
+        // or in the run.
+        tokio::spawn(async move {
+            let token = NumberOrString::String(format!("livenote/run/{}", ulid::Ulid::new()));
+            let progress = client.create_work_done_progress(token.clone()).await.is_ok();
+            if progress {
+                if let Some(s) = state.upgrade() {
+                    s.progress_tokens().insert(token.clone(), path);
+                }
+                let begin = WorkDoneProgressBegin {
+                    title: format!("Updating {title}"),
+                    cancellable: Some(true),
+                    message: None,
+                    percentage: None,
+                };
+                send_progress(&client, &token, WorkDoneProgress::Begin(begin)).await;
+            }
+            if let Some(s) = state.upgrade() {
+                super::handlers::refresh_views(&client, &s).await;
+            }
+            while let Some(msg) = rx.recv().await {
+                match msg {
+                    ProgressMsg::Report(message) if progress => {
+                        let report = WorkDoneProgressReport {
+                            message: Some(message),
+                            cancellable: Some(true),
+                            percentage: None,
+                        };
+                        send_progress(&client, &token, WorkDoneProgress::Report(report)).await;
+                    }
+                    ProgressMsg::Report(_) => {}
+                    ProgressMsg::End(message) => {
+                        if progress {
+                            let end = WorkDoneProgressEnd { message: Some(message) };
+                            send_progress(&client, &token, WorkDoneProgress::End(end)).await;
+                            if let Some(s) = state.upgrade() {
+                                s.progress_tokens().remove(&token);
+                            }
+                        }
+                        break;
+                    }
+                }
+            }
+        });
+        Box::new(ProgressWatch(tx))
+    }
 }
 
 async fn send_progress(client: &Client, token: &ProgressToken, value: WorkDoneProgress) {

@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::text::edit::apply;
 use expect_test::{Expect, expect};

@@ -76,6 +76,20 @@ pub struct Engine {
     pub trust: Option<TrustStore>,
     pub registry: Registry,
     pub store: Store,
+    /// Told of every run that starts and ends (the language server shows `$/progress`).
+    pub observer: RwLock<Option<Arc<dyn RunObserver>>>,
+}
+
+/// Watches the runs of an engine, whatever started them (by hand, a schedule, an event).
+pub trait RunObserver: Send + Sync {
+    /// A run of `path` started (its lock is held). `title` is the note's H1, else its path.
+    fn started(&self, path: &Path, title: &str, trigger: TriggerKind) -> Box<dyn RunWatch>;
+}
+
+/// One run's progress, as it goes.
+pub trait RunWatch: Send {
+    fn event(&mut self, event: &RunEvent);
+    fn ended(self: Box<Self>, outcome: &Outcome);
 }
 
 impl Engine {
@@ -96,6 +110,7 @@ impl Engine {
             trust,
             registry: Registry::default(),
             store: Store::new(root),
+            observer: RwLock::new(None),
         }
     }
 
@@ -210,6 +225,19 @@ impl Engine {
             RunEvent::new("start", format!("{rel} trigger={} run={run_id}", spec.trigger.as_str()));
         log(&start_event, &mut transcript);
         on_event(&start_event);
+        let mut watch = self.observer.read().ok().and_then(|o| o.clone()).map(|o| {
+            let title = frontmatter::locate(&text)
+                .and_then(|fm| frontmatter::title(&text, fm.body_start()))
+                .or_else(|| frontmatter::title(&text, 0))
+                .map_or_else(|| rel.to_owned(), str::to_owned);
+            o.started(&spec.path, &title, spec.trigger)
+        });
+        let on_event = &mut |e: &RunEvent| {
+            if let Some(w) = watch.as_mut() {
+                w.event(e);
+            }
+            on_event(e);
+        };
 
         let text = started.unwrap_or(text);
         let region = agent_region(&text);
@@ -309,6 +337,9 @@ impl Engine {
         };
         log(&end, &mut transcript);
         on_event(&end);
+        if let Some(w) = watch.take() {
+            w.ended(&outcome);
+        }
         outcome
     }
 

@@ -1,4 +1,3 @@
-
 use super::*;
 use chrono_tz::America::{Chicago, New_York};
 use chrono_tz::Asia::Kolkata;

@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::schedule::clock::{Clock, ManualClock};
 use crate::schedule::window::TimeOfDay;

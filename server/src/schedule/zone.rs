@@ -68,7 +68,9 @@ impl Zone {
     pub fn name(&self) -> String {
         match self {
             Zone::Named(tz) => tz.name().to_owned(),
-            Zone::Local => local_name(std::env::var("TZ").ok().as_deref(), iana_time_zone::get_timezone().ok()),
+            Zone::Local => {
+                local_name(std::env::var("TZ").ok().as_deref(), iana_time_zone::get_timezone().ok())
+            }
         }
     }
 }

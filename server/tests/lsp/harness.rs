@@ -68,6 +68,22 @@ impl TestClient {
         settings: Value,
     ) -> TestClient {
         let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        TestClient::start_in(root, files, capabilities, settings, false).await
+    }
+
+    /// [`TestClient::start_with_settings`] in `root`, trusted beforehand when `trusted` (in the
+    /// test's own trust store, `root/.data`).
+    pub async fn start_in(
+        root: tempfile::TempDir,
+        files: &[(&str, &str)],
+        capabilities: Value,
+        settings: Value,
+        trusted: bool,
+    ) -> TestClient {
+        if trusted {
+            let store = livenote::workspace::trust::TrustStore::in_dir(&root.path().join(".data"));
+            store.trust(root.path()).unwrap_or_else(|e| panic!("{e}"));
+        }
         for (rel, text) in files {
             let p = root.path().join(rel);
             std::fs::create_dir_all(p.parent().unwrap_or(root.path())).unwrap_or_else(|e| panic!("{e}"));

@@ -490,6 +490,34 @@ async fn model_steps_land_in_a_neovim_like_buffer() {
     c.shutdown().await;
 }
 
+/// A run the scheduler starts inside the language server shows as `$/progress` like a manual
+/// one, titled with the note's title, not its path.
+#[tokio::test]
+async fn scheduled_runs_report_progress_titled_with_the_note() {
+    let note = "---\nlive:\n  objective: say something\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n# Hourly digest\n\nold body\n";
+    let settings = json!({
+        "agent": {"provider": "echo"},
+        "providers": {"echo": {"kind": "command", "command": ["sh", "-c", "printf 'Agent wrote this.\\n'"]}},
+    });
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut c = TestClient::start_in(root, &[("digest.md", note)], utf16_caps(), settings, true).await;
+    let begin = loop {
+        let p = c.next_notification("$/progress").await;
+        if p["value"]["kind"] == "begin" {
+            break p;
+        }
+    };
+    assert_eq!(begin["value"]["title"], "Updating Hourly digest", "{begin}");
+    let end = loop {
+        let p = c.next_notification("$/progress").await;
+        if p["value"]["kind"] == "end" {
+            break p;
+        }
+    };
+    assert_eq!(end["value"]["message"], "Updated: Agent wrote this.", "{end}");
+    c.shutdown().await;
+}
+
 /// An event waiting in `.livenote/events/pending/` is routed to the note whose criteria match,
 /// runs it as an `event` run once the workspace is trusted, and lands in done/ enriched.
 #[tokio::test]
