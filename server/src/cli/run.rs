@@ -21,7 +21,7 @@ pub fn run(
     let path = std::fs::canonicalize(&note).with_context(|| format!("{}: no such note", note.display()))?;
     let root = match dir {
         Some(d) => super::watch::root_of(&d),
-        None => find_root(&path),
+        None => crate::workspace::note_root(&path),
     };
     let config = super::watch::load_config(&root);
     let engine = Engine::new(
@@ -67,16 +67,4 @@ pub fn run(
             Ok(1)
         }
     }
-}
-
-/// The workspace of a note: the nearest folder above it with `.livenote.toml`, `.livenote/`
-/// or `.git`, else the note's folder.
-pub fn find_root(note: &std::path::Path) -> PathBuf {
-    let start = note.parent().unwrap_or(note);
-    for dir in start.ancestors() {
-        if [".livenote.toml", ".livenote", ".git"].iter().any(|m| dir.join(m).exists()) {
-            return dir.to_path_buf();
-        }
-    }
-    start.to_path_buf()
 }

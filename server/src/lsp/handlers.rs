@@ -125,10 +125,36 @@ pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
 }
 
 pub fn initialized(client: &Client, state: &Arc<State>) {
-    create_engines(client, state);
     tokio::spawn(publisher(client.clone(), state.clone()));
-    tokio::spawn(index_workspace(client.clone(), state.clone()));
     tokio::spawn(refresh_ticker(client.clone(), state.clone()));
+    // A client with no folder open (VS Code's single-file mode, Neovim outside a project)
+    // gets its root from the first note it opens.
+    if !state.roots.read().map(|r| r.is_empty()).unwrap_or(true) {
+        start_roots(client, state);
+    }
+}
+
+/// Engines, index, schedulers and file watching for the roots in `state.roots`.
+fn start_roots(client: &Client, state: &Arc<State>) {
+    create_engines(client, state);
+    tokio::spawn(index_workspace(client.clone(), state.clone()));
+}
+
+/// With no workspace folder, the first note opened roots the workspace: the nearest folder
+/// above it holding `.livenote.toml`, `.livenote/` or `.git`, else the note's own folder.
+fn adopt_root(client: &Client, state: &Arc<State>, uri: &Uri) {
+    let Some(path) = uri.to_file_path() else { return };
+    let root = workspace::note_root(&path);
+    let root = std::fs::canonicalize(&root).unwrap_or(root);
+    {
+        let Ok(mut roots) = state.roots.write() else { return };
+        if !roots.is_empty() {
+            return;
+        }
+        roots.push(root.clone());
+    }
+    tracing::info!("root {} (no workspace folder; from the first open note)", root.display());
+    start_roots(client, state);
 }
 
 /// Build the index off the async threads, then publish what it found.
@@ -166,8 +192,8 @@ async fn index_workspace(client: Client, state: Arc<State>) {
     watch(client, state, caps).await;
 }
 
-/// One run engine per workspace root (or the folder of the first open note when the client
-/// opened no folder), with that root's configuration.
+/// One run engine per workspace root (with no workspace folder, the root of the first open
+/// note: see `adopt_root`), with that root's configuration.
 fn create_engines(client: &Client, state: &Arc<State>) {
     let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
     let settings = state.settings();
@@ -357,10 +383,13 @@ fn file_changed(client: &Client, state: &Arc<State>, path: &Path) {
     }
 }
 
-pub fn did_open(state: &State, params: DidOpenTextDocumentParams) {
+pub fn did_open(client: &Client, state: &Arc<State>, params: DidOpenTextDocumentParams) {
     let doc = params.text_document;
     if !is_note(&doc.uri, Some(&doc.language_id)) {
         return;
+    }
+    if state.roots.read().map(|r| r.is_empty()).unwrap_or(false) {
+        adopt_root(client, state, &doc.uri);
     }
     state.docs().insert(doc.uri.clone(), Document::new(&doc.text, doc.version));
     state.doc_changed();

@@ -51,7 +51,7 @@ impl LanguageServer for Backend {
     }
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
-        handlers::did_open(&self.state, params);
+        handlers::did_open(&self.client, &self.state, params);
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {

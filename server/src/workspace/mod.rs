@@ -10,3 +10,16 @@ pub mod write;
 
 pub use read::{ReadError, read_frontmatter, read_note};
 pub use walk::{is_markdown, markdown_files};
+
+/// The workspace of a note opened on its own (`livenote run NOTE`, an editor with no folder
+/// open): the nearest folder above it with `.livenote.toml`, `.livenote/` or `.git`, else the
+/// note's folder.
+pub fn note_root(note: &std::path::Path) -> std::path::PathBuf {
+    let start = note.parent().unwrap_or(note);
+    for dir in start.ancestors() {
+        if [".livenote.toml", ".livenote", ".git"].iter().any(|m| dir.join(m).exists()) {
+            return dir.to_path_buf();
+        }
+    }
+    start.to_path_buf()
+}

@@ -71,6 +71,17 @@ impl TestClient {
         TestClient::start_in(root, files, capabilities, settings, false).await
     }
 
+    /// A client that opens no folder (VS Code's single-file mode): no `rootUri`, no
+    /// `workspaceFolders`.
+    pub async fn start_without_folder(
+        files: &[(&str, &str)],
+        capabilities: Value,
+        settings: Value,
+    ) -> TestClient {
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        TestClient::start_with(root, files, capabilities, settings, false, false).await
+    }
+
     /// [`TestClient::start_with_settings`] in `root`, trusted beforehand when `trusted` (in the
     /// test's own trust store, `root/.data`).
     pub async fn start_in(
@@ -79,6 +90,17 @@ impl TestClient {
         capabilities: Value,
         settings: Value,
         trusted: bool,
+    ) -> TestClient {
+        TestClient::start_with(root, files, capabilities, settings, trusted, true).await
+    }
+
+    async fn start_with(
+        root: tempfile::TempDir,
+        files: &[(&str, &str)],
+        capabilities: Value,
+        settings: Value,
+        trusted: bool,
+        folder: bool,
     ) -> TestClient {
         if trusted {
             let store = livenote::workspace::trust::TrustStore::in_dir(&root.path().join(".data"));
@@ -111,13 +133,13 @@ impl TestClient {
             .is_some_and(|a| a.iter().any(|e| e == "utf-8"));
         lock(&shared).utf8 = utf8;
         let mut c = TestClient { writer, shared, notifications: rx, next_id: 1, clock, root };
-        let root_uri = c.uri("");
+        let root_uri = if folder { json!(c.uri("")) } else { Value::Null };
+        let folders = if folder { json!([{"uri": root_uri, "name": "notes"}]) } else { Value::Null };
         let res = c
             .request(
                 "initialize",
                 json!({"processId": null, "rootUri": root_uri, "capabilities": capabilities,
-                       "initializationOptions": settings,
-                       "workspaceFolders": [{"uri": root_uri, "name": "notes"}]}),
+                       "initializationOptions": settings, "workspaceFolders": folders}),
             )
             .await;
         assert!(res.get("result").is_some(), "initialize failed: {res}");

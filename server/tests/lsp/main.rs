@@ -518,6 +518,35 @@ async fn scheduled_runs_report_progress_titled_with_the_note() {
     c.shutdown().await;
 }
 
+/// A client that opens no folder (VS Code's single-file mode, Neovim's bare `vim.lsp.config`
+/// outside a project) can still run a note: the first note it opens roots the workspace.
+#[tokio::test]
+async fn a_client_with_no_workspace_folder_can_run_a_note() {
+    let note = "---\nlive:\n  objective: say something\n---\n# Lonely\n\nold body\n";
+    let settings = json!({
+        "agent": {"provider": "echo"},
+        "providers": {"echo": {"kind": "command", "command": ["sh", "-c", "printf 'Agent wrote this.\\n'"]}},
+    });
+    let mut c = TestClient::start_without_folder(&[("notes/lonely.md", note)], utf16_caps(), settings).await;
+    let uri = c.open("notes/lonely.md", note).await;
+    c.diagnostics(&uri, 1).await;
+    let res =
+        c.request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]})).await;
+    assert!(res.get("error").is_none(), "{res}");
+    loop {
+        let p = c.next_notification("$/progress").await;
+        if p["value"]["kind"] == "end" {
+            assert_eq!(p["value"]["message"], "Updated: Agent wrote this.", "{p}");
+            break;
+        }
+    }
+    let text = c.doc(&uri).text;
+    assert!(text.ends_with("# Lonely\n\nAgent wrote this.\n"), "{text}");
+    // Rooted at the note's own folder (nothing above it marks a workspace): its state is there.
+    assert!(c.root.path().join("notes/.livenote").is_dir());
+    c.shutdown().await;
+}
+
 /// An event waiting in `.livenote/events/pending/` is routed to the note whose criteria match,
 /// runs it as an `event` run once the workspace is trusted, and lands in done/ enriched.
 #[tokio::test]
