@@ -173,8 +173,10 @@ fn lsp() -> u8 {
             return 2;
         }
     };
-    runtime.block_on(crate::lsp::run_stdio());
-    0
+    let status = runtime.block_on(crate::lsp::run_stdio());
+    // Tasks still running (a blocked read of stdin, runs) must not hold up the exit.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    status
 }
 
 fn init_tracing() {

@@ -6,6 +6,7 @@
 
 pub mod convert;
 pub mod documents;
+mod framing;
 mod handlers;
 mod runs;
 mod server;
@@ -13,7 +14,7 @@ mod state;
 
 use std::sync::Arc;
 
-use tower_lsp_server::{ClientSocket, LspService, Server};
+use tower_lsp_server::{ClientSocket, LspService};
 
 pub use server::Backend;
 pub use state::Options;
@@ -28,16 +29,32 @@ pub fn service(opts: Options) -> (LspService<Backend>, ClientSocket) {
         .finish()
 }
 
-/// Serve over stdin/stdout until the client says `exit`.
-pub async fn run_stdio() {
+/// Serve over stdin/stdout until the client says `exit` (or closes stdin). Returns the exit
+/// status: 0 after `shutdown`, 1 otherwise (LSP: `exit` without `shutdown` exits 1).
+pub async fn run_stdio() -> u8 {
     let opts = Options {
         clock: Arc::new(SystemClock) as Arc<dyn Clock>,
         zone: Zone::Local,
         watch_files: true,
         trust: crate::workspace::trust::TrustStore::user(),
     };
+    serve(tokio::io::stdin(), tokio::io::stdout(), opts).await
+}
+
+/// Serve over any byte streams, behind the transport guard (`framing`); returns the exit status
+/// as [`run_stdio`] does.
+pub async fn serve<I, O>(input: I, output: O, opts: Options) -> u8
+where
+    I: tokio::io::AsyncRead + Unpin + Send + 'static,
+    O: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let (service, socket) = service(opts);
-    // Handlers never wait on the client, so a modest level suffices; it bounds memory under a
-    // flood of requests while keeping slow requests from blocking cheap ones.
-    Server::new(tokio::io::stdin(), tokio::io::stdout(), socket).concurrency_level(32).serve(service).await;
+    let shut_down = service.inner().shutdown_flag();
+    framing::serve(input, output, service, socket).await;
+    if shut_down.load(std::sync::atomic::Ordering::SeqCst) {
+        0
+    } else {
+        tracing::warn!("the client exited without asking the server to shut down first");
+        1
+    }
 }
