@@ -11,6 +11,7 @@ use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use livenote::providers::testing::{Flavor, MockModelServer, ScriptedReply};
 use serde_json::{Value, json};
 
 use crate::common;
@@ -216,4 +217,129 @@ fn exit_without_shutdown_exits_1() {
     let mut s = Lsp::start();
     s.send(json!({"jsonrpc": "2.0", "method": "exit"}));
     assert_eq!(s.exit_status().code(), Some(1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// A model server's replies
+// ---------------------------------------------------------------------------------------------
+
+const NOTE: &str = "---\nlive:\n  objective: Keep the weather current.\n---\n# Weather\n\nSunny.\n";
+
+struct Ran {
+    code: Option<i32>,
+    note: String,
+    stderr: String,
+    requests: usize,
+}
+
+/// `livenote run` on a note, against a model server playing `script`; `agent` goes into the
+/// user's `[agent]` table.
+fn run_against(flavor: Flavor, script: Vec<ScriptedReply>, agent: &str) -> Ran {
+    let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
+    let server = runtime.block_on(MockModelServer::start(flavor, script));
+    let dir = common::tempdir();
+    let kind = match flavor {
+        Flavor::OpenAi => "openai",
+        Flavor::Anthropic => "anthropic",
+    };
+    let data = dir.path().join(".data");
+    // The user's own config, so the provider counts whatever the folder's trust.
+    common::write(
+        &data.join("config.toml"),
+        &format!(
+            "[agent]\nprovider = \"m\"\n{agent}\n[providers.m]\nkind = \"{kind}\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key_env = \"LIVENOTE_TEST_KEY\"\n",
+            server.base_url()
+        ),
+    );
+    common::write(&dir.path().join("weather.md"), NOTE);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_livenote"))
+        .args(["run", "weather.md"])
+        .current_dir(dir.path())
+        .env("LIVENOTE_TEST_KEY", "sk-test")
+        .env("LIVENOTE_DATA_DIR", &data)
+        .env("LIVENOTE_CONFIG_DIR", &data)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut stderr_pipe = child.stderr.take().unwrap_or_else(|| panic!("no stderr"));
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr_pipe.read_to_string(&mut s);
+        s
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            other => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("livenote run did not finish within 60 s: {other:?}");
+            }
+        }
+    };
+    let stderr = reader.join().unwrap_or_default();
+    let note = std::fs::read_to_string(dir.path().join("weather.md")).unwrap_or_default();
+    Ran { code: status.code(), note, stderr, requests: server.requests().len() }
+}
+
+/// One tool call with 2 MiB of arguments (the default bound is 1 MiB) fails the run with a
+/// clear error, before the tool runs; it used to be appended (and 24 such calls of 30 MB each
+/// took the process to 2.9 GB).
+#[test]
+fn huge_tool_call_arguments_fail_the_run() {
+    for flavor in [Flavor::OpenAi, Flavor::Anthropic] {
+        let text = "x".repeat(2 * 1024 * 1024);
+        let script = vec![
+            ScriptedReply::ToolCalls(vec![("append_to_note".to_owned(), json!({ "text": text }))]),
+            ScriptedReply::Text("Appended.".to_owned()),
+        ];
+        let ran = run_against(flavor, script, "");
+        assert_eq!(ran.code, Some(1), "{flavor:?}: {}", ran.stderr);
+        assert!(
+            ran.note.contains(
+                "lastRunError: \"model reply too large: a tool call's arguments are over 1 MiB (agent.max_tool_args_bytes)\""
+            ),
+            "{flavor:?}: {}",
+            ran.note.lines().filter(|l| l.contains("lastRun")).collect::<Vec<_>>().join("\n")
+        );
+        assert!(ran.note.ends_with("# Weather\n\nSunny.\n"), "{flavor:?}: nothing was appended");
+        assert_eq!(ran.requests, 1, "{flavor:?}: the bad reply is not retried");
+    }
+}
+
+/// A reply over `max_reply_bytes` is cut off as it streams and fails the run.
+#[test]
+fn a_reply_over_the_bound_fails_the_run() {
+    let script = vec![ScriptedReply::Text("y".repeat(300 * 1024))];
+    let ran = run_against(Flavor::OpenAi, script, "max_reply_bytes = 262144");
+    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+    assert!(
+        ran.note.contains("lastRunError: \"model reply too large: over 256 KiB (agent.max_reply_bytes)\""),
+        "{}",
+        ran.note
+    );
+    assert_eq!(ran.requests, 1);
+}
+
+/// Replies each within the bounds still cannot grow the conversation past
+/// `max_conversation_bytes`: the run fails at the step that crosses it.
+#[test]
+fn a_conversation_over_its_bound_fails_the_run() {
+    let pad = "p".repeat(60_000);
+    let turn = || ScriptedReply::ToolCalls(vec![("read_note".to_owned(), json!({ "pad": pad }))]);
+    let script = vec![turn(), turn(), turn(), turn(), turn(), ScriptedReply::Text("Read.".to_owned())];
+    let ran = run_against(Flavor::OpenAi, script, "max_conversation_bytes = 200000");
+    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+    assert!(
+        ran.note.contains(
+            "lastRunError: \"conversation too large: the run's conversation with the model grew past 200000 bytes (agent.max_conversation_bytes)\""
+        ),
+        "{}",
+        ran.note
+    );
+    assert_eq!(ran.requests, 4, "the fourth reply crossed the bound");
 }
