@@ -92,9 +92,9 @@ pub fn tool_args_too_large(limit: usize) -> ProviderError {
 
 /// `n` bytes for people: "4 MiB", "512 KiB", "1000 bytes".
 pub fn format_bytes(n: usize) -> String {
-    if n >= MIB && n % MIB == 0 {
+    if n >= MIB && n.is_multiple_of(MIB) {
         format!("{} MiB", n / MIB)
-    } else if n >= 1024 && n % 1024 == 0 {
+    } else if n >= 1024 && n.is_multiple_of(1024) {
         format!("{} KiB", n / 1024)
     } else {
         format!("{n} bytes")

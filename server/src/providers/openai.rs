@@ -732,7 +732,7 @@ mod tests {
         });
         let messages = [Message::user("go")];
         let tools = tools();
-        let mut next = || client.complete(request(&messages, &tools), CancellationToken::new());
+        let next = || client.complete(request(&messages, &tools), CancellationToken::new());
         let reply = "model reply too large: over 64 KiB (agent.max_reply_bytes)";
         let args =
             "model reply too large: a tool call's arguments are over 8 KiB (agent.max_tool_args_bytes)";
