@@ -214,14 +214,16 @@ enum Incoming {
 
 /// The error reply for `body`, or `None` when it may go on to the server.
 fn check(body: &[u8]) -> Option<(i64, String, Id)> {
+    // tower-lsp-server checks this first, and ends at a failure.
     if std::str::from_utf8(body).is_err() {
         return Some((PARSE_ERROR, "Parse error: the message is not UTF-8".to_owned(), Id::Null));
     }
-    if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(body) {
-        return Some((PARSE_ERROR, format!("Parse error: {e}"), Id::Null));
-    }
+    // The common case: one parse with the types the server reads.
     if serde_json::from_slice::<Incoming>(body).is_ok() {
         return None;
+    }
+    if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(body) {
+        return Some((PARSE_ERROR, format!("Parse error: {e}"), Id::Null));
     }
     /// The `id` of an object, when it has a usable one.
     #[derive(Deserialize)]
@@ -238,22 +240,26 @@ fn check(body: &[u8]) -> Option<(i64, String, Id)> {
     ))
 }
 
-/// A complete frame with `body`.
-fn frame(body: &[u8]) -> Vec<u8> {
-    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
-    out.extend_from_slice(body);
-    out
+fn header(len: usize) -> String {
+    format!("Content-Length: {len}\r\n\r\n")
 }
 
-fn error_frame(code: i64, message: &str, id: &Id) -> Vec<u8> {
-    let reply = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
-    frame(reply.to_string().as_bytes())
-}
-
-async fn write_frame<W: AsyncWrite + Unpin>(out: &Mutex<W>, bytes: &[u8]) -> io::Result<()> {
+/// Write one whole frame with `body` to `out`, holding the lock for all of it.
+async fn write_frame<W: AsyncWrite + Unpin>(out: &Mutex<W>, body: &[u8]) -> io::Result<()> {
     let mut out = out.lock().await;
-    out.write_all(bytes).await?;
+    out.write_all(header(body.len()).as_bytes()).await?;
+    out.write_all(body).await?;
     out.flush().await
+}
+
+async fn write_error<W: AsyncWrite + Unpin>(
+    out: &Mutex<W>,
+    code: i64,
+    message: &str,
+    id: &Id,
+) -> io::Result<()> {
+    let reply = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+    write_frame(out, reply.to_string().as_bytes()).await
 }
 
 /// Read the client's frames from `input`; forward well-formed ones to `server`, answer the rest.
@@ -269,16 +275,17 @@ where
         match reader.next(MAX_MESSAGE_BYTES).await? {
             Frame::End => break,
             Frame::Refused { code, message } => {
-                write_frame(&out, &error_frame(code, &message, &Id::Null)).await?;
+                write_error(&out, code, &message, &Id::Null).await?;
             }
             Frame::Body(body) => match check(&body) {
                 None => {
-                    server.write_all(&frame(&body)).await?;
+                    server.write_all(header(body.len()).as_bytes()).await?;
+                    server.write_all(&body).await?;
                     server.flush().await?;
                 }
                 Some((code, message, id)) => {
                     tracing::warn!("answered a malformed message with {code}: {message}");
-                    write_frame(&out, &error_frame(code, &message, &id)).await?;
+                    write_error(&out, code, &message, &id).await?;
                 }
             },
         }
@@ -297,7 +304,7 @@ where
         // Our own server's frames: no cap beyond what fits in memory.
         match reader.next(u64::MAX).await? {
             Frame::End => return Ok(()),
-            Frame::Body(body) => write_frame(&out, &frame(&body)).await?,
+            Frame::Body(body) => write_frame(&out, &body).await?,
             Frame::Refused { message, .. } => {
                 tracing::error!("unexpected output from the language server: {message}");
             }
