@@ -174,8 +174,8 @@ fn lsp() -> u8 {
         }
     };
     let status = runtime.block_on(crate::lsp::run_stdio());
-    // Tasks still running (a blocked read of stdin, runs) must not hold up the exit.
-    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    // File operations still under way get a moment to finish; nothing may hold up the exit.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     status
 }
 

@@ -38,7 +38,41 @@ pub async fn run_stdio() -> u8 {
         watch_files: true,
         trust: crate::workspace::trust::TrustStore::user(),
     };
-    serve(tokio::io::stdin(), tokio::io::stdout(), opts).await
+    serve(stdin_pipe(), tokio::io::stdout(), opts).await
+}
+
+/// Stdin through a thread of its own: tokio's `stdin()` reads in the runtime's blocking pool,
+/// where a read that waits for the client would hold up the runtime's shutdown after `exit`.
+fn stdin_pipe() -> tokio::io::DuplexStream {
+    use std::io::Read;
+    use tokio::io::AsyncWriteExt;
+    let (mut tx, rx) = tokio::io::duplex(64 * 1024);
+    let handle = tokio::runtime::Handle::current();
+    let reader = move || {
+        let mut stdin = std::io::stdin().lock();
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = match stdin.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    tracing::error!("reading stdin: {e}");
+                    break;
+                }
+            };
+            // Fails once the server has stopped reading: nothing more to do.
+            if handle.block_on(tx.write_all(&buf[..n])).is_err() {
+                return;
+            }
+        }
+        let _ = handle.block_on(tx.shutdown());
+    };
+    // Without the thread the pipe's other end is dropped: the server sees the input end.
+    if let Err(e) = std::thread::Builder::new().name("lsp-stdin".to_owned()).spawn(reader) {
+        tracing::error!("cannot start the stdin reader: {e}");
+    }
+    rx
 }
 
 /// Serve over any byte streams, behind the transport guard (`framing`); returns the exit status
@@ -54,7 +88,9 @@ where
     if shut_down.load(std::sync::atomic::Ordering::SeqCst) {
         0
     } else {
-        tracing::warn!("the client exited without asking the server to shut down first");
+        tracing::warn!(
+            "the client ended the session (exit or end of input) without asking for shutdown first: status 1"
+        );
         1
     }
 }
