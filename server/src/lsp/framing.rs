@@ -414,6 +414,39 @@ mod tests {
         assert_eq!(frames(b"").await, vec![]);
     }
 
+    /// Pieces that make up hostile input: headers (some huge), separators, garbage, bodies.
+    fn piece() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        prop_oneof![
+            (0u64..3000).prop_map(|n| format!("Content-Length: {n}\r\n").into_bytes()),
+            Just(b"Content-Length: 99999999999\r\n".to_vec()),
+            Just(b"content-length:x\n".to_vec()),
+            Just(b"\r\n".to_vec()),
+            Just(b"\n".to_vec()),
+            Just(b"{}".to_vec()),
+            Just(vec![b'z'; 9000]),
+            prop::collection::vec(any::<u8>(), 0..40),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Whatever arrives, reading ends without a panic, and no body is over the cap.
+        #[test]
+        fn any_input_is_read_within_the_cap(pieces in proptest::collection::vec(piece(), 0..30)) {
+            let input = pieces.concat();
+            let runtime = tokio::runtime::Builder::new_current_thread().build();
+            let Ok(runtime) = runtime else { return Ok(()) };
+            let got = runtime.block_on(frames(&input));
+            for f in &got {
+                if let Frame::Body(b) = f {
+                    proptest::prop_assert!(b.len() <= 1000);
+                }
+            }
+            // Every frame consumed input: never more frames than header lines plus garbage.
+            proptest::prop_assert!(got.len() <= input.len());
+        }
+    }
+
     #[test]
     fn bodies_are_checked_like_tower_lsp_server_reads_them() {
         let ok = [
