@@ -1,15 +1,16 @@
 //! The stdio transport's guard: a filter between the client's bytes and tower-lsp-server's
 //! reader, and one writer for everything that goes back.
 //!
-//! tower-lsp-server stops reading (and `livenote lsp` ends, with status 0) at the first body
-//! that is not a JSON-RPC message (`{bad}`, `[]`, `null`, `"method": 123`), and it buffers
-//! whatever `Content-Length` announces. So the client's stream is read here first, frame by
-//! frame: a frame whose header announces more than [`MAX_MESSAGE_BYTES`] is refused without
-//! buffering its body (the reader skips ahead to the next `Content-Length` header); a body that
-//! is not JSON gets a parse error (-32700), valid JSON that is neither a request, a notification
-//! nor a response gets an invalid-request error (-32600); both go back to the client and the
-//! server keeps serving. Only well-formed messages reach tower-lsp-server, re-framed, through an
-//! in-memory pipe.
+//! On its own, tower-lsp-server stops reading at the first body that is not a JSON-RPC message
+//! (`{bad}`, `[]`, `null`, `"method": 123`), which ended `livenote lsp` with its scheduler and
+//! runs, and it buffers whatever `Content-Length` announces. So the client's stream is read
+//! here first, frame by frame: a frame whose header announces more than [`MAX_MESSAGE_BYTES`]
+//! is refused (-32600) without buffering its body, and reading resumes at the next
+//! `Content-Length` header, as after any garbage between frames (-32700); a body that is not
+//! JSON gets a parse error (-32700), valid JSON that is neither a request, a notification nor a
+//! response an invalid-request error (-32600, with the message's `id` when it has a usable one,
+//! so the client can fail that request). The server keeps serving. Only well-formed messages
+//! reach tower-lsp-server, re-framed, through an in-memory pipe.
 //!
 //! tower-lsp-server writes into another in-memory pipe; one task copies its output frame by
 //! frame to the real stdout, and the filter's error replies take the same lock, so frames never
