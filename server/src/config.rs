@@ -65,13 +65,29 @@ pub struct AgentConfig {
     pub timeout: Duration,
     /// Offer `fetch_url` to the agent.
     pub web: bool,
+    /// Bytes of one model reply (as streamed); more fails the run.
+    pub max_reply_bytes: usize,
+    /// Bytes of one tool call's arguments; more fails the run.
+    pub max_tool_args_bytes: usize,
+    /// Bytes of a run's whole conversation (messages, tool calls, tool results); more fails the run.
+    pub max_conversation_bytes: usize,
 }
 
 impl Default for AgentConfig {
     fn default() -> Self {
-        AgentConfig { provider: None, max_steps: 25, timeout: Duration::from_secs(600), web: false }
+        AgentConfig {
+            provider: None,
+            max_steps: 25,
+            timeout: Duration::from_secs(600),
+            web: false,
+            max_reply_bytes: 4 * MIB,
+            max_tool_args_bytes: MIB,
+            max_conversation_bytes: 16 * MIB,
+        }
     }
 }
+
+const MIB: usize = 1024 * 1024;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchedulerConfig {
@@ -637,6 +653,9 @@ struct Partial {
     max_steps: Option<u32>,
     timeout: Option<Duration>,
     web: Option<bool>,
+    max_reply_bytes: Option<usize>,
+    max_tool_args_bytes: Option<usize>,
+    max_conversation_bytes: Option<usize>,
     providers: BTreeMap<String, PartialProvider>,
     enabled: Option<bool>,
     exclude: Option<Vec<String>>,
@@ -798,7 +817,15 @@ fn set_entries(entries: &[Entry]) -> impl Iterator<Item = &Entry> {
 }
 
 const TOP_KEYS: &[&str] = &["agent", "providers", "scheduler", "history"];
-const AGENT_KEYS: &[&str] = &["provider", "max_steps", "timeout", "web"];
+const AGENT_KEYS: &[&str] = &[
+    "provider",
+    "max_steps",
+    "timeout",
+    "web",
+    "max_reply_bytes",
+    "max_tool_args_bytes",
+    "max_conversation_bytes",
+];
 const SCHEDULER_KEYS: &[&str] = &["enabled", "exclude"];
 const HISTORY_KEYS: &[&str] = &["keep"];
 const PROVIDER_KEYS: &[&str] = &["kind", "base_url", "model", "api_key_env", "command", "timeout"];
@@ -824,6 +851,18 @@ fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
                         }
                         "timeout" => acc.timeout = cx.duration(&key, &f.node).or(acc.timeout),
                         "web" => acc.web = cx.boolean(&key, &f.node).or(acc.web),
+                        // From 1 KiB (a useful reply) to 1 GiB (beyond that, no bound at all).
+                        "max_reply_bytes" => {
+                            acc.max_reply_bytes = byte_limit(cx, &key, &f.node).or(acc.max_reply_bytes);
+                        }
+                        "max_tool_args_bytes" => {
+                            acc.max_tool_args_bytes =
+                                byte_limit(cx, &key, &f.node).or(acc.max_tool_args_bytes);
+                        }
+                        "max_conversation_bytes" => {
+                            acc.max_conversation_bytes =
+                                byte_limit(cx, &key, &f.node).or(acc.max_conversation_bytes);
+                        }
                         _ => cx.unknown(&key, f, AGENT_KEYS),
                     }
                 }
@@ -862,6 +901,11 @@ fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
             _ => cx.unknown(&e.key, e, TOP_KEYS),
         }
     }
+}
+
+/// An `[agent]` byte limit: 1 KiB to 1 GiB.
+fn byte_limit(cx: &mut Cx<'_>, key: &str, node: &Node) -> Option<usize> {
+    cx.integer(key, node, 1024, 1 << 30).and_then(|v| usize::try_from(v).ok())
 }
 
 fn apply_provider(acc: &mut Partial, entry: &Entry, cx: &mut Cx<'_>) {
@@ -970,6 +1014,11 @@ fn finish(
             max_steps: acc.max_steps.unwrap_or(defaults.agent.max_steps),
             timeout: acc.timeout.unwrap_or(defaults.agent.timeout),
             web: acc.web.unwrap_or(defaults.agent.web),
+            max_reply_bytes: acc.max_reply_bytes.unwrap_or(defaults.agent.max_reply_bytes),
+            max_tool_args_bytes: acc.max_tool_args_bytes.unwrap_or(defaults.agent.max_tool_args_bytes),
+            max_conversation_bytes: acc
+                .max_conversation_bytes
+                .unwrap_or(defaults.agent.max_conversation_bytes),
         },
         providers: BTreeMap::new(),
         scheduler: SchedulerConfig {
@@ -1485,6 +1534,24 @@ exclude = ["b/**"]
         assert!(p.column.is_some());
         assert!(p.message.starts_with("invalid TOML: "), "{p}");
         assert!(p.to_string().starts_with("/cfg/workspace.toml:3:"), "{p}");
+    }
+
+    #[test]
+    fn agent_byte_limits_have_defaults_and_bounds() {
+        let (config, problems) =
+            one("[agent]\nmax_tool_args_bytes = 2048\nmax_conversation_bytes = 1073741824\n");
+        assert_eq!(problems, vec![]);
+        assert_eq!(
+            (
+                config.agent.max_reply_bytes,
+                config.agent.max_tool_args_bytes,
+                config.agent.max_conversation_bytes
+            ),
+            (4 * MIB, 2048, 1 << 30)
+        );
+        let (config, problems) = one("[agent]\nmax_reply_bytes = 10\nmax_conversation_bytes = 1073741825\n");
+        assert_eq!((config.agent.max_reply_bytes, config.agent.max_conversation_bytes), (4 * MIB, 16 * MIB));
+        assert_eq!(problems.len(), 2, "{:?}", messages(&problems));
     }
 
     #[test]

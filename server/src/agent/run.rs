@@ -25,7 +25,7 @@ use crate::agent::model::{Message, ModelClient, Request, Role, ToolCall, Turn};
 use crate::agent::prompt;
 use crate::agent::tools::{self, Caps, Fetcher, HttpFetcher, Toolbox, Workspace, clip};
 use crate::note::frontmatter;
-use crate::providers::http::CONTEXT_OVERFLOW;
+use crate::providers::http::{CONTEXT_OVERFLOW, format_bytes, json_len};
 use crate::providers::{EditReply, EditSink, ProviderError, RunEvent, RunOutput, RunRequest, TriggerKind};
 
 /// The most tokens one reply may use; large enough to rewrite a long section in one call.
@@ -46,13 +46,20 @@ pub struct Limits {
     pub timeout: Duration,
     /// Input plus output tokens over all of the run's model calls, as the provider reports them.
     pub max_tokens_total: u64,
+    /// Bytes of the conversation kept for the model (messages, tool calls, tool results).
+    pub max_conversation_bytes: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         // 400k tokens: 25 steps re-sending a conversation of ~15k tokens each, which covers a
         // long note and a few file reads, while capping the cost of a run that goes wrong.
-        Limits { max_steps: 25, timeout: Duration::from_secs(600), max_tokens_total: 400_000 }
+        Limits {
+            max_steps: 25,
+            timeout: Duration::from_secs(600),
+            max_tokens_total: 400_000,
+            max_conversation_bytes: 16 * 1024 * 1024,
+        }
     }
 }
 
@@ -137,6 +144,7 @@ async fn converse(
         if cancel.is_cancelled() {
             return Err(ProviderError::Stopped);
         }
+        check_conversation(&messages, limits.max_conversation_bytes)?;
         let remaining = limits.max_tokens_total.saturating_sub(tokens);
         let max_tokens = remaining.clamp(MIN_REPLY_TOKENS, MAX_REPLY_TOKENS);
         let request = Request {
@@ -158,6 +166,9 @@ async fn converse(
         tokens = tokens.saturating_add(turn.usage.input_tokens).saturating_add(turn.usage.output_tokens);
         report_turn(&turn, tokens, events);
         messages.push(turn.message());
+        if !turn.tool_calls.is_empty() {
+            check_conversation(&messages, limits.max_conversation_bytes)?;
+        }
         if turn.tool_calls.is_empty() {
             let summary = turn.text.trim();
             let body = toolbox.into_body();
@@ -209,6 +220,23 @@ async fn converse(
             messages.push(Message::tool_result(&call.id, out.content, out.is_error));
         }
     }
+}
+
+/// Fails when `messages` hold more than `limit` bytes: what the model sends back is kept and
+/// re-sent at every step, so this bounds the run's memory whatever the model does.
+fn check_conversation(messages: &[Message], limit: usize) -> Result<(), ProviderError> {
+    let bytes = messages.iter().fold(0usize, |sum, m| {
+        let calls = m.tool_calls.iter().map(|c| c.id.len() + c.name.len() + json_len(&c.arguments));
+        sum.saturating_add(m.content.len()).saturating_add(calls.sum())
+    });
+    if bytes > limit {
+        return Err(ProviderError::TooLarge(format!(
+            "conversation too large: the run's conversation with the model grew past {} \
+             (agent.max_conversation_bytes)",
+            format_bytes(limit)
+        )));
+    }
+    Ok(())
 }
 
 /// What replaces an elided tool result.
@@ -668,6 +696,29 @@ mod tests {
         assert_eq!(ran.result.map_err(|e| e.to_string()), Err("stopped after 3 tool calls".to_owned()));
         assert_eq!(ran.edits, ["# Chicago time\n\n3:00 PM\n\n## Log\n\n- 3:00 PM\n- more\n"]);
         assert_eq!(client.seen().len(), 4);
+    }
+
+    #[tokio::test]
+    async fn a_conversation_over_its_byte_bound_fails_the_run() {
+        let dir = workspace();
+        let pad = "p".repeat(30_000);
+        let turn = || calls(vec![call("1", "read_note", json!({"pad": pad}))]);
+        let client = Scripted::new(vec![turn(), turn(), turn(), turn(), answer("done")]);
+        let limits = Limits { max_conversation_bytes: 100_000, ..Limits::default() };
+        let ran = run(&client, &request(dir.path(), TriggerKind::Manual), limits, false).await;
+        let e = ran.result.map_err(|e| e.to_string()).err().unwrap_or_default();
+        assert_eq!(
+            e,
+            "conversation too large: the run's conversation with the model grew past 100000 bytes \
+             (agent.max_conversation_bytes)"
+        );
+        assert_eq!(client.seen().len(), 4, "the fourth turn (past 100 000 bytes) ended the run");
+        let results = ran.events.iter().filter(|e| e.kind == "tool_result").count();
+        assert_eq!(results, 3, "its tool calls were not run");
+        // Within the bound the same run finishes.
+        let client = Scripted::new(vec![turn(), turn(), turn(), turn(), answer("done")]);
+        let ran = run(&client, &request(dir.path(), TriggerKind::Manual), Limits::default(), false).await;
+        assert!(ran.result.is_ok(), "{:?}", ran.result);
     }
 
     #[tokio::test]

@@ -1142,22 +1142,57 @@ fn check_url_with(url: &str, allow_private: bool) -> Result<(), ToolError> {
 
 fn is_public(ip: IpAddr) -> bool {
     fn v4(ip: Ipv4Addr) -> bool {
+        let [a, b, c, _] = ip.octets();
         !(ip.is_loopback()
             || ip.is_private()
             || ip.is_link_local()
             || ip.is_unspecified()
             || ip.is_broadcast()
             || ip.is_documentation()
-            || ip.octets()[0] == 0
+            || ip.is_multicast()
+            || a == 0
+            // 240.0.0.0/4, reserved.
+            || a >= 240
             // 100.64.0.0/10, carrier-grade NAT.
-            || (ip.octets()[0] == 100 && (ip.octets()[1] & 0xc0) == 64))
+            || (a == 100 && (b & 0xc0) == 64)
+            // 192.0.0.0/24, protocol assignments; 198.18.0.0/15, benchmarking.
+            || (a == 192 && b == 0 && c == 0)
+            || (a == 198 && (b & 0xfe) == 18))
     }
+    /// The IPv4 address in two segments.
+    fn embedded(hi: u16, lo: u16) -> Ipv4Addr {
+        Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo))
+    }
+    // An address that carries an IPv4 address reaches that address (through the kernel, a
+    // NAT64 gateway or a relay), so it is judged by it; reserved ranges are never public.
     fn v6(ip: Ipv6Addr) -> bool {
-        if let Some(mapped) = ip.to_ipv4_mapped() {
-            return v4(mapped);
+        match ip.segments() {
+            // ::ffff:a.b.c.d, IPv4-mapped.
+            [0, 0, 0, 0, 0, 0xffff, hi, lo] => v4(embedded(hi, lo)),
+            // ::/96: unspecified, loopback and the deprecated IPv4-compatible `::a.b.c.d`.
+            [0, 0, 0, 0, 0, 0, _, _] => false,
+            // ::ffff:0:a.b.c.d, IPv4-translated (RFC 6145).
+            [0, 0, 0, 0, 0xffff, 0, hi, lo] => v4(embedded(hi, lo)),
+            // 64:ff9b::/96, the NAT64 well-known prefix (RFC 6052).
+            [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => v4(embedded(hi, lo)),
+            // The rest of 64:ff9b::/32, including 64:ff9b:1::/48 (local-use NAT64, RFC 8215).
+            [0x64, 0xff9b, ..] => false,
+            // 2002::/16, 6to4: the IPv4 address follows the prefix.
+            [0x2002, hi, lo, ..] => v4(embedded(hi, lo)),
+            // 2001::/32, Teredo: the server's address, then the client's (inverted) at the end.
+            [0x2001, 0, shi, slo, _, _, chi, clo] => v4(embedded(shi, slo)) && v4(embedded(!chi, !clo)),
+            // 2001:db8::/32, documentation.
+            [0x2001, 0x0db8, ..] => false,
+            // 100::/64, discard-only.
+            [0x0100, 0, 0, 0, ..] => false,
+            [first, ..] => {
+                // fc00::/7 unique local, fe80::/10 link-local, fec0::/10 site-local, ff00::/8 multicast.
+                !((first & 0xfe00) == 0xfc00
+                    || (first & 0xffc0) == 0xfe80
+                    || (first & 0xffc0) == 0xfec0
+                    || (first & 0xff00) == 0xff00)
+            }
         }
-        let first = ip.segments()[0];
-        !(ip.is_loopback() || ip.is_unspecified() || (first & 0xfe00) == 0xfc00 || (first & 0xffc0) == 0xfe80)
     }
     match ip {
         IpAddr::V4(ip) => v4(ip),
@@ -1571,6 +1606,55 @@ mod tests {
             ("https://exa mple.com", "the URL contains spaces or control characters"),
         ] {
             assert_eq!(err(check_url(url)), msg, "{url}");
+        }
+    }
+
+    #[test]
+    fn addresses_that_carry_a_local_ipv4_address_are_refused() {
+        let refused = "local and private network addresses are refused";
+        for host in [
+            "[::ffff:127.0.0.1]",
+            "[::ffff:7f00:1]",
+            "[::ffff:10.0.0.1]",
+            "[::ffff:169.254.169.254]",
+            "[::127.0.0.1]",
+            "[::7f00:1]",
+            "[::8.8.8.8]",
+            "[::]",
+            "[::ffff:0:127.0.0.1]",
+            "[64:ff9b::127.0.0.1]",
+            "[64:ff9b::7f00:1]",
+            "[64:ff9b::a9fe:a9fe]",
+            "[64:ff9b:1::8.8.8.8]",
+            "[64:ff9b:1:2::1]",
+            "[2002:7f00:1::1]",
+            "[2002:c0a8:101::]",
+            "[2001:0:4136:e378:8000:63bf:80ff:fffe]",
+            "[2001:0:7f00:1::]",
+            "[2001:db8::1]",
+            "[fc00::1]",
+            "[fd12:3456::1]",
+            "[fe80::1]",
+            "[fec0::1]",
+            "[ff02::1]",
+            "[100::1]",
+            "224.0.0.1",
+            "240.0.0.1",
+            "100.64.0.1",
+            "198.18.0.1",
+            "192.0.0.8",
+        ] {
+            assert_eq!(err(check_url(&format!("http://{host}/"))), refused, "{host}");
+        }
+        for host in [
+            "[2606:4700:4700::1111]",
+            "[::ffff:8.8.8.8]",
+            "[64:ff9b::8.8.8.8]",
+            "[2002:808:808::1]",
+            "[2001:0:4136:e378:8000:63bf:f7f7:f7f7]",
+            "8.8.8.8",
+        ] {
+            assert!(check_url(&format!("https://{host}/")).is_ok(), "{host}");
         }
     }
 

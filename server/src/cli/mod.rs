@@ -173,8 +173,10 @@ fn lsp() -> u8 {
             return 2;
         }
     };
-    runtime.block_on(crate::lsp::run_stdio());
-    0
+    let status = runtime.block_on(crate::lsp::run_stdio());
+    // File operations still under way get a moment to finish; nothing may hold up the exit.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    status
 }
 
 fn init_tracing() {

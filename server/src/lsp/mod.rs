@@ -6,6 +6,7 @@
 
 pub mod convert;
 pub mod documents;
+mod framing;
 mod handlers;
 mod runs;
 mod server;
@@ -13,7 +14,7 @@ mod state;
 
 use std::sync::Arc;
 
-use tower_lsp_server::{ClientSocket, LspService, Server};
+use tower_lsp_server::{ClientSocket, LspService};
 
 pub use server::Backend;
 pub use state::Options;
@@ -28,16 +29,68 @@ pub fn service(opts: Options) -> (LspService<Backend>, ClientSocket) {
         .finish()
 }
 
-/// Serve over stdin/stdout until the client says `exit`.
-pub async fn run_stdio() {
+/// Serve over stdin/stdout until the client says `exit` (or closes stdin). Returns the exit
+/// status: 0 after `shutdown`, 1 otherwise (LSP: `exit` without `shutdown` exits 1).
+pub async fn run_stdio() -> u8 {
     let opts = Options {
         clock: Arc::new(SystemClock) as Arc<dyn Clock>,
         zone: Zone::Local,
         watch_files: true,
         trust: crate::workspace::trust::TrustStore::user(),
     };
+    serve(stdin_pipe(), tokio::io::stdout(), opts).await
+}
+
+/// Stdin through a thread of its own: tokio's `stdin()` reads in the runtime's blocking pool,
+/// where a read that waits for the client would hold up the runtime's shutdown after `exit`.
+fn stdin_pipe() -> tokio::io::DuplexStream {
+    use std::io::Read;
+    use tokio::io::AsyncWriteExt;
+    let (mut tx, rx) = tokio::io::duplex(64 * 1024);
+    let handle = tokio::runtime::Handle::current();
+    let reader = move || {
+        let mut stdin = std::io::stdin().lock();
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = match stdin.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    tracing::error!("reading stdin: {e}");
+                    break;
+                }
+            };
+            // Fails once the server has stopped reading: nothing more to do.
+            if handle.block_on(tx.write_all(&buf[..n])).is_err() {
+                return;
+            }
+        }
+        let _ = handle.block_on(tx.shutdown());
+    };
+    // Without the thread the pipe's other end is dropped: the server sees the input end.
+    if let Err(e) = std::thread::Builder::new().name("lsp-stdin".to_owned()).spawn(reader) {
+        tracing::error!("cannot start the stdin reader: {e}");
+    }
+    rx
+}
+
+/// Serve over any byte streams, behind the transport guard (`framing`); returns the exit status
+/// as [`run_stdio`] does.
+pub async fn serve<I, O>(input: I, output: O, opts: Options) -> u8
+where
+    I: tokio::io::AsyncRead + Unpin + Send + 'static,
+    O: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let (service, socket) = service(opts);
-    // Handlers never wait on the client, so a modest level suffices; it bounds memory under a
-    // flood of requests while keeping slow requests from blocking cheap ones.
-    Server::new(tokio::io::stdin(), tokio::io::stdout(), socket).concurrency_level(32).serve(service).await;
+    let shut_down = service.inner().shutdown_flag();
+    framing::serve(input, output, service, socket).await;
+    if shut_down.load(std::sync::atomic::Ordering::SeqCst) {
+        0
+    } else {
+        tracing::warn!(
+            "the client ended the session (exit or end of input) without asking for shutdown first: status 1"
+        );
+        1
+    }
 }

@@ -2,6 +2,7 @@
 //! background tasks started at `initialized`.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
@@ -13,11 +14,18 @@ use super::state::{Options, State};
 pub struct Backend {
     pub(super) client: Client,
     pub(super) state: Arc<State>,
+    /// Set by `shutdown`: the exit status of `livenote lsp` depends on it.
+    shut_down: Arc<AtomicBool>,
 }
 
 impl Backend {
     pub fn new(client: Client, opts: Options) -> Self {
-        Backend { client, state: Arc::new(State::new(opts)) }
+        Backend { client, state: Arc::new(State::new(opts)), shut_down: Arc::default() }
+    }
+
+    /// Whether the client asked the server to shut down (set before `exit` arrives).
+    pub(super) fn shutdown_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.shut_down)
     }
 
     /// `window/workDoneProgress/cancel` (not in tower-lsp-server's trait): cancelling a run's
@@ -47,6 +55,7 @@ impl LanguageServer for Backend {
     }
 
     async fn shutdown(&self) -> Result<()> {
+        self.shut_down.store(true, Ordering::SeqCst);
         Ok(())
     }
 

@@ -355,6 +355,14 @@ impl Decoder for AnthropicStream {
         Ok(self.into_turn())
     }
 
+    fn arguments_len(&self) -> usize {
+        let len = |b: &Block| match b {
+            Block::ToolUse { json, .. } => json.len(),
+            _ => 0,
+        };
+        self.blocks.iter().map(|(_, b)| len(b)).max().unwrap_or(0)
+    }
+
     fn whole(body: &[u8]) -> Result<Turn, StreamError> {
         let v: Value =
             serde_json::from_slice(body).map_err(|e| StreamError::Malformed(format!("bad JSON: {e}")))?;
@@ -426,6 +434,34 @@ mod tests {
         assert!(!shown.contains(KEY) && !shown.contains("SECRET"), "key leaked: {shown}");
         assert!(!e.to_string().contains('\n'), "not one line: {e}");
         e
+    }
+
+    #[tokio::test]
+    async fn tool_arguments_over_the_bound_fail() {
+        let server = MockModelServer::start(
+            Flavor::Anthropic,
+            vec![
+                ScriptedReply::ToolCalls(vec![(
+                    "append_to_note".into(),
+                    json!({"text": "a".repeat(20_000)}),
+                )]),
+                ScriptedReply::ToolCalls(vec![("append_to_note".into(), json!({"text": "a".repeat(4_000)}))]),
+            ],
+        )
+        .await;
+        let client = client(&server).with_options(HttpOptions { max_tool_args_bytes: 8 * 1024, ..fast() });
+        let messages = [Message::user("go")];
+        let tools = tools();
+        let request =
+            || Request { system: "", messages: &messages, tools: &tools, max_tokens: 512, json: false };
+        let e = client.complete(request(), CancellationToken::new()).await.map_err(|e| e.to_string());
+        assert_eq!(
+            e.err().as_deref(),
+            Some("model reply too large: a tool call's arguments are over 8 KiB (agent.max_tool_args_bytes)")
+        );
+        let turn = client.complete(request(), CancellationToken::new()).await;
+        assert_eq!(turn.map(|t| t.tool_calls.len()).ok(), Some(1));
+        assert_eq!(server.requests().len(), 2, "not retried");
     }
 
     #[tokio::test]

@@ -28,9 +28,7 @@ use crate::config::Env;
 
 /// Establishing a TCP+TLS connection takes well under this unless the host is unreachable.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// No reply to a bounded-token request is this large; beyond it the server is misbehaving and
-/// we must not buffer without end.
-pub const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
+const MIB: usize = 1024 * 1024;
 /// Of an error response only the message matters.
 const MAX_ERROR_BODY: usize = 64 * 1024;
 /// Messages from the service are cut to this many characters to keep `lastRunError` short.
@@ -55,6 +53,11 @@ pub struct HttpOptions {
     pub max_retry_after: Duration,
     /// First backoff step; each retry doubles it (with jitter) up to 10 s.
     pub backoff_base: Duration,
+    /// Bytes of one response body, counted as it streams (`[agent] max_reply_bytes`): no reply
+    /// to a bounded-token request is this large, so beyond it the server is misbehaving.
+    pub max_reply_bytes: usize,
+    /// Bytes of one tool call's arguments (`[agent] max_tool_args_bytes`).
+    pub max_tool_args_bytes: usize,
 }
 
 impl Default for HttpOptions {
@@ -65,8 +68,68 @@ impl Default for HttpOptions {
             max_attempts: 4,
             max_retry_after: Duration::from_secs(60),
             backoff_base: Duration::from_secs(1),
+            max_reply_bytes: 4 * MIB,
+            max_tool_args_bytes: MIB,
         }
     }
+}
+
+/// The error for a reply over `limit` bytes.
+pub fn reply_too_large(limit: usize) -> ProviderError {
+    ProviderError::TooLarge(format!(
+        "model reply too large: over {} (agent.max_reply_bytes)",
+        format_bytes(limit)
+    ))
+}
+
+/// The error for a tool call whose arguments are over `limit` bytes.
+pub fn tool_args_too_large(limit: usize) -> ProviderError {
+    ProviderError::TooLarge(format!(
+        "model reply too large: a tool call's arguments are over {} (agent.max_tool_args_bytes)",
+        format_bytes(limit)
+    ))
+}
+
+/// `n` bytes for people: "4 MiB", "512 KiB", "1000 bytes".
+pub fn format_bytes(n: usize) -> String {
+    if n >= MIB && n.is_multiple_of(MIB) {
+        format!("{} MiB", n / MIB)
+    } else if n >= 1024 && n.is_multiple_of(1024) {
+        format!("{} KiB", n / 1024)
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+/// The length of `value` as compact JSON (a string: its text), without building that text.
+pub fn json_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    match value {
+        Value::String(s) => s.len(),
+        other => {
+            let mut count = Count(0);
+            // Writing to a counter cannot fail.
+            let _ = serde_json::to_writer(&mut count, other);
+            count.0
+        }
+    }
+}
+
+/// Fails when one of `turn`'s tool calls has arguments over `limit` bytes.
+fn check_arguments(turn: &Turn, limit: usize) -> Result<(), ProviderError> {
+    if turn.tool_calls.iter().any(|c| json_len(&c.arguments) > limit) {
+        return Err(tool_args_too_large(limit));
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -240,6 +303,8 @@ pub(crate) trait Decoder: Default + Send {
     fn finish(self, saw_end: bool) -> Result<Turn, StreamError>;
     /// A server that ignored `stream: true` sent the whole reply as one JSON document.
     fn whole(body: &[u8]) -> Result<Turn, StreamError>;
+    /// Bytes of the longest tool call arguments received so far.
+    fn arguments_len(&self) -> usize;
 }
 
 /// What went wrong in one attempt, and whether another may help.
@@ -337,8 +402,11 @@ async fn attempt_once<D: Decoder>(call: &Call<'_>) -> Result<Turn, Failure> {
         .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase());
     match content_type.as_deref() {
         Some("application/json") => {
-            let body = read_body(&mut response, MAX_RESPONSE_BYTES, stall, host).await?;
-            return D::whole(&body).map_err(|e| stream_failure(host, e));
+            let body = read_body(&mut response, call.opts.max_reply_bytes, stall, host).await?;
+            let turn = D::whole(&body).map_err(|e| stream_failure(host, e))?;
+            return check_arguments(&turn, call.opts.max_tool_args_bytes)
+                .map(|()| turn)
+                .map_err(Failure::fatal);
         }
         Some("text/event-stream") | None => {}
         Some(other) => {
@@ -348,26 +416,48 @@ async fn attempt_once<D: Decoder>(call: &Call<'_>) -> Result<Turn, Failure> {
 
     let mut parser = SseParser::default();
     let mut decoder = D::default();
+    let (max_reply, max_args) = (call.opts.max_reply_bytes, call.opts.max_tool_args_bytes);
     let mut total = 0;
+    let mut ended = false;
     while let Some(chunk) = next_chunk(&mut response, stall, host).await? {
+        // Counted as it streams: a reply over the bound is dropped before it is all read.
         total += chunk.len();
-        if total > MAX_RESPONSE_BYTES {
-            return Err(Failure::fatal(ProviderError::OutputTooLarge { limit: MAX_RESPONSE_BYTES }));
+        if total > max_reply {
+            return Err(Failure::fatal(reply_too_large(max_reply)));
         }
         let events = parser.feed(&chunk).map_err(|m| Failure::fatal(malformed(host, &m)))?;
-        for event in &events {
-            if decoder.event(event).map_err(|e| stream_failure(host, e))? {
-                return decoder.finish(true).map_err(|e| stream_failure(host, e));
-            }
+        ended = feed(&mut decoder, &events, max_args, host)?;
+        if ended {
+            break;
         }
     }
-    let events = parser.finish().map_err(|m| Failure::fatal(malformed(host, &m)))?;
-    for event in &events {
-        if decoder.event(event).map_err(|e| stream_failure(host, e))? {
-            return decoder.finish(true).map_err(|e| stream_failure(host, e));
+    if !ended {
+        let events = parser.finish().map_err(|m| Failure::fatal(malformed(host, &m)))?;
+        ended = feed(&mut decoder, &events, max_args, host)?;
+    }
+    let turn = decoder.finish(ended).map_err(|e| stream_failure(host, e))?;
+    check_arguments(&turn, max_args).map_err(Failure::fatal)?;
+    Ok(turn)
+}
+
+/// Hand `events` to `decoder`; `Ok(true)` when one ended the reply. Fails as soon as a tool
+/// call's arguments grow past `max_args`.
+fn feed<D: Decoder>(
+    decoder: &mut D,
+    events: &[SseEvent],
+    max_args: usize,
+    host: &str,
+) -> Result<bool, Failure> {
+    for event in events {
+        let end = decoder.event(event).map_err(|e| stream_failure(host, e))?;
+        if decoder.arguments_len() > max_args {
+            return Err(Failure::fatal(tool_args_too_large(max_args)));
+        }
+        if end {
+            return Ok(true);
         }
     }
-    decoder.finish(false).map_err(|e| stream_failure(host, e))
+    Ok(false)
 }
 
 /// The next piece of the body, `None` at its end.
@@ -396,7 +486,7 @@ async fn read_body(
     while let Some(chunk) = next_chunk(response, stall, host).await? {
         body.extend_from_slice(&chunk);
         if body.len() > limit {
-            return Err(Failure::fatal(ProviderError::OutputTooLarge { limit }));
+            return Err(Failure::fatal(reply_too_large(limit)));
         }
     }
     Ok(body)
@@ -607,7 +697,10 @@ fn scrub(e: ProviderError, key: Option<&ApiKey>) -> ProviderError {
         ProviderError::Spawn { program, reason } => {
             ProviderError::Spawn { program: s(program), reason: s(reason) }
         }
-        e @ (ProviderError::Stopped | ProviderError::TimedOut(_) | ProviderError::OutputTooLarge { .. }) => e,
+        e @ (ProviderError::Stopped
+        | ProviderError::TimedOut(_)
+        | ProviderError::OutputTooLarge { .. }
+        | ProviderError::TooLarge(_)) => e,
     }
 }
 

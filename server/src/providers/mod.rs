@@ -97,6 +97,9 @@ pub enum ProviderError {
     Failed { status: String, stderr_tail: String },
     #[error("output larger than {} MiB", limit / (1024 * 1024))]
     OutputTooLarge { limit: usize },
+    /// A model's reply or a run's conversation went past an `[agent]` byte bound.
+    #[error("{0}")]
+    TooLarge(String),
     /// The output could not be used (e.g. not UTF-8).
     #[error("{0}")]
     InvalidOutput(String),
@@ -170,17 +173,23 @@ pub async fn run(
     let limits = crate::agent::run::Limits {
         max_steps: agent.max_steps,
         timeout: agent.timeout,
+        max_conversation_bytes: agent.max_conversation_bytes,
         ..crate::agent::run::Limits::default()
+    };
+    let http = http::HttpOptions {
+        max_reply_bytes: agent.max_reply_bytes,
+        max_tool_args_bytes: agent.max_tool_args_bytes,
+        ..http::HttpOptions::default()
     };
     let model = req.model.as_deref();
     match &provider.kind {
         ProviderKind::Command(cfg) => run_command(cfg, req, cancel, events).await,
         ProviderKind::OpenAi(cfg) => {
-            let client = openai::OpenAiClient::new(cfg, model, &env)?;
+            let client = openai::OpenAiClient::new(cfg, model, &env)?.with_options(http);
             crate::agent::run::run_agent(&client, req, limits, agent.web, cancel, on_edit, events).await
         }
         ProviderKind::Anthropic(cfg) => {
-            let client = anthropic::AnthropicClient::new(cfg, model, &env)?;
+            let client = anthropic::AnthropicClient::new(cfg, model, &env)?.with_options(http);
             crate::agent::run::run_agent(&client, req, limits, agent.web, cancel, on_edit, events).await
         }
     }

@@ -366,6 +366,10 @@ impl Decoder for OpenAiStream {
         Ok(self.into_turn())
     }
 
+    fn arguments_len(&self) -> usize {
+        self.calls.iter().map(|c| c.arguments.len()).max().unwrap_or(0)
+    }
+
     fn whole(body: &[u8]) -> Result<Turn, StreamError> {
         let mut stream = OpenAiStream::default();
         stream.apply(parse(body)?)?;
@@ -694,6 +698,50 @@ mod tests {
             format!("malformed response from {host}: expected an event stream, got `text/html`")
         );
         assert_eq!(server.requests().len(), 6, "none of these is retried");
+    }
+
+    /// A reply over `max_reply_bytes` and a tool call over `max_tool_args_bytes` (streamed or
+    /// whole) fail the call at once, without retries; replies within the bounds pass.
+    #[tokio::test]
+    async fn replies_and_tool_arguments_over_the_bounds_fail() {
+        let big_args = json!({"old_text": "a".repeat(20_000)});
+        let whole = json!({
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant",
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "edit_note",
+                    "arguments": big_args.to_string()}}]}}],
+        });
+        let server = MockModelServer::start(
+            Flavor::OpenAi,
+            vec![
+                ScriptedReply::Text("x".repeat(100_000)),
+                ScriptedReply::ToolCalls(vec![("edit_note".into(), big_args.clone())]),
+                ScriptedReply::Raw {
+                    status: 200,
+                    content_type: "application/json".into(),
+                    body: whole.to_string(),
+                },
+                ScriptedReply::ToolCalls(vec![("edit_note".into(), json!({"old_text": "a".repeat(4_000)}))]),
+                ScriptedReply::Text("y".repeat(30_000)),
+            ],
+        )
+        .await;
+        let client = client(&server, None).with_options(HttpOptions {
+            max_reply_bytes: 64 * 1024,
+            max_tool_args_bytes: 8 * 1024,
+            ..fast()
+        });
+        let messages = [Message::user("go")];
+        let tools = tools();
+        let next = || client.complete(request(&messages, &tools), CancellationToken::new());
+        let reply = "model reply too large: over 64 KiB (agent.max_reply_bytes)";
+        let args =
+            "model reply too large: a tool call's arguments are over 8 KiB (agent.max_tool_args_bytes)";
+        assert_eq!(next().await.map_err(|e| e.to_string()).err().as_deref(), Some(reply));
+        assert_eq!(next().await.map_err(|e| e.to_string()).err().as_deref(), Some(args));
+        assert_eq!(next().await.map_err(|e| e.to_string()).err().as_deref(), Some(args), "whole JSON");
+        assert_eq!(next().await.map(|t| t.tool_calls.len()).ok(), Some(1));
+        assert_eq!(next().await.map(|t| t.text.len()).ok(), Some(30_000));
+        assert_eq!(server.requests().len(), 5, "none of these is retried");
     }
 
     #[tokio::test]

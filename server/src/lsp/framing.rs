@@ -1,0 +1,501 @@
+//! The stdio transport's guard: a filter between the client's bytes and tower-lsp-server's
+//! reader, and one writer for everything that goes back.
+//!
+//! On its own, tower-lsp-server stops reading at the first body that is not a JSON-RPC message
+//! (`{bad}`, `[]`, `null`, `"method": 123`), which ended `livenote lsp` with its scheduler and
+//! runs, and it buffers whatever `Content-Length` announces. So the client's stream is read
+//! here first, frame by frame: a frame whose header announces more than [`MAX_MESSAGE_BYTES`]
+//! is refused (-32600) without buffering its body, and reading resumes at the next
+//! `Content-Length` header, as after any garbage between frames (-32700); a body that is not
+//! JSON gets a parse error (-32700), valid JSON that is neither a request, a notification nor a
+//! response an invalid-request error (-32600, with the message's `id` when it has a usable one,
+//! so the client can fail that request). The server keeps serving. Only well-formed messages
+//! reach tower-lsp-server, re-framed, through an in-memory pipe.
+//!
+//! tower-lsp-server writes into another in-memory pipe; one task copies its output frame by
+//! frame to the real stdout, and the filter's error replies take the same lock, so frames never
+//! interleave.
+
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::json;
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader,
+};
+use tokio::sync::Mutex;
+use tower_lsp_server::jsonrpc::{Id, Request, Response};
+
+/// The largest message body accepted from the client. A full-text sync of a large note is a few
+/// megabytes; nothing a client legitimately sends comes near this.
+pub const MAX_MESSAGE_BYTES: u64 = 64 * 1024 * 1024;
+/// A header line longer than this is not a header.
+const MAX_HEADER_LINE: usize = 8 * 1024;
+/// A header block with more lines than this is not one either.
+const MAX_HEADER_LINES: usize = 32;
+/// The in-memory pipes' buffers.
+const PIPE_BYTES: usize = 64 * 1024;
+/// After tower-lsp-server returns, how long its last frames may take to reach stdout.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// JSON-RPC: the body is not JSON.
+pub const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC: JSON, but not a request, notification or response.
+pub const INVALID_REQUEST: i64 = -32600;
+
+/// What the reader found at the head of the stream.
+#[derive(Debug, PartialEq, Eq)]
+enum Frame {
+    /// A complete body (not yet checked).
+    Body(Vec<u8>),
+    /// Something to answer with an error (id `null`); the reader has already moved on.
+    Refused { code: i64, message: String },
+    /// The stream ended (possibly inside a frame).
+    End,
+}
+
+/// One header line, or why there is none.
+enum Line {
+    Text(Vec<u8>),
+    /// The line's last bytes.
+    TooLong(Vec<u8>),
+    End,
+}
+
+/// Reads the client's frames with bounded memory: header lines are capped, bodies over the cap
+/// are never buffered.
+struct FrameReader<R> {
+    inner: R,
+    /// A line read while skipping garbage that starts the next header block.
+    pending: Option<Vec<u8>>,
+    /// Discard lines until one that starts a header block (after garbage or a refused frame).
+    resync: bool,
+}
+
+impl<R: AsyncBufRead + Unpin> FrameReader<R> {
+    fn new(inner: R) -> Self {
+        FrameReader { inner, pending: None, resync: false }
+    }
+
+    /// The next line (with its ending). A line longer than `MAX_HEADER_LINE` is consumed
+    /// through its end and reported as [`Line::TooLong`] with only its last `MAX_HEADER_LINE`
+    /// bytes (where a header may start after garbage).
+    async fn line(&mut self) -> io::Result<Line> {
+        if let Some(line) = self.pending.take() {
+            return Ok(Line::Text(line));
+        }
+        let mut line = Vec::new();
+        let mut too_long = false;
+        loop {
+            let buf = self.inner.fill_buf().await?;
+            if buf.is_empty() {
+                return Ok(Line::End);
+            }
+            let (n, done) = match memchr::memchr(b'\n', buf) {
+                Some(i) => (i + 1, true),
+                None => (buf.len(), false),
+            };
+            let keep = &buf[n.saturating_sub(MAX_HEADER_LINE)..n];
+            line.extend_from_slice(keep);
+            if line.len() > MAX_HEADER_LINE {
+                too_long = true;
+                line.drain(..line.len() - MAX_HEADER_LINE);
+            }
+            self.inner.consume(n);
+            if done {
+                return Ok(if too_long { Line::TooLong(line) } else { Line::Text(line) });
+            }
+        }
+    }
+
+    /// The next frame. Never holds more than one header line plus one body of at most `cap`
+    /// bytes.
+    async fn next(&mut self, cap: u64) -> io::Result<Frame> {
+        let mut length: Option<u64> = None;
+        let mut lines = 0;
+        loop {
+            let text = match self.line().await? {
+                Line::End => return Ok(Frame::End),
+                Line::TooLong(_) if !self.resync => return Ok(self.garbage("a header line is too long")),
+                Line::TooLong(text) | Line::Text(text) => text,
+            };
+            if self.resync {
+                // Resume at the next `Content-Length`, wherever on the line it starts.
+                if let Some(at) = header_start(&text) {
+                    self.resync = false;
+                    self.pending = Some(text[at..].to_vec());
+                }
+                continue;
+            }
+            let text = trim_line_end(&text);
+            if text.is_empty() {
+                if lines == 0 {
+                    // Blank lines between messages are harmless.
+                    continue;
+                }
+                break;
+            }
+            lines += 1;
+            if lines > MAX_HEADER_LINES {
+                return Ok(self.garbage("too many header lines"));
+            }
+            let Some((name, value)) = split_header(text) else {
+                return Ok(self.garbage("expected a `Content-Length` header"));
+            };
+            if name.eq_ignore_ascii_case("content-length") {
+                match value.parse::<u64>() {
+                    Ok(n) => length = Some(n),
+                    Err(_) => return Ok(self.garbage("the `Content-Length` header is not a number")),
+                }
+            }
+            // Content-Type and others: the body is checked as UTF-8 JSON whatever they say.
+        }
+        let Some(length) = length else {
+            return Ok(self.garbage("missing `Content-Length` header"));
+        };
+        if length > cap {
+            // Skip what follows up to the next header rather than buffer (or wait for) it all.
+            self.resync = true;
+            tracing::warn!(length, cap, "refused a message larger than the limit");
+            return Ok(Frame::Refused {
+                code: INVALID_REQUEST,
+                message: format!(
+                    "Invalid Request: a message of {length} bytes is over the limit of {} MiB",
+                    cap / (1024 * 1024)
+                ),
+            });
+        }
+        // Grows as bytes arrive, so a header that lies costs nothing until the bytes come.
+        let mut body = Vec::with_capacity(usize::try_from(length).unwrap_or(0).min(PIPE_BYTES));
+        (&mut self.inner).take(length).read_to_end(&mut body).await?;
+        if (body.len() as u64) < length {
+            return Ok(Frame::End);
+        }
+        Ok(Frame::Body(body))
+    }
+
+    /// Refuse what was read and skip ahead to the next header block.
+    fn garbage(&mut self, why: &str) -> Frame {
+        self.resync = true;
+        tracing::warn!("skipping malformed input from the client: {why}");
+        Frame::Refused { code: PARSE_ERROR, message: format!("Parse error: {why}") }
+    }
+}
+
+fn trim_line_end(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Where in `line` a header block may start (reading resumes there after garbage).
+fn header_start(line: &[u8]) -> Option<usize> {
+    memchr::memmem::find(&line.to_ascii_lowercase(), b"content-length")
+}
+
+fn split_header(line: &[u8]) -> Option<(&str, &str)> {
+    let line = std::str::from_utf8(line).ok()?;
+    let (name, value) = line.split_once(':')?;
+    let name = name.trim();
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+        return None;
+    }
+    Some((name, value.trim()))
+}
+
+/// What tower-lsp-server accepts: exactly its (crate-private) `Message`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+#[allow(dead_code)] // only parsed, to check the shape
+enum Incoming {
+    Response(Response),
+    Request(Request),
+}
+
+/// The error reply for `body`, or `None` when it may go on to the server.
+fn check(body: &[u8]) -> Option<(i64, String, Id)> {
+    // tower-lsp-server checks this first, and ends at a failure.
+    if std::str::from_utf8(body).is_err() {
+        return Some((PARSE_ERROR, "Parse error: the message is not UTF-8".to_owned(), Id::Null));
+    }
+    // The common case: one parse with the types the server reads.
+    if serde_json::from_slice::<Incoming>(body).is_ok() {
+        return None;
+    }
+    if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(body) {
+        return Some((PARSE_ERROR, format!("Parse error: {e}"), Id::Null));
+    }
+    /// The `id` of an object, when it has a usable one.
+    #[derive(Deserialize)]
+    struct WithId {
+        id: Option<Id>,
+    }
+    // Answering with the request's id (when it has one) lets the client fail that request
+    // instead of waiting for it forever; JSON-RPC says `null` when no id can be told.
+    let id = serde_json::from_slice::<WithId>(body).ok().and_then(|w| w.id).unwrap_or(Id::Null);
+    Some((
+        INVALID_REQUEST,
+        "Invalid Request: not a JSON-RPC 2.0 request, notification or response".to_owned(),
+        id,
+    ))
+}
+
+fn header(len: usize) -> String {
+    format!("Content-Length: {len}\r\n\r\n")
+}
+
+/// Write one whole frame with `body` to `out`, holding the lock for all of it.
+async fn write_frame<W: AsyncWrite + Unpin>(out: &Mutex<W>, body: &[u8]) -> io::Result<()> {
+    let mut out = out.lock().await;
+    out.write_all(header(body.len()).as_bytes()).await?;
+    out.write_all(body).await?;
+    out.flush().await
+}
+
+async fn write_error<W: AsyncWrite + Unpin>(
+    out: &Mutex<W>,
+    code: i64,
+    message: &str,
+    id: &Id,
+) -> io::Result<()> {
+    let reply = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+    write_frame(out, reply.to_string().as_bytes()).await
+}
+
+/// Read the client's frames from `input`; forward well-formed ones to `server`, answer the rest.
+/// Ends at the end of `input`, or when the server or the output goes away.
+async fn filter<I, S, W>(input: I, mut server: S, out: Arc<Mutex<W>>) -> io::Result<()>
+where
+    I: AsyncRead + Unpin,
+    S: AsyncWrite + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut reader = FrameReader::new(BufReader::new(input));
+    loop {
+        match reader.next(MAX_MESSAGE_BYTES).await? {
+            Frame::End => break,
+            Frame::Refused { code, message } => {
+                write_error(&out, code, &message, &Id::Null).await?;
+            }
+            Frame::Body(body) => match check(&body) {
+                None => {
+                    server.write_all(header(body.len()).as_bytes()).await?;
+                    server.write_all(&body).await?;
+                    server.flush().await?;
+                }
+                Some((code, message, id)) => {
+                    tracing::warn!("answered a malformed message with {code}: {message}");
+                    write_error(&out, code, &message, &id).await?;
+                }
+            },
+        }
+    }
+    server.shutdown().await
+}
+
+/// Copy tower-lsp-server's output to `out`, one whole frame at a time.
+async fn copy_frames<R, W>(from_server: R, out: Arc<Mutex<W>>) -> io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut reader = FrameReader::new(BufReader::new(from_server));
+    loop {
+        // Our own server's frames: no cap beyond what fits in memory.
+        match reader.next(u64::MAX).await? {
+            Frame::End => return Ok(()),
+            Frame::Body(body) => write_frame(&out, &body).await?,
+            Frame::Refused { message, .. } => {
+                tracing::error!("unexpected output from the language server: {message}");
+            }
+        }
+    }
+}
+
+/// Serve LSP with `service` over `input`/`output` behind the filter. Returns once the client
+/// sent `exit` or closed `input`, after the server's last frames were written.
+pub async fn serve<I, O>(
+    input: I,
+    output: O,
+    service: tower_lsp_server::LspService<super::Backend>,
+    socket: tower_lsp_server::ClientSocket,
+) where
+    I: AsyncRead + Unpin + Send + 'static,
+    O: AsyncWrite + Unpin + Send + 'static,
+{
+    let (to_server, server_in) = tokio::io::duplex(PIPE_BYTES);
+    let (server_out, from_server) = tokio::io::duplex(PIPE_BYTES);
+    let out = Arc::new(Mutex::new(output));
+    let reading = tokio::spawn(filter(input, to_server, Arc::clone(&out)));
+    let writing = tokio::spawn(copy_frames(from_server, Arc::clone(&out)));
+    // Handlers never wait on the client, so a modest level suffices; it bounds memory under a
+    // flood of requests while keeping slow requests from blocking cheap ones.
+    tower_lsp_server::Server::new(server_in, server_out, socket).concurrency_level(32).serve(service).await;
+    match tokio::time::timeout(DRAIN_TIMEOUT, writing).await {
+        Ok(Ok(Ok(()))) => {}
+        Ok(Ok(Err(e))) => tracing::debug!("writing to the client: {e}"),
+        Ok(Err(e)) => tracing::error!("the output task failed: {e}"),
+        Err(_) => tracing::warn!("the last replies did not reach the client within {DRAIN_TIMEOUT:?}"),
+    }
+    // The reader may be blocked on the client's stdin; it is not waited for.
+    reading.abort();
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+
+    async fn frames(input: &[u8]) -> Vec<Frame> {
+        let mut reader = FrameReader::new(BufReader::new(input));
+        let mut out = Vec::new();
+        loop {
+            let f = reader.next(1000).await.unwrap_or(Frame::End);
+            if f == Frame::End {
+                return out;
+            }
+            out.push(f);
+        }
+    }
+
+    fn body(text: &str) -> Frame {
+        Frame::Body(text.as_bytes().to_vec())
+    }
+
+    fn code(f: &Frame) -> Option<i64> {
+        match f {
+            Frame::Refused { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+
+    #[tokio::test]
+    async fn frames_with_any_headers_and_blank_lines_between() {
+        let input = b"Content-Length: 2\r\n\r\n{}\r\ncontent-length: 3\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n[1]Content-Length:1\n\n5";
+        assert_eq!(frames(input).await, vec![body("{}"), body("[1]"), body("5")]);
+    }
+
+    #[tokio::test]
+    async fn oversized_frames_are_refused_and_skipped() {
+        // The announced body never arrives in full; the next header is found after it.
+        let input =
+            b"Content-Length: 99999999999\r\n\r\n{\"partial\": \"xxxx\nyyy\"}Content-Length: 2\r\n\r\n{}";
+        let got = frames(input).await;
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(code(&got[0]), Some(INVALID_REQUEST));
+        assert_eq!(got[1], body("{}"));
+        // A body over the cap that does arrive (without line breaks) is skipped as well.
+        let big = format!("Content-Length: 5000\r\n\r\n{}Content-Length: 2\r\n\r\n[]", "x".repeat(5000));
+        let got = frames(big.as_bytes()).await;
+        assert_eq!((code(&got[0]), &got[1]), (Some(INVALID_REQUEST), &body("[]")));
+    }
+
+    #[tokio::test]
+    async fn garbage_headers_are_refused_and_skipped() {
+        let long = format!("X-Long: {}\r\n\r\n", "y".repeat(MAX_HEADER_LINE));
+        for garbage in ["{bad}\r\n", "Content-Length: ten\r\n\r\n", "Content-Length 2\r\n\r\n", long.as_str()]
+        {
+            let input = format!("{garbage}junk\r\nContent-Length: 2\r\n\r\n{{}}");
+            let got = frames(input.as_bytes()).await;
+            assert_eq!(got.len(), 2, "{garbage:?}: {got:?}");
+            assert_eq!(code(&got[0]), Some(PARSE_ERROR), "{garbage:?}");
+            assert_eq!(got[1], body("{}"), "{garbage:?}");
+        }
+        // No Content-Length at all: refused; the next block is read normally.
+        let got = frames(b"Content-Type: x\r\n\r\nContent-Length: 2\r\n\r\n{}").await;
+        assert_eq!((code(&got[0]), &got[1]), (Some(PARSE_ERROR), &body("{}")));
+    }
+
+    #[tokio::test]
+    async fn truncated_input_ends_the_stream() {
+        assert_eq!(frames(b"Content-Length: 10\r\n\r\n{}").await, vec![]);
+        assert_eq!(frames(b"Content-Len").await, vec![]);
+        assert_eq!(frames(b"").await, vec![]);
+    }
+
+    /// Pieces that make up hostile input: headers (some huge), separators, garbage, bodies.
+    fn piece() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        prop_oneof![
+            (0u64..3000).prop_map(|n| format!("Content-Length: {n}\r\n").into_bytes()),
+            Just(b"Content-Length: 99999999999\r\n".to_vec()),
+            Just(b"content-length:x\n".to_vec()),
+            Just(b"\r\n".to_vec()),
+            Just(b"\n".to_vec()),
+            Just(b"{}".to_vec()),
+            Just(vec![b'z'; 9000]),
+            prop::collection::vec(any::<u8>(), 0..40),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Whatever arrives, reading ends without a panic, and no body is over the cap.
+        #[test]
+        fn any_input_is_read_within_the_cap(pieces in proptest::collection::vec(piece(), 0..30)) {
+            let input = pieces.concat();
+            let runtime = tokio::runtime::Builder::new_current_thread().build();
+            let Ok(runtime) = runtime else { return Ok(()) };
+            let got = runtime.block_on(frames(&input));
+            for f in &got {
+                if let Frame::Body(b) = f {
+                    proptest::prop_assert!(b.len() <= 1000);
+                }
+            }
+            // Every frame consumed input: never more frames than header lines plus garbage.
+            proptest::prop_assert!(got.len() <= input.len());
+        }
+    }
+
+    #[test]
+    fn bodies_are_checked_like_tower_lsp_server_reads_them() {
+        let ok = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":"a","result":null}"#,
+            r#"{"jsonrpc":"2.0","id":2,"error":{"code":-1,"message":"no"}}"#,
+        ];
+        for body in ok {
+            assert_eq!(check(body.as_bytes()), None, "{body}");
+        }
+        let bad = [
+            ("{bad}", PARSE_ERROR, Id::Null),
+            ("", PARSE_ERROR, Id::Null),
+            ("[]", INVALID_REQUEST, Id::Null),
+            ("null", INVALID_REQUEST, Id::Null),
+            ("[{\"jsonrpc\":\"2.0\",\"method\":\"x\"}]", INVALID_REQUEST, Id::Null),
+            (r#"{"jsonrpc":"2.0","id":1,"method":123}"#, INVALID_REQUEST, Id::Number(1)),
+            (r#"{"jsonrpc":"1.0","id":"q","method":"x"}"#, INVALID_REQUEST, Id::String("q".into())),
+            (r#"{"id":[1],"method":"x"}"#, INVALID_REQUEST, Id::Null),
+        ];
+        for (body, want, id) in bad {
+            let got = check(body.as_bytes());
+            assert_eq!(got.as_ref().map(|g| (g.0, &g.2)), Some((want, &id)), "{body}: {got:?}");
+        }
+        assert_eq!(check(b"\"\xff\"").map(|g| g.0), Some(PARSE_ERROR));
+    }
+
+    #[tokio::test]
+    async fn filter_answers_garbage_and_forwards_the_rest_whole() {
+        let input = b"Content-Length: 5\r\n\r\n{bad}Content-Length: 4\r\n\r\nnull\
+Content-Length: 40\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"initialized\"}"
+            .to_vec();
+        let (server_side, mut server_read) = tokio::io::duplex(1024);
+        let out = Arc::new(Mutex::new(Vec::<u8>::new()));
+        let r = filter(&input[..], server_side, Arc::clone(&out)).await;
+        assert!(r.is_ok(), "{r:?}");
+        let mut forwarded = String::new();
+        let _ = server_read.read_to_string(&mut forwarded).await;
+        assert_eq!(forwarded, "Content-Length: 40\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"initialized\"}");
+        let replies = String::from_utf8_lossy(&out.lock().await).into_owned();
+        let bodies: Vec<Value> = replies
+            .split("Content-Length: ")
+            .filter_map(|f| f.split_once("\r\n\r\n"))
+            .filter_map(|(_, b)| serde_json::from_str(b).ok())
+            .collect();
+        let codes: Vec<(Value, Value)> =
+            bodies.iter().map(|b| (b["error"]["code"].clone(), b["id"].clone())).collect();
+        assert_eq!(codes, vec![(json!(PARSE_ERROR), Value::Null), (json!(INVALID_REQUEST), Value::Null)]);
+    }
+}
