@@ -20,7 +20,7 @@ use crate::status::{self, RunFacts};
 use crate::text::{Encoding, LineIndex, TextEdit};
 use crate::workspace::{self, index::Index};
 
-fn note_options() -> note::Options<'static> {
+pub(super) fn note_options() -> note::Options<'static> {
     // Provider names come with configuration; until then the check is skipped.
     note::Options { providers: None, scan_body: true }
 }
@@ -466,7 +466,7 @@ fn diagnostics_for(state: &State, uri: &Uri) -> (Vec<Diagnostic>, Option<i32>) {
     (diags, None)
 }
 
-fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
+pub(super) fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
     let opts = note_options();
     state.docs().get_mut(uri).map(|d| d.snapshot(&opts))
 }
@@ -474,7 +474,7 @@ fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
 /// Run facts (running, trusted, scheduling off) for one request: the engines are taken once,
 /// the trust list is read once and each root resolved once, however many notes the request
 /// covers.
-struct FactsCache {
+pub(super) struct FactsCache {
     /// Taken once per request: index-wide requests ask for every note.
     engines: Vec<Arc<crate::runs::Engine>>,
     roots: Vec<PathBuf>,
@@ -483,7 +483,7 @@ struct FactsCache {
 }
 
 impl FactsCache {
-    fn new(state: &State) -> Self {
+    pub(super) fn new(state: &State) -> Self {
         FactsCache {
             engines: state.engines(),
             roots: state.roots.read().map(|r| r.clone()).unwrap_or_default(),
@@ -500,7 +500,7 @@ impl FactsCache {
         *self.answers.borrow_mut().entry(root.clone()).or_insert_with(|| list.contains(&root))
     }
 
-    fn facts(&self, path: Option<&Path>) -> RunFacts {
+    pub(super) fn facts(&self, path: Option<&Path>) -> RunFacts {
         let engine = path.and_then(|p| super::state::engine_among(&self.engines, p));
         let running = path.is_some_and(|p| engine.as_ref().is_some_and(|e| e.is_running(p)));
         let scheduling_off = engine.is_some_and(|e| !e.scheduling_enabled());
@@ -508,7 +508,7 @@ impl FactsCache {
     }
 }
 
-fn facts(state: &State, path: Option<&Path>) -> RunFacts {
+pub(super) fn facts(state: &State, path: Option<&Path>) -> RunFacts {
     FactsCache::new(state).facts(path)
 }
 
@@ -752,7 +752,7 @@ pub fn symbol(state: &State, params: WorkspaceSymbolParams) -> Option<WorkspaceS
 const SYMBOLS_MAX: usize = 200;
 
 /// A note's path relative to its workspace root, for display.
-fn rel_path(idx: &crate::workspace::index::Index, path: &Path) -> String {
+pub(super) fn rel_path(idx: &crate::workspace::index::Index, path: &Path) -> String {
     idx.root_of(path).and_then(|r| path.strip_prefix(r).ok()).unwrap_or(path).display().to_string()
 }
 
@@ -831,7 +831,7 @@ fn arg_uri(args: &[Value]) -> Result<Uri> {
 }
 
 /// The note's current text and version: the open document, else the file on disk.
-fn current_text(state: &State, uri: &Uri) -> Result<(String, Option<i32>)> {
+pub(super) fn current_text(state: &State, uri: &Uri) -> Result<(String, Option<i32>)> {
     if let Some(d) = state.docs().get(uri) {
         return Ok((d.text(), Some(d.version)));
     }
@@ -848,10 +848,11 @@ pub fn execute_command(
 ) -> Result<Option<Value>> {
     let args = params.arguments;
     match params.command.as_str() {
-        commands::LIST_NOTES => Ok(Some(list_notes(state))),
+        // The executeCommand forms of the typed requests, kept for older editor integrations.
+        commands::LIST_NOTES => to_value(super::custom::list_notes(state)).map(Some),
         commands::NOTE_STATUS => {
             let uri = arg_uri(&args)?;
-            note_status(state, &uri).map(Some)
+            super::custom::note_status(state, &uri).and_then(to_value).map(Some)
         }
         commands::MAKE_LIVE | commands::SET_ACTIVE | commands::MAKE_PASSIVE => {
             let uri = arg_uri(&args)?;
@@ -974,65 +975,8 @@ fn spawn_apply(
     });
 }
 
-/// Every live note with its status, as `livenote list --format json` prints it.
-fn list_notes(state: &State) -> Value {
-    let now = state.opts.clock.now();
-    let zone = state.opts.zone;
-    let trust = FactsCache::new(state);
-    let items = state
-        .with_index(|idx| {
-            idx.live_notes()
-                .map(|(path, entry, live)| {
-                    let upcoming = entry.schedule.upcoming(live, now, &zone);
-                    status::list_item_from(
-                        rel_path(idx, path),
-                        live,
-                        trust.facts(Some(path)),
-                        upcoming,
-                        &zone,
-                    )
-                })
-                .collect::<Vec<_>>()
-        })
-        .unwrap_or_default();
-    serde_json::to_value(items).unwrap_or(Value::Null)
-}
-
-/// `livenote.noteStatus`: one note's status for an editor's status bar, from the open buffer
-/// (else the file): `{"live": false}` for a passive note, else the `listNotes` item plus
-/// `live` and `schedulerEnabled`.
-fn note_status(state: &State, uri: &Uri) -> Result<Value> {
-    let path = uri.to_file_path().map(|p| p.into_owned());
-    let (snap, from_disk);
-    let analysis = match snapshot(state, uri) {
-        Some(s) => {
-            snap = s;
-            &snap.analysis
-        }
-        None => {
-            let (text, _) = current_text(state, uri)?;
-            from_disk = note::analyze(&text, &note_options());
-            &from_disk
-        }
-    };
-    let Some(live) = &analysis.live else { return Ok(json!({ "live": false })) };
-    let facts = facts(state, path.as_deref());
-    let rel = path
-        .as_deref()
-        .map(|p| {
-            let root = state.engine_for(p).map(|e| e.root.clone());
-            root.and_then(|r| p.strip_prefix(r).ok().map(Path::to_path_buf))
-                .unwrap_or_else(|| p.to_path_buf())
-        })
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|| uri.as_str().to_owned());
-    let item = status::list_item(rel, live, facts, state.opts.clock.now(), &state.opts.zone);
-    let mut value = serde_json::to_value(item).map_err(|e| Error::invalid_params(e.to_string()))?;
-    if let Value::Object(map) = &mut value {
-        map.insert("live".to_owned(), Value::Bool(true));
-        map.insert("schedulerEnabled".to_owned(), Value::Bool(!facts.scheduling_off));
-    }
-    Ok(value)
+fn to_value(v: impl serde::Serialize) -> Result<Value> {
+    serde_json::to_value(v).map_err(|e| Error::invalid_params(e.to_string()))
 }
 
 /// Cancelling a run's progress stops the run.

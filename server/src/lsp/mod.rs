@@ -5,6 +5,7 @@
 //! background tasks, never inside a handler.
 
 pub mod convert;
+pub mod custom;
 pub mod documents;
 mod framing;
 mod handlers;
@@ -24,7 +25,9 @@ use crate::schedule::{Clock, SystemClock, Zone};
 /// Build the service, for stdio or for in-process tests.
 pub fn service(opts: Options) -> (LspService<Backend>, ClientSocket) {
     LspService::build(|client| Backend::new(client, opts))
-        .custom_method("livenote/documentText", Backend::document_text)
+        .custom_method(custom::DOCUMENT_TEXT, Backend::document_text)
+        .custom_method(custom::LIST_NOTES, Backend::list_notes)
+        .custom_method(custom::NOTE_STATUS, Backend::note_status)
         .custom_method("window/workDoneProgress/cancel", Backend::progress_cancel)
         .finish()
 }

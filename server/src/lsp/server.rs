@@ -37,11 +37,20 @@ impl Backend {
     /// `livenote/documentText`: the server's copy of an open document and its version, so
     /// tests and bug reports can check that edits were applied in order.
     pub async fn document_text(&self, params: TextDocumentIdentifier) -> Result<Option<serde_json::Value>> {
-        Ok(self
-            .state
-            .docs()
-            .get(&params.uri)
-            .map(|d| serde_json::json!({"version": d.version, "text": d.text()})))
+        Ok(super::custom::document_text(&self.state, &params.uri))
+    }
+
+    /// `livenote/listNotes` (no parameters).
+    pub async fn list_notes(&self) -> Result<Vec<crate::status::ListItem>> {
+        Ok(super::custom::list_notes(&self.state))
+    }
+
+    /// `livenote/noteStatus` (`{"textDocument": {"uri": ...}}`).
+    pub async fn note_status(
+        &self,
+        params: super::custom::NoteStatusParams,
+    ) -> Result<super::custom::NoteStatus> {
+        super::custom::note_status(&self.state, &params.text_document.uri)
     }
 }
 

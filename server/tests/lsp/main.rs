@@ -379,6 +379,21 @@ async fn index_symbols_and_list_notes() {
         "sub/weather.md" "paused" due=null next=null
     "#]],
     );
+    // The typed request answers exactly what the command does.
+    let typed = c.request("livenote/listNotes", Value::Null).await;
+    assert_eq!(typed["result"], list["result"], "{typed}");
+    let uri = c.uri("chicago.md");
+    let by_command = c
+        .request("workspace/executeCommand", json!({"command": "livenote.noteStatus", "arguments": [uri]}))
+        .await;
+    let typed = c.request("livenote/noteStatus", json!({"textDocument": {"uri": uri}})).await;
+    assert_eq!(typed["result"], by_command["result"], "{typed}");
+    assert_eq!(typed["result"]["live"], true, "{typed}");
+    assert_eq!(typed["result"]["schedulerEnabled"], true, "{typed}");
+    let passive = c.request("livenote/noteStatus", json!({"textDocument": {"uri": c.uri("plain.md")}})).await;
+    assert_eq!(passive["result"], json!({"live": false}), "{passive}");
+    let bad = c.request("livenote/noteStatus", json!({"uri": 3})).await;
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
     let symbols = c.request("workspace/symbol", json!({"query": "chi"})).await;
     let rendered: String = symbols["result"]
         .as_array()

@@ -1,0 +1,108 @@
+//! livenote's own requests, typed, in one place. Editors call these directly; the
+//! `workspace/executeCommand` forms (`livenote.listNotes`, `livenote.noteStatus`) answer the
+//! same for older integrations. A typed answer is serialised once, straight to the wire,
+//! where an executeCommand answer is built as a JSON value and copied again.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::ls_types::{TextDocumentIdentifier, Uri};
+
+use super::handlers::{FactsCache, current_text, facts, note_options, rel_path, snapshot};
+use super::state::State;
+use crate::note;
+use crate::status::{self, ListItem};
+
+/// Every live note of the workspace with its status.
+pub const LIST_NOTES: &str = "livenote/listNotes";
+/// One note's status, for a status bar.
+pub const NOTE_STATUS: &str = "livenote/noteStatus";
+/// The server's copy of an open document and its version (tests, bug reports).
+pub const DOCUMENT_TEXT: &str = "livenote/documentText";
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NoteStatusParams {
+    pub text_document: TextDocumentIdentifier,
+}
+
+/// `livenote/noteStatus`: `{"live": false}` for a passive note, else the `listNotes` item
+/// plus `live` and `schedulerEnabled`.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum NoteStatus {
+    Passive {
+        live: bool,
+    },
+    #[serde(rename_all = "camelCase")]
+    Live {
+        #[serde(flatten)]
+        item: ListItem,
+        live: bool,
+        scheduler_enabled: bool,
+    },
+}
+
+/// Every live note with its status, as `livenote list --format json` prints it.
+pub fn list_notes(state: &State) -> Vec<ListItem> {
+    let now = state.opts.clock.now();
+    let zone = state.opts.zone;
+    let trust = FactsCache::new(state);
+    state
+        .with_index(|idx| {
+            idx.live_notes()
+                .map(|(path, entry, live)| {
+                    let upcoming = entry.schedule.upcoming(live, now, &zone);
+                    status::list_item_from(
+                        rel_path(idx, path),
+                        live,
+                        trust.facts(Some(path)),
+                        upcoming,
+                        &zone,
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default()
+}
+
+/// One note's status, from the open buffer (else the file).
+pub fn note_status(state: &State, uri: &Uri) -> Result<NoteStatus> {
+    let path = uri.to_file_path().map(|p| p.into_owned());
+    let (snap, from_disk);
+    let analysis = match snapshot(state, uri) {
+        Some(s) => {
+            snap = s;
+            &snap.analysis
+        }
+        None => {
+            let (text, _) = current_text(state, uri)?;
+            from_disk = note::analyze(&text, &note_options());
+            &from_disk
+        }
+    };
+    let Some(live) = &analysis.live else { return Ok(NoteStatus::Passive { live: false }) };
+    let facts = facts(state, path.as_deref());
+    let rel = path
+        .as_deref()
+        .map(|p| {
+            let root = state.engine_for(p).map(|e| e.root.clone());
+            root.and_then(|r| p.strip_prefix(r).ok().map(Path::to_path_buf))
+                .unwrap_or_else(|| p.to_path_buf())
+        })
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| uri.as_str().to_owned());
+    let item = status::list_item(rel, live, facts, state.opts.clock.now(), &state.opts.zone);
+    Ok(NoteStatus::Live { item, live: true, scheduler_enabled: !facts.scheduling_off })
+}
+
+/// `livenote/documentText`.
+pub fn document_text(state: &State, uri: &Uri) -> Option<serde_json::Value> {
+    state.docs().get(uri).map(|d| serde_json::json!({"version": d.version, "text": d.text()}))
+}
+
+/// A request whose parameters do not fit.
+pub fn bad_params(e: impl std::fmt::Display) -> Error {
+    Error::invalid_params(e.to_string())
+}
