@@ -204,7 +204,8 @@ fn a_linked_runs_folder_or_gitignore_is_left_alone() {
     symlink(&f.outside, f.root.join(".livenote/runs")).unwrap_or_else(|e| panic!("{e}"));
     // `.gitignore` dangling into another repository: it must not be created there (a `*`
     // there would hide that repository's new files from git).
-    symlink(f.outside.join(".gitignore"), f.root.join(".livenote/.gitignore")).unwrap_or_else(|e| panic!("{e}"));
+    symlink(f.outside.join(".gitignore"), f.root.join(".livenote/.gitignore"))
+        .unwrap_or_else(|e| panic!("{e}"));
     let out = finish(&mut f.livenote(&["run", "n.md"]), 60);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(f.note().contains("new body"), "{}", f.note());
@@ -240,7 +241,8 @@ fn queueing_an_event_into_a_linked_pending_folder_is_refused() {
     assert!(livenote::events::pending_events(&f.root).is_empty());
     let mut cmd = f.livenote(&["event", "--source", "s", "--type", "t"]);
     cmd.stdin(Stdio::piped());
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap_or_else(|e| panic!("{e}"));
+    let mut child =
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap_or_else(|e| panic!("{e}"));
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(b"hello");
     }
