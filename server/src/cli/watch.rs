@@ -102,7 +102,9 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
     }
     let index = Arc::new(RwLock::new(index));
     // Before the watcher starts, so the folder producers drop events into is watched from the start.
-    let _ = crate::events::ensure_dirs(&root);
+    if let Err(e) = crate::events::ensure_dirs(&root) {
+        tracing::warn!("events {}: {e}", root.display());
+    }
     let wake = Arc::new(Notify::new());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PathBuf>();
     let mut watcher = <notify::RecommendedWatcher as notify::Watcher>::new(

@@ -224,8 +224,8 @@ fn watching_a_folder_with_a_linked_state_folder_writes_nothing_outside() {
         .unwrap_or_else(|e| panic!("{e}"));
     let stderr = child.stderr.take().unwrap_or_else(|| panic!("no stderr"));
     let lines = log_lines(stderr);
-    // `watch` logs "watch <dir>" once it has set up the folder (events included).
-    let seen = wait_for_line(&lines, "watch ", 30);
+    // Setting up `.livenote/events` for the folder must be refused, and say so.
+    let seen = wait_for_line(&lines, "symlink", 30);
     let _ = child.kill();
     let _ = child.wait();
     assert!(f.outside_files().is_empty(), "{:?}\n{seen:?}", f.outside_files());
