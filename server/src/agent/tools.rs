@@ -507,7 +507,7 @@ impl Workspace {
     fn walk(&self, only_towards: Option<PathBuf>) -> ignore::Walk {
         // Ignore files are read only when regular (a `.gitignore -> /proc/self/fd/0` or a FIFO
         // never blocks a tool call): see `workspace::walk::IgnoreRules`.
-        let rules = crate::workspace::walk::IgnoreRules::new();
+        let rules = crate::workspace::walk::IgnoreRules::new(&self.root);
         let mut b = crate::workspace::walk::walk_builder(&self.root);
         b.follow_links(false).sort_by_file_name(|a, b| a.cmp(b));
         b.filter_entry(move |e| {

@@ -42,20 +42,38 @@ struct DirRules {
 /// `.ignore` match beats a `.gitignore` match beats an exclude; within one kind the deepest
 /// folder decides. Use with the walk's own ignore-file reading turned off
 /// ([`walk_builder`] does both).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct IgnoreRules {
+    /// The walk's root, as given (paths of the walk start with it).
+    root: PathBuf,
+    /// The folders above the root, deepest first (from its canonical form, so that `.` works).
+    above: Vec<PathBuf>,
     dirs: Mutex<HashMap<PathBuf, Arc<DirRules>>>,
 }
 
 impl IgnoreRules {
-    pub fn new() -> IgnoreRules {
-        IgnoreRules::default()
+    /// The rules of a walk from `root`.
+    pub fn new(root: &Path) -> IgnoreRules {
+        let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        let above = canonical.ancestors().skip(1).map(Path::to_path_buf).collect();
+        IgnoreRules { root: root.to_path_buf(), above, dirs: Mutex::default() }
     }
 
     /// Whether the ignore files above `path` (a file, or a folder when `is_dir`) ignore it.
     pub fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
         let Some(parent) = path.parent() else { return false };
-        let chain: Vec<Arc<DirRules>> = parent.ancestors().map(|d| self.rules(d)).collect();
+        let mut chain: Vec<Arc<DirRules>> = Vec::new();
+        let mut reached_root = false;
+        for d in parent.ancestors() {
+            chain.push(self.rules(d));
+            if d == self.root {
+                reached_root = true;
+                break;
+            }
+        }
+        if reached_root {
+            chain.extend(self.above.iter().map(|d| self.rules(d)));
+        }
         let kinds: [fn(&DirRules) -> Option<&Gitignore>; 3] =
             [|r| r.ignore.as_ref(), |r| r.gitignore.as_ref(), |r| r.exclude.as_ref()];
         for kind in kinds {
@@ -152,7 +170,7 @@ fn leaves(entry: &ignore::DirEntry, canonical_root: &Path) -> Option<String> {
 pub fn markdown_files(root: &Path, exclude: &[String]) -> (Vec<PathBuf>, Vec<String>) {
     let mut errors = Vec::new();
     let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let rules = IgnoreRules::new();
+    let rules = IgnoreRules::new(root);
     let skipped = Arc::new(Mutex::new(Vec::new()));
     let mut builder = walk_builder(root);
     builder.follow_links(true).sort_by_file_name(|a, b| a.cmp(b));
@@ -262,6 +280,19 @@ mod tests {
         assert_eq!(rel, ["alias.md", "inside/n.md", "real/n.md"]);
         assert_eq!(errors.len(), 3, "{errors:?}");
         assert!(errors.iter().all(|e| e.contains("outside the workspace")), "{errors:?}");
+    }
+
+    #[test]
+    fn ignore_files_above_the_root_still_count() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path().join("ws/sub");
+        std::fs::create_dir_all(&root).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.path().join("ws/.gitignore"), "skip.md\n").unwrap_or_else(|e| panic!("{e}"));
+        for n in ["keep.md", "skip.md"] {
+            std::fs::write(root.join(n), "x").unwrap_or_else(|e| panic!("{e}"));
+        }
+        let (files, _) = markdown_files(&root, &[]);
+        assert_eq!(files, [root.join("keep.md")]);
     }
 
     #[cfg(unix)]
