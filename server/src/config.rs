@@ -499,7 +499,8 @@ fn read_config_file(path: &Path, origin: Origin, problems: &mut Vec<ConfigProble
         }
         Ok(_) => {}
     }
-    match std::fs::read(path) {
+    // Only a regular file is opened (checked again on the open file, never blocking on a FIFO).
+    match crate::workspace::confine::read_regular(path, MAX_CONFIG_BYTES) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => {
             problems.push(file_problem(format!("cannot read the file: {e}")));

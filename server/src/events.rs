@@ -147,18 +147,24 @@ pub fn done_dir(root: &Path) -> PathBuf {
     events_dir(root).join("done")
 }
 
-/// Create the queue's folders (and `.livenote/.gitignore`, as the run store does).
+/// Create the queue's folders (and `.livenote/.gitignore`, as the run store does), each a
+/// real folder: a linked `.livenote`, `events` or `pending/` is refused, never written through.
 pub fn ensure_dirs(root: &Path) -> std::io::Result<()> {
-    for d in [pending_dir(root), processing_dir(root), done_dir(root)] {
-        std::fs::create_dir_all(d)?;
-    }
-    let ignore = root.join(".livenote").join(".gitignore");
-    if !ignore.exists() {
-        // Events are machine-local like the rest of `.livenote/`: payloads may be private mail.
-        write_atomic(&ignore, "# livenote's run state (history, transcripts, locks)\n*\n")
-            .map_err(std::io::Error::other)?;
+    for sub in ["events/pending", "events/processing", "events/done"] {
+        crate::runs::store::state_dir(root, sub)?;
     }
     Ok(())
+}
+
+/// `.livenote/events/<sub>` when it is a real folder (no link on the way); `None` otherwise.
+fn real_queue_dir(root: &Path, sub: &str) -> Option<PathBuf> {
+    crate::workspace::confine::real_dir(root, &Path::new(".livenote/events").join(sub), false).ok()
+}
+
+/// Open an event file of the queue: never through a link, only a regular file, never
+/// blocking on a FIFO.
+fn open_event(path: &Path, opts: &mut OpenOptions) -> std::io::Result<File> {
+    crate::workspace::confine::open_nofollow(path, opts)
 }
 
 /// Whether a changed path is an event file in `pending/` (for file watchers).
@@ -172,18 +178,17 @@ fn is_event_file(path: &Path) -> bool {
     !name.starts_with('.') && name.len() > ".json".len() && name.ends_with(".json")
 }
 
-/// The event files of a folder, sorted by name: ids are time-based, so this is id order.
-fn event_files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|r| r.flatten().map(|e| e.path()).filter(|p| is_event_file(p)).collect())
-        .unwrap_or_default();
-    v.sort();
-    v
+/// The event files (regular files only: a link or FIFO is left where it is) of a queue
+/// folder, sorted by name: ids are time-based, so this is id order. None when the folder is
+/// absent or a link.
+fn event_files(root: &Path, sub: &str) -> Vec<PathBuf> {
+    let Some(dir) = real_queue_dir(root, sub) else { return Vec::new() };
+    crate::workspace::confine::regular_files(&dir).into_iter().filter(|p| is_event_file(p)).collect()
 }
 
 /// Pending events, oldest first.
 pub fn pending_events(root: &Path) -> Vec<PathBuf> {
-    event_files(&pending_dir(root))
+    event_files(root, "pending")
 }
 
 /// The `done/` record of an event, if processed.
@@ -192,7 +197,10 @@ pub fn read_done(root: &Path, id: &str) -> Option<Value> {
     if id.is_empty() || id.starts_with('.') || id.contains(['/', '\\']) {
         return None;
     }
-    let text = std::fs::read_to_string(done_dir(root).join(format!("{id}.json"))).ok()?;
+    let dir = real_queue_dir(root, "done")?;
+    let path = dir.join(format!("{id}.json"));
+    let mut text = String::new();
+    open_event(&path, OpenOptions::new().read(true)).ok()?.read_to_string(&mut text).ok()?;
     serde_json::from_str(&text).ok()
 }
 
@@ -732,7 +740,7 @@ impl QueueLock {
     /// `None` when another processor holds it.
     fn acquire(root: &Path) -> Option<QueueLock> {
         let path = events_dir(root).join(".lock");
-        let file = match OpenOptions::new().create(true).truncate(false).write(true).open(&path) {
+        let file = match open_event(&path, OpenOptions::new().create(true).truncate(false).write(true)) {
             Ok(f) => f,
             Err(e) => {
                 // Claims alone still keep events exactly once; only cross-process order suffers.
@@ -782,7 +790,7 @@ fn try_claim(from: &Path, name: std::ffi::OsString, to: PathBuf) -> std::io::Res
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     }
-    let file = match OpenOptions::new().read(true).write(true).open(&to) {
+    let file = match open_event(&to, OpenOptions::new().read(true).write(true)) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
@@ -801,8 +809,8 @@ fn try_claim(from: &Path, name: std::ffi::OsString, to: PathBuf) -> std::io::Res
 /// Put claims of crashed processors back into `pending/` (or drop them when `done/` already
 /// has the event: the crash came after it was recorded). Called under the queue lock.
 fn recover_stale(root: &Path, stale_after: Duration) {
-    for path in event_files(&processing_dir(root)) {
-        let Ok(file) = OpenOptions::new().read(true).write(true).open(&path) else { continue };
+    for path in event_files(root, "processing") {
+        let Ok(file) = open_event(&path, OpenOptions::new().read(true).write(true)) else { continue };
         let abandoned = match file.try_lock() {
             // Nobody holds it: its processor died (the OS released the lock).
             Ok(()) => true,
@@ -832,7 +840,8 @@ fn recover_stale(root: &Path, stale_after: Duration) {
 /// Read an event file with a size cap. `Err((error, raw))` when it cannot be used.
 fn read_event_file(path: &Path) -> Result<Event, (String, Option<String>)> {
     let mut bytes = Vec::new();
-    let read = File::open(path).and_then(|f| f.take(MAX_EVENT_FILE_BYTES as u64 + 1).read_to_end(&mut bytes));
+    let read = open_event(path, OpenOptions::new().read(true))
+        .and_then(|f| f.take(MAX_EVENT_FILE_BYTES as u64 + 1).read_to_end(&mut bytes));
     if let Err(e) = read {
         return Err((format!("cannot read the event: {e}"), None));
     }
@@ -1354,7 +1363,7 @@ mod tests {
         assert!(held.is_some());
         recover_stale(root, STALE_CLAIM);
         assert_eq!(pending_events(root), vec![pending_dir(root).join("a.json")]);
-        assert_eq!(event_files(&processing_dir(root)), vec![processing_dir(root).join("c.json")]);
+        assert_eq!(event_files(root, "processing"), vec![processing_dir(root).join("c.json")]);
         drop(held);
         recover_stale(root, STALE_CLAIM);
         assert_eq!(pending_events(root).len(), 2);

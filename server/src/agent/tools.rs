@@ -20,14 +20,13 @@
 //! (`is_error: true`), worded so that the model can correct itself.
 
 use std::fmt;
-use std::fs::{self, File};
+use std::fs;
 use std::io::Read;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use globset::{GlobBuilder, GlobMatcher};
-use ignore::WalkBuilder;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -514,14 +513,18 @@ impl Workspace {
     /// folders not entered (no loops, no escape), `.livenote/` and `.git/` skipped outright.
     /// `only_towards`: enter only the folders on the way to this path.
     fn walk(&self, only_towards: Option<PathBuf>) -> ignore::Walk {
-        let mut b = WalkBuilder::new(&self.root);
-        b.follow_links(false).require_git(false).hidden(true).sort_by_file_name(|a, b| a.cmp(b));
+        // Ignore files are read only when regular (a `.gitignore -> /proc/self/fd/0` or a FIFO
+        // never blocks a tool call): see `workspace::walk::IgnoreRules`.
+        let rules = crate::workspace::walk::IgnoreRules::new(&self.root);
+        let mut b = crate::workspace::walk::walk_builder(&self.root);
+        b.follow_links(false).sort_by_file_name(|a, b| a.cmp(b));
         b.filter_entry(move |e| {
             let name = e.file_name();
             if name == STATE_DIR || name == ".git" {
                 return false;
             }
             only_towards.as_ref().is_none_or(|t| t.starts_with(e.path()))
+                && !rules.is_ignored(e.path(), e.file_type().is_some_and(|t| t.is_dir()))
         });
         b.build()
     }
@@ -740,7 +743,14 @@ fn has_state_dir(root: &Path, path: &Path) -> bool {
 
 /// Read a file as UTF-8 text, refusing files over `cap` bytes and binary files.
 fn read_text(path: &Path, cap: u64) -> Result<String, String> {
-    let file = File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    // Only a regular file: a FIFO or device would block the run past its timeout and Stop.
+    let file = crate::workspace::confine::open_regular(path).map_err(|e| {
+        if crate::workspace::confine::is_refusal(&e) {
+            "not a regular file; only regular files can be read".to_owned()
+        } else {
+            format!("cannot read: {}", e.kind())
+        }
+    })?;
     let size = file.metadata().map_err(|e| format!("cannot read: {e}"))?.len();
     if size > cap {
         return Err(format!("{size} bytes, over the {cap} byte limit for reading a file"));

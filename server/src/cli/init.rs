@@ -43,12 +43,14 @@ pub fn run(dir: Option<PathBuf>, out: &mut impl Write) -> Result<u8> {
     let mut created = Vec::new();
     for (name, text) in [(".livenote.toml", CONFIG), ("what-time-is-it.md", NOTE)] {
         let p = dir.join(name);
-        if p.exists() {
-            writeln!(out, "kept {} (already there)", p.display())?;
-            continue;
+        // The usual mode of a new file (0644 under a 022 umask); never over anything there.
+        match crate::workspace::write::create_new(&p, text) {
+            Ok(()) => created.push(p.display().to_string()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                writeln!(out, "kept {} (already there)", p.display())?;
+            }
+            Err(e) => return Err(anyhow::Error::new(e).context(format!("create {}", p.display()))),
         }
-        crate::workspace::write::write_atomic(&p, text)?;
-        created.push(p.display().to_string());
     }
     for c in &created {
         writeln!(out, "created {c}")?;

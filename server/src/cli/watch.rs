@@ -102,20 +102,26 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
     }
     let index = Arc::new(RwLock::new(index));
     // Before the watcher starts, so the folder producers drop events into is watched from the start.
-    let _ = crate::events::ensure_dirs(&root);
+    if let Err(e) = crate::events::ensure_dirs(&root) {
+        tracing::warn!("events {}: {e}", root.display());
+    }
     let wake = Arc::new(Notify::new());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PathBuf>();
-    let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
-        // Reads are events too (inotify's open/close); only changes matter, and reacting to
-        // our own reads would loop.
-        if let Ok(ev) = res
-            && !matches!(ev.kind, notify::EventKind::Access(_) | notify::EventKind::Other)
-        {
-            for p in ev.paths {
-                let _ = tx.send(p);
+    let mut watcher = <notify::RecommendedWatcher as notify::Watcher>::new(
+        move |res: notify::Result<notify::Event>| {
+            // Reads are events too (inotify's open/close); only changes matter, and reacting to
+            // our own reads would loop.
+            if let Ok(ev) = res
+                && !matches!(ev.kind, notify::EventKind::Access(_) | notify::EventKind::Other)
+            {
+                for p in ev.paths {
+                    let _ = tx.send(p);
+                }
             }
-        }
-    })
+        },
+        // A symlinked folder is not watched through: `everything -> /` would watch the disk.
+        notify::Config::default().with_follow_symlinks(false),
+    )
     .context("start the file watcher")?;
     notify::Watcher::watch(&mut watcher, &root, notify::RecursiveMode::Recursive)
         .with_context(|| format!("watch {}", root.display()))?;

@@ -331,17 +331,21 @@ async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
     }
     let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PathBuf>();
-    let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
-        // Reads are events too (inotify's open/close); only changes matter, and reacting to
-        // our own reads would loop.
-        if let Ok(ev) = res
-            && !matches!(ev.kind, notify::EventKind::Access(_) | notify::EventKind::Other)
-        {
-            for p in ev.paths {
-                let _ = tx.send(p);
+    let watcher = <notify::RecommendedWatcher as notify::Watcher>::new(
+        move |res: notify::Result<notify::Event>| {
+            // Reads are events too (inotify's open/close); only changes matter, and reacting to
+            // our own reads would loop.
+            if let Ok(ev) = res
+                && !matches!(ev.kind, notify::EventKind::Access(_) | notify::EventKind::Other)
+            {
+                for p in ev.paths {
+                    let _ = tx.send(p);
+                }
             }
-        }
-    });
+        },
+        // A symlinked folder is not watched through: `everything -> /` would watch the disk.
+        notify::Config::default().with_follow_symlinks(false),
+    );
     let mut watcher = match watcher {
         Ok(w) => w,
         Err(e) => {

@@ -244,6 +244,18 @@ impl Engine {
         let base_body = text[region.clone()].to_owned();
         let keep = self.config.read().map(|c| c.history.keep).unwrap_or(20);
         if let Err(e) = self.store.snapshot(rel, &run_id, &base_body, keep) {
+            // A linked state folder is an attack, not a full disk: nothing more is written.
+            if crate::workspace::confine::is_refusal(&e) {
+                tracing::warn!("snapshot {rel}: {e}");
+                let outcome =
+                    self.fail(&spec.path, &run_id, format!("cannot save the body's snapshot: {e}")).await;
+                if let Outcome::Failed { error, .. } = &outcome {
+                    let end = RunEvent::new("failed", error.clone());
+                    log(&end, &mut transcript);
+                    on_event(&end);
+                }
+                return outcome;
+            }
             tracing::warn!("snapshot {rel}: {e}");
         }
         let mut forward = |e: &RunEvent| {

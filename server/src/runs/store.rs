@@ -1,6 +1,11 @@
 //! `<workspace>/.livenote/`: body snapshots per note (`history/`, bounded), one JSONL
 //! transcript per run (`runs/`), and one lock file per note (`locks/`) that makes a run
 //! exclusive across every livenote process on the machine. The folder ignores itself in git.
+//!
+//! Nothing here is followed through a symlink (SPEC section 7): every folder is reached with
+//! `confine::real_dir` from the workspace root down (a linked `.livenote`, `history/<key>` or
+//! `locks` is refused with an error that says so), files are opened with `O_NOFOLLOW`, and
+//! pruning deletes only regular files named like the snapshots livenote writes.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -8,8 +13,14 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::workspace::confine;
+
+/// The state folder's name, under the workspace root.
+pub const STATE_DIR: &str = ".livenote";
+
 #[derive(Debug, Clone)]
 pub struct Store {
+    root: PathBuf,
     dir: PathBuf,
 }
 
@@ -19,9 +30,42 @@ pub struct NoteLock {
     _file: File,
 }
 
+/// `<root>/.livenote/<sub>` as a real folder (no link anywhere below the root), created on
+/// demand with the folder's own `.gitignore`. Every writer of `.livenote/` goes through here.
+pub fn state_dir(root: &Path, sub: &str) -> std::io::Result<PathBuf> {
+    let top = confine::real_dir(root, Path::new(STATE_DIR), true)?;
+    ensure_gitignore(&top);
+    confine::real_dir(&top, Path::new(sub), true)
+}
+
+/// Write `.livenote/.gitignore` if nothing is there: created exclusively, never through a
+/// link (a link or anything else already there is left alone). Best effort.
+fn ensure_gitignore(top: &Path) {
+    let path = top.join(".gitignore");
+    if std::fs::symlink_metadata(&path).is_ok() {
+        return;
+    }
+    // Run state is machine-local: history, transcripts, locks and events stay out of git.
+    let text = "# livenote's run state (history, transcripts, locks)\n*\n";
+    let written = confine::open_nofollow(&path, OpenOptions::new().write(true).create_new(true))
+        .and_then(|mut f| f.write_all(text.as_bytes()));
+    if let Err(e) = written
+        && e.kind() != std::io::ErrorKind::AlreadyExists
+    {
+        tracing::warn!("write {}: {e}", path.display());
+    }
+}
+
+/// Whether `name` is a run id (a ULID: 26 characters of Crockford's base 32), the only names
+/// livenote gives snapshots and transcripts.
+pub fn is_run_id(name: &str) -> bool {
+    name.len() == 26
+        && name.bytes().all(|b| b.is_ascii_digit() || (b.is_ascii_uppercase() && !b"ILOU".contains(&b)))
+}
+
 impl Store {
     pub fn new(workspace_root: &Path) -> Store {
-        Store { dir: workspace_root.join(".livenote") }
+        Store { root: workspace_root.to_path_buf(), dir: workspace_root.join(STATE_DIR) }
     }
 
     pub fn dir(&self) -> &Path {
@@ -29,14 +73,12 @@ impl Store {
     }
 
     fn ensure(&self, sub: &str) -> std::io::Result<PathBuf> {
-        let d = self.dir.join(sub);
-        std::fs::create_dir_all(&d)?;
-        let ignore = self.dir.join(".gitignore");
-        if !ignore.exists() {
-            // Run state is machine-local: history, transcripts and locks stay out of git.
-            std::fs::write(&ignore, "# livenote's run state (history, transcripts, locks)\n*\n")?;
-        }
-        Ok(d)
+        state_dir(&self.root, sub)
+    }
+
+    /// `.livenote/<sub>` if it exists as a real folder; `None` when absent or refused.
+    fn existing(&self, sub: &str) -> Option<PathBuf> {
+        confine::real_dir(&self.root, &Path::new(STATE_DIR).join(sub), false).ok()
     }
 
     /// A stable file-name-safe key for a note: its workspace-relative path, flattened.
@@ -58,8 +100,10 @@ impl Store {
     /// Take the note's lock without waiting; `Ok(None)` when another run holds it.
     pub fn try_lock(&self, rel: &str) -> std::io::Result<Option<NoteLock>> {
         let dir = self.ensure("locks")?;
-        let file =
-            OpenOptions::new().create(true).truncate(false).write(true).open(dir.join(Self::key(rel)))?;
+        let file = confine::open_nofollow(
+            &dir.join(Self::key(rel)),
+            OpenOptions::new().create(true).truncate(false).write(true),
+        )?;
         // std's advisory file lock (flock): held until the file is closed, so a crashed
         // process never leaves a note locked.
         match file.try_lock() {
@@ -69,10 +113,13 @@ impl Store {
         }
     }
 
-    /// Whether some process is running the note now (its lock is held).
+    /// Whether some process is running the note now (its lock is held). Creates nothing.
     pub fn is_locked(&self, rel: &str) -> bool {
-        let path = self.dir.join("locks").join(Self::key(rel));
-        let Ok(file) = OpenOptions::new().write(true).open(path) else { return false };
+        let Some(dir) = self.existing("locks") else { return false };
+        let Ok(file) = confine::open_nofollow(&dir.join(Self::key(rel)), OpenOptions::new().write(true))
+        else {
+            return false;
+        };
         match file.try_lock() {
             Ok(()) => {
                 let _ = file.unlock();
@@ -82,51 +129,72 @@ impl Store {
         }
     }
 
-    /// Save the text of a note's body before a run, keeping the newest `keep` snapshots.
+    /// Save the text of a note's body before a run, keeping the newest `keep` snapshots. A
+    /// linked `.livenote`, `history` or `history/<key>` is refused (`confine::is_refusal`).
     pub fn snapshot(&self, rel: &str, run_id: &str, body: &str, keep: usize) -> std::io::Result<PathBuf> {
+        if !is_run_id(run_id) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{run_id:?} is not a run id"),
+            ));
+        }
         let dir = self.ensure(&format!("history/{}", Self::key(rel)))?;
         let path = dir.join(format!("{run_id}.md"));
         crate::workspace::write::write_atomic(&path, body).map_err(std::io::Error::other)?;
         let mut snaps = self.snapshots(rel);
         while snaps.len() > keep.max(1) {
             let old = snaps.remove(0);
-            let _ = std::fs::remove_file(old);
+            if let Err(e) = std::fs::remove_file(&old) {
+                tracing::warn!("prune {}: {e}", old.display());
+            }
         }
         Ok(path)
     }
 
-    /// Snapshots of a note, oldest first (run ids sort by time).
+    /// Snapshots of a note, oldest first (run ids sort by time): only regular files named
+    /// `<run id>.md` in a real `history/<key>` folder, so pruning never touches anything else.
     pub fn snapshots(&self, rel: &str) -> Vec<PathBuf> {
-        let dir = self.dir.join("history").join(Self::key(rel));
-        let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map(|r| {
-                r.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "md")).collect()
+        let Some(dir) = self.existing(&format!("history/{}", Self::key(rel))) else { return Vec::new() };
+        confine::regular_files(&dir)
+            .into_iter()
+            .filter(|p| {
+                p.extension().is_some_and(|e| e == "md")
+                    && p.file_stem().and_then(|s| s.to_str()).is_some_and(is_run_id)
             })
-            .unwrap_or_default();
-        v.sort();
-        v
+            .collect()
     }
 
     /// The body saved before the run `run_id`, if kept.
     pub fn snapshot_of(&self, rel: &str, run_id: &str) -> Option<String> {
-        let path = self.dir.join("history").join(Self::key(rel)).join(format!("{run_id}.md"));
-        std::fs::read_to_string(path).ok()
+        if !is_run_id(run_id) {
+            return None;
+        }
+        let dir = self.existing(&format!("history/{}", Self::key(rel)))?;
+        let path = dir.join(format!("{run_id}.md"));
+        let file = confine::open_nofollow(&path, OpenOptions::new().read(true)).ok()?;
+        let bytes = confine::read_capped(file, &path, crate::workspace::read::MAX_NOTE_BYTES).ok()?;
+        String::from_utf8(bytes).ok()
     }
 
     /// Open the transcript of a run for appending.
     pub fn transcript(&self, run_id: &str) -> std::io::Result<Transcript> {
+        if !is_run_id(run_id) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{run_id:?} is not a run id"),
+            ));
+        }
         let dir = self.ensure("runs")?;
-        let file = OpenOptions::new().create(true).append(true).open(dir.join(format!("{run_id}.jsonl")))?;
+        let file = confine::open_nofollow(
+            &dir.join(format!("{run_id}.jsonl")),
+            OpenOptions::new().create(true).append(true),
+        )?;
         Ok(Transcript { file })
     }
 
-    /// Every transcript file, oldest first.
+    /// Every transcript file (regular files only), oldest first.
     pub fn transcripts(&self) -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(self.dir.join("runs"))
-            .map(|r| r.flatten().map(|e| e.path()).collect())
-            .unwrap_or_default();
-        v.sort();
-        v
+        self.existing("runs").map(|d| confine::regular_files(&d)).unwrap_or_default()
     }
 }
 
@@ -167,13 +235,104 @@ mod tests {
     fn history_is_bounded() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let s = Store::new(dir.path());
+        let id = |i: usize| format!("01K000000000000000000000{i:02}");
         for i in 0..5 {
-            s.snapshot("a.md", &format!("run{i}"), &format!("body {i}"), 3).unwrap_or_else(|e| panic!("{e}"));
+            s.snapshot("a.md", &id(i), &format!("body {i}"), 3).unwrap_or_else(|e| panic!("{e}"));
         }
         let snaps = s.snapshots("a.md");
         assert_eq!(snaps.len(), 3);
-        assert_eq!(s.snapshot_of("a.md", "run4").as_deref(), Some("body 4"));
-        assert_eq!(s.snapshot_of("a.md", "run0"), None);
+        assert_eq!(s.snapshot_of("a.md", &id(4)).as_deref(), Some("body 4"));
+        assert_eq!(s.snapshot_of("a.md", &id(0)), None);
+        assert_eq!(s.snapshot_of("a.md", "../../../etc/passwd"), None);
         assert_ne!(Store::key("a/b.md"), Store::key("a_b.md"));
+    }
+
+    fn outside_files(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .map(|r| r.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn nothing_is_written_or_pruned_through_a_link() {
+        let ws = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let outside = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let s = Store::new(ws.path());
+        let id = "01K00000000000000000000001";
+        // A folder of the user's files, some named like snapshots.
+        for n in ["01K00000000000000000000000.md", "diary.md"] {
+            std::fs::write(outside.path().join(n), "mine").unwrap_or_else(|e| panic!("{e}"));
+        }
+        let key_dir = ws.path().join(".livenote/history").join(Store::key("a.md"));
+        std::fs::create_dir_all(ws.path().join(".livenote/history")).unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink(outside.path(), &key_dir).unwrap_or_else(|e| panic!("{e}"));
+        let e = s.snapshot("a.md", id, "body", 1).err();
+        assert!(e.as_ref().is_some_and(confine::is_refusal), "{e:?}");
+        assert!(s.snapshots("a.md").is_empty());
+        assert_eq!(s.snapshot_of("a.md", "01K00000000000000000000000"), None);
+        assert_eq!(outside_files(outside.path()), ["01K00000000000000000000000.md", "diary.md"]);
+        // Locks and transcripts through a linked folder: refused, nothing created.
+        std::os::unix::fs::symlink(outside.path(), ws.path().join(".livenote/locks"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink(outside.path(), ws.path().join(".livenote/runs"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(s.try_lock("a.md").is_err_and(|e| confine::is_refusal(&e)));
+        assert!(!s.is_locked("a.md"));
+        assert!(s.transcript(id).is_err_and(|e| confine::is_refusal(&e)));
+        assert!(s.transcripts().is_empty());
+        assert_eq!(outside_files(outside.path()), ["01K00000000000000000000000.md", "diary.md"]);
+    }
+
+    #[test]
+    fn pruning_deletes_only_snapshots() {
+        let ws = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let s = Store::new(ws.path());
+        let dir = ws.path().join(".livenote/history").join(Store::key("a.md"));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        // Things livenote did not write: a note, a link named like a snapshot, a folder.
+        std::fs::write(dir.join("a-note.md"), "mine").unwrap_or_else(|e| panic!("{e}"));
+        let target = ws.path().join("target.md");
+        std::fs::write(&target, "mine").unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink(&target, dir.join("00000000000000000000000000.md"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(dir.join("01000000000000000000000000.md")).unwrap_or_else(|e| panic!("{e}"));
+        for i in 0..3 {
+            s.snapshot("a.md", &format!("01K000000000000000000000{i:02}"), "b", 1)
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        assert_eq!(
+            outside_files(&dir),
+            [
+                "00000000000000000000000000.md",
+                "01000000000000000000000000.md",
+                "01K00000000000000000000002.md",
+                "a-note.md"
+            ]
+        );
+        assert!(target.exists());
+    }
+
+    #[test]
+    fn a_linked_state_folder_or_gitignore_is_never_written_through() {
+        let ws = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let outside = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink(outside.path(), ws.path().join(".livenote"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let s = Store::new(ws.path());
+        assert!(s.try_lock("a.md").is_err_and(|e| confine::is_refusal(&e)));
+        assert!(state_dir(ws.path(), "events").is_err_and(|e| confine::is_refusal(&e)));
+        assert!(outside_files(outside.path()).is_empty());
+        // `.livenote/.gitignore` dangling to a file elsewhere: left alone, not created there.
+        let ws = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(ws.path().join(".livenote")).unwrap_or_else(|e| panic!("{e}"));
+        let elsewhere = outside.path().join(".gitignore");
+        std::os::unix::fs::symlink(&elsewhere, ws.path().join(".livenote/.gitignore"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(Store::new(ws.path()).try_lock("a.md").is_ok_and(|l| l.is_some()));
+        assert!(!elsewhere.exists());
+        assert!(is_run_id("01KAZ3V1Q9X8Y7W6T5S4R3P2N0") && !is_run_id("01KAZ3V1Q9X8Y7W6T5S4R3P2NI"));
+        assert!(!is_run_id("/home/me/diary") && !is_run_id("run1"));
     }
 }

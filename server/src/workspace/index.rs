@@ -70,6 +70,13 @@ impl Index {
             && !self.excluded(path)
     }
 
+    /// Whether `path` resolves inside a root: a link to a file elsewhere is not a note here,
+    /// as the walk does not follow it either.
+    fn inside(&self, path: &Path) -> bool {
+        let Ok(real) = std::fs::canonicalize(path) else { return false };
+        self.roots.iter().any(|r| std::fs::canonicalize(r).is_ok_and(|r| real.starts_with(r)))
+    }
+
     fn excluded(&self, path: &Path) -> bool {
         self.roots.iter().any(|root| {
             let Ok(rel) = path.strip_prefix(root) else { return false };
@@ -82,7 +89,7 @@ impl Index {
     /// Re-read one note after a file event (created, changed, deleted, renamed).
     /// Returns whether its entry changed in a way the scheduler or symbols care about.
     pub fn refresh(&mut self, path: &Path) -> bool {
-        if !path.is_file() || !self.covers(path) {
+        if !path.is_file() || !self.covers(path) || !self.inside(path) {
             return self.notes.remove(path).is_some_and(|e| e.is_some());
         }
         let entry = read_entry(path);

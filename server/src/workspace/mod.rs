@@ -2,6 +2,7 @@
 //! and reading them with caps, so that binary, huge or non-UTF-8 files are skipped with a
 //! reason instead of breaking anything.
 
+pub mod confine;
 pub mod index;
 pub mod read;
 pub mod trust;

@@ -1,7 +1,6 @@
 //! Reading notes with caps. A whole note for `check`; only the frontmatter (read up to its
 //! closing line) for listing and indexing, so a 10 MB body costs nothing there.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
@@ -29,9 +28,9 @@ fn check_text(bytes: Vec<u8>) -> Result<String, ReadError> {
     String::from_utf8(bytes).map_err(|e| ReadError::NotUtf8(e.utf8_error().valid_up_to()))
 }
 
-/// The whole note as text.
+/// The whole note as text. Only a regular file is opened (a FIFO named `x.md` never blocks).
 pub fn read_note(path: &Path) -> Result<String, ReadError> {
-    let file = File::open(path)?;
+    let file = super::confine::open_regular(path)?;
     let size = file.metadata()?.len();
     if size > MAX_NOTE_BYTES {
         return Err(ReadError::TooLarge { size, max: MAX_NOTE_BYTES });
@@ -47,7 +46,7 @@ pub fn read_note(path: &Path) -> Result<String, ReadError> {
 /// The start of a note through the end of its frontmatter (the closing line included), or
 /// just its first line when it has none. Never reads the body.
 pub fn read_frontmatter(path: &Path) -> Result<String, ReadError> {
-    let file = File::open(path)?;
+    let file = super::confine::open_regular(path)?;
     let mut reader = BufReader::with_capacity(16 * 1024, file);
     let mut bytes = Vec::new();
     let mut first = true;
@@ -107,5 +106,16 @@ mod tests {
         assert!(matches!(read_note(&p), Err(ReadError::NotUtf8(7))));
         std::fs::write(&p, b"ab\0").unwrap_or_else(|e| panic!("{e}"));
         assert!(matches!(read_note(&p), Err(ReadError::Binary(2))));
+    }
+
+    #[test]
+    fn never_opens_a_fifo() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let p = dir.path().join("x.md");
+        nix::unistd::mkfifo(&p, nix::sys::stat::Mode::from_bits_truncate(0o600))
+            .unwrap_or_else(|e| panic!("{e}"));
+        // Opening it would block until a writer came; it is refused instead.
+        assert!(read_note(&p).is_err_and(|e| e.to_string().contains("not a regular file")));
+        assert!(read_frontmatter(&p).is_err());
     }
 }

@@ -1,11 +1,22 @@
 //! Walking a folder for markdown notes with the `ignore` crate: `.gitignore` (even outside a
 //! git repository), `.ignore` and hidden folders are honoured, `.livenote/` is skipped, user
 //! excludes are globs relative to the root, and symlink loops are reported, not followed.
+//!
+//! Containment: a symlink (to a folder or a file) whose target lies outside the workspace is
+//! never followed (`everything -> /`, `linked -> ../private`); it is skipped with a message.
+//! Ignore files are read by [`IgnoreRules`], not by the `ignore` crate, so that only regular
+//! files are opened: a `.gitignore -> /proc/self/fd/0` or a FIFO named `.ignore` is skipped
+//! with a warning instead of blocking the walk.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
-use ignore::WalkBuilder;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::overrides::OverrideBuilder;
+use ignore::{Match, WalkBuilder};
+
+use super::confine;
 
 /// Whether a path names a markdown note.
 pub fn is_markdown(path: &Path) -> bool {
@@ -14,13 +25,167 @@ pub fn is_markdown(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
 }
 
+/// The largest ignore file read; a bigger one is skipped with a warning.
+const MAX_IGNORE_FILE_BYTES: u64 = 1024 * 1024;
+
+/// The ignore files of one folder: `.ignore`, `.gitignore` and, at a repository's top,
+/// `.git/info/exclude` (each only when it is a regular file).
+#[derive(Debug, Default)]
+struct DirRules {
+    ignore: Option<Gitignore>,
+    gitignore: Option<Gitignore>,
+    exclude: Option<Gitignore>,
+}
+
+/// `.ignore`, `.gitignore` and git's `info/exclude` of every folder from the filesystem root
+/// down, read lazily and only from regular files, with the `ignore` crate's precedence: a
+/// `.ignore` match beats a `.gitignore` match beats an exclude; within one kind the deepest
+/// folder decides. Use with the walk's own ignore-file reading turned off
+/// ([`walk_builder`] does both).
+#[derive(Debug)]
+pub struct IgnoreRules {
+    /// The walk's root, as given (paths of the walk start with it).
+    root: PathBuf,
+    /// The folders above the root, deepest first (from its canonical form, so that `.` works).
+    above: Vec<PathBuf>,
+    dirs: Mutex<HashMap<PathBuf, Arc<DirRules>>>,
+}
+
+impl IgnoreRules {
+    /// The rules of a walk from `root`.
+    pub fn new(root: &Path) -> IgnoreRules {
+        let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        let above = canonical.ancestors().skip(1).map(Path::to_path_buf).collect();
+        IgnoreRules { root: root.to_path_buf(), above, dirs: Mutex::default() }
+    }
+
+    /// Whether the ignore files above `path` (a file, or a folder when `is_dir`) ignore it.
+    pub fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
+        let Some(parent) = path.parent() else { return false };
+        let mut chain: Vec<Arc<DirRules>> = Vec::new();
+        let mut reached_root = false;
+        for d in parent.ancestors() {
+            chain.push(self.rules(d));
+            if d == self.root {
+                reached_root = true;
+                break;
+            }
+        }
+        if reached_root {
+            chain.extend(self.above.iter().map(|d| self.rules(d)));
+        }
+        let kinds: [fn(&DirRules) -> Option<&Gitignore>; 3] =
+            [|r| r.ignore.as_ref(), |r| r.gitignore.as_ref(), |r| r.exclude.as_ref()];
+        for kind in kinds {
+            // Deepest folder first: its rules override those above.
+            for rules in &chain {
+                match kind(rules).map(|g| g.matched(path, is_dir)) {
+                    Some(Match::Ignore(_)) => return true,
+                    Some(Match::Whitelist(_)) => return false,
+                    _ => {}
+                }
+            }
+        }
+        false
+    }
+
+    fn rules(&self, dir: &Path) -> Arc<DirRules> {
+        let mut dirs = self.dirs.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(r) = dirs.get(dir) {
+            return r.clone();
+        }
+        let git = dir.join(".git");
+        let exclude = std::fs::symlink_metadata(&git)
+            .is_ok_and(|m| m.is_dir())
+            .then(|| matcher(dir, &git.join("info").join("exclude")))
+            .flatten();
+        let rules = Arc::new(DirRules {
+            ignore: matcher(dir, &dir.join(".ignore")),
+            gitignore: matcher(dir, &dir.join(".gitignore")),
+            exclude,
+        });
+        dirs.insert(dir.to_path_buf(), rules.clone());
+        rules
+    }
+}
+
+/// The patterns of one ignore file, if it is a regular file that can be read.
+fn matcher(dir: &Path, file: &Path) -> Option<Gitignore> {
+    match std::fs::symlink_metadata(file) {
+        Err(_) => return None,
+        Ok(m) if m.is_dir() => return None,
+        Ok(_) => {}
+    }
+    let bytes = match confine::read_regular(file, MAX_IGNORE_FILE_BYTES) {
+        Ok(b) => b,
+        Err(e) => {
+            tracing::warn!("skip {}: {e}", file.display());
+            return None;
+        }
+    };
+    let mut b = GitignoreBuilder::new(dir);
+    for line in String::from_utf8_lossy(&bytes).lines() {
+        // A bad pattern is skipped, as git does.
+        let _ = b.add_line(Some(file.to_path_buf()), line);
+    }
+    match b.build() {
+        Ok(g) if !g.is_empty() => Some(g),
+        Ok(_) => None,
+        Err(e) => {
+            tracing::warn!("skip {}: {e}", file.display());
+            None
+        }
+    }
+}
+
+/// A `WalkBuilder` for `root` whose ignore files come from `rules` only (the crate's own
+/// reading of `.gitignore`, `.ignore`, excludes and parents' files is off; the user's global
+/// git excludes stay). Callers add `rules.is_ignored` to their `filter_entry`.
+pub fn walk_builder(root: &Path) -> WalkBuilder {
+    let mut b = WalkBuilder::new(root);
+    b.standard_filters(false).hidden(true).git_global(true).require_git(false);
+    b
+}
+
+/// Whether the entry is a symlink whose target is outside `canonical_root` (or dangling).
+fn leaves(entry: &ignore::DirEntry, canonical_root: &Path) -> Option<String> {
+    if !entry.path_is_symlink() {
+        return None;
+    }
+    match std::fs::canonicalize(entry.path()) {
+        Ok(t) if t.starts_with(canonical_root) => None,
+        Ok(t) => Some(format!(
+            "{}: skipped, a symlink to {} outside the workspace",
+            entry.path().display(),
+            t.display()
+        )),
+        Err(e) => {
+            Some(format!("{}: skipped, a symlink that cannot be resolved: {e}", entry.path().display()))
+        }
+    }
+}
+
 /// Every markdown file under `root`, sorted by path; walk errors (unreadable folders, symlink
-/// loops) come back as messages beside the files.
+/// loops, symlinks leaving the workspace) come back as messages beside the files.
 pub fn markdown_files(root: &Path, exclude: &[String]) -> (Vec<PathBuf>, Vec<String>) {
     let mut errors = Vec::new();
-    let mut builder = WalkBuilder::new(root);
-    builder.follow_links(true).require_git(false).sort_by_file_name(|a, b| a.cmp(b));
-    builder.filter_entry(|e| e.file_name() != ".livenote");
+    let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let rules = IgnoreRules::new(root);
+    let skipped = Arc::new(Mutex::new(Vec::new()));
+    let mut builder = walk_builder(root);
+    builder.follow_links(true).sort_by_file_name(|a, b| a.cmp(b));
+    let sink = skipped.clone();
+    builder.filter_entry(move |e| {
+        if e.file_name() == ".livenote" {
+            return false;
+        }
+        if let Some(why) = leaves(e, &canonical_root) {
+            sink.lock().unwrap_or_else(PoisonError::into_inner).push(why);
+            return false;
+        }
+        let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+        !rules.is_ignored(e.path(), is_dir)
+    });
     if !exclude.is_empty() {
         let mut ob = OverrideBuilder::new(root);
         for glob in exclude {
@@ -46,6 +211,7 @@ pub fn markdown_files(root: &Path, exclude: &[String]) -> (Vec<PathBuf>, Vec<Str
             Err(e) => errors.push(e.to_string()),
         }
     }
+    errors.extend(std::mem::take(&mut *skipped.lock().unwrap_or_else(PoisonError::into_inner)));
     (files, errors)
 }
 
@@ -89,5 +255,65 @@ mod tests {
         let (files, errors) = markdown_files(root, &[]);
         assert_eq!(files.len(), 1);
         assert_eq!(errors.len(), 1, "{errors:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_leaving_the_workspace_are_not_followed() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let private = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path();
+        std::fs::write(private.path().join("diary.md"), "x").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(root.join("real")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(root.join("real/n.md"), "x").unwrap_or_else(|e| panic!("{e}"));
+        let link = |to: &Path, name: &str| {
+            std::os::unix::fs::symlink(to, root.join(name)).unwrap_or_else(|e| panic!("{e}"))
+        };
+        link(Path::new("/"), "everything");
+        link(private.path(), "linked");
+        link(&private.path().join("diary.md"), "diary.md");
+        link(&root.join("real"), "inside");
+        link(&root.join("real/n.md"), "alias.md");
+        let (files, errors) = markdown_files(root, &[]);
+        let rel: Vec<String> =
+            files.iter().map(|f| f.strip_prefix(root).unwrap_or(f).display().to_string()).collect();
+        assert_eq!(rel, ["alias.md", "inside/n.md", "real/n.md"]);
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert!(errors.iter().all(|e| e.contains("outside the workspace")), "{errors:?}");
+    }
+
+    #[test]
+    fn ignore_files_above_the_root_still_count() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path().join("ws/sub");
+        std::fs::create_dir_all(&root).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.path().join("ws/.gitignore"), "skip.md\n").unwrap_or_else(|e| panic!("{e}"));
+        for n in ["keep.md", "skip.md"] {
+            std::fs::write(root.join(n), "x").unwrap_or_else(|e| panic!("{e}"));
+        }
+        let (files, _) = markdown_files(&root, &[]);
+        assert_eq!(files, [root.join("keep.md")]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_regular_ignore_files_are_read() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("sub")).unwrap_or_else(|e| panic!("{e}"));
+        for p in ["a.md", "sub/b.md", "sub/c.md", "sub/keep.md"] {
+            std::fs::write(root.join(p), "x").unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::os::unix::fs::symlink("/proc/self/fd/0", root.join(".gitignore"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        nix::unistd::mkfifo(&root.join(".ignore"), nix::sys::stat::Mode::from_bits_truncate(0o600))
+            .unwrap_or_else(|e| panic!("{e}"));
+        // A regular one deeper down still counts, with `.ignore` over `.gitignore`.
+        std::fs::write(root.join("sub/.gitignore"), "*.md\n!keep.md\n").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(root.join("sub/.ignore"), "!c.md\n").unwrap_or_else(|e| panic!("{e}"));
+        let (files, _) = markdown_files(root, &[]);
+        let rel: Vec<String> =
+            files.iter().map(|f| f.strip_prefix(root).unwrap_or(f).display().to_string()).collect();
+        assert_eq!(rel, ["a.md", "sub/c.md", "sub/keep.md"]);
     }
 }
