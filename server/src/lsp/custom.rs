@@ -38,7 +38,7 @@ pub enum NoteStatus {
     #[serde(rename_all = "camelCase")]
     Live {
         #[serde(flatten)]
-        item: ListItem,
+        item: Box<ListItem>,
         live: bool,
         scheduler_enabled: bool,
     },
@@ -94,7 +94,7 @@ pub fn note_status(state: &State, uri: &Uri) -> Result<NoteStatus> {
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| uri.as_str().to_owned());
     let item = status::list_item(rel, live, facts, state.opts.clock.now(), &state.opts.zone);
-    Ok(NoteStatus::Live { item, live: true, scheduler_enabled: !facts.scheduling_off })
+    Ok(NoteStatus::Live { item: Box::new(item), live: true, scheduler_enabled: !facts.scheduling_off })
 }
 
 /// `livenote/documentText`.
