@@ -19,13 +19,20 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
             .with_timezone(&Utc),
         None => crate::schedule::Clock::now(&crate::schedule::SystemClock),
     };
-    let root = dir.unwrap_or_else(|| PathBuf::from("."));
-    if !root.is_dir() {
-        anyhow::bail!("{} is not a folder", root.display());
-    }
+    let root = crate::workspace::trust::existing_folder(&dir.unwrap_or_else(|| PathBuf::from(".")))?;
     let (files, errors) = workspace::markdown_files(&root, &[]);
     let store = crate::runs::Store::new(&root);
-    let trusted = crate::workspace::trust::TrustStore::user().is_some_and(|t| t.is_trusted(&root));
+    let trust = crate::workspace::trust::TrustStore::user().map(|t| t.check(&root));
+    let trusted = trust.as_ref().is_some_and(|t| t.is_trusted());
+    if !trusted && root.join(crate::workspace::trust::CONFIG_FILE).exists() {
+        let reason = trust.as_ref().map_or("no trust store", |t| t.reason());
+        let _ = writeln!(
+            std::io::stderr(),
+            "livenote: {}/.livenote.toml is ignored: {reason}; notes run only by hand, with your own configuration, until you run `livenote trust {}`",
+            root.display(),
+            root.display()
+        );
+    }
     for e in errors {
         tracing::warn!("skip {e}");
     }

@@ -176,7 +176,7 @@ fn create_engines(client: &Client, state: &Arc<State>) {
     let engines: Vec<Arc<crate::runs::Engine>> = roots
         .iter()
         .map(|root| {
-            let (config, problems) = crate::config::Config::load(Some(root), settings.as_ref());
+            let (config, problems) = load_config(state, root, settings.as_ref());
             report_config_problems(client, &problems);
             Arc::new(crate::runs::Engine::new(
                 root,
@@ -191,6 +191,37 @@ fn create_engines(client: &Client, state: &Arc<State>) {
     if let Ok(mut e) = state.engines.write() {
         *e = engines;
     }
+}
+
+/// A root's configuration: the user's, the folder's `.livenote.toml` only when the user
+/// trusts the folder with that content (SPEC 7), the client's settings.
+fn load_config(
+    state: &State,
+    root: &Path,
+    settings: Option<&Value>,
+) -> (crate::config::Config, Vec<crate::config::ConfigProblem>) {
+    crate::config::Config::load_gated(
+        Some(root),
+        settings,
+        &crate::config::ProcessEnv,
+        state.opts.trust.as_ref(),
+    )
+}
+
+/// Reload one engine's configuration (trust granted or withdrawn, its `.livenote.toml`
+/// changed), wake the schedulers and event processors, and redraw.
+pub fn reload_config(client: &Client, state: &Arc<State>, engine: &Arc<crate::runs::Engine>) {
+    let settings = state.settings();
+    let (config, problems) = load_config(state, &engine.root, settings.as_ref());
+    report_config_problems(client, &problems);
+    if let Ok(mut c) = engine.config.write() {
+        *c = config;
+    }
+    tracing::info!("reload configuration {}", engine.root.display());
+    state.wake.notify_waiters();
+    state.wake_events();
+    let (client, state) = (client.clone(), state.clone());
+    tokio::spawn(async move { refresh_views(&client, &state).await });
 }
 
 /// The client's settings for livenote: `None` for "not sent" (`null`), else the settings
@@ -255,7 +286,7 @@ pub fn did_change_configuration(client: &Client, state: &Arc<State>, params: Did
         *s = settings.clone();
     }
     for engine in state.engines() {
-        let (config, problems) = crate::config::Config::load(Some(&engine.root), settings.as_ref());
+        let (config, problems) = load_config(state, &engine.root, settings.as_ref());
         report_config_problems(client, &problems);
         if let Ok(mut c) = engine.config.write() {
             *c = config;
@@ -281,6 +312,11 @@ async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
                 },
                 FileSystemWatcher {
                     glob_pattern: GlobPattern::String("**/.livenote/events/pending/*.json".to_owned()),
+                    kind: None,
+                },
+                // A changed config is untrusted until trusted again: reload and ask.
+                FileSystemWatcher {
+                    glob_pattern: GlobPattern::String("**/.livenote.toml".to_owned()),
                     kind: None,
                 },
             ],
@@ -333,6 +369,14 @@ fn file_changed(client: &Client, state: &Arc<State>, path: &Path) {
         && let Some((_, wake)) = wakes.iter().find(|(root, _)| crate::events::is_pending_path(root, path))
     {
         wake.notify_one();
+        return;
+    }
+    if path.file_name().is_some_and(|n| n == crate::workspace::trust::CONFIG_FILE) {
+        let engine = state.engines().into_iter().find(|e| path.parent() == Some(e.root.as_path()));
+        if let Some(engine) = engine {
+            reload_config(client, state, &engine);
+            super::runs::config_changed(client, state, &engine);
+        }
         return;
     }
     if !workspace::is_markdown(path) {
@@ -459,7 +503,7 @@ impl FactsCache {
         let (Some(list), Some(path)) = (&self.list, path) else { return false };
         let root =
             self.roots.iter().filter(|r| path.starts_with(r)).max_by_key(|r| r.as_os_str().len()).cloned();
-        let Some(root) = root.or_else(|| path.parent().map(Path::to_path_buf)) else { return false };
+        let Some(root) = root else { return false };
         *self.answers.borrow_mut().entry(root.clone()).or_insert_with(|| list.contains(&root))
     }
 
@@ -471,8 +515,11 @@ impl FactsCache {
     }
 }
 
+/// Facts for one path from the client: it counts as inside a root only when its canonical
+/// path is (a `..` or a symlink leading out is outside).
 fn facts(state: &State, path: Option<&Path>) -> RunFacts {
-    FactsCache::new(state).facts(path)
+    let inside = path.and_then(|p| state.engine_for(p).map(|_| p));
+    FactsCache::new(state).facts(inside)
 }
 
 /// Run an `ide` feature over the document's snapshot.
@@ -844,7 +891,22 @@ pub fn execute_command(
                 return Err(Error::invalid_params("the note is already updating"));
             }
             let context = args.get(1).and_then(Value::as_str).map(str::to_owned);
-            super::runs::spawn_run(client, state, engine, path, context);
+            // A run that needs the folder's untrusted `.livenote.toml` asks for trust first.
+            let provider = current_text(state, &uri).ok().and_then(|(text, _)| {
+                let analysis = note::analyze(&text, &note_options());
+                analysis.live.and_then(|l| l.provider.map(|p| p.value))
+            });
+            let ignored = engine
+                .config
+                .read()
+                .ok()
+                .and_then(|c| c.needs_ignored_folder(provider.as_deref()).map(|i| (*i).clone()));
+            match ignored {
+                Some(ignored) => {
+                    super::runs::ask_trust_then_run(client, state, engine, path, context, provider, ignored)
+                }
+                None => super::runs::spawn_run(client, state, engine, path, context),
+            }
             Ok(None)
         }
         commands::STOP => {
@@ -873,39 +935,36 @@ pub fn execute_command(
                 .opts
                 .trust
                 .as_ref()
-                .ok_or_else(|| Error::invalid_params("no user data dir to keep the trust list in"))?;
-            let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
-            let targets: Vec<PathBuf> = match args.first().and_then(Value::as_str) {
+                .ok_or_else(|| Error::invalid_params("no user data dir to keep the trust store in"))?;
+            // Only the workspace folders the editor opened: a URI names one of them, or a note
+            // inside one (compared as canonical paths); no argument means all of them.
+            let engines: Vec<Arc<crate::runs::Engine>> = match args.first().and_then(Value::as_str) {
                 Some(_) => {
                     let uri = arg_uri(&args)?;
                     let path = uri
                         .to_file_path()
                         .ok_or_else(|| Error::invalid_params("not a file URI"))?
                         .into_owned();
-                    let root = roots
-                        .iter()
-                        .filter(|r| path.starts_with(r))
-                        .max_by_key(|r| r.as_os_str().len())
-                        .cloned();
-                    vec![root.unwrap_or_else(|| {
-                        if path.is_dir() {
-                            path.clone()
-                        } else {
-                            path.parent().map(Path::to_path_buf).unwrap_or(path.clone())
-                        }
-                    })]
+                    let engine = state.engine_for(&path).ok_or_else(|| {
+                        Error::invalid_params(format!(
+                            "{} is not inside a workspace folder the editor opened; only those can be trusted here (or run `livenote trust DIR`)",
+                            path.display()
+                        ))
+                    })?;
+                    vec![engine]
                 }
-                None => roots,
+                None => state.engines(),
             };
-            for t in &targets {
-                store.trust(t).map_err(|e| Error::invalid_params(format!("trust {}: {e}", t.display())))?;
-                tracing::info!("trust {}", t.display());
+            let mut trusted = Vec::new();
+            for engine in &engines {
+                let record = store
+                    .trust(&engine.root)
+                    .map_err(|e| Error::invalid_params(format!("trust {}: {e}", engine.root.display())))?;
+                tracing::info!("trust {}", record.path);
+                trusted.push(record.path);
+                reload_config(client, state, engine);
             }
-            state.wake.notify_waiters();
-            state.wake_events();
-            let (client, state) = (client.clone(), state.clone());
-            tokio::spawn(async move { refresh_views(&client, &state).await });
-            Ok(Some(json!(targets.iter().map(|t| t.display().to_string()).collect::<Vec<_>>())))
+            Ok(Some(json!(trusted)))
         }
         other => Err(Error::invalid_params(format!("unknown command {other}"))),
     }

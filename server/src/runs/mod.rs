@@ -345,12 +345,26 @@ impl Engine {
                 .config
                 .read()
                 .map_err(|_| providers::ProviderError::Config("configuration lock poisoned".to_owned()))?;
+            // The folder's untrusted `.livenote.toml` is not used; a run that needs it does not
+            // start with something else instead (SPEC 7).
+            let note_provider = live.provider.as_ref().map(|p| p.value.as_str());
+            if let Some(ignored) = config.needs_ignored_folder(note_provider) {
+                return Err(providers::ProviderError::Config(ignored.run_error(note_provider)));
+            }
             let (name, p) = config
                 .resolve_provider(live.provider.as_ref().map(|p| p.value.as_str()))
                 .map_err(|e| providers::ProviderError::Config(e.to_string()))?;
             (name, p, config.agent.clone())
         };
-        // A program named by the workspace's own config runs on its own only when trusted; a
+        // Loaded while the folder was trusted, but its `.livenote.toml` changed since (or its
+        // trust was withdrawn): the folder's settings wait for the user's trust again.
+        if provider.origin == crate::config::Origin::Workspace && !self.trusted() {
+            return Err(providers::ProviderError::Config(format!(
+                "provider `{name}` comes from this folder's .livenote.toml, which is not trusted as it is now (it changed since it was loaded, or trust was withdrawn); review it, then run `livenote trust {}`",
+                self.root.display()
+            )));
+        }
+        // A program named by the editor's settings runs on its own only when trusted; a
         // manual run is the user's consent for that run.
         if provider.needs_trust() && spec.trigger != TriggerKind::Manual && !self.trusted() {
             return Err(providers::ProviderError::Config(format!(
