@@ -253,6 +253,8 @@ mod tests {
     #[tokio::test]
     async fn stop_ends_a_run_within_a_second_and_a_hang_times_out() {
         let f = fixture("sleep 30", NOTE);
+        // The provider is the folder's: it runs, even by hand, only in a trusted folder.
+        f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
         let path = f.dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}")).join("n.md");
         let engine = f.scheduler.engine.clone();
         let run = {
