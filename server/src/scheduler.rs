@@ -84,6 +84,14 @@ impl Scheduler {
             }
             let upcoming = entry.schedule.upcoming(live, now, &self.engine.zone);
             match upcoming.due {
+                // Inside a folder with its own, untrusted `.livenote.toml`: the root's trust
+                // does not extend there (`livenote list` shows it untrusted).
+                Some(_) if self.engine.untrusted_nested_folder(&path).is_some() => {
+                    tracing::debug!(
+                        "not firing {}: inside an untrusted folder with its own config",
+                        path.display()
+                    );
+                }
                 Some(trigger) if !recently.contains_key(&path) => {
                     let Some(token) = self.engine.registry.start(&path) else { continue };
                     let kind = match trigger {

@@ -22,7 +22,8 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
     let root = crate::workspace::trust::existing_folder(&dir.unwrap_or_else(|| PathBuf::from(".")))?;
     let (files, errors) = workspace::markdown_files(&root, &[]);
     let store = crate::runs::Store::new(&root);
-    let trust = crate::workspace::trust::TrustStore::user().map(|t| t.check(&root));
+    let trust_list = crate::workspace::trust::TrustStore::user().map(|t| t.list());
+    let trust = trust_list.as_ref().map(|t| t.check(&root));
     let trusted = trust.as_ref().is_some_and(|t| t.is_trusted());
     if !trusted && root.join(crate::workspace::trust::CONFIG_FILE).exists() {
         let reason = trust.as_ref().map_or("no trust store", |t| t.reason());
@@ -48,6 +49,10 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
         let analysis = note::analyze(&text, &note::Options::default());
         let Some(live) = analysis.live else { continue };
         let path = super::display_path(file, Some(&root));
+        // A folder inside with its own `.livenote.toml` needs its own trust.
+        let trusted = trusted
+            && crate::workspace::trust::nested_config_dir(&root, file)
+                .is_none_or(|d| trust_list.as_ref().is_some_and(|l| l.contains(&d)));
         let facts = status::RunFacts {
             running: store.is_locked(&path),
             trusted: Some(trusted),

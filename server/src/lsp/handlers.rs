@@ -487,6 +487,8 @@ struct FactsCache {
     roots: Vec<PathBuf>,
     list: Option<crate::workspace::trust::TrustList>,
     answers: std::cell::RefCell<std::collections::HashMap<PathBuf, bool>>,
+    /// Per note folder: not inside an untrusted nested folder with its own config.
+    nested: std::cell::RefCell<std::collections::HashMap<PathBuf, bool>>,
 }
 
 impl FactsCache {
@@ -496,6 +498,7 @@ impl FactsCache {
             roots: state.roots.read().map(|r| r.clone()).unwrap_or_default(),
             list: state.opts.trust.as_ref().map(|t| t.list()),
             answers: Default::default(),
+            nested: Default::default(),
         }
     }
 
@@ -504,7 +507,14 @@ impl FactsCache {
         let root =
             self.roots.iter().filter(|r| path.starts_with(r)).max_by_key(|r| r.as_os_str().len()).cloned();
         let Some(root) = root else { return false };
-        *self.answers.borrow_mut().entry(root.clone()).or_insert_with(|| list.contains(&root))
+        let root_trusted =
+            *self.answers.borrow_mut().entry(root.clone()).or_insert_with(|| list.contains(&root));
+        // A folder inside with its own `.livenote.toml` needs its own trust (cached per folder).
+        let Some(dir) = path.parent() else { return root_trusted };
+        root_trusted
+            && *self.nested.borrow_mut().entry(dir.to_path_buf()).or_insert_with(|| {
+                crate::workspace::trust::nested_config_dir(&root, path).is_none_or(|d| list.contains(&d))
+            })
     }
 
     fn facts(&self, path: Option<&Path>) -> RunFacts {

@@ -107,6 +107,13 @@ impl Engine {
         self.trust.as_ref().is_some_and(|t| t.is_trusted(&self.root))
     }
 
+    /// The folder between the root and `path` that has its own `.livenote.toml` and is not
+    /// trusted itself: notes there never run on their own on the root's trust (SPEC 7).
+    pub fn untrusted_nested_folder(&self, path: &Path) -> Option<PathBuf> {
+        let dir = crate::workspace::trust::nested_config_dir(&self.root, path)?;
+        (!self.trust.as_ref().is_some_and(|t| t.is_trusted(&dir))).then_some(dir)
+    }
+
     /// `[scheduler] enabled`, read at each use: the client can turn it off and on while the
     /// server runs (VS Code does for an untrusted workspace).
     pub fn scheduling_enabled(&self) -> bool {
@@ -145,6 +152,17 @@ impl Engine {
         on_event: &mut (dyn FnMut(&RunEvent) + Send),
     ) -> Outcome {
         let rel = self.rel(&spec.path);
+        if spec.trigger != TriggerKind::Manual
+            && let Some(dir) = self.untrusted_nested_folder(&spec.path)
+        {
+            self.registry.finish(&spec.path);
+            return Outcome::Skipped(format!(
+                "{} has its own .livenote.toml and is not trusted (the trust of {} does not extend to it): run `livenote trust {}`",
+                dir.display(),
+                self.root.display(),
+                dir.display()
+            ));
+        }
         let outcome = self.run_locked(&spec, &rel, cancel, on_event).await;
         self.registry.finish(&spec.path);
         outcome

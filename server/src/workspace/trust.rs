@@ -376,6 +376,17 @@ impl TrustList {
     }
 }
 
+/// The nearest folder holding `note` strictly inside `root` that has its own `.livenote.toml`:
+/// the trust of `root` does not extend to it (its notes run on their own only when it is
+/// trusted itself). `None` when the note is under no such folder.
+pub fn nested_config_dir(root: &Path, note: &Path) -> Option<PathBuf> {
+    note.parent()?
+        .ancestors()
+        .take_while(|d| *d != root && d.starts_with(root))
+        .find(|d| d.join(CONFIG_FILE).exists())
+        .map(Path::to_path_buf)
+}
+
 /// `path` as a canonical, existing folder, or why not. Never its parent.
 pub fn existing_folder(path: &Path) -> Result<PathBuf, TrustError> {
     let shown = path.display().to_string();
@@ -511,6 +522,21 @@ mod tests {
         assert_eq!(store.check(&ws.path().join("cloned/deeper")), Trust::Untrusted);
         store.trust(&ws.path().join("cloned")).unwrap_or_else(|e| panic!("{e}"));
         assert!(store.is_trusted(&ws.path().join("cloned/deeper")));
+    }
+
+    #[test]
+    fn nested_config_dirs_are_found_below_the_root_only() {
+        let ws = tmp();
+        let root = ws.path();
+        write(&root.join(CONFIG_FILE), "");
+        write(&root.join("a/.livenote.toml"), "");
+        write(&root.join("a/b/c/n.md"), "");
+        write(&root.join("plain/n.md"), "");
+        assert_eq!(nested_config_dir(root, &root.join("a/b/c/n.md")), Some(root.join("a")));
+        assert_eq!(nested_config_dir(root, &root.join("a/n.md")), Some(root.join("a")));
+        assert_eq!(nested_config_dir(root, &root.join("plain/n.md")), None);
+        assert_eq!(nested_config_dir(root, &root.join("n.md")), None);
+        assert_eq!(nested_config_dir(&root.join("a"), &root.join("a/b/c/n.md")), None);
     }
 
     #[test]

@@ -317,6 +317,9 @@ fn a_nested_folder_with_its_own_config_is_not_trusted_by_its_parent() {
     f.note("cloned/n.md", Some("x"));
     f.ok(&["trust", "."]);
     assert_eq!(f.statuses("plain").0, [("n.md".to_owned(), "live".to_owned())]);
+    let (from_parent, _) = f.statuses(".");
+    let want = [("cloned/n.md", "untrusted"), ("n.md", "live"), ("plain/n.md", "live")];
+    assert_eq!(from_parent, want.map(|(p, s)| (p.to_owned(), s.to_owned())));
     let (statuses, err) = f.statuses("cloned");
     assert_eq!(statuses, [("n.md".to_owned(), "untrusted".to_owned())]);
     assert!(err.contains("cloned/.livenote.toml is ignored: this folder is not trusted"), "{err}");
@@ -325,6 +328,28 @@ fn a_nested_folder_with_its_own_config_is_not_trusted_by_its_parent() {
     assert!(!f.root.join("cloned/pwned").exists(), "the nested folder's program ran");
     f.ok(&["trust", "cloned"]);
     assert_eq!(f.statuses("cloned").0, [("n.md".to_owned(), "live".to_owned())]);
+}
+
+/// `livenote watch` of a trusted folder fires its due notes but not those inside a folder
+/// with its own, untrusted `.livenote.toml` (they ran on the parent's trust, with the
+/// parent's paid provider).
+#[test]
+fn watch_does_not_run_notes_of_an_untrusted_nested_folder() {
+    let dir = tempdir();
+    let note = "---\nlive:\n  objective: o\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n# N\n\nold body\n";
+    write(&dir.path().join("n.md"), note);
+    write(&dir.path().join("cloned/n.md"), note);
+    write(&dir.path().join("cloned/.livenote.toml"), "[scheduler]\nenabled = true\n");
+    let ws = crate::common::Workspace::in_dir(dir, &crate::common::command_config("echo from the parent"));
+    ws.set_clock("2026-11-23T09:00:00Z");
+    let mut w = ws.watch_clock();
+    // Both notes are due in the same pass: a fire of the nested one is logged before this.
+    w.wait_for("done n.md");
+    let logs = w.stop();
+    assert!(!logs.iter().any(|l| l.contains("cloned/n.md")), "{logs:#?}");
+    assert!(ws.note().ends_with("# N\n\nfrom the parent\n"), "{}", ws.note());
+    let cloned = std::fs::read_to_string(ws.root.join("cloned/n.md")).unwrap_or_default();
+    assert_eq!(cloned, note, "the nested folder's note ran on the parent's trust");
 }
 
 /// `livenote untrust DIR` and `livenote trust --list`.
