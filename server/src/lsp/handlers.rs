@@ -224,6 +224,20 @@ pub fn reload_config(client: &Client, state: &Arc<State>, engine: &Arc<crate::ru
     tokio::spawn(async move { refresh_views(&client, &state).await });
 }
 
+/// Reload the engine's configuration when it was loaded under another trust than the store
+/// holds now (trusted or untrusted from a shell, or its `.livenote.toml` appeared): whether
+/// the folder's file is used must follow the store.
+pub fn sync_trust(client: &Client, state: &Arc<State>, engine: &Arc<crate::runs::Engine>) {
+    let Some(store) = &state.opts.trust else { return };
+    if !engine.root.join(crate::workspace::trust::CONFIG_FILE).exists() {
+        return;
+    }
+    let uses_file = engine.config.read().is_ok_and(|c| c.ignored_folder.is_none());
+    if store.check(&engine.root).is_trusted() != uses_file {
+        reload_config(client, state, engine);
+    }
+}
+
 /// The client's settings for livenote: `None` for "not sent" (`null`), else the settings
 /// table, `Some(None)` when it is empty (the user set nothing, or removed the last setting:
 /// the client layer is cleared). Clients nest them under `livenote` (VS Code's section
@@ -359,7 +373,19 @@ async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
             tracing::warn!("watch {}: {e}", root.display());
         }
     }
+    // The trust store: trust granted or withdrawn from a shell applies at once.
+    let trust_file = state.opts.trust.as_ref().map(|t| t.file());
+    if let Some(dir) = trust_file.as_deref().and_then(Path::parent) {
+        let _ = std::fs::create_dir_all(dir);
+        let _ = notify::Watcher::watch(&mut watcher, dir, notify::RecursiveMode::NonRecursive);
+    }
     while let Some(path) = rx.recv().await {
+        if trust_file.as_deref() == Some(path.as_path()) {
+            for engine in state.engines() {
+                sync_trust(&client, &state, &engine);
+            }
+            continue;
+        }
         file_changed(&client, &state, &path);
     }
 }
@@ -901,6 +927,7 @@ pub fn execute_command(
                 return Err(Error::invalid_params("the note is already updating"));
             }
             let context = args.get(1).and_then(Value::as_str).map(str::to_owned);
+            sync_trust(client, state, &engine);
             // A run that needs the folder's untrusted `.livenote.toml` asks for trust first.
             let provider = current_text(state, &uri).ok().and_then(|(text, _)| {
                 let analysis = note::analyze(&text, &note_options());
@@ -1098,6 +1125,11 @@ async fn refresh_ticker(client: Client, state: Arc<State>) {
             let opts = note_options();
             state.docs().values_mut().any(|d| d.snapshot(&opts).analysis.live.is_some())
         };
+        // Trust granted or withdrawn from a shell takes effect within a minute here (at once
+        // where the server watches files itself).
+        for engine in state.engines() {
+            sync_trust(&client, &state, &engine);
+        }
         if shows_live {
             refresh_views(&client, &state).await;
         }

@@ -492,3 +492,39 @@ async fn run_now_in_an_untrusted_folder_asks_for_trust_first() {
     assert_eq!(records(c.root.path()), 1);
     c.shutdown().await;
 }
+
+/// When the folder's `.livenote.toml` changes under the language server (a `git pull`), the
+/// folder is untrusted again: the server asks again, saying the file changed, and only the
+/// answer trusts the new content.
+#[tokio::test]
+async fn a_changed_config_makes_the_editor_ask_again() {
+    let hourly = "---\nlive:\n  objective: say something\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n# N\n\nold body\n";
+    let mut c =
+        harness::TestClient::start(&[(".livenote.toml", ECHO_CONFIG), ("n.md", hourly)], caps()).await;
+    // A note waits on trust: the server asks once; the test client answers "Allow".
+    let first = c.next_notification("window/showMessageRequest").await;
+    assert!(!first["message"].as_str().unwrap_or_default().contains("CHANGED"), "{first}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while records(c.root.path()) == 0 {
+        assert!(Instant::now() < deadline, "never trusted");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The pull.
+    let config = c.root.path().join(".livenote.toml");
+    write(&config, &ECHO_CONFIG.replace("updated by the folder", "changed by the pull"));
+    let uri = c.uri(".livenote.toml");
+    c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri, "type": 2}]})).await;
+    let again = c.next_notification("window/showMessageRequest").await;
+    let msg = again["message"].as_str().unwrap_or_default();
+    assert!(msg.contains("CHANGED since you trusted it"), "{again}");
+    // Allowed: the store now holds the new content's digest.
+    let want =
+        livenote::workspace::trust::digest_bytes(std::fs::read(&config).unwrap_or_default().as_slice());
+    let store = c.root.path().join(".data/trust.json");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !std::fs::read_to_string(&store).unwrap_or_default().contains(&want) {
+        assert!(Instant::now() < deadline, "the new content was never trusted");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    c.shutdown().await;
+}
