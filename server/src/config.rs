@@ -435,7 +435,6 @@ impl Config {
                             )),
                             Ok(text) if verdict.is_trusted() => folder = Some((path, text)),
                             Ok(text) => {
-                                tracing::info!("config {}: ignored: {}", path.display(), verdict.reason());
                                 ignored = Some((root.to_path_buf(), path, text, verdict, digest));
                             }
                         }

@@ -224,8 +224,7 @@ fn trust_list(out: &mut impl Write) -> anyhow::Result<u8> {
     for l in &legacy {
         writeln!(
             out,
-            "{}\tnot in effect: trusted by an older livenote (run `livenote trust {}`)",
-            l.display(),
+            "{}\tnot in effect: listed by an older livenote that did not record the config's content (trust the workspace folders you mean again)",
             l.display()
         )?;
     }

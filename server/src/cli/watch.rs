@@ -53,8 +53,13 @@ pub fn clock(clock_file: Option<PathBuf>) -> Arc<dyn Clock> {
 /// The workspace root for a path: the folder itself, or the folder of a note. A path that
 /// does not exist is an error, never its parent.
 pub fn root_of(path: &Path) -> Result<PathBuf> {
-    let p =
-        std::fs::canonicalize(path).with_context(|| format!("{}: no such file or folder", path.display()))?;
+    let p = match std::fs::canonicalize(path) {
+        Ok(p) => p,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            anyhow::bail!("{}: no such file or folder", path.display())
+        }
+        Err(e) => return Err(e).with_context(|| path.display().to_string()),
+    };
     Ok(if p.is_dir() { p } else { p.parent().map(Path::to_path_buf).unwrap_or(p) })
 }
 

@@ -386,7 +386,8 @@ impl Engine {
         // manual run is the user's consent for that run.
         if provider.needs_trust() && spec.trigger != TriggerKind::Manual && !self.trusted() {
             return Err(providers::ProviderError::Config(format!(
-                "provider `{name}` is defined by this workspace's .livenote.toml and the workspace is not trusted (run `livenote trust`)"
+                "provider `{name}` is a program named by the editor's settings and this folder is not trusted (run `livenote trust {}`)",
+                self.root.display()
             )));
         }
         let region = agent_region(text);

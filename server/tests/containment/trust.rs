@@ -394,7 +394,7 @@ fn an_old_line_store_grants_nothing() {
     let (statuses, err) = f.statuses(".");
     assert_eq!(statuses, [("n.md".to_owned(), "untrusted".to_owned())]);
     assert!(err.contains("older livenote"), "{err}");
-    assert!(f.ok(&["trust", "--list"]).contains("not in effect: trusted by an older livenote"));
+    assert!(f.ok(&["trust", "--list"]).contains("not in effect: listed by an older livenote"));
     f.ok(&["trust", "."]);
     assert_eq!(f.statuses(".").0, [("n.md".to_owned(), "live".to_owned())]);
 }
