@@ -49,8 +49,11 @@ pub fn digest_bytes(bytes: &[u8]) -> String {
 /// The bytes of `root/.livenote.toml`: `Ok(None)` when there is none. A config that is not a
 /// regular file, or is too large, is an error (nothing about it can be trusted).
 pub fn read_config_bytes(root: &Path) -> std::io::Result<Option<Vec<u8>>> {
+    use std::os::unix::fs::OpenOptionsExt;
     let path = root.join(CONFIG_FILE);
-    let file = match std::fs::File::open(&path) {
+    // Non-blocking, so a FIFO in its place cannot hang the caller; then only a regular file
+    // is read.
+    let file = match std::fs::OpenOptions::new().read(true).custom_flags(nix::libc::O_NONBLOCK).open(&path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
@@ -587,6 +590,19 @@ mod tests {
         assert!(store.is_trusted(ws.path()));
         let (_, legacy) = store.records().unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(legacy.len(), 2, "the old file is left as it was");
+    }
+
+    #[test]
+    fn a_config_that_is_not_a_regular_file_is_never_trusted_nor_waited_on() {
+        let data = tmp();
+        let ws = tmp();
+        let fifo = ws.path().join(CONFIG_FILE);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap_or_else(|e| panic!("{e}"));
+        assert!(made.success());
+        let store = TrustStore::in_dir(data.path());
+        assert!(read_config_bytes(ws.path()).is_err());
+        assert!(matches!(store.trust(ws.path()), Err(TrustError::Io { .. })));
+        assert!(!store.is_trusted(ws.path()));
     }
 
     #[test]
