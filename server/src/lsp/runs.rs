@@ -221,8 +221,9 @@ pub async fn start_scheduler(client: Client, state: Arc<State>) {
 /// Ask for trust once per root, when live notes with triggers wait on it and scheduling is on
 /// (with scheduling off, e.g. in a workspace the editor does not trust, nothing would run
 /// anyway; the question comes when it is turned on). When nothing waits but the folder's
-/// `.livenote.toml` is ignored, say so once instead (a warning, not a question: the user may
-/// never want to run anything there, and lenses and `livenote list` say it too).
+/// `.livenote.toml` is ignored, say so once instead (window/showMessage, not a question: the
+/// user may never want to run anything there; it is a fact about the folder, not about one
+/// note, so not a diagnostic or a lens; *Run now* asks when a run needs the file).
 pub fn offer_trust(client: &Client, state: &Arc<State>, engine: &Arc<Engine>) {
     let Some(store) = &engine.trust else { return };
     let trust = store.check(&engine.root);
@@ -250,7 +251,9 @@ pub fn offer_trust(client: &Client, state: &Arc<State>, engine: &Arc<Engine>) {
                 "livenote: {} Notes are still checked, and Run now uses your own configuration; use “Trust workspace” to use the folder's.",
                 ignored.message()
             );
-            client.show_message(MessageType::WARNING, msg).await;
+            // Information, not a warning: nothing is wrong, and nothing runs that the user did
+            // not ask for.
+            client.show_message(MessageType::INFO, msg).await;
         }
     });
 }

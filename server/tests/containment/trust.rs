@@ -469,6 +469,7 @@ async fn run_now_in_an_untrusted_folder_asks_for_trust_first() {
         harness::TestClient::start(&[(".livenote.toml", ECHO_CONFIG), ("n.md", MANUAL_NOTE)], caps()).await;
     // Opening the folder says its config is ignored (once), and asks nothing.
     let warning = c.next_notification("window/showMessage").await;
+    assert_eq!(warning["type"], 3, "information, not a warning: {warning}");
     assert!(
         warning["message"]
             .as_str()
