@@ -44,7 +44,8 @@ pub enum Command {
         #[arg(long, hide = true)]
         stdio: bool,
     },
-    /// Run one note now (manual run; ignores `active`, backoff and trust).
+    /// Run one note now (manual run; ignores `active` and backoff; in an untrusted folder only
+    /// your own configuration is used, and a note that needs the folder's does not run).
     Run {
         note: PathBuf,
         /// Extra context for the agent.
