@@ -84,6 +84,14 @@ impl Scheduler {
             }
             let upcoming = entry.schedule.upcoming(live, now, &self.engine.zone);
             match upcoming.due {
+                // Inside a folder with its own, untrusted `.livenote.toml`: the root's trust
+                // does not extend there (`livenote list` shows it untrusted).
+                Some(_) if self.engine.untrusted_nested_folder(&path).is_some() => {
+                    tracing::debug!(
+                        "not firing {}: inside an untrusted folder with its own config",
+                        path.display()
+                    );
+                }
                 Some(trigger) if !recently.contains_key(&path) => {
                     let Some(token) = self.engine.registry.start(&path) else { continue };
                     let kind = match trigger {
@@ -253,6 +261,8 @@ mod tests {
     #[tokio::test]
     async fn stop_ends_a_run_within_a_second_and_a_hang_times_out() {
         let f = fixture("sleep 30", NOTE);
+        // The provider is the folder's: it runs, even by hand, only in a trusted folder.
+        f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
         let path = f.dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}")).join("n.md");
         let engine = f.scheduler.engine.clone();
         let run = {

@@ -35,6 +35,14 @@ fn run_with(flavor: Flavor, kind: &str) {
     );
     std::fs::write(dir.path().join(".livenote.toml"), config).unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(dir.path().join("weather.md"), NOTE).unwrap_or_else(|e| panic!("{e}"));
+    // The provider is the folder's: its config counts once the user trusts the folder.
+    let trusted = Command::new(env!("CARGO_BIN_EXE_livenote"))
+        .args(["trust", "."])
+        .current_dir(dir.path())
+        .env("LIVENOTE_DATA_DIR", dir.path().join(".data"))
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(trusted.status.success(), "{}", String::from_utf8_lossy(&trusted.stderr));
     let out = Command::new(env!("CARGO_BIN_EXE_livenote"))
         .args(["run", "weather.md"])
         .current_dir(dir.path())

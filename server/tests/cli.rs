@@ -243,6 +243,8 @@ fn init_then_run() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let out = livenote(dir.path(), &["init", "."]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    // The config init wrote is the user's own: trusted with that content.
+    assert!(String::from_utf8_lossy(&out.stdout).contains("with the .livenote.toml written now"), "{out:?}");
     let out = livenote(dir.path(), &["run", "what-time-is-it.md"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("Updated: It is "), "{out:?}");
@@ -257,6 +259,11 @@ fn init_then_run() {
         "[providers.bad]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"echo nope >&2; exit 4\"]\n",
     )
     .unwrap_or_else(|e| panic!("{e}"));
+    // init trusted the config it wrote; a changed one is ignored until trusted again.
+    let out = livenote(dir.path(), &["run", "what-time-is-it.md"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("changed since you trusted"), "{out:?}");
+    assert_eq!(livenote(dir.path(), &["trust", "."]).status.code(), Some(0));
     let out = livenote(dir.path(), &["run", "what-time-is-it.md"]);
     assert_eq!(out.status.code(), Some(1));
     let note = std::fs::read_to_string(dir.path().join("what-time-is-it.md")).unwrap_or_default();

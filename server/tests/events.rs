@@ -577,7 +577,7 @@ fn livenote_event_queues_from_a_shell_and_rejects_bad_input() {
         (&["--source", "", "--type", "t"], b"x", "must not be empty"),
         (&["--source", "s", "--type", "t", "--target", "missing.md"], b"x", "no such note"),
         (&["--source", "s", "--type", "t", "--target", "/etc/hostname"], b"x", "not inside"),
-        (&["--source", "s", "--type", "t", "no-such-dir"], b"x", "is not a folder"),
+        (&["--source", "s", "--type", "t", "no-such-dir"], b"x", "no-such-dir: no such file or folder"),
     ];
     for (args, stdin, want) in bad {
         let (code, out, err) = event(&cli, args, stdin);

@@ -62,6 +62,9 @@ fn kill_9_mid_run_leaves_a_readable_note_retried_after_the_backoff() {
         "[agent]\nprovider = \"p\"\n[providers.p]\nkind = \"command\"\ncommand = [\"echo\", \"new body\"]\n",
     )
     .unwrap_or_else(|e| panic!("{e}"));
+    // A changed config needs trust again.
+    let trusted = ws.livenote(&["trust", "."]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(trusted.status.success(), "{}", String::from_utf8_lossy(&trusted.stderr));
     ws.set_clock("2026-11-23T09:04:59Z");
     let w = ws.watch_clock();
     std::thread::sleep(Duration::from_millis(800));

@@ -23,7 +23,7 @@ pub struct Args {
 
 /// Queue the event; bad input is an error (exit 2 through the caller).
 pub fn run(args: Args, input: &mut impl Read, out: &mut impl Write, err: &mut impl Write) -> Result<u8> {
-    let root = super::watch::root_of(&args.dir.clone().unwrap_or_else(|| PathBuf::from(".")));
+    let root = super::watch::root_of(&args.dir.clone().unwrap_or_else(|| PathBuf::from(".")))?;
     if !root.is_dir() {
         bail!("{} is not a folder", root.display());
     }

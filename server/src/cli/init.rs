@@ -55,11 +55,43 @@ pub fn run(dir: Option<PathBuf>, out: &mut impl Write) -> Result<u8> {
     for c in &created {
         writeln!(out, "created {c}")?;
     }
-    writeln!(
-        out,
-        "next: `livenote run {}` updates the note now; `livenote trust {d}` then `livenote watch {d}` keeps it updated",
-        dir.join("what-time-is-it.md").display(),
-        d = dir.display()
-    )?;
+    // The configuration livenote just wrote is the user's own: trust the folder with exactly
+    // that content. A `.livenote.toml` that was already there is not (it may have come with a
+    // cloned folder): the user reviews it and runs `livenote trust`.
+    let wrote_config = created.iter().any(|c| c.ends_with(".livenote.toml"));
+    let trusted = wrote_config
+        && match crate::workspace::trust::TrustStore::user() {
+            Some(store) => {
+                let expected: crate::workspace::trust::Digest =
+                    Some(crate::workspace::trust::digest_bytes(CONFIG.as_bytes()));
+                match store.trust_expecting(&dir, Some(&expected)) {
+                    Ok(r) => {
+                        writeln!(out, "trusted {} with the .livenote.toml written now", r.path)?;
+                        true
+                    }
+                    Err(e) => {
+                        tracing::warn!("trust {}: {e}", dir.display());
+                        false
+                    }
+                }
+            }
+            None => false,
+        };
+    if trusted {
+        writeln!(
+            out,
+            "next: `livenote run {}` updates the note now; `livenote watch {}` keeps it updated",
+            dir.join("what-time-is-it.md").display(),
+            dir.display()
+        )?;
+    } else {
+        writeln!(
+            out,
+            "next: review {}, then `livenote trust {d}`; `livenote run {}` updates the note now and `livenote watch {d}` keeps it updated",
+            dir.join(".livenote.toml").display(),
+            dir.join("what-time-is-it.md").display(),
+            d = dir.display()
+        )?;
+    }
     Ok(0)
 }

@@ -19,13 +19,21 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
             .with_timezone(&Utc),
         None => crate::schedule::Clock::now(&crate::schedule::SystemClock),
     };
-    let root = dir.unwrap_or_else(|| PathBuf::from("."));
-    if !root.is_dir() {
-        anyhow::bail!("{} is not a folder", root.display());
-    }
+    let root = crate::workspace::trust::existing_folder(&dir.unwrap_or_else(|| PathBuf::from(".")))?;
     let (files, errors) = workspace::markdown_files(&root, &[]);
     let store = crate::runs::Store::new(&root);
-    let trusted = crate::workspace::trust::TrustStore::user().is_some_and(|t| t.is_trusted(&root));
+    let trust_list = crate::workspace::trust::TrustStore::user().map(|t| t.list());
+    let trust = trust_list.as_ref().map(|t| t.check(&root));
+    let trusted = trust.as_ref().is_some_and(|t| t.is_trusted());
+    if !trusted && root.join(crate::workspace::trust::CONFIG_FILE).exists() {
+        let reason = trust.as_ref().map_or("no trust store", |t| t.reason());
+        let _ = writeln!(
+            std::io::stderr(),
+            "livenote: {}/.livenote.toml is ignored: {reason}; notes run only by hand, with your own configuration, until you run `livenote trust {}`",
+            root.display(),
+            root.display()
+        );
+    }
     for e in errors {
         tracing::warn!("skip {e}");
     }
@@ -41,6 +49,10 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
         let analysis = note::analyze(&text, &note::Options::default());
         let Some(live) = analysis.live else { continue };
         let path = super::display_path(file, Some(&root));
+        // A folder inside with its own `.livenote.toml` needs its own trust.
+        let trusted = trusted
+            && crate::workspace::trust::nested_config_dir(&root, file)
+                .is_none_or(|d| trust_list.as_ref().is_some_and(|l| l.contains(&d)));
         let facts = status::RunFacts {
             running: store.is_locked(&path),
             trusted: Some(trusted),

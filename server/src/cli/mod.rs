@@ -44,7 +44,8 @@ pub enum Command {
         #[arg(long, hide = true)]
         stdio: bool,
     },
-    /// Run one note now (manual run; ignores `active`, backoff and trust).
+    /// Run one note now (manual run; ignores `active` and backoff; in an untrusted folder only
+    /// your own configuration is used, and a note that needs the folder's does not run).
     Run {
         note: PathBuf,
         /// Extra context for the agent.
@@ -79,8 +80,15 @@ pub enum Command {
         json: bool,
         dir: Option<PathBuf>,
     },
-    /// Trust a workspace: its notes may then run on schedule and on events.
-    Trust { dir: Option<PathBuf> },
+    /// Trust a workspace folder with its `.livenote.toml` as it is now: its configuration is
+    /// then used, and its notes run on schedule and on events. A changed file needs trust again.
+    Trust {
+        /// The folder (default: the current folder); it must exist.
+        dir: Option<PathBuf>,
+        /// List the trusted folders (and whether their config changed since) instead.
+        #[arg(long, conflicts_with = "dir")]
+        list: bool,
+    },
     /// Create `.livenote.toml` and an example live note in DIR.
     Init { dir: Option<PathBuf> },
     /// List live notes with their status, what is due and when they fire next.
@@ -93,6 +101,9 @@ pub enum Command {
         #[arg(long)]
         at: Option<String>,
     },
+    /// Withdraw the trust of a folder: its `.livenote.toml` is ignored again and nothing runs
+    /// on its own there.
+    Untrust { dir: PathBuf },
 }
 
 /// Entry point of the binary.
@@ -132,7 +143,9 @@ pub fn run(cli: Cli) -> u8 {
             let args = event::Args { source, kind, target, json, dir };
             event::run(args, &mut std::io::stdin().lock(), &mut out, &mut std::io::stderr())
         }
-        Command::Trust { dir } => trust(dir, &mut out),
+        Command::Trust { dir: _, list: true } => trust_list(&mut out),
+        Command::Trust { dir, list: false } => trust(dir, &mut out),
+        Command::Untrust { dir } => untrust(&dir, &mut out),
         Command::Init { dir } => init::run(dir, &mut out),
     };
     let _ = out.flush();
@@ -152,16 +165,83 @@ fn finish(r: anyhow::Result<u8>) -> u8 {
     })
 }
 
+fn trust_store() -> anyhow::Result<crate::workspace::trust::TrustStore> {
+    crate::workspace::trust::TrustStore::user()
+        .ok_or_else(|| anyhow::anyhow!("no home or data folder to keep the trust store in"))
+}
+
+/// `livenote trust [DIR]`: DIR must be an existing folder (never its parent), and is trusted
+/// with its `.livenote.toml` as it is now.
 fn trust(dir: Option<PathBuf>, out: &mut impl Write) -> anyhow::Result<u8> {
-    let root = watch::root_of(&dir.unwrap_or_else(|| PathBuf::from(".")));
-    if !root.is_dir() {
-        anyhow::bail!("{} is not a folder", root.display());
-    }
-    let store = crate::workspace::trust::TrustStore::user()
-        .ok_or_else(|| anyhow::anyhow!("no home or data folder to keep the trust list in"))?;
-    store.trust(&root).map_err(|e| anyhow::anyhow!("trust {}: {e}", root.display()))?;
-    writeln!(out, "trusted {}: its live notes now run on schedule and on events", root.display())?;
+    let dir = dir.unwrap_or_else(|| PathBuf::from("."));
+    let store = trust_store()?;
+    let record = store.trust(&dir).map_err(|e| anyhow::anyhow!("trust: {e}"))?;
+    let config = match &record.config {
+        Some(d) => format!("its .livenote.toml as it is now ({})", short_digest(d)),
+        None => "no .livenote.toml (one added later needs trust again)".to_owned(),
+    };
+    writeln!(
+        out,
+        "trusted {} with {config}: its configuration is used and its live notes run on schedule and on events",
+        record.path
+    )?;
     Ok(0)
+}
+
+/// `livenote untrust DIR`.
+fn untrust(dir: &std::path::Path, out: &mut impl Write) -> anyhow::Result<u8> {
+    let store = trust_store()?;
+    if store.untrust(dir).map_err(|e| anyhow::anyhow!("untrust: {e}"))? {
+        writeln!(
+            out,
+            "untrusted {}: its .livenote.toml is ignored and nothing runs on its own",
+            dir.display()
+        )?;
+        Ok(0)
+    } else {
+        let _ = writeln!(std::io::stderr(), "livenote: {} was not trusted", dir.display());
+        Ok(1)
+    }
+}
+
+/// `livenote trust --list`: one trusted folder a line, with whether its trust is in effect.
+fn trust_list(out: &mut impl Write) -> anyhow::Result<u8> {
+    use crate::workspace::trust::{Trust, TrustList};
+    let store = trust_store()?;
+    let (records, legacy) = store.records().map_err(|e| anyhow::anyhow!("trust --list: {e}"))?;
+    let list: TrustList = store.list();
+    for r in &records {
+        let config = r.config.as_deref().map_or_else(|| "no .livenote.toml".to_owned(), short_digest);
+        let state = if !std::path::Path::new(&r.path).is_dir() {
+            "folder missing".to_owned()
+        } else {
+            match list.check_content(std::path::Path::new(&r.path), &current(&r.path)) {
+                Trust::Trusted { .. } => "trusted".to_owned(),
+                _ => "CHANGED since: not in effect until trusted again".to_owned(),
+            }
+        };
+        writeln!(out, "{}\t{state}\t{config}\t{}", r.path, r.trusted_at)?;
+    }
+    for l in &legacy {
+        writeln!(
+            out,
+            "{}\tnot in effect: listed by an older livenote that did not record the config's content (trust the workspace folders you mean again)",
+            l.display()
+        )?;
+    }
+    if records.is_empty() && legacy.is_empty() {
+        writeln!(out, "(no trusted folders)")?;
+    }
+    Ok(0)
+}
+
+fn current(path: &str) -> crate::workspace::trust::Digest {
+    crate::workspace::trust::current_digest(std::path::Path::new(path)).unwrap_or(Some(String::new()))
+}
+
+/// `sha256:` and the first 12 hex digits: enough to tell versions apart at a glance.
+fn short_digest(d: &str) -> String {
+    d.get(..19).unwrap_or(d).to_owned()
 }
 
 /// Serve LSP on stdio. stdout carries the protocol, so nothing else may print there.

@@ -1,5 +1,7 @@
 //! `livenote run NOTE [--context TEXT]`: one manual run, streaming its progress to stderr.
-//! A manual run is the user's consent: it ignores `active`, backoff and trust.
+//! A manual run is the user's consent: it ignores `active` and backoff, and runs even in an
+//! untrusted folder, but there with the user's own configuration only. A run that needs the
+//! folder's untrusted `.livenote.toml` does not start: it says how to trust the folder.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -20,10 +22,14 @@ pub fn run(
 ) -> Result<u8> {
     let path = std::fs::canonicalize(&note).with_context(|| format!("{}: no such note", note.display()))?;
     let root = match dir {
-        Some(d) => super::watch::root_of(&d),
+        Some(d) => super::watch::root_of(&d)?,
         None => crate::workspace::note_root(&path),
     };
     let config = super::watch::load_config(&root);
+    if let Some(error) = needs_trust(&config, &path) {
+        let _ = writeln!(std::io::stderr(), "livenote: nothing ran: {error}");
+        return Ok(1);
+    }
     let engine = Engine::new(
         &root,
         super::watch::clock(clock_file),
@@ -68,3 +74,14 @@ pub fn run(
         }
     }
 }
+
+/// Why the note cannot run before the folder is trusted: its run would need the folder's
+/// ignored `.livenote.toml`. Checked before the run touches the note.
+fn needs_trust(config: &crate::config::Config, path: &std::path::Path) -> Option<String> {
+    config.ignored_folder.as_ref()?;
+    let text = crate::workspace::read_note(path).ok()?;
+    let analysis = crate::note::analyze(&text, &crate::note::Options::default());
+    let provider = analysis.live.as_ref().and_then(|l| l.provider.as_ref()).map(|p| p.value.as_str());
+    config.needs_ignored_folder(provider).map(|ignored| ignored.run_error(provider))
+}
+

@@ -50,10 +50,17 @@ pub fn clock(clock_file: Option<PathBuf>) -> Arc<dyn Clock> {
     }
 }
 
-/// The workspace root for a path: the folder itself, or the folder of a note.
-pub fn root_of(path: &Path) -> PathBuf {
-    let p = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    if p.is_dir() { p } else { p.parent().map(Path::to_path_buf).unwrap_or(p) }
+/// The workspace root for a path: the folder itself, or the folder of a note. A path that
+/// does not exist is an error, never its parent.
+pub fn root_of(path: &Path) -> Result<PathBuf> {
+    let p = match std::fs::canonicalize(path) {
+        Ok(p) => p,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            anyhow::bail!("{}: no such file or folder", path.display())
+        }
+        Err(e) => return Err(e).with_context(|| path.display().to_string()),
+    };
+    Ok(if p.is_dir() { p } else { p.parent().map(Path::to_path_buf).unwrap_or(p) })
 }
 
 pub fn load_config(root: &Path) -> Config {
@@ -65,7 +72,7 @@ pub fn load_config(root: &Path) -> Config {
 }
 
 pub fn run(dir: Option<PathBuf>, clock_file: Option<PathBuf>) -> Result<u8> {
-    let root = root_of(&dir.unwrap_or_else(|| PathBuf::from(".")));
+    let root = root_of(&dir.unwrap_or_else(|| PathBuf::from(".")))?;
     if !root.is_dir() {
         anyhow::bail!("{} is not a folder", root.display());
     }
@@ -93,10 +100,16 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
             "scheduling off {}: `[scheduler] enabled = false` in the configuration; nothing runs on its own",
             root.display()
         );
-    } else if !engine.trusted() {
+    } else if let Some(t) = engine.trust.as_ref().map(|t| t.check(&root)).filter(|t| !t.is_trusted()) {
         tracing::warn!(
-            "untrusted {}: nothing runs on its own until you run `livenote trust {}`",
+            "untrusted {}: {}; nothing runs on its own until you run `livenote trust {}`",
             root.display(),
+            t.reason(),
+            root.display()
+        );
+    } else if engine.trust.is_none() {
+        tracing::warn!(
+            "untrusted {}: no data folder for a trust store; nothing runs on its own",
             root.display()
         );
     }
@@ -138,11 +151,17 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
     {
         let (index, wake) = (index.clone(), wake.clone());
         let (events, events_root) = (events.clone(), root.clone());
-        let trust_file = engine.trust.as_ref().map(|t| t.file().to_path_buf());
+        let trust_file = engine.trust.as_ref().map(|t| t.file());
+        let (engine, config_file) = (engine.clone(), crate::config::workspace_config_path(&root));
         tokio::spawn(async move {
             while let Some(path) = rx.recv().await {
-                // Trust granted from another shell re-plans at once.
-                if trust_file.as_deref() == Some(path.as_path()) {
+                // Trust granted from another shell, or the folder's config changed (a changed
+                // file is untrusted until trusted again): reload the configuration and re-plan.
+                if trust_file.as_deref() == Some(path.as_path()) || path == config_file {
+                    let config = load_config(&engine.root);
+                    if let Ok(mut c) = engine.config.write() {
+                        *c = config;
+                    }
                     wake.notify_one();
                     events.notify_one();
                     continue;

@@ -201,7 +201,7 @@ fn create_engines(client: &Client, state: &Arc<State>) {
     let engines: Vec<Arc<crate::runs::Engine>> = roots
         .iter()
         .map(|root| {
-            let (config, problems) = crate::config::Config::load(Some(root), settings.as_ref());
+            let (config, problems) = load_config(state, root, settings.as_ref());
             report_config_problems(client, &problems);
             let engine = crate::runs::Engine::new(
                 root,
@@ -221,6 +221,51 @@ fn create_engines(client: &Client, state: &Arc<State>) {
         .collect();
     if let Ok(mut e) = state.engines.write() {
         *e = engines;
+    }
+}
+
+/// A root's configuration: the user's, the folder's `.livenote.toml` only when the user
+/// trusts the folder with that content (SPEC 7), the client's settings.
+fn load_config(
+    state: &State,
+    root: &Path,
+    settings: Option<&Value>,
+) -> (crate::config::Config, Vec<crate::config::ConfigProblem>) {
+    crate::config::Config::load_gated(
+        Some(root),
+        settings,
+        &crate::config::ProcessEnv,
+        state.opts.trust.as_ref(),
+    )
+}
+
+/// Reload one engine's configuration (trust granted or withdrawn, its `.livenote.toml`
+/// changed), wake the schedulers and event processors, and redraw.
+pub fn reload_config(client: &Client, state: &Arc<State>, engine: &Arc<crate::runs::Engine>) {
+    let settings = state.settings();
+    let (config, problems) = load_config(state, &engine.root, settings.as_ref());
+    report_config_problems(client, &problems);
+    if let Ok(mut c) = engine.config.write() {
+        *c = config;
+    }
+    tracing::info!("reload configuration {}", engine.root.display());
+    state.wake.notify_waiters();
+    state.wake_events();
+    let (client, state) = (client.clone(), state.clone());
+    tokio::spawn(async move { refresh_views(&client, &state).await });
+}
+
+/// Reload the engine's configuration when it was loaded under another trust than the store
+/// holds now (trusted or untrusted from a shell, or its `.livenote.toml` appeared): whether
+/// the folder's file is used must follow the store.
+pub fn sync_trust(client: &Client, state: &Arc<State>, engine: &Arc<crate::runs::Engine>) {
+    let Some(store) = &state.opts.trust else { return };
+    if !engine.root.join(crate::workspace::trust::CONFIG_FILE).exists() {
+        return;
+    }
+    let uses_file = engine.config.read().is_ok_and(|c| c.ignored_folder.is_none());
+    if store.check(&engine.root).is_trusted() != uses_file {
+        reload_config(client, state, engine);
     }
 }
 
@@ -286,7 +331,7 @@ pub fn did_change_configuration(client: &Client, state: &Arc<State>, params: Did
         *s = settings.clone();
     }
     for engine in state.engines() {
-        let (config, problems) = crate::config::Config::load(Some(&engine.root), settings.as_ref());
+        let (config, problems) = load_config(state, &engine.root, settings.as_ref());
         report_config_problems(client, &problems);
         if let Ok(mut c) = engine.config.write() {
             *c = config;
@@ -312,6 +357,11 @@ async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
                 },
                 FileSystemWatcher {
                     glob_pattern: GlobPattern::String("**/.livenote/events/pending/*.json".to_owned()),
+                    kind: None,
+                },
+                // A changed config is untrusted until trusted again: reload and ask.
+                FileSystemWatcher {
+                    glob_pattern: GlobPattern::String("**/.livenote.toml".to_owned()),
                     kind: None,
                 },
             ],
@@ -358,7 +408,19 @@ async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
             tracing::warn!("watch {}: {e}", root.display());
         }
     }
+    // The trust store: trust granted or withdrawn from a shell applies at once.
+    let trust_file = state.opts.trust.as_ref().map(|t| t.file());
+    if let Some(dir) = trust_file.as_deref().and_then(Path::parent) {
+        let _ = std::fs::create_dir_all(dir);
+        let _ = notify::Watcher::watch(&mut watcher, dir, notify::RecursiveMode::NonRecursive);
+    }
     while let Some(path) = rx.recv().await {
+        if trust_file.as_deref() == Some(path.as_path()) {
+            for engine in state.engines() {
+                sync_trust(&client, &state, &engine);
+            }
+            continue;
+        }
         file_changed(&client, &state, &path);
     }
 }
@@ -368,6 +430,14 @@ fn file_changed(client: &Client, state: &Arc<State>, path: &Path) {
         && let Some((_, wake)) = wakes.iter().find(|(root, _)| crate::events::is_pending_path(root, path))
     {
         wake.notify_one();
+        return;
+    }
+    if path.file_name().is_some_and(|n| n == crate::workspace::trust::CONFIG_FILE) {
+        let engine = state.engines().into_iter().find(|e| path.parent() == Some(e.root.as_path()));
+        if let Some(engine) = engine {
+            reload_config(client, state, &engine);
+            super::runs::config_changed(client, state, &engine);
+        }
         return;
     }
     if !workspace::is_markdown(path) {
@@ -484,6 +554,8 @@ pub(super) struct FactsCache {
     roots: Vec<PathBuf>,
     list: Option<crate::workspace::trust::TrustList>,
     answers: std::cell::RefCell<std::collections::HashMap<PathBuf, bool>>,
+    /// Per note folder: not inside an untrusted nested folder with its own config.
+    nested: std::cell::RefCell<std::collections::HashMap<PathBuf, bool>>,
 }
 
 impl FactsCache {
@@ -493,6 +565,7 @@ impl FactsCache {
             roots: state.roots.read().map(|r| r.clone()).unwrap_or_default(),
             list: state.opts.trust.as_ref().map(|t| t.list()),
             answers: Default::default(),
+            nested: Default::default(),
         }
     }
 
@@ -500,8 +573,15 @@ impl FactsCache {
         let (Some(list), Some(path)) = (&self.list, path) else { return false };
         let root =
             self.roots.iter().filter(|r| path.starts_with(r)).max_by_key(|r| r.as_os_str().len()).cloned();
-        let Some(root) = root.or_else(|| path.parent().map(Path::to_path_buf)) else { return false };
-        *self.answers.borrow_mut().entry(root.clone()).or_insert_with(|| list.contains(&root))
+        let Some(root) = root else { return false };
+        let root_trusted =
+            *self.answers.borrow_mut().entry(root.clone()).or_insert_with(|| list.contains(&root));
+        // A folder inside with its own `.livenote.toml` needs its own trust (cached per folder).
+        let Some(dir) = path.parent() else { return root_trusted };
+        root_trusted
+            && *self.nested.borrow_mut().entry(dir.to_path_buf()).or_insert_with(|| {
+                crate::workspace::trust::nested_config_dir(&root, path).is_none_or(|d| list.contains(&d))
+            })
     }
 
     pub(super) fn facts(&self, path: Option<&Path>) -> RunFacts {
@@ -512,8 +592,11 @@ impl FactsCache {
     }
 }
 
+/// Facts for one path from the client: it counts as inside a root only when its canonical
+/// path is (a `..` or a symlink leading out is outside).
 pub(super) fn facts(state: &State, path: Option<&Path>) -> RunFacts {
-    FactsCache::new(state).facts(path)
+    let inside = path.and_then(|p| state.engine_for(p).map(|_| p));
+    FactsCache::new(state).facts(inside)
 }
 
 /// Run an `ide` feature over the document's snapshot.
@@ -886,7 +969,23 @@ pub fn execute_command(
                 return Err(Error::invalid_params("the note is already updating"));
             }
             let context = args.get(1).and_then(Value::as_str).map(str::to_owned);
-            super::runs::spawn_run(client, state, engine, path, context);
+            sync_trust(client, state, &engine);
+            // A run that needs the folder's untrusted `.livenote.toml` asks for trust first.
+            let provider = current_text(state, &uri).ok().and_then(|(text, _)| {
+                let analysis = note::analyze(&text, &note_options());
+                analysis.live.and_then(|l| l.provider.map(|p| p.value))
+            });
+            let ignored = engine
+                .config
+                .read()
+                .ok()
+                .and_then(|c| c.needs_ignored_folder(provider.as_deref()).map(|i| (*i).clone()));
+            match ignored {
+                Some(ignored) => {
+                    super::runs::ask_trust_then_run(client, state, engine, path, context, provider, ignored)
+                }
+                None => super::runs::spawn_run(client, state, engine, path, context),
+            }
             Ok(None)
         }
         commands::STOP => {
@@ -915,39 +1014,36 @@ pub fn execute_command(
                 .opts
                 .trust
                 .as_ref()
-                .ok_or_else(|| Error::invalid_params("no user data dir to keep the trust list in"))?;
-            let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
-            let targets: Vec<PathBuf> = match args.first().and_then(Value::as_str) {
+                .ok_or_else(|| Error::invalid_params("no user data dir to keep the trust store in"))?;
+            // Only the workspace folders the editor opened: a URI names one of them, or a note
+            // inside one (compared as canonical paths); no argument means all of them.
+            let engines: Vec<Arc<crate::runs::Engine>> = match args.first().and_then(Value::as_str) {
                 Some(_) => {
                     let uri = arg_uri(&args)?;
                     let path = uri
                         .to_file_path()
                         .ok_or_else(|| Error::invalid_params("not a file URI"))?
                         .into_owned();
-                    let root = roots
-                        .iter()
-                        .filter(|r| path.starts_with(r))
-                        .max_by_key(|r| r.as_os_str().len())
-                        .cloned();
-                    vec![root.unwrap_or_else(|| {
-                        if path.is_dir() {
-                            path.clone()
-                        } else {
-                            path.parent().map(Path::to_path_buf).unwrap_or(path.clone())
-                        }
-                    })]
+                    let engine = state.engine_for(&path).ok_or_else(|| {
+                        Error::invalid_params(format!(
+                            "{} is not inside a workspace folder the editor opened; only those can be trusted here (or run `livenote trust DIR`)",
+                            path.display()
+                        ))
+                    })?;
+                    vec![engine]
                 }
-                None => roots,
+                None => state.engines(),
             };
-            for t in &targets {
-                store.trust(t).map_err(|e| Error::invalid_params(format!("trust {}: {e}", t.display())))?;
-                tracing::info!("trust {}", t.display());
+            let mut trusted = Vec::new();
+            for engine in &engines {
+                let record = store
+                    .trust(&engine.root)
+                    .map_err(|e| Error::invalid_params(format!("trust {}: {e}", engine.root.display())))?;
+                tracing::info!("trust {}", record.path);
+                trusted.push(record.path);
+                reload_config(client, state, engine);
             }
-            state.wake.notify_waiters();
-            state.wake_events();
-            let (client, state) = (client.clone(), state.clone());
-            tokio::spawn(async move { refresh_views(&client, &state).await });
-            Ok(Some(json!(targets.iter().map(|t| t.display().to_string()).collect::<Vec<_>>())))
+            Ok(Some(json!(trusted)))
         }
         other => Err(Error::invalid_params(format!("unknown command {other}"))),
     }
@@ -1014,6 +1110,11 @@ async fn refresh_ticker(client: Client, state: Arc<State>) {
             let opts = note_options();
             state.docs().values_mut().any(|d| d.snapshot(&opts).analysis.live.is_some())
         };
+        // Trust granted or withdrawn from a shell takes effect within a minute here (at once
+        // where the server watches files itself).
+        for engine in state.engines() {
+            sync_trust(&client, &state, &engine);
+        }
         if shows_live {
             refresh_views(&client, &state).await;
         }

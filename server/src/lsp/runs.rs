@@ -239,47 +239,144 @@ pub async fn start_scheduler(client: Client, state: Arc<State>) {
 
 /// Ask for trust once per root, when live notes with triggers wait on it and scheduling is on
 /// (with scheduling off, e.g. in a workspace the editor does not trust, nothing would run
-/// anyway; the question comes when it is turned on).
+/// anyway; the question comes when it is turned on). When nothing waits but the folder's
+/// `.livenote.toml` is ignored, say so once instead (window/showMessage, not a question: the
+/// user may never want to run anything there; it is a fact about the folder, not about one
+/// note, so not a diagnostic or a lens; *Run now* asks when a run needs the file).
 pub fn offer_trust(client: &Client, state: &Arc<State>, engine: &Arc<Engine>) {
-    if engine.trusted() || engine.trust.is_none() || !engine.scheduling_enabled() {
+    let Some(store) = &engine.trust else { return };
+    let trust = store.check(&engine.root);
+    if trust.is_trusted() {
         return;
     }
-    let has_scheduled = state
-        .with_index(|idx| {
-            idx.live_notes().any(|(p, _, l)| {
-                p.starts_with(&engine.root) && (l.has_triggers() || l.event_match_criteria.is_some())
+    let ignored = engine.config.read().ok().and_then(|c| c.ignored_folder.as_deref().cloned());
+    let has_scheduled = engine.scheduling_enabled()
+        && state
+            .with_index(|idx| {
+                idx.live_notes().any(|(p, _, l)| {
+                    p.starts_with(&engine.root) && (l.has_triggers() || l.event_match_criteria.is_some())
+                })
             })
-        })
-        .unwrap_or(false);
-    if !has_scheduled || !state.first_trust_question(&engine.root) {
+            .unwrap_or(false);
+    if !(has_scheduled || ignored.is_some()) || !state.first_trust_question(&engine.root) {
         return;
     }
     let (client, state, engine) = (client.clone(), state.clone(), engine.clone());
-    tokio::spawn(async move { ask_trust(&client, &state, &engine).await });
+    tokio::spawn(async move {
+        if has_scheduled {
+            ask_trust(&client, &state, &engine, ignored.as_ref()).await;
+        } else if let Some(ignored) = ignored {
+            let msg = format!(
+                "livenote: {} Notes are still checked, and Run now uses your own configuration; use “Trust workspace” to use the folder's.",
+                ignored.message()
+            );
+            // Information, not a warning: nothing is wrong, and nothing runs that the user did
+            // not ask for.
+            client.show_message(MessageType::INFO, msg).await;
+        }
+    });
 }
 
-async fn ask_trust(client: &Client, state: &Arc<State>, engine: &Arc<Engine>) {
+/// The folder's `.livenote.toml` changed (its configuration was reloaded already): a changed
+/// file is untrusted until the user trusts it again, so ask again, saying it changed.
+pub fn config_changed(client: &Client, state: &Arc<State>, engine: &Arc<Engine>) {
+    let changed =
+        engine.config.read().ok().is_some_and(|c| c.ignored_folder.as_ref().is_some_and(|i| i.changed()));
+    if changed {
+        state.trust_asked.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&engine.root);
+    }
+    offer_trust(client, state, engine);
+}
+
+fn trust_question(engine: &Engine, ignored: Option<&crate::config::IgnoredFolderConfig>) -> String {
+    let config = match ignored {
+        Some(i) if i.changed() => format!(
+            " Its .livenote.toml CHANGED since you trusted it ({}); review it before you allow.",
+            i.path.display()
+        ),
+        Some(i) => format!(
+            " Its .livenote.toml ({}) is then used: it may name programs to run and model endpoints to send your API keys to.",
+            i.path.display()
+        ),
+        None => String::new(),
+    };
+    format!(
+        "livenote: trust {}? Live notes there then run on their schedules and on events, and may call paid models or programs.{config}",
+        engine.root.display()
+    )
+}
+
+/// Trust the root with its `.livenote.toml` as the user was shown it (`ignored`'s digest),
+/// then reload its configuration. Shows what went wrong; true when trusted.
+async fn grant(
+    client: &Client,
+    state: &Arc<State>,
+    engine: &Arc<Engine>,
+    ignored: Option<&crate::config::IgnoredFolderConfig>,
+) -> bool {
+    let Some(store) = &engine.trust else { return false };
+    let result = match ignored {
+        Some(i) => store.trust_expecting(&engine.root, Some(&i.digest)),
+        None => store.trust(&engine.root),
+    };
+    match result {
+        Ok(record) => {
+            tracing::info!("trust {}", record.path);
+            super::handlers::reload_config(client, state, engine);
+            true
+        }
+        Err(e) => {
+            tracing::warn!("trust {}: {e}", engine.root.display());
+            client.show_message(MessageType::ERROR, format!("livenote: trust: {e}")).await;
+            false
+        }
+    }
+}
+
+async fn ask_trust(
+    client: &Client,
+    state: &Arc<State>,
+    engine: &Arc<Engine>,
+    ignored: Option<&crate::config::IgnoredFolderConfig>,
+) {
     let allow = MessageActionItem { title: "Allow".to_owned(), properties: Default::default() };
     let not_now = MessageActionItem { title: "Not now".to_owned(), properties: Default::default() };
-    let msg = format!(
-        "livenote: let live notes in {} run on their schedules and on events? Runs may call paid models or programs named in this workspace's .livenote.toml.",
-        engine.root.display()
-    );
+    let msg = trust_question(engine, ignored);
     let answer = client.show_message_request(MessageType::INFO, msg, Some(vec![allow, not_now])).await;
     if let Ok(Some(item)) = answer
         && item.title == "Allow"
-        && let Some(store) = &engine.trust
     {
-        match store.trust(&engine.root) {
-            Ok(()) => {
-                tracing::info!("trust {}", engine.root.display());
-                state.wake.notify_waiters();
-                state.wake_events();
-                super::handlers::refresh_views(client, state).await;
-            }
-            Err(e) => tracing::warn!("trust {}: {e}", engine.root.display()),
-        }
+        grant(client, state, engine, ignored).await;
     }
+}
+
+/// *Run now* on a note whose run needs the folder's untrusted `.livenote.toml`: ask for
+/// trust first (from a background task: the handler never waits on the client); run once
+/// trusted, else say why nothing ran.
+pub fn ask_trust_then_run(
+    client: &Client,
+    state: &Arc<State>,
+    engine: Arc<Engine>,
+    path: PathBuf,
+    context: Option<String>,
+    provider: Option<String>,
+    ignored: crate::config::IgnoredFolderConfig,
+) {
+    let (client, state) = (client.clone(), state.clone());
+    tokio::spawn(async move {
+        let rel = engine.rel(&path);
+        let error = ignored.run_error(provider.as_deref());
+        let allow = MessageActionItem { title: "Allow".to_owned(), properties: Default::default() };
+        let not_now = MessageActionItem { title: "Not now".to_owned(), properties: Default::default() };
+        let msg = format!("livenote: {rel}: {error}. {}", trust_question(&engine, Some(&ignored)));
+        let answer = client.show_message_request(MessageType::WARNING, msg, Some(vec![allow, not_now])).await;
+        let allowed = matches!(&answer, Ok(Some(item)) if item.title == "Allow");
+        if allowed && grant(&client, &state, &engine, Some(&ignored)).await {
+            spawn_run(&client, &state, engine, path, context);
+        } else if !allowed {
+            client.show_message(MessageType::WARNING, format!("livenote: {rel}: nothing ran: {error}")).await;
+        }
+    });
 }
 
 /// `livenote.stop`: stop the note's run in this process.

@@ -133,9 +133,21 @@ impl State {
         self.engines.read().map(|e| e.clone()).unwrap_or_default()
     }
 
-    /// The engine of the workspace root holding `path` (the longest matching root).
+    /// The engine of the workspace root holding `path` (the longest matching root), for a
+    /// path that came from the client: compared as canonical paths, so `..` or a symlink that
+    /// leads out of the root is outside it.
     pub fn engine_for(&self, path: &std::path::Path) -> Option<Arc<crate::runs::Engine>> {
-        engine_among(&self.engines(), path).cloned()
+        use std::path::Component;
+        if path.components().any(|c| matches!(c, Component::ParentDir | Component::CurDir)) {
+            return None;
+        }
+        let canonical = canonical_path(path)?;
+        self.engines()
+            .into_iter()
+            .filter_map(|e| std::fs::canonicalize(&e.root).ok().map(|r| (e, r)))
+            .filter(|(_, r)| canonical.starts_with(r))
+            .max_by_key(|(_, r)| r.as_os_str().len())
+            .map(|(e, _)| e)
     }
 
     pub fn progress_tokens(
@@ -155,7 +167,21 @@ impl State {
     }
 }
 
-/// The engine of the workspace root holding `path` among `engines` (the longest matching root).
+/// `path` with every symlink resolved; for a file that does not exist (yet), its folder's
+/// canonical path and its name. `None` when neither exists.
+pub fn canonical_path(path: &std::path::Path) -> Option<PathBuf> {
+    match std::fs::canonicalize(path) {
+        Ok(p) => Some(p),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let name = path.file_name()?;
+            Some(std::fs::canonicalize(path.parent()?).ok()?.join(name))
+        }
+        Err(_) => None,
+    }
+}
+
+/// The engine of the workspace root holding `path` among `engines` (the longest matching root),
+/// for paths from the index (already under a root).
 pub fn engine_among<'a>(
     engines: &'a [Arc<crate::runs::Engine>],
     path: &std::path::Path,

@@ -122,6 +122,13 @@ impl Engine {
         self.trust.as_ref().is_some_and(|t| t.is_trusted(&self.root))
     }
 
+    /// The folder between the root and `path` that has its own `.livenote.toml` and is not
+    /// trusted itself: notes there never run on their own on the root's trust (SPEC 7).
+    pub fn untrusted_nested_folder(&self, path: &Path) -> Option<PathBuf> {
+        let dir = crate::workspace::trust::nested_config_dir(&self.root, path)?;
+        (!self.trust.as_ref().is_some_and(|t| t.is_trusted(&dir))).then_some(dir)
+    }
+
     /// `[scheduler] enabled`, read at each use: the client can turn it off and on while the
     /// server runs (VS Code does for an untrusted workspace).
     pub fn scheduling_enabled(&self) -> bool {
@@ -160,6 +167,17 @@ impl Engine {
         on_event: &mut (dyn FnMut(&RunEvent) + Send),
     ) -> Outcome {
         let rel = self.rel(&spec.path);
+        if spec.trigger != TriggerKind::Manual
+            && let Some(dir) = self.untrusted_nested_folder(&spec.path)
+        {
+            self.registry.finish(&spec.path);
+            return Outcome::Skipped(format!(
+                "{} has its own .livenote.toml and is not trusted (the trust of {} does not extend to it): run `livenote trust {}`",
+                dir.display(),
+                self.root.display(),
+                dir.display()
+            ));
+        }
         let outcome = self.run_locked(&spec, &rel, cancel, on_event).await;
         self.registry.finish(&spec.path);
         outcome
@@ -373,16 +391,31 @@ impl Engine {
                 .config
                 .read()
                 .map_err(|_| providers::ProviderError::Config("configuration lock poisoned".to_owned()))?;
+            // The folder's untrusted `.livenote.toml` is not used; a run that needs it does not
+            // start with something else instead (SPEC 7).
+            let note_provider = live.provider.as_ref().map(|p| p.value.as_str());
+            if let Some(ignored) = config.needs_ignored_folder(note_provider) {
+                return Err(providers::ProviderError::Config(ignored.run_error(note_provider)));
+            }
             let (name, p) = config
                 .resolve_provider(live.provider.as_ref().map(|p| p.value.as_str()))
                 .map_err(|e| providers::ProviderError::Config(e.to_string()))?;
             (name, p, config.agent.clone())
         };
-        // A program named by the workspace's own config runs on its own only when trusted; a
+        // Loaded while the folder was trusted, but its `.livenote.toml` changed since (or its
+        // trust was withdrawn): the folder's settings wait for the user's trust again.
+        if provider.origin == crate::config::Origin::Workspace && !self.trusted() {
+            return Err(providers::ProviderError::Config(format!(
+                "provider `{name}` comes from this folder's .livenote.toml, which is not trusted as it is now (it changed since it was loaded, or trust was withdrawn); review it, then run `livenote trust {}`",
+                self.root.display()
+            )));
+        }
+        // A program named by the editor's settings runs on its own only when trusted; a
         // manual run is the user's consent for that run.
         if provider.needs_trust() && spec.trigger != TriggerKind::Manual && !self.trusted() {
             return Err(providers::ProviderError::Config(format!(
-                "provider `{name}` is defined by this workspace's .livenote.toml and the workspace is not trusted (run `livenote trust`)"
+                "provider `{name}` is a program named by the editor's settings and this folder is not trusted (run `livenote trust {}`)",
+                self.root.display()
             )));
         }
         let region = agent_region(text);

@@ -1,20 +1,171 @@
-//! The list of trusted workspaces, in the user's data dir. A freshly cloned folder of notes
-//! must not spend money or run programs by itself: scheduled and event runs start only in a
-//! trusted workspace (SPEC section 7). One canonical path per line; a folder inside a trusted
-//! one is trusted too.
+//! Which folders the user trusts, in the user's data dir (SPEC section 7), the way direnv's
+//! `allow` works: trust binds to a folder **and** the content of its `.livenote.toml` (a
+//! SHA-256 of its bytes, or "no file"). When the file changes (a `git pull`), the folder is
+//! untrusted again until the user trusts it again. A folder without a `.livenote.toml` of its
+//! own is covered by the nearest trusted folder above it, but never through a folder that has
+//! one: the trust of a folder does not extend to nested folders with their own configuration.
+//!
+//! The store is `trust.json`: `{"version": 2, "folders": [{"path", "config", "trustedAt"}]}`,
+//! with canonical paths of existing folders only (a path that is not valid UTF-8 or holds a
+//! control character is refused). Writes are atomic (temp file + fsync + rename) under an OS
+//! file lock, and re-read the store under that lock, so two processes trusting at once both
+//! keep their entry.
+//!
+//! The store of earlier versions (`trusted-workspaces`, one path per line, parents covering
+//! children, no content) is read but grants nothing: its folders were trusted before livenote
+//! recorded what their configuration said, so they are reported as "trusted by an older
+//! livenote" and must be trusted again. The old file is left as it is.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::fmt;
+use std::io::{Read, Write};
+use std::path::{Component, Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The store's file name in the data dir.
+pub const STORE_FILE: &str = "trust.json";
+/// The line-per-path store of earlier versions.
+pub const LEGACY_FILE: &str = "trusted-workspaces";
+/// A folder's own configuration, whose content trust binds to.
+pub const CONFIG_FILE: &str = ".livenote.toml";
+const FORMAT_VERSION: u32 = 2;
+/// A config larger than this is not hand-written configuration (matches config.rs).
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// What a folder's `.livenote.toml` held when it was trusted: `None` = no file.
+pub type Digest = Option<String>;
+
+/// The digest of a config file's bytes, as stored: `sha256:<hex>`.
+pub fn digest_bytes(bytes: &[u8]) -> String {
+    let d = ring::digest::digest(&ring::digest::SHA256, bytes);
+    let mut hex = String::with_capacity(7 + 64);
+    hex.push_str("sha256:");
+    for b in d.as_ref() {
+        hex.push_str(&format!("{b:02x}"));
+    }
+    hex
+}
+
+/// The bytes of `root/.livenote.toml`: `Ok(None)` when there is none. A config that is not a
+/// regular file, or is too large, is an error (nothing about it can be trusted).
+pub fn read_config_bytes(root: &Path) -> std::io::Result<Option<Vec<u8>>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = root.join(CONFIG_FILE);
+    // Non-blocking, so a FIFO in its place cannot hang the caller; then only a regular file
+    // is read.
+    let file = match std::fs::OpenOptions::new().read(true).custom_flags(nix::libc::O_NONBLOCK).open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other(format!("{} is not a regular file", path.display())));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(std::io::Error::other(format!(
+            "{} is larger than {} KiB",
+            path.display(),
+            MAX_CONFIG_BYTES / 1024
+        )));
+    }
+    Ok(Some(bytes))
+}
+
+/// The digest of `root/.livenote.toml` as it is now.
+pub fn current_digest(root: &Path) -> std::io::Result<Digest> {
+    Ok(read_config_bytes(root)?.map(|b| digest_bytes(&b)))
+}
+
+/// Whether a folder is trusted, and if not, why not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Trust {
+    /// Trusted with its configuration as it is now (directly, or through the folder above it).
+    Trusted {
+        /// The folder whose entry grants the trust (the folder itself, or one above it).
+        by: PathBuf,
+    },
+    /// Never trusted (or untrusted since).
+    Untrusted,
+    /// Trusted once, but its `.livenote.toml` (or that of the trusting folder above it) changed
+    /// since, or appeared or disappeared.
+    Changed { by: PathBuf },
+    /// Listed by an older livenote that did not record the configuration's content.
+    Legacy,
+}
+
+impl Trust {
+    pub fn is_trusted(&self) -> bool {
+        matches!(self, Trust::Trusted { .. })
+    }
+
+    /// One clause for messages: why the folder's config is not used.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Trust::Trusted { .. } => "the folder is trusted",
+            Trust::Untrusted => "this folder is not trusted",
+            Trust::Changed { .. } => "it changed since you trusted this folder",
+            Trust::Legacy => {
+                "this folder was trusted by an older livenote that did not record the file's content"
+            }
+        }
+    }
+}
+
+/// Why trusting or untrusting failed. `Display` is one line for the user.
+#[derive(Debug, thiserror::Error)]
+pub enum TrustError {
+    #[error("{0}: no such folder")]
+    NoSuchFolder(String),
+    #[error("{0} is not a folder (trust takes the workspace folder)")]
+    NotAFolder(String),
+    #[error("refusing a path with a newline or another control character: {0:?}")]
+    ControlCharacter(String),
+    #[error("refusing a path that is not valid UTF-8: {0}")]
+    NotUtf8(String),
+    #[error("{0}/.livenote.toml changed while you were asked; look at it again, then trust the folder")]
+    ChangedMeanwhile(String),
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("the trust store {0} is not valid (fix or remove it): {1}")]
+    Corrupt(String, String),
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TrustError + '_ {
+    move |source| TrustError::Io { path: path.display().to_string(), source }
+}
+
+/// One trusted folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record {
+    /// Canonical path of an existing folder.
+    pub path: String,
+    /// `sha256:<hex>` of its `.livenote.toml` when trusted; `null` = it had none.
+    pub config: Digest,
+    /// When it was trusted (RFC 3339, UTC).
+    pub trusted_at: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoreFile {
+    version: u32,
+    #[serde(default)]
+    folders: Vec<Record>,
+}
 
 #[derive(Debug, Clone)]
 pub struct TrustStore {
-    file: PathBuf,
+    dir: PathBuf,
 }
 
 impl TrustStore {
     /// The store in `dir` (tests and `LIVENOTE_DATA_DIR` point it elsewhere).
     pub fn in_dir(dir: &Path) -> TrustStore {
-        TrustStore { file: dir.join("trusted-workspaces") }
+        TrustStore { dir: dir.to_path_buf() }
     }
 
     /// The user's store: `$LIVENOTE_DATA_DIR`, else `$XDG_DATA_HOME/livenote`, else
@@ -22,76 +173,304 @@ impl TrustStore {
     pub fn user() -> Option<TrustStore> {
         let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
         let dir = env("LIVENOTE_DATA_DIR")
-            .or_else(|| env("XDG_DATA_HOME").map(|d| d.join("livenote")))
+            .or_else(|| env("XDG_DATA_HOME").filter(|d| d.is_absolute()).map(|d| d.join("livenote")))
             .or_else(|| env("HOME").map(|h| h.join(".local/share/livenote")))?;
         Some(TrustStore::in_dir(&dir))
     }
 
-    /// The file holding the list (watched so trust takes effect without a restart).
-    pub fn file(&self) -> &Path {
-        &self.file
+    /// The file holding the store (watched so trust takes effect without a restart).
+    pub fn file(&self) -> PathBuf {
+        self.dir.join(STORE_FILE)
     }
 
-    fn entries(&self) -> Vec<PathBuf> {
-        std::fs::read_to_string(&self.file)
-            .map(|s| s.lines().filter(|l| !l.trim().is_empty()).map(PathBuf::from).collect())
+    fn legacy_file(&self) -> PathBuf {
+        self.dir.join(LEGACY_FILE)
+    }
+
+    fn lock_file(&self) -> PathBuf {
+        self.dir.join(format!("{STORE_FILE}.lock"))
+    }
+
+    /// The records as stored; an unreadable or invalid store is an error.
+    fn read(&self) -> Result<StoreFile, TrustError> {
+        let file = self.file();
+        let text = match std::fs::read_to_string(&file) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(StoreFile { version: FORMAT_VERSION, folders: Vec::new() });
+            }
+            Err(e) => return Err(io_err(&file)(e)),
+        };
+        let store: StoreFile = serde_json::from_str(&text)
+            .map_err(|e| TrustError::Corrupt(file.display().to_string(), e.to_string()))?;
+        if store.version != FORMAT_VERSION {
+            return Err(TrustError::Corrupt(
+                file.display().to_string(),
+                format!("format version {} (this livenote reads {FORMAT_VERSION})", store.version),
+            ));
+        }
+        // A hand-edited entry with a relative or odd path grants nothing.
+        let folders = store.folders.into_iter().filter(|r| valid_record_path(&r.path)).collect();
+        Ok(StoreFile { version: FORMAT_VERSION, folders })
+    }
+
+    fn legacy(&self) -> Vec<PathBuf> {
+        std::fs::read_to_string(self.legacy_file())
+            .map(|s| {
+                s.lines().map(str::trim).filter(|l| !l.is_empty()).map(PathBuf::from).collect::<Vec<_>>()
+            })
             .unwrap_or_default()
     }
 
-    pub fn is_trusted(&self, root: &Path) -> bool {
-        self.list().contains(root)
-    }
-
-    /// The list as read now, for answering many questions with one read.
+    /// The store as read now, for answering many questions with one read. An invalid store
+    /// trusts nothing (and says so in the log).
     pub fn list(&self) -> TrustList {
-        TrustList { entries: self.entries() }
+        let records = match self.read() {
+            Ok(s) => s.folders,
+            Err(e) => {
+                tracing::warn!("trust {e}; nothing is trusted until it is fixed");
+                Vec::new()
+            }
+        };
+        TrustList { records, legacy: self.legacy() }
     }
 
-    /// Add `root`, written atomically (temp file + rename) so a crash never loses the list.
-    pub fn trust(&self, root: &Path) -> std::io::Result<()> {
-        let root = canonical(root);
-        let mut entries = self.entries();
-        if entries.iter().any(|t| root.starts_with(t)) {
-            return Ok(());
+    /// Whether `root` is trusted with its configuration as it is now.
+    pub fn is_trusted(&self, root: &Path) -> bool {
+        self.check(root).is_trusted()
+    }
+
+    pub fn check(&self, root: &Path) -> Trust {
+        self.list().check(root)
+    }
+
+    /// Trust `root` (an existing folder) with its `.livenote.toml` as it is now.
+    pub fn trust(&self, root: &Path) -> Result<Record, TrustError> {
+        self.trust_expecting(root, None)
+    }
+
+    /// Trust `root` with its `.livenote.toml` as it is now, provided that is `expected` when
+    /// given (the content the user was shown when asked).
+    pub fn trust_expecting(&self, root: &Path, expected: Option<&Digest>) -> Result<Record, TrustError> {
+        let root = existing_folder(root)?;
+        let digest = current_digest(&root).map_err(io_err(&root))?;
+        if expected.is_some_and(|e| *e != digest) {
+            return Err(TrustError::ChangedMeanwhile(root.display().to_string()));
         }
-        entries.push(root);
-        let dir = self.file.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir)?;
-        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-        for e in &entries {
-            writeln!(tmp, "{}", e.display())?;
+        let path = checked_str(&root)?.to_owned();
+        let record = Record {
+            path: path.clone(),
+            config: digest,
+            trusted_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        };
+        let rec = record.clone();
+        self.update(move |folders| {
+            folders.retain(|r| r.path != path);
+            folders.push(rec);
+        })?;
+        Ok(record)
+    }
+
+    /// Remove `root`'s entry. A folder that no longer exists can be untrusted by its path.
+    /// `Ok(false)` when it was not trusted.
+    pub fn untrust(&self, root: &Path) -> Result<bool, TrustError> {
+        let path = match existing_folder(root) {
+            Ok(p) => p,
+            Err(TrustError::NoSuchFolder(_)) => {
+                let abs = std::path::absolute(root).map_err(io_err(root))?;
+                lexical_normal(&abs).ok_or_else(|| TrustError::NoSuchFolder(root.display().to_string()))?
+            }
+            Err(e) => return Err(e),
+        };
+        let path = checked_str(&path)?.to_owned();
+        let mut removed = false;
+        self.update(|folders| {
+            let before = folders.len();
+            folders.retain(|r| r.path != path);
+            removed = folders.len() != before;
+        })?;
+        Ok(removed)
+    }
+
+    /// Every trusted folder, and the legacy entries that no longer grant anything.
+    pub fn records(&self) -> Result<(Vec<Record>, Vec<PathBuf>), TrustError> {
+        Ok((self.read()?.folders, self.legacy()))
+    }
+
+    /// Read, change and write the store under the store's lock, atomically.
+    fn update(&self, change: impl FnOnce(&mut Vec<Record>)) -> Result<(), TrustError> {
+        std::fs::create_dir_all(&self.dir).map_err(io_err(&self.dir))?;
+        let lock_path = self.lock_file();
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io_err(&lock_path))?;
+        // Blocks until another livenote process writing the store is done; released on drop.
+        lock.lock().map_err(io_err(&lock_path))?;
+        let mut store = self.read()?;
+        change(&mut store.folders);
+        store.folders.sort_by(|a, b| a.path.cmp(&b.path));
+        store.version = FORMAT_VERSION;
+        let file = self.file();
+        let mut json = serde_json::to_string_pretty(&store)
+            .map_err(|e| TrustError::Corrupt(file.display().to_string(), e.to_string()))?;
+        json.push('\n');
+        let mut tmp = tempfile::NamedTempFile::new_in(&self.dir).map_err(io_err(&self.dir))?;
+        tmp.write_all(json.as_bytes()).map_err(io_err(&file))?;
+        tmp.as_file().sync_all().map_err(io_err(&file))?;
+        tmp.persist(&file).map_err(|e| io_err(&file)(e.error))?;
+        if let Ok(d) = std::fs::File::open(&self.dir) {
+            let _ = d.sync_all();
         }
-        tmp.as_file().sync_all()?;
-        tmp.persist(&self.file).map_err(|e| e.error)?;
+        drop(lock);
         Ok(())
     }
 }
 
-/// A snapshot of the trust list.
+/// A snapshot of the store.
 #[derive(Debug, Clone, Default)]
 pub struct TrustList {
-    entries: Vec<PathBuf>,
+    records: Vec<Record>,
+    legacy: Vec<PathBuf>,
 }
 
 impl TrustList {
+    /// Whether `root` is trusted with its configuration as it is now; see [`Trust`].
+    pub fn check(&self, root: &Path) -> Trust {
+        let Ok(root) = std::fs::canonicalize(root) else { return Trust::Untrusted };
+        for dir in root.ancestors() {
+            let has_config = dir.join(CONFIG_FILE).exists();
+            if let Some(r) = dir.to_str().and_then(|d| self.records.iter().find(|r| r.path == d)) {
+                // Above `root`, only a folder without its own config on the way is covered.
+                return match current_digest(dir) {
+                    Ok(d) if d == r.config => Trust::Trusted { by: dir.to_path_buf() },
+                    _ => Trust::Changed { by: dir.to_path_buf() },
+                };
+            }
+            if has_config {
+                // A folder with its own config is trusted only by its own entry.
+                break;
+            }
+        }
+        if self.legacy.iter().any(|l| root.starts_with(l)) { Trust::Legacy } else { Trust::Untrusted }
+    }
+
+    /// Whether `root`, whose `.livenote.toml` was read and has `digest`, is trusted with that
+    /// content: only its own entry counts (a folder with a config is never covered by the
+    /// folder above it). The caller parses exactly the bytes it hashed, so a file changing
+    /// between this check and the parse cannot slip through.
+    pub fn check_content(&self, root: &Path, digest: &Digest) -> Trust {
+        let Ok(root) = std::fs::canonicalize(root) else { return Trust::Untrusted };
+        if let Some(r) = root.to_str().and_then(|d| self.records.iter().find(|r| r.path == d)) {
+            return if r.config == *digest {
+                Trust::Trusted { by: root.clone() }
+            } else {
+                Trust::Changed { by: root.clone() }
+            };
+        }
+        if self.legacy.iter().any(|l| root.starts_with(l)) { Trust::Legacy } else { Trust::Untrusted }
+    }
+
+    /// Whether `root` is trusted (see [`TrustList::check`]).
     pub fn contains(&self, root: &Path) -> bool {
-        let root = canonical(root);
-        self.entries.iter().any(|t| root.starts_with(t))
+        self.check(root).is_trusted()
     }
 }
 
-fn canonical(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+/// The nearest folder holding `note` strictly inside `root` that has its own `.livenote.toml`:
+/// the trust of `root` does not extend to it (its notes run on their own only when it is
+/// trusted itself). `None` when the note is under no such folder.
+pub fn nested_config_dir(root: &Path, note: &Path) -> Option<PathBuf> {
+    note.parent()?
+        .ancestors()
+        .take_while(|d| *d != root && d.starts_with(root))
+        .find(|d| d.join(CONFIG_FILE).exists())
+        .map(Path::to_path_buf)
+}
+
+/// `path` as a canonical, existing folder, or why not. Never its parent.
+pub fn existing_folder(path: &Path) -> Result<PathBuf, TrustError> {
+    let shown = path.display().to_string();
+    if let Some(s) = path.to_str()
+        && s.chars().any(char::is_control)
+    {
+        return Err(TrustError::ControlCharacter(shown));
+    }
+    let canonical = match std::fs::canonicalize(path) {
+        Ok(p) => p,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(TrustError::NoSuchFolder(shown)),
+        Err(e) => return Err(TrustError::Io { path: shown, source: e }),
+    };
+    if !canonical.is_dir() {
+        return Err(TrustError::NotAFolder(shown));
+    }
+    checked_str(&canonical)?;
+    Ok(canonical)
+}
+
+/// The path as UTF-8 without control characters (what the store may hold).
+fn checked_str(path: &Path) -> Result<&str, TrustError> {
+    let s = path.to_str().ok_or_else(|| TrustError::NotUtf8(path.display().to_string()))?;
+    if s.chars().any(char::is_control) {
+        return Err(TrustError::ControlCharacter(s.to_owned()));
+    }
+    Ok(s)
+}
+
+fn valid_record_path(p: &str) -> bool {
+    let path = Path::new(p);
+    path.is_absolute()
+        && !p.chars().any(char::is_control)
+        && path
+            .components()
+            .all(|c| matches!(c, Component::RootDir | Component::Normal(_) | Component::Prefix(_)))
+}
+
+/// An absolute path without `.` and `..` (for untrusting a folder that is gone).
+fn lexical_normal(p: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+impl fmt::Display for Record {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let config = self.config.as_deref().unwrap_or("no .livenote.toml");
+        write!(f, "{}  ({config}, trusted {})", self.path, self.trusted_at)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn tmp() -> tempfile::TempDir {
+        tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn write(p: &Path, text: &str) {
+        if let Some(d) = p.parent() {
+            std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(p, text).unwrap_or_else(|e| panic!("{e}"));
+    }
+
     #[test]
-    fn trusting_covers_subfolders_and_persists() {
-        let data = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let ws = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    fn trusting_persists_and_covers_subfolders_without_config() {
+        let data = tmp();
+        let ws = tmp();
         let sub = ws.path().join("notes");
         std::fs::create_dir_all(&sub).unwrap_or_else(|e| panic!("{e}"));
         let store = TrustStore::in_dir(&data.path().join("livenote"));
@@ -101,6 +480,155 @@ mod tests {
         assert!(store.is_trusted(&sub));
         let again = TrustStore::in_dir(&data.path().join("livenote"));
         assert!(again.is_trusted(ws.path()));
-        assert_eq!(again.entries().len(), 1);
+        let (records, legacy) = again.records().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].config, None);
+        assert!(legacy.is_empty());
+    }
+
+    #[test]
+    fn trust_binds_to_the_config_content() {
+        let data = tmp();
+        let ws = tmp();
+        let cfg = ws.path().join(CONFIG_FILE);
+        write(&cfg, "[agent]\nweb = false\n");
+        let store = TrustStore::in_dir(data.path());
+        let rec = store.trust(ws.path()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(rec.config.as_deref(), Some(digest_bytes(b"[agent]\nweb = false\n").as_str()));
+        assert!(store.is_trusted(ws.path()));
+        write(&cfg, "[agent]\nweb = true\n");
+        assert!(matches!(store.check(ws.path()), Trust::Changed { .. }));
+        std::fs::remove_file(&cfg).unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(store.check(ws.path()), Trust::Changed { .. }), "a removed file is a change too");
+        write(&cfg, "[agent]\nweb = false\n");
+        assert!(store.is_trusted(ws.path()), "the same bytes again");
+        // Trusting what the user was shown fails when the file changed meanwhile.
+        let shown = Some(digest_bytes(b"something else"));
+        assert!(matches!(
+            store.trust_expecting(ws.path(), Some(&shown)),
+            Err(TrustError::ChangedMeanwhile(_))
+        ));
+    }
+
+    #[test]
+    fn nested_folders_with_their_own_config_need_their_own_trust() {
+        let data = tmp();
+        let ws = tmp();
+        write(&ws.path().join(CONFIG_FILE), "");
+        write(&ws.path().join("cloned/.livenote.toml"), "[agent]\n");
+        std::fs::create_dir_all(ws.path().join("cloned/deeper")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(ws.path().join("plain")).unwrap_or_else(|e| panic!("{e}"));
+        let store = TrustStore::in_dir(data.path());
+        store.trust(ws.path()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(store.is_trusted(&ws.path().join("plain")));
+        assert_eq!(store.check(&ws.path().join("cloned")), Trust::Untrusted);
+        assert_eq!(store.check(&ws.path().join("cloned/deeper")), Trust::Untrusted);
+        store.trust(&ws.path().join("cloned")).unwrap_or_else(|e| panic!("{e}"));
+        assert!(store.is_trusted(&ws.path().join("cloned/deeper")));
+    }
+
+    #[test]
+    fn nested_config_dirs_are_found_below_the_root_only() {
+        let ws = tmp();
+        let root = ws.path();
+        write(&root.join(CONFIG_FILE), "");
+        write(&root.join("a/.livenote.toml"), "");
+        write(&root.join("a/b/c/n.md"), "");
+        write(&root.join("plain/n.md"), "");
+        assert_eq!(nested_config_dir(root, &root.join("a/b/c/n.md")), Some(root.join("a")));
+        assert_eq!(nested_config_dir(root, &root.join("a/n.md")), Some(root.join("a")));
+        assert_eq!(nested_config_dir(root, &root.join("plain/n.md")), None);
+        assert_eq!(nested_config_dir(root, &root.join("n.md")), None);
+        assert_eq!(nested_config_dir(&root.join("a"), &root.join("a/b/c/n.md")), None);
+    }
+
+    #[test]
+    fn paths_that_are_not_existing_folders_are_refused() {
+        let data = tmp();
+        let ws = tmp();
+        let store = TrustStore::in_dir(data.path());
+        let nl = ws.path().join("proj\n/tmp");
+        assert!(matches!(store.trust(&nl), Err(TrustError::ControlCharacter(_))));
+        std::fs::create_dir_all(&nl).unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(store.trust(&nl), Err(TrustError::ControlCharacter(_))), "even when it exists");
+        assert!(matches!(store.trust(Path::new("/nope-livenote-test")), Err(TrustError::NoSuchFolder(_))));
+        assert!(matches!(store.trust(&ws.path().join("typo")), Err(TrustError::NoSuchFolder(_))));
+        write(&ws.path().join("n.md"), "x");
+        assert!(matches!(store.trust(&ws.path().join("n.md")), Err(TrustError::NotAFolder(_))));
+        assert!(store.records().unwrap_or_else(|e| panic!("{e}")).0.is_empty());
+        assert!(!store.is_trusted(Path::new("/tmp")));
+    }
+
+    #[test]
+    fn untrust_removes_and_says_whether_it_was_there() {
+        let data = tmp();
+        let ws = tmp();
+        let store = TrustStore::in_dir(data.path());
+        store.trust(ws.path()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(store.untrust(ws.path()).unwrap_or_else(|e| panic!("{e}")));
+        assert!(!store.is_trusted(ws.path()));
+        assert!(!store.untrust(ws.path()).unwrap_or_else(|e| panic!("{e}")));
+        // A folder that is gone can still be untrusted by its path.
+        let gone = ws.path().join("gone");
+        std::fs::create_dir_all(&gone).unwrap_or_else(|e| panic!("{e}"));
+        store.trust(&gone).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::remove_dir(&gone).unwrap_or_else(|e| panic!("{e}"));
+        let canonical_gone = std::fs::canonicalize(ws.path()).unwrap_or_else(|e| panic!("{e}")).join("gone");
+        assert!(store.untrust(&canonical_gone).unwrap_or_else(|e| panic!("{e}")));
+    }
+
+    #[test]
+    fn legacy_line_stores_grant_nothing() {
+        let data = tmp();
+        let ws = tmp();
+        let canonical = std::fs::canonicalize(ws.path()).unwrap_or_else(|e| panic!("{e}"));
+        write(&data.path().join(LEGACY_FILE), &format!("{}\n/\n", canonical.display()));
+        let store = TrustStore::in_dir(data.path());
+        assert_eq!(store.check(ws.path()), Trust::Legacy);
+        assert!(!store.is_trusted(Path::new("/tmp")));
+        store.trust(ws.path()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(store.is_trusted(ws.path()));
+        let (_, legacy) = store.records().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(legacy.len(), 2, "the old file is left as it was");
+    }
+
+    #[test]
+    fn a_config_that_is_not_a_regular_file_is_never_trusted_nor_waited_on() {
+        let data = tmp();
+        let ws = tmp();
+        let fifo = ws.path().join(CONFIG_FILE);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap_or_else(|e| panic!("{e}"));
+        assert!(made.success());
+        let store = TrustStore::in_dir(data.path());
+        assert!(read_config_bytes(ws.path()).is_err());
+        assert!(matches!(store.trust(ws.path()), Err(TrustError::Io { .. })));
+        assert!(!store.is_trusted(ws.path()));
+    }
+
+    #[test]
+    fn concurrent_writers_keep_every_entry() {
+        let data = tmp();
+        let folders: Vec<tempfile::TempDir> = (0..16).map(|_| tmp()).collect();
+        std::thread::scope(|s| {
+            for f in &folders {
+                let store = TrustStore::in_dir(data.path());
+                s.spawn(move || store.trust(f.path()).unwrap_or_else(|e| panic!("{e}")));
+            }
+        });
+        let store = TrustStore::in_dir(data.path());
+        assert_eq!(store.records().unwrap_or_else(|e| panic!("{e}")).0.len(), folders.len());
+        assert!(folders.iter().all(|f| store.is_trusted(f.path())));
+    }
+
+    #[test]
+    fn a_corrupt_store_trusts_nothing_and_is_not_overwritten() {
+        let data = tmp();
+        let ws = tmp();
+        write(&data.path().join(STORE_FILE), "{not json");
+        let store = TrustStore::in_dir(data.path());
+        assert!(!store.is_trusted(ws.path()));
+        assert!(matches!(store.trust(ws.path()), Err(TrustError::Corrupt(..))));
+        let text = std::fs::read_to_string(data.path().join(STORE_FILE)).unwrap_or_default();
+        assert_eq!(text, "{not json");
     }
 }

@@ -185,6 +185,10 @@ fn a_real_write_error_fails_the_run_and_is_recorded() {
     let ws = Ws::new(&command_config(&format!("printf '%s' '{big}'")), "2026-11-23T09:00:00Z");
     ws.write("n.md", &live_note("", OLD_BODY));
     let data = crate::tempdir();
+    // The provider is the folder's: trusted in this run's own trust store too.
+    livenote::workspace::trust::TrustStore::in_dir(data.path())
+        .trust(&ws.root)
+        .unwrap_or_else(|e| panic!("{e}"));
     let out = Command::new("sh")
         .args(["-c", "ulimit -f 8; trap '' XFSZ; exec \"$0\" run n.md", env!("CARGO_BIN_EXE_livenote")])
         .current_dir(&ws.root)

@@ -323,6 +323,8 @@ async fn read_loop(
         }
         let Ok(msg) = serde_json::from_slice::<Value>(&body) else { continue };
         if msg.get("method").is_some() && msg.get("id").is_some() {
+            // Requests are answered here, and seen by tests too (`next_notification`).
+            let _ = notifications.send(msg.clone());
             let (reply, follow_ups) = answer(&shared, &msg);
             let mut w = writer.lock().await;
             // Like an editor: the buffer changes (didChange) before the edit is acknowledged.
