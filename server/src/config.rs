@@ -90,11 +90,19 @@ impl Default for SchedulerConfig {
 pub struct HistoryConfig {
     /// Body snapshots kept per note.
     pub keep: usize,
+    /// Run transcripts (`.livenote/runs/`) kept, all notes together.
+    pub runs_keep: usize,
+    /// Processed events (`.livenote/events/done/`) kept.
+    pub events_keep: usize,
 }
 
 impl Default for HistoryConfig {
     fn default() -> Self {
-        HistoryConfig { keep: 20 }
+        HistoryConfig {
+            keep: 20,
+            runs_keep: crate::runs::history::DEFAULT_RUNS_KEEP,
+            events_keep: crate::runs::history::DEFAULT_EVENTS_KEEP,
+        }
     }
 }
 
@@ -641,6 +649,8 @@ struct Partial {
     enabled: Option<bool>,
     exclude: Option<Vec<String>>,
     keep: Option<usize>,
+    runs_keep: Option<usize>,
+    events_keep: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -800,7 +810,7 @@ fn set_entries(entries: &[Entry]) -> impl Iterator<Item = &Entry> {
 const TOP_KEYS: &[&str] = &["agent", "providers", "scheduler", "history"];
 const AGENT_KEYS: &[&str] = &["provider", "max_steps", "timeout", "web"];
 const SCHEDULER_KEYS: &[&str] = &["enabled", "exclude"];
-const HISTORY_KEYS: &[&str] = &["keep"];
+const HISTORY_KEYS: &[&str] = &["keep", "runs_keep", "events_keep"];
 const PROVIDER_KEYS: &[&str] = &["kind", "base_url", "model", "api_key_env", "command", "timeout"];
 
 fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
@@ -853,6 +863,16 @@ fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
                         "keep" => {
                             if let Some(v) = cx.integer(&key, &f.node, 0, 100_000) {
                                 acc.keep = usize::try_from(v).ok();
+                            }
+                        }
+                        "runs_keep" => {
+                            if let Some(v) = cx.integer(&key, &f.node, 1, 1_000_000) {
+                                acc.runs_keep = usize::try_from(v).ok();
+                            }
+                        }
+                        "events_keep" => {
+                            if let Some(v) = cx.integer(&key, &f.node, 1, 1_000_000) {
+                                acc.events_keep = usize::try_from(v).ok();
                             }
                         }
                         _ => cx.unknown(&key, f, HISTORY_KEYS),
@@ -976,7 +996,11 @@ fn finish(
             enabled: acc.enabled.unwrap_or(defaults.scheduler.enabled),
             exclude: acc.exclude.unwrap_or(defaults.scheduler.exclude),
         },
-        history: HistoryConfig { keep: acc.keep.unwrap_or(defaults.history.keep) },
+        history: HistoryConfig {
+            keep: acc.keep.unwrap_or(defaults.history.keep),
+            runs_keep: acc.runs_keep.unwrap_or(defaults.history.runs_keep),
+            events_keep: acc.events_keep.unwrap_or(defaults.history.events_keep),
+        },
         broken_providers: BTreeMap::new(),
         env_providers,
     };

@@ -855,7 +855,7 @@ mod tests {
         "#]],
         );
         check_with(
-            RunFacts { running: true, trusted: Some(true), scheduling_off: false },
+            RunFacts { running: true, trusted: Some(true), scheduling_off: false, undoable: false },
             full,
             expect![[r#"
             live
@@ -875,7 +875,7 @@ mod tests {
         "#]],
         );
         check_with(
-            RunFacts { running: false, trusted: Some(false), scheduling_off: false },
+            RunFacts { running: false, trusted: Some(false), scheduling_off: false, undoable: false },
             full,
             expect![[r#"
             live

@@ -5,6 +5,7 @@
 //! Edits go through a [`NoteIo`]: the file on disk (atomic, compare-and-swap) or, in the
 //! language server, the open editor buffer.
 
+pub mod history;
 pub mod io;
 pub mod registry;
 pub mod store;
@@ -316,6 +317,10 @@ impl Engine {
             }
             Err(e) => self.fail(&spec.path, &run_id, e.to_string()).await,
         };
+        // For undo and `livenote history` (runs/history.rs): what the run left.
+        if let Ok(t) = self.io.read(&spec.path) {
+            self.record_result(rel, &run_id, &t[agent_region(&t)]);
+        }
         let end = match &outcome {
             Outcome::Done { summary, .. } => RunEvent::new("done", summary.clone()),
             Outcome::Failed { error, .. } => RunEvent::new("failed", error.clone()),
@@ -395,25 +400,6 @@ impl Engine {
             tracing::warn!("failed {}: cannot record the error: {e}", path.display());
         }
         Outcome::Failed { run_id: run_id.to_owned(), error: msg }
-    }
-
-    /// Restore the body saved before the latest run (`Undo last run`).
-    pub async fn undo_last_run(&self, path: &Path) -> Result<String, String> {
-        let rel = self.rel(path);
-        let text = self.io.read(path).map_err(|e| e.to_string())?;
-        let analysis = note::analyze(&text, &note::Options::default());
-        let run_id = analysis
-            .live
-            .as_ref()
-            .and_then(|l| l.last_run_id.clone())
-            .ok_or("the note has no run to undo")?;
-        let old =
-            self.store.snapshot_of(&rel, &run_id).ok_or_else(|| format!("no saved body for run {run_id}"))?;
-        self.io
-            .apply(path, &|t: &str| Ok(crate::note::body::replace_region_edits(t, &old)))
-            .await
-            .map_err(|e| e.to_string())?;
-        Ok(run_id)
     }
 }
 
