@@ -155,9 +155,10 @@ mod tests {
     use crate::status::RunFacts;
     use crate::text::edit::apply;
 
-    /// Trusted, with a run to undo in the note's history.
     const TRUSTED: RunFacts =
-        RunFacts { running: false, trusted: Some(true), scheduling_off: false, undoable: true };
+        RunFacts { running: false, trusted: Some(true), scheduling_off: false, undoable: false };
+    /// Trusted, with a run to undo in the note's history.
+    const UNDOABLE: RunFacts = RunFacts { undoable: true, ..TRUSTED };
 
     /// One action per line: `kind title (fixes: idx) [command args] *` (`*` = preferred).
     fn render(actions: &[Action]) -> String {
@@ -224,7 +225,8 @@ live:
 
     #[test]
     fn live_note_from_the_body() {
-        check(
+        check_with(
+            UNDOABLE,
             NOTE,
             expect![[r#"
                 Source Run now [livenote.run]
@@ -267,7 +269,7 @@ live:
     fn nothing_to_undo_offers_no_undo() {
         // A `lastRunId` alone (say, after a failed run that changed nothing) is not enough.
         check_with(
-            RunFacts { undoable: false, ..TRUSTED },
+            TRUSTED,
             NOTE,
             expect![[r#"
                 Source Run now [livenote.run]
@@ -503,7 +505,8 @@ Sunny.
     #[test]
     fn crlf_and_wide_characters() {
         let fixture = "---\r\ntitle: 東京の天気 ☀️\r\nlive:\r\n  objective: 東京の天気 🌤\r\n  active: false\r\n  lastRunId: \"01KAT5\"\r\n---\r\n# 東京 😀$0\r\n";
-        check(
+        check_with(
+            UNDOABLE,
             fixture,
             expect![[r#"
                 Source Run now [livenote.run]
