@@ -281,12 +281,16 @@ pub async fn undo(client: Client, engine: Arc<Engine>, path: PathBuf, force: boo
         let anyway = MessageActionItem { title: "Restore anyway".to_owned(), properties: Default::default() };
         let cancel = MessageActionItem { title: "Cancel".to_owned(), properties: Default::default() };
         let msg = format!("livenote: undo last run: {err}");
-        let answer = client.show_message_request(MessageType::WARNING, msg, Some(vec![anyway, cancel])).await;
-        if let Ok(Some(item)) = answer
-            && item.title == "Restore anyway"
-            && let Err(e) = engine.undo_last_run(&path, true).await
+        match client.show_message_request(MessageType::WARNING, msg.clone(), Some(vec![anyway, cancel])).await
         {
-            client.show_message(MessageType::WARNING, format!("livenote: undo last run: {e}")).await;
+            Ok(Some(item)) if item.title == "Restore anyway" => {
+                if let Err(e) = engine.undo_last_run(&path, true).await {
+                    client.show_message(MessageType::WARNING, format!("livenote: undo last run: {e}")).await;
+                }
+            }
+            Ok(_) => {}
+            // A client without message requests still hears why nothing happened.
+            Err(_) => client.show_message(MessageType::WARNING, msg).await,
         }
         return;
     }

@@ -685,3 +685,57 @@ async fn undo_is_offered_only_when_there_is_something_to_undo() {
     assert!(c.doc(&uri).text.ends_with("# Undo\n\nAgent wrote this.\n"), "{}", c.doc(&uri).text);
     c.shutdown().await;
 }
+
+/// Wait (real time, bounded) until the client's copy of the document satisfies `done`.
+async fn doc_until(c: &TestClient, uri: &str, done: impl Fn(&str) -> bool) -> String {
+    for _ in 0..500 {
+        let text = c.doc(uri).text;
+        if done(&text) {
+            return text;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    c.doc(uri).text
+}
+
+/// Issue 12 §5 in the editor: the user typed after the run, so *Undo last run* asks first
+/// (this client answers "Restore anyway"), and what they typed is kept in history: undoing
+/// the undo brings it back.
+#[tokio::test]
+async fn undo_over_edits_in_the_buffer_asks_and_keeps_a_copy() {
+    let note = "---\ntitle: Undo\nlive:\n  objective: say something\n---\n# Undo\n\nmine\n";
+    let mut c = TestClient::start(&[(".livenote.toml", CONFIG), ("undo.md", note)], utf16_caps()).await;
+    let uri = c.open("undo.md", note).await;
+    c.diagnostics(&uri, 1).await;
+    let res =
+        c.request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]})).await;
+    assert!(res.get("error").is_none(), "{res}");
+    loop {
+        let p = c.next_notification("$/progress").await;
+        if p["value"]["kind"] == "end" {
+            break;
+        }
+    }
+    let ran = c.doc(&uri).text;
+    assert!(ran.ends_with("Agent wrote this.\n"), "{ran}");
+    let at = ran.len() - 1;
+    c.edit(&uri, at, at, " (typed)").await;
+    // Idle again (the run's lock released) before undoing.
+    let typed = c.doc(&uri).text;
+    assert!(action_titles(&mut c, &uri, &typed, at).await.contains("Undo last run"));
+    let res = c
+        .request("workspace/executeCommand", json!({"command": "livenote.undoLastRun", "arguments": [uri]}))
+        .await;
+    assert!(res.get("error").is_none(), "{res}");
+    let undone = doc_until(&c, &uri, |t| t.ends_with("# Undo\n\nmine\n")).await;
+    assert!(undone.ends_with("# Undo\n\nmine\n"), "{undone}");
+    let at = undone.len() - 1;
+    assert!(action_titles(&mut c, &uri, &undone, at).await.contains("Undo last run"));
+    let res = c
+        .request("workspace/executeCommand", json!({"command": "livenote.undoLastRun", "arguments": [uri]}))
+        .await;
+    assert!(res.get("error").is_none(), "{res}");
+    let back = doc_until(&c, &uri, |t| t.ends_with("(typed)\n")).await;
+    assert!(back.ends_with("# Undo\n\nAgent wrote this. (typed)\n"), "the typed text was lost:\n{back}");
+    c.shutdown().await;
+}
