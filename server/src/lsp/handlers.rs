@@ -560,9 +560,10 @@ pub fn code_action(state: &State, params: CodeActionParams) -> Option<CodeAction
     let version = state.docs().get(&uri).map(|d| d.version);
     with_ctx(state, &uri, |ctx, snap| {
         // Only here: whether there is something to undo takes a look at the note's history.
+        let last_run_id = snap.analysis.live.as_ref().and_then(|l| l.last_run_id.as_deref());
         let undoable = uri
             .to_file_path()
-            .is_some_and(|p| state.engine_for(&p).is_some_and(|e| e.can_undo(&p, &snap.text)));
+            .is_some_and(|p| state.engine_for(&p).is_some_and(|e| e.can_undo(&p, &snap.text, last_run_id)));
         let ctx = &Ctx { facts: RunFacts { undoable, ..ctx.facts }, ..*ctx };
         let start = convert::offset(&snap.text, &snap.lines, params.range.start, enc);
         let end = convert::offset(&snap.text, &snap.lines, params.range.end, enc).max(start);

@@ -337,9 +337,10 @@ impl Engine {
         Ok(())
     }
 
-    /// Whether *Undo last run* has something to do on the note whose current text is `text`.
-    pub fn can_undo(&self, path: &Path, text: &str) -> bool {
-        if bad_last_run_id(text).is_some() {
+    /// Whether *Undo last run* has something to do on the note whose current text is `text`
+    /// and whose `lastRunId` is `last_run_id` (from the analysis the caller already has).
+    pub fn can_undo(&self, path: &Path, text: &str, last_run_id: Option<&str>) -> bool {
+        if last_run_id.is_some_and(|id| !is_run_id(id)) {
             return false;
         }
         let rel = self.rel(path);
@@ -758,6 +759,25 @@ mod tests {
         std::fs::create_dir_all(done.join("sub.json")).unwrap_or_else(|e| panic!("{e}"));
         prune_done_events(dir.path(), 2);
         assert_eq!(names(&done), vec![".event-x.tmp", "README", "b.json", "c.json", "sub.json"]);
+    }
+
+    #[test]
+    fn runs_and_events_keep_are_configurable() {
+        let (config, problems) = crate::config::Config::load_with(None, None, &|_: &str| None);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(
+            (config.history.runs_keep, config.history.events_keep),
+            (DEFAULT_RUNS_KEEP, DEFAULT_EVENTS_KEEP)
+        );
+        let client = json!({"history": {"keep": 3, "runs_keep": 5, "events_keep": 7}});
+        let (config, problems) = crate::config::Config::load_with(None, Some(&client), &|_: &str| None);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!((config.history.keep, config.history.runs_keep, config.history.events_keep), (3, 5, 7));
+        // At least one of each is kept: 0 is refused and the default stays.
+        let client = json!({"history": {"runs_keep": 0}});
+        let (config, problems) = crate::config::Config::load_with(None, Some(&client), &|_: &str| None);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(config.history.runs_keep, DEFAULT_RUNS_KEEP);
     }
 
     #[test]

@@ -260,3 +260,30 @@ fn transcripts_and_done_events_are_pruned_to_keep() {
 fn done_dir_is_plain(dir: &Path) -> bool {
     std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir())
 }
+
+/// A run that left no record of its result (killed mid-run, or made by an older livenote):
+/// undo cannot tell the run's edits from the user's, so it asks for `--force`.
+#[test]
+fn undo_after_a_run_without_a_record_needs_force() {
+    let ws = workspace("");
+    assert!(run(&ws, "2026-11-23T09:00:00Z", Some("new\n")).status.success());
+    let history = ws.root.join(".livenote/history");
+    let mut removed = 0;
+    for dir in std::fs::read_dir(&history).into_iter().flatten().flatten() {
+        for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+            if f.path().extension().is_some_and(|e| e == "after") {
+                std::fs::remove_file(f.path()).unwrap_or_else(|e| panic!("{e}"));
+                removed += 1;
+            }
+        }
+    }
+    assert_eq!(removed, 1, "the run recorded what it left");
+    let before = ws.note();
+    let refused = livenote(&ws, &["undo", "n.md"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("no record"), "{}", stderr(&refused));
+    assert_eq!(ws.note(), before);
+    let forced = livenote(&ws, &["undo", "n.md", "--force"]);
+    assert!(forced.status.success(), "{}", stderr(&forced));
+    assert_eq!(body(&ws), "\nold\n");
+}
