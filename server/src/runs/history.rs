@@ -302,7 +302,9 @@ impl Engine {
             return Err(std::io::Error::other(format!("`{run_id}` is not a run id")));
         }
         let before = read_body(&self.store, rel, run_id, "md");
-        let (added, removed) = before.as_deref().map_or((0, 0), |b| line_counts(b, body_after));
+        // Unknown (null) when the snapshot is missing: history then shows `?`, not `+0 -0`.
+        let counts = before.as_deref().map(|b| line_counts(b, body_after));
+        let (added, removed) = (counts.map(|c| c.0), counts.map(|c| c.1));
         let changed = before.as_deref().map(|b| b != body_after);
         if let Some(dir) = history_dir(&self.store, rel)
             && before.is_some()
@@ -325,7 +327,7 @@ impl Engine {
                 let line = json!({
                     "at": timestamp(self.clock.now()),
                     "kind": "result",
-                    "message": format!("+{added} -{removed}"),
+                    "message": counts.map_or_else(|| "?".to_owned(), |(a, r)| format!("+{a} -{r}")),
                     "note": rel,
                     "changed": changed,
                     "added": added,
