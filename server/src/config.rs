@@ -158,11 +158,19 @@ impl Default for SchedulerConfig {
 pub struct HistoryConfig {
     /// Body snapshots kept per note.
     pub keep: usize,
+    /// Run transcripts (`.livenote/runs/`) kept, all notes together.
+    pub runs_keep: usize,
+    /// Processed events (`.livenote/events/done/`) kept.
+    pub events_keep: usize,
 }
 
 impl Default for HistoryConfig {
     fn default() -> Self {
-        HistoryConfig { keep: 20 }
+        HistoryConfig {
+            keep: 20,
+            runs_keep: crate::runs::history::DEFAULT_RUNS_KEEP,
+            events_keep: crate::runs::history::DEFAULT_EVENTS_KEEP,
+        }
     }
 }
 
@@ -801,6 +809,8 @@ struct Partial {
     enabled: Option<bool>,
     exclude: Option<Vec<String>>,
     keep: Option<usize>,
+    runs_keep: Option<usize>,
+    events_keep: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -968,7 +978,7 @@ const AGENT_KEYS: &[&str] = &[
     "max_conversation_bytes",
 ];
 const SCHEDULER_KEYS: &[&str] = &["enabled", "exclude"];
-const HISTORY_KEYS: &[&str] = &["keep"];
+const HISTORY_KEYS: &[&str] = &["keep", "runs_keep", "events_keep"];
 const PROVIDER_KEYS: &[&str] = &["kind", "base_url", "model", "api_key_env", "command", "timeout"];
 
 fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
@@ -1033,6 +1043,16 @@ fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
                         "keep" => {
                             if let Some(v) = cx.integer(&key, &f.node, 0, 100_000) {
                                 acc.keep = usize::try_from(v).ok();
+                            }
+                        }
+                        "runs_keep" => {
+                            if let Some(v) = cx.integer(&key, &f.node, 1, 1_000_000) {
+                                acc.runs_keep = usize::try_from(v).ok();
+                            }
+                        }
+                        "events_keep" => {
+                            if let Some(v) = cx.integer(&key, &f.node, 1, 1_000_000) {
+                                acc.events_keep = usize::try_from(v).ok();
                             }
                         }
                         _ => cx.unknown(&key, f, HISTORY_KEYS),
@@ -1166,7 +1186,11 @@ fn finish(
             enabled: acc.enabled.unwrap_or(defaults.scheduler.enabled),
             exclude: acc.exclude.unwrap_or(defaults.scheduler.exclude),
         },
-        history: HistoryConfig { keep: acc.keep.unwrap_or(defaults.history.keep) },
+        history: HistoryConfig {
+            keep: acc.keep.unwrap_or(defaults.history.keep),
+            runs_keep: acc.runs_keep.unwrap_or(defaults.history.runs_keep),
+            events_keep: acc.events_keep.unwrap_or(defaults.history.events_keep),
+        },
         broken_providers: BTreeMap::new(),
         env_providers,
         ignored_folder: None,

@@ -608,6 +608,10 @@ pub trait EventRunner: Send + Sync {
         context: String,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, Outcome>;
+    /// How many processed events `done/` keeps (`[history] events_keep`); `None`: no pruning.
+    fn done_keep(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// What an event run is told: the note's criteria, the event and its payload, and that it
@@ -652,6 +656,10 @@ impl EventRunner for EngineRunner {
 
     fn now(&self) -> DateTime<Utc> {
         self.engine.clock.now()
+    }
+
+    fn done_keep(&self) -> Option<usize> {
+        self.engine.config.read().ok().map(|c| c.history.events_keep)
     }
 
     fn run<'a>(
@@ -902,6 +910,9 @@ pub async fn process_pending(
                 Some(p) => processed.push(p),
                 None => return processed,
             }
+        }
+        if let Some(keep) = runner.done_keep() {
+            crate::runs::history::prune_done_events(root, keep);
         }
         drop(queue);
         // Another processor that found the queue locked left what arrived to us: look again

@@ -49,6 +49,9 @@ pub struct RunFacts {
     /// `[scheduler] enabled = false` (or the editor turned scheduling off): the note runs
     /// only by hand, whatever its triggers say.
     pub scheduling_off: bool,
+    /// *Undo last run* has something to restore (the note's history holds a run that changed
+    /// the body). Looked up only where it is shown (code actions); false elsewhere.
+    pub undoable: bool,
 }
 
 pub fn status(live: &Live, facts: RunFacts) -> Status {

@@ -3,9 +3,11 @@
 
 mod check;
 mod event;
+mod history;
 mod init;
 mod list;
 mod run;
+mod undo;
 mod watch;
 
 use std::io::Write;
@@ -104,6 +106,20 @@ pub enum Command {
     /// Withdraw the trust of a folder: its `.livenote.toml` is ignored again and nothing runs
     /// on its own there.
     Untrust { dir: PathBuf },
+    /// Restore the body from before the latest run that changed it (itself undoable).
+    Undo {
+        note: PathBuf,
+        /// Restore even though the body was edited since that run (the current body is kept in
+        /// history).
+        #[arg(long)]
+        force: bool,
+    },
+    /// The note's runs, newest first: outcome, summary, lines changed, whether undo can restore.
+    History {
+        note: PathBuf,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
 }
 
 /// Entry point of the binary.
@@ -147,6 +163,8 @@ pub fn run(cli: Cli) -> u8 {
         Command::Trust { dir, list: false } => trust(dir, &mut out),
         Command::Untrust { dir } => untrust(&dir, &mut out),
         Command::Init { dir } => init::run(dir, &mut out),
+        Command::Undo { note, force } => undo::run(&note, force, &mut out, &mut std::io::stderr()),
+        Command::History { note, format } => history::run(&note, format, &mut out),
     };
     let _ = out.flush();
     match result {

@@ -84,4 +84,3 @@ fn needs_trust(config: &crate::config::Config, path: &std::path::Path) -> Option
     let provider = analysis.live.as_ref().and_then(|l| l.provider.as_ref()).map(|p| p.value.as_str());
     config.needs_ignored_folder(provider).map(|ignored| ignored.run_error(provider))
 }
-

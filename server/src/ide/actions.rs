@@ -13,7 +13,8 @@
 //! - A rewrite is offered only when it can be done (no "Make live" on a note whose frontmatter
 //!   does not parse: its diagnostics come first), so choosing an action never fails.
 //! - "Run now" is not offered on a note with errors (the run could only fail), "Undo last run"
-//!   needs a `lastRunId` and no run in progress.
+//!   needs something to undo (`RunFacts::undoable`: the note's history holds a run that
+//!   changed the body) and no run in progress.
 //! - Kinds: quick fixes are `QuickFix`; rewrites of the frontmatter are `Refactor` (LSP
 //!   `refactor.rewrite`); running, stopping and undoing act on the body through the agent and
 //!   its history, so they are `Source` (LSP `source`).
@@ -98,7 +99,7 @@ fn note_actions<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live, actions: &mut Vec<Acti
         let title = if resume { "Resume" } else { "Pause" };
         actions.push(rewrite_action(title, edits, commands::SET_ACTIVE, vec![Value::Bool(resume)]));
     }
-    if live.last_run_id.is_some() && !running {
+    if ctx.facts.undoable && !running {
         actions.push(command_action("Undo last run", commands::UNDO_LAST_RUN));
     }
     if let Ok(edits) = rewrite::make_passive(ctx.text) {
@@ -154,7 +155,10 @@ mod tests {
     use crate::status::RunFacts;
     use crate::text::edit::apply;
 
-    const TRUSTED: RunFacts = RunFacts { running: false, trusted: Some(true), scheduling_off: false };
+    const TRUSTED: RunFacts =
+        RunFacts { running: false, trusted: Some(true), scheduling_off: false, undoable: false };
+    /// Trusted, with a run to undo in the note's history.
+    const UNDOABLE: RunFacts = RunFacts { undoable: true, ..TRUSTED };
 
     /// One action per line: `kind title (fixes: idx) [command args] *` (`*` = preferred).
     fn render(actions: &[Action]) -> String {
@@ -221,7 +225,8 @@ live:
 
     #[test]
     fn live_note_from_the_body() {
-        check(
+        check_with(
+            UNDOABLE,
             NOTE,
             expect![[r#"
                 Source Run now [livenote.run]
@@ -235,7 +240,7 @@ live:
     #[test]
     fn untrusted_offers_trust() {
         check_with(
-            RunFacts { running: false, trusted: Some(false), scheduling_off: false },
+            RunFacts { running: false, trusted: Some(false), scheduling_off: false, undoable: true },
             NOTE,
             expect![[r#"
                 Source Run now [livenote.run]
@@ -250,10 +255,24 @@ live:
     #[test]
     fn running_offers_stop_and_no_undo() {
         check_with(
-            RunFacts { running: true, trusted: Some(true), scheduling_off: false },
+            RunFacts { running: true, trusted: Some(true), scheduling_off: false, undoable: true },
             NOTE,
             expect![[r#"
                 Source Stop [livenote.stop]
+                Refactor Pause [livenote.setActive false]
+                Refactor Make passive [livenote.makePassive]
+            "#]],
+        );
+    }
+
+    #[test]
+    fn nothing_to_undo_offers_no_undo() {
+        // A `lastRunId` alone (say, after a failed run that changed nothing) is not enough.
+        check_with(
+            TRUSTED,
+            NOTE,
+            expect![[r#"
+                Source Run now [livenote.run]
                 Refactor Pause [livenote.setActive false]
                 Refactor Make passive [livenote.makePassive]
             "#]],
@@ -486,7 +505,8 @@ Sunny.
     #[test]
     fn crlf_and_wide_characters() {
         let fixture = "---\r\ntitle: 東京の天気 ☀️\r\nlive:\r\n  objective: 東京の天気 🌤\r\n  active: false\r\n  lastRunId: \"01KAT5\"\r\n---\r\n# 東京 😀$0\r\n";
-        check(
+        check_with(
+            UNDOABLE,
             fixture,
             expect![[r#"
                 Source Run now [livenote.run]
@@ -544,8 +564,9 @@ live:
             a in 0usize..400,
             b in 0usize..400,
             running: bool,
+            undoable: bool,
         ) {
-            with_ctx(&text, RunFacts { running, trusted: Some(true), scheduling_off: false }, |ctx| {
+            with_ctx(&text, RunFacts { running, trusted: Some(true), scheduling_off: false, undoable }, |ctx| {
                 for action in code_actions(ctx, a..b) {
                     if let Err(e) = apply(&text, &action.edits) {
                         panic!("{:?}: {e}", action.title);

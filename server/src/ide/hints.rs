@@ -203,7 +203,8 @@ mod tests {
     use crate::ide::fixture::with_ctx;
     use crate::status::RunFacts;
 
-    const TRUSTED: RunFacts = RunFacts { running: false, trusted: Some(true), scheduling_off: false };
+    const TRUSTED: RunFacts =
+        RunFacts { running: false, trusted: Some(true), scheduling_off: false, undoable: false };
 
     /// The text with `[label]` inserted at each hint's offset; `\r` shows as `␍`.
     fn render(text: &str, hints: &[Hint]) -> String {
@@ -319,7 +320,7 @@ live:
     #[test]
     fn running_and_untrusted() {
         check_with(
-            RunFacts { running: true, trusted: Some(true), scheduling_off: false },
+            RunFacts { running: true, trusted: Some(true), scheduling_off: false, undoable: false },
             &hourly("  lastRunAt: \"2026-11-23T15:02:00Z\"\n"),
             expect![[r#"
                 ---
@@ -333,7 +334,7 @@ live:
             "#]],
         );
         check_with(
-            RunFacts { running: false, trusted: Some(false), scheduling_off: false },
+            RunFacts { running: false, trusted: Some(false), scheduling_off: false, undoable: false },
             &hourly("  lastRunAt: \"2026-11-23T15:02:00Z\"\n"),
             expect![[r#"
                 ---
@@ -537,7 +538,7 @@ live:
     fn crlf_and_wide_characters() {
         // The status hint goes before the line ending.
         check_with(
-            RunFacts { running: true, trusted: Some(true), scheduling_off: false },
+            RunFacts { running: true, trusted: Some(true), scheduling_off: false, undoable: false },
             "---\r\nlive:  \r\n  objective: x\r\n---\r\n",
             expect![[r#"
                 ---␍
@@ -630,7 +631,7 @@ title: x
             running: bool,
             trusted: Option<bool>,
         ) {
-            with_ctx(&text, RunFacts { running, trusted, scheduling_off: false }, |ctx| {
+            with_ctx(&text, RunFacts { running, trusted, scheduling_off: false, undoable: false }, |ctx| {
                 let range = floor_range(&text, a..b);
                 for h in inlay_hints(ctx, a..b) {
                     assert!(range.start <= h.offset && h.offset <= range.end, "{h:?} outside {range:?}");

@@ -143,7 +143,8 @@ mod tests {
     use crate::status::RunFacts;
     use crate::text::{Encoding, LineIndex};
 
-    const TRUSTED: RunFacts = RunFacts { running: false, trusted: Some(true), scheduling_off: false };
+    const TRUSTED: RunFacts =
+        RunFacts { running: false, trusted: Some(true), scheduling_off: false, undoable: false };
 
     /// Lenses as `line:col title [command args]`, 1-based, columns in characters.
     fn render(text: &str, lenses: &[Lens]) -> String {
@@ -241,7 +242,7 @@ live:
     #[test]
     fn scheduling_off_replaces_the_next_time() {
         check_with(
-            RunFacts { running: false, trusted: Some(true), scheduling_off: true },
+            RunFacts { running: false, trusted: Some(true), scheduling_off: true, undoable: false },
             &hourly(RAN),
             expect![[r#"
                 3:1 ● Live · updated 5 min ago · scheduling off
@@ -266,7 +267,7 @@ live:
     #[test]
     fn running_offers_stop() {
         check_with(
-            RunFacts { running: true, trusted: Some(true), scheduling_off: false },
+            RunFacts { running: true, trusted: Some(true), scheduling_off: false, undoable: false },
             &hourly(RAN),
             expect![[r#"
                 3:1 Updating…
@@ -293,7 +294,7 @@ live:
     #[test]
     fn untrusted_waits() {
         check_with(
-            RunFacts { running: false, trusted: Some(false), scheduling_off: false },
+            RunFacts { running: false, trusted: Some(false), scheduling_off: false, undoable: false },
             &hourly(RAN),
             expect![[r#"
                 3:1 Waiting for trust [livenote.trustWorkspace]
@@ -453,7 +454,7 @@ live:
 {text}
 ---
 "#)] {
-                with_ctx(&text, RunFacts { running, trusted, scheduling_off: false }, |ctx| {
+                with_ctx(&text, RunFacts { running, trusted, scheduling_off: false, undoable: false }, |ctx| {
                     for l in code_lenses(ctx) {
                         assert!(l.range.end <= text.len() && text.is_char_boundary(l.range.start));
                     }

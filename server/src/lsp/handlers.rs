@@ -588,7 +588,7 @@ impl FactsCache {
         let engine = path.and_then(|p| super::state::engine_among(&self.engines, p));
         let running = path.is_some_and(|p| engine.as_ref().is_some_and(|e| e.is_running(p)));
         let scheduling_off = engine.is_some_and(|e| !e.scheduling_enabled());
-        RunFacts { running, trusted: Some(self.trusted(path)), scheduling_off }
+        RunFacts { running, trusted: Some(self.trusted(path)), scheduling_off, undoable: false }
     }
 }
 
@@ -683,6 +683,12 @@ pub fn code_action(state: &State, params: CodeActionParams) -> Option<CodeAction
     let enc = state.encoding();
     let version = state.docs().get(&uri).map(|d| d.version);
     with_ctx(state, &uri, |ctx, snap| {
+        // Only here: whether there is something to undo takes a look at the note's history.
+        let last_run_id = snap.analysis.live.as_ref().and_then(|l| l.last_run_id.as_deref());
+        let undoable = uri
+            .to_file_path()
+            .is_some_and(|p| state.engine_for(&p).is_some_and(|e| e.can_undo(&p, &snap.text, last_run_id)));
+        let ctx = &Ctx { facts: RunFacts { undoable, ..ctx.facts }, ..*ctx };
         let start = convert::offset(&snap.text, &snap.lines, params.range.start, enc);
         let end = convert::offset(&snap.text, &snap.lines, params.range.end, enc).max(start);
         let lsp_diags = convert::diagnostics(&snap.text, &snap.lines, &snap.analysis.diagnostics, enc);
@@ -1001,12 +1007,10 @@ pub fn execute_command(
             let engine = state
                 .engine_for(&path)
                 .ok_or_else(|| Error::invalid_params("the note is outside the workspace folders"))?;
+            // Optional second argument: `true` restores even over later edits.
+            let force = args.get(1).and_then(Value::as_bool).unwrap_or(false);
             let client = client.clone();
-            tokio::spawn(async move {
-                if let Err(e) = engine.undo_last_run(&path).await {
-                    client.show_message(MessageType::WARNING, format!("livenote: undo last run: {e}")).await;
-                }
-            });
+            tokio::spawn(super::runs::undo(client, engine, path, force));
             Ok(None)
         }
         commands::TRUST_WORKSPACE => {

@@ -384,3 +384,31 @@ pub fn stop(state: &State, path: &Path) -> serde_json::Value {
     let stopped = state.engine_for(path).is_some_and(|e| e.stop(path));
     json!({ "stopped": stopped })
 }
+
+/// `livenote.undoLastRun`: undo; when the body was edited since the run (or livenote cannot
+/// tell), ask before restoring anyway (the current body stays in history either way).
+pub async fn undo(client: Client, engine: Arc<Engine>, path: PathBuf, force: bool) {
+    use crate::runs::history::UndoError;
+    let err = match engine.undo_last_run(&path, force).await {
+        Ok(_) => return,
+        Err(e) => e,
+    };
+    if matches!(err, UndoError::Edited { .. } | UndoError::Unknown { .. }) {
+        let anyway = MessageActionItem { title: "Restore anyway".to_owned(), properties: Default::default() };
+        let cancel = MessageActionItem { title: "Cancel".to_owned(), properties: Default::default() };
+        let msg = format!("livenote: undo last run: {err}");
+        match client.show_message_request(MessageType::WARNING, msg.clone(), Some(vec![anyway, cancel])).await
+        {
+            Ok(Some(item)) if item.title == "Restore anyway" => {
+                if let Err(e) = engine.undo_last_run(&path, true).await {
+                    client.show_message(MessageType::WARNING, format!("livenote: undo last run: {e}")).await;
+                }
+            }
+            Ok(_) => {}
+            // A client without message requests still hears why nothing happened.
+            Err(_) => client.show_message(MessageType::WARNING, msg).await,
+        }
+        return;
+    }
+    client.show_message(MessageType::WARNING, format!("livenote: undo last run: {err}")).await;
+}

@@ -5,6 +5,7 @@
 //! Edits go through a [`NoteIo`]: the file on disk (atomic, compare-and-swap) or, in the
 //! language server, the open editor buffer.
 
+pub mod history;
 pub mod io;
 pub mod registry;
 pub mod store;
@@ -287,6 +288,8 @@ impl Engine {
         let result =
             self.call_provider(spec, rel, &text, live, &run_id, now, cancel, &mut steps, &mut forward).await;
         let base = steps.base;
+        // The note as the run's last write left it, when that write was the result.
+        let mut left: Option<String> = None;
         let outcome = match result {
             // A NUL byte would make the note a binary file that livenote (and many editors)
             // no longer reads: nothing of such output is written.
@@ -339,7 +342,8 @@ impl Engine {
                     })
                     .await;
                 match applied {
-                    Ok(_) => {
+                    Ok(t) => {
+                        left = Some(t);
                         let c = conflicts.load(std::sync::atomic::Ordering::Relaxed);
                         if c > 0 {
                             tracing::warn!(
@@ -359,6 +363,12 @@ impl Engine {
             }
             Err(e) => self.fail(&spec.path, &run_id, e.to_string()).await,
         };
+        // For undo and `livenote history` (runs/history.rs): what the run left.
+        // (The text of the result's own write when there was one: a keystroke right after it
+        // is the user's, not the run's.)
+        if let Some(t) = left.or_else(|| self.io.read(&spec.path).ok()) {
+            self.record_result(rel, &run_id, &t[agent_region(&t)]);
+        }
         let end = match &outcome {
             Outcome::Done { summary, .. } => RunEvent::new("done", summary.clone()),
             Outcome::Failed { error, .. } => RunEvent::new("failed", error.clone()),
@@ -456,25 +466,6 @@ impl Engine {
             tracing::warn!("failed {}: cannot record the error: {e}", path.display());
         }
         Outcome::Failed { run_id: run_id.to_owned(), error: msg }
-    }
-
-    /// Restore the body saved before the latest run (`Undo last run`).
-    pub async fn undo_last_run(&self, path: &Path) -> Result<String, String> {
-        let rel = self.rel(path);
-        let text = self.io.read(path).map_err(|e| e.to_string())?;
-        let analysis = note::analyze(&text, &note::Options::default());
-        let run_id = analysis
-            .live
-            .as_ref()
-            .and_then(|l| l.last_run_id.clone())
-            .ok_or("the note has no run to undo")?;
-        let old =
-            self.store.snapshot_of(&rel, &run_id).ok_or_else(|| format!("no saved body for run {run_id}"))?;
-        self.io
-            .apply(path, &|t: &str| Ok(crate::note::body::replace_region_edits(t, &old)))
-            .await
-            .map_err(|e| e.to_string())?;
-        Ok(run_id)
     }
 }
 

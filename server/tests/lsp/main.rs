@@ -694,3 +694,166 @@ async fn bad_client_settings_are_shown() {
     );
     c.shutdown().await;
 }
+
+/// The titles of the code actions at the fixture's cursor, one per line.
+async fn actions_at(c: &mut TestClient, uri: &str, text: &str, at: usize) -> String {
+    let p = pos(text, at, false);
+    let res = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": {"start": p, "end": p}, "context": {"diagnostics": []}}),
+        )
+        .await;
+    res["result"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|a| a["title"].as_str())
+        .map(|t| format!("{t}\n"))
+        .collect()
+}
+
+/// [`actions_at`] once the note is idle: a run or an undo holds the note's lock a moment after
+/// the editor sees its edit, and the note counts as updating (Stop) until it lets go.
+async fn action_titles(c: &mut TestClient, uri: &str, text: &str, at: usize) -> String {
+    let mut titles = String::new();
+    for _ in 0..500 {
+        titles = actions_at(c, uri, text, at).await;
+        if !titles.contains("Stop") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    titles
+}
+
+/// Issue 12 §5: *Undo last run* is offered only when the note's history holds a run that
+/// changed the body — not for a `lastRunId` alone (a failed run, or a folder cloned with
+/// runtime fields) — and an undo is itself undoable, in the editor buffer.
+#[tokio::test]
+async fn undo_is_offered_only_when_there_is_something_to_undo() {
+    let fixture = "---\ntitle: Undo\nlive:\n  objective: say something\n  lastRunId: \"01KAT5B2X0000000000000000A\"\n  lastRunError: \"boom\"\n---\n# Undo\n\nmine$0\n";
+    let (note, at) = cursor(fixture);
+    let mut c = TestClient::start(&[(".livenote.toml", CONFIG), ("undo.md", &note)], utf16_caps()).await;
+    let uri = c.open("undo.md", &note).await;
+    c.diagnostics(&uri, 1).await;
+    check(
+        &action_titles(&mut c, &uri, &note, at).await,
+        expect![[r#"
+            Run now
+            Pause
+            Make passive
+        "#]],
+    );
+    let res =
+        c.request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]})).await;
+    assert!(res.get("error").is_none(), "{res}");
+    loop {
+        let p = c.next_notification("$/progress").await;
+        if p["value"]["kind"] == "end" {
+            break;
+        }
+    }
+    let ran = c.doc(&uri).text;
+    assert!(ran.ends_with("# Undo\n\nAgent wrote this.\n"), "{ran}");
+    let at = ran.len() - 1;
+    check(
+        &action_titles(&mut c, &uri, &ran, at).await,
+        expect![[r#"
+            Run now
+            Pause
+            Undo last run
+            Make passive
+        "#]],
+    );
+    let res = c
+        .request("workspace/executeCommand", json!({"command": "livenote.undoLastRun", "arguments": [uri]}))
+        .await;
+    assert!(res.get("error").is_none(), "{res}");
+    for _ in 0..500 {
+        if c.doc(&uri).text.ends_with("# Undo\n\nmine\n") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let undone = c.doc(&uri).text;
+    assert!(undone.ends_with("# Undo\n\nmine\n"), "{undone}");
+    // The undo is a change of its own: offered again (once the undo has let go of the note's
+    // lock, until then the note counts as updating), and it brings the run's text back.
+    let at = undone.len() - 1;
+    check(
+        &action_titles(&mut c, &uri, &undone, at).await,
+        expect![[r#"
+            Run now
+            Pause
+            Undo last run
+            Make passive
+        "#]],
+    );
+    let res = c
+        .request("workspace/executeCommand", json!({"command": "livenote.undoLastRun", "arguments": [uri]}))
+        .await;
+    assert!(res.get("error").is_none(), "{res}");
+    for _ in 0..500 {
+        if c.doc(&uri).text.ends_with("Agent wrote this.\n") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(c.doc(&uri).text.ends_with("# Undo\n\nAgent wrote this.\n"), "{}", c.doc(&uri).text);
+    c.shutdown().await;
+}
+
+/// Wait (real time, bounded) until the client's copy of the document satisfies `done`.
+async fn doc_until(c: &TestClient, uri: &str, done: impl Fn(&str) -> bool) -> String {
+    for _ in 0..500 {
+        let text = c.doc(uri).text;
+        if done(&text) {
+            return text;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    c.doc(uri).text
+}
+
+/// Issue 12 §5 in the editor: the user typed after the run, so *Undo last run* asks first
+/// (this client answers "Restore anyway"), and what they typed is kept in history: undoing
+/// the undo brings it back.
+#[tokio::test]
+async fn undo_over_edits_in_the_buffer_asks_and_keeps_a_copy() {
+    let note = "---\ntitle: Undo\nlive:\n  objective: say something\n---\n# Undo\n\nmine\n";
+    let mut c = TestClient::start(&[(".livenote.toml", CONFIG), ("undo.md", note)], utf16_caps()).await;
+    let uri = c.open("undo.md", note).await;
+    c.diagnostics(&uri, 1).await;
+    let res =
+        c.request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]})).await;
+    assert!(res.get("error").is_none(), "{res}");
+    loop {
+        let p = c.next_notification("$/progress").await;
+        if p["value"]["kind"] == "end" {
+            break;
+        }
+    }
+    let ran = c.doc(&uri).text;
+    assert!(ran.ends_with("Agent wrote this.\n"), "{ran}");
+    let at = ran.len() - 1;
+    c.edit(&uri, at, at, " (typed)").await;
+    // Idle again (the run's lock released) before undoing.
+    let typed = c.doc(&uri).text;
+    assert!(action_titles(&mut c, &uri, &typed, at).await.contains("Undo last run"));
+    let res = c
+        .request("workspace/executeCommand", json!({"command": "livenote.undoLastRun", "arguments": [uri]}))
+        .await;
+    assert!(res.get("error").is_none(), "{res}");
+    let undone = doc_until(&c, &uri, |t| t.ends_with("# Undo\n\nmine\n")).await;
+    assert!(undone.ends_with("# Undo\n\nmine\n"), "{undone}");
+    let at = undone.len() - 1;
+    assert!(action_titles(&mut c, &uri, &undone, at).await.contains("Undo last run"));
+    let res = c
+        .request("workspace/executeCommand", json!({"command": "livenote.undoLastRun", "arguments": [uri]}))
+        .await;
+    assert!(res.get("error").is_none(), "{res}");
+    let back = doc_until(&c, &uri, |t| t.ends_with("(typed)\n")).await;
+    assert!(back.ends_with("# Undo\n\nAgent wrote this. (typed)\n"), "the typed text was lost:\n{back}");
+    c.shutdown().await;
+}

@@ -1,0 +1,44 @@
+//! `livenote history NOTE [--format json]`: the note's runs, newest first: id, time, trigger,
+//! outcome, summary, lines added/removed, and whether the body from before the run is kept
+//! (what `livenote undo` restores from).
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Result;
+
+use super::Format;
+
+pub fn run(note: &Path, format: Format, out: &mut impl Write) -> Result<u8> {
+    let (engine, path) = super::undo::engine_for(note)?;
+    let runs = engine.history(&path);
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, &runs)?;
+            writeln!(out)?;
+        }
+        Format::Text => {
+            if runs.is_empty() {
+                writeln!(out, "no runs of {} are recorded", engine.rel(&path))?;
+            }
+            for r in &runs {
+                let lines = match (r.lines_added, r.lines_removed) {
+                    (Some(a), Some(d)) => format!("+{a} -{d}"),
+                    _ => "?".to_owned(),
+                };
+                writeln!(
+                    out,
+                    "{}  {}  {:<7} {:<10} {:<9} {:<8}  {}",
+                    r.id,
+                    r.time.as_deref().unwrap_or("?"),
+                    r.trigger.as_deref().unwrap_or("?"),
+                    r.outcome,
+                    lines,
+                    if r.snapshot { "snapshot" } else { "-" },
+                    r.summary.as_deref().unwrap_or("")
+                )?;
+            }
+        }
+    }
+    Ok(0)
+}

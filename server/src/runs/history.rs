@@ -1,0 +1,798 @@
+//! A note's run history, undo, and the pruning of transcripts and processed events.
+//!
+//! What livenote keeps per run (under `<workspace>/.livenote/`):
+//! - `history/<key>/<run-id>.md`: the body before the run (written by [`Store::snapshot`],
+//!   newest `[history] keep` per note);
+//! - `history/<key>/<run-id>.after`: the body the run left ([`Engine::record_result`], called
+//!   by the engine when a run ends, whatever its outcome); pruned with its `.md`;
+//! - `runs/<run-id>.jsonl`: the transcript (`start`, the run's events, a `result` record with
+//!   the lines added and removed, then `done`/`failed`/`skip`); newest `[history] runs_keep`
+//!   across all notes.
+//!
+//! Undo (`livenote undo`, the editor's *Undo last run*) restores the body from before the
+//! latest run that changed it, found from the snapshots: a run changed the body when what it
+//! left differs from what it started from (failed runs that edited nothing are skipped). It
+//! refuses when the body was edited since that run (naming the lines), unless forced, and when
+//! livenote has no record of what the run left (a run from an older version or one that was
+//! killed), since it then cannot tell the run's edits from the user's. Undo is a run of its
+//! own (trigger `undo`): the current body is snapshotted first, so undoing an undo redoes.
+//!
+//! Run ids are ULIDs (26 Crockford base32 characters); nothing that is not one is ever used in
+//! a path, so a `lastRunId` from a cloned folder cannot name a file elsewhere. Pruning deletes
+//! only regular files whose names livenote gives them and never follows symlinks.
+
+use std::fs::OpenOptions;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::{Engine, Store, timestamp};
+use crate::note::{self, body::agent_region};
+
+/// Transcripts kept (all notes together) and processed events kept in `events/done/`, unless
+/// `[history] runs_keep` / `events_keep` say otherwise.
+pub const DEFAULT_RUNS_KEEP: usize = 1000;
+pub const DEFAULT_EVENTS_KEEP: usize = 1000;
+
+/// The trigger recorded for an undo.
+pub const UNDO_TRIGGER: &str = "undo";
+
+/// Bodies larger than this are not read back from history (notes are capped far below).
+const MAX_BODY_BYTES: u64 = 16 * 1024 * 1024;
+/// How much of a transcript `history` reads.
+const MAX_TRANSCRIPT_BYTES: u64 = 8 * 1024 * 1024;
+/// How many changed lines an undo refusal quotes.
+const PREVIEW_LINES: usize = 8;
+
+/// Whether `s` has the shape of a run id: a ULID, 26 characters of Crockford's base32 in upper
+/// case, the first at most `7` (the ids the engine writes).
+pub fn is_run_id(s: &str) -> bool {
+    s.len() == 26
+        && s.as_bytes()[0] <= b'7'
+        && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'A'..=b'H' | b'J' | b'K' | b'M' | b'N' | b'P'..=b'T' | b'V'..=b'Z'))
+}
+
+/// When a run started, from its id.
+pub fn run_time(id: &str) -> Option<DateTime<Utc>> {
+    let u = ulid::Ulid::from_string(id).ok()?;
+    Some(DateTime::<Utc>::from(u.datetime()))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files, never through a symlink
+
+/// `dir` joined with `parts`, provided that `dir` and every folder on the way that exists is a
+/// real folder (not a symlink). `Ok(None)` when one does not exist yet.
+fn real_dir(dir: &Path, parts: &[&str]) -> std::io::Result<Option<PathBuf>> {
+    let mut p = dir.to_path_buf();
+    let check = |p: &Path| -> std::io::Result<bool> {
+        match std::fs::symlink_metadata(p) {
+            Ok(m) if m.file_type().is_symlink() => Err(std::io::Error::other(format!(
+                "{} is a symlink; livenote does not follow symlinks in its state folder",
+                p.display()
+            ))),
+            Ok(m) if m.is_dir() => Ok(true),
+            Ok(_) => Err(std::io::Error::other(format!("{} is not a folder", p.display()))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e),
+        }
+    };
+    if !check(&p)? {
+        return Ok(None);
+    }
+    for part in parts {
+        p.push(part);
+        if !check(&p)? {
+            return Ok(None);
+        }
+    }
+    Ok(Some(p))
+}
+
+/// The text of a regular file (never a symlink, FIFO or device), up to `max` bytes.
+fn read_regular(path: &Path, max: u64) -> Option<String> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > max {
+        return None;
+    }
+    let mut s = String::new();
+    std::fs::File::open(path).ok()?.take(max).read_to_string(&mut s).ok()?;
+    Some(s)
+}
+
+/// Regular files directly in `dir` whose names `keep_name` recognises, sorted by name.
+fn own_files(dir: &Path, keep_name: impl Fn(&str) -> bool) -> Vec<(String, PathBuf)> {
+    let mut v: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
+        .map(|r| {
+            r.flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                .filter_map(|e| {
+                    let name = e.file_name().to_str()?.to_owned();
+                    keep_name(&name).then(|| (name, e.path()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+fn history_dir(store: &Store, rel: &str) -> Option<PathBuf> {
+    match real_dir(store.dir(), &["history", &Store::key(rel)]) {
+        Ok(d) => d,
+        Err(e) => {
+            tracing::warn!("history {rel}: {e}");
+            None
+        }
+    }
+}
+
+/// The ids of the runs of a note that have a body snapshot, oldest first.
+fn snapshot_ids(store: &Store, rel: &str) -> Vec<String> {
+    let Some(dir) = history_dir(store, rel) else { return Vec::new() };
+    own_files(&dir, |n| n.strip_suffix(".md").is_some_and(is_run_id))
+        .into_iter()
+        .filter_map(|(n, _)| n.strip_suffix(".md").map(str::to_owned))
+        .collect()
+}
+
+fn read_body(store: &Store, rel: &str, id: &str, ext: &str) -> Option<String> {
+    if !is_run_id(id) {
+        return None;
+    }
+    let dir = history_dir(store, rel)?;
+    read_regular(&dir.join(format!("{id}.{ext}")), MAX_BODY_BYTES)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diffs
+
+/// Lines added and removed from `old` to `new`.
+pub fn line_counts(old: &str, new: &str) -> (usize, usize) {
+    let diff = similar::TextDiff::configure().timeout(Duration::from_millis(300)).diff_lines(old, new);
+    diff.ops()
+        .iter()
+        .filter(|op| op.tag() != similar::DiffTag::Equal)
+        .fold((0, 0), |(a, r), op| (a + op.new_range().len(), r + op.old_range().len()))
+}
+
+/// Which lines of the note differ between `left` (what a run left) and `now` (the current
+/// body, which starts at line `first_line` of the note): line numbers of the current note, and
+/// a short `-`/`+` preview.
+pub fn describe_edits(left: &str, now: &str, first_line: usize) -> (String, Vec<String>) {
+    let diff = similar::TextDiff::configure().timeout(Duration::from_millis(300)).diff_lines(left, now);
+    let old: Vec<&str> = left.split_inclusive('\n').collect();
+    let new: Vec<&str> = now.split_inclusive('\n').collect();
+    let mut places = Vec::new();
+    let mut preview = Vec::new();
+    for op in diff.ops() {
+        if op.tag() == similar::DiffTag::Equal {
+            continue;
+        }
+        let (o, n) = (op.old_range(), op.new_range());
+        let at = first_line + n.start;
+        places.push(match n.len() {
+            0 => format!("{} removed before line {at}", plural(o.len(), "line")),
+            1 => format!("line {at}"),
+            k => format!("lines {at}-{}", at + k - 1),
+        });
+        for l in old.get(o).unwrap_or_default() {
+            preview.push(format!("- {}", l.trim_end_matches(['\n', '\r'])));
+        }
+        for l in new.get(n).unwrap_or_default() {
+            preview.push(format!("+ {}", l.trim_end_matches(['\n', '\r'])));
+        }
+    }
+    if preview.len() > PREVIEW_LINES {
+        let more = preview.len() - PREVIEW_LINES;
+        preview.truncate(PREVIEW_LINES);
+        preview.push(format!("… and {}", plural(more, "more line")));
+    }
+    (places.join(", "), preview)
+}
+
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
+}
+
+/// 1-based line of the note where its agent region starts.
+fn first_body_line(text: &str) -> usize {
+    let start = agent_region(text).start;
+    text[..start].matches('\n').count() + 1
+}
+
+// ---------------------------------------------------------------------------------------------
+// Undo, as a pure decision over the history
+
+/// One run as undo sees it: the body before it and, when recorded, the body it left.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunBodies {
+    pub id: String,
+    pub before: String,
+    pub after: Option<String>,
+}
+
+/// What undo would do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Plan {
+    /// Restore `restore` (the body from before run `run`). `left` is what that run left when
+    /// recorded; `None` means livenote cannot tell the run's edits from later ones.
+    Restore {
+        run: String,
+        restore: String,
+        left: Option<String>,
+    },
+    Nothing,
+}
+
+/// The latest run (of `runs`, oldest first) that changed the body. A run without a record of
+/// what it left counts as changing when the body after it (the next run's snapshot, or the
+/// current body for the last run) differs from its snapshot.
+pub fn plan(runs: &[RunBodies], current: &str) -> Plan {
+    for (i, r) in runs.iter().enumerate().rev() {
+        let changed = match &r.after {
+            Some(after) => after != &r.before,
+            None => {
+                let next = runs.get(i + 1).map_or(current, |n| n.before.as_str());
+                next != r.before
+            }
+        };
+        if changed {
+            return Plan::Restore { run: r.id.clone(), restore: r.before.clone(), left: r.after.clone() };
+        }
+    }
+    Plan::Nothing
+}
+
+/// Why undo did nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UndoError {
+    #[error("nothing to undo: {0}")]
+    Nothing(String),
+    #[error(
+        "the body was edited since run {run} ({places}); `livenote undo --force` restores the body from before that run anyway (the current body is kept in history)\n{}",
+        preview.join("\n")
+    )]
+    Edited { run: String, places: String, preview: Vec<String> },
+    #[error(
+        "livenote has no record of what run {run} left (it was interrupted or made by an older version), so it cannot tell its edits from later ones; `livenote undo --force` restores the body from before that run anyway (the current body is kept in history)"
+    )]
+    Unknown { run: String },
+    #[error(
+        "lastRunId `{0}` is not a livenote run id; refusing to undo (the note's own history is used only by run id)"
+    )]
+    BadRunId(String),
+    #[error("the note is updating; stop the run first")]
+    Running,
+    #[error("{0}")]
+    Io(String),
+}
+
+/// What an undo did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Undone {
+    /// The run whose changes were undone.
+    pub undid: String,
+    /// The undo's own run id (its snapshot holds the body from before the undo).
+    pub id: String,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The engine's side
+
+impl Engine {
+    /// Record what a run left: the body after it (for undo) and, in its transcript, the lines
+    /// it added and removed (for `livenote history`); then prune old transcripts. Called by the
+    /// run engine once a run that took its snapshot has ended, whatever the outcome, with the
+    /// note's agent region as it is now. Best effort: a failure is logged, never fails a run.
+    pub fn record_result(&self, rel: &str, run_id: &str, body_after: &str) {
+        if let Err(e) = self.try_record_result(rel, run_id, body_after) {
+            tracing::warn!("history {rel}: cannot record the result of run {run_id}: {e}");
+        }
+        let keep = self.config.read().map(|c| c.history.runs_keep).unwrap_or(DEFAULT_RUNS_KEEP);
+        prune_transcripts(&self.store, keep);
+    }
+
+    fn try_record_result(&self, rel: &str, run_id: &str, body_after: &str) -> std::io::Result<()> {
+        if !is_run_id(run_id) {
+            return Err(std::io::Error::other(format!("`{run_id}` is not a run id")));
+        }
+        let before = read_body(&self.store, rel, run_id, "md");
+        // Unknown (null) when the snapshot is missing: history then shows `?`, not `+0 -0`.
+        let counts = before.as_deref().map(|b| line_counts(b, body_after));
+        let (added, removed) = (counts.map(|c| c.0), counts.map(|c| c.1));
+        let changed = before.as_deref().map(|b| b != body_after);
+        if let Some(dir) = history_dir(&self.store, rel)
+            && before.is_some()
+        {
+            crate::workspace::write::write_atomic(&dir.join(format!("{run_id}.after")), body_after)
+                .map_err(std::io::Error::other)?;
+            // `.after` files whose snapshot was pruned go too.
+            let kept: std::collections::HashSet<String> =
+                snapshot_ids(&self.store, rel).into_iter().collect();
+            for (name, path) in own_files(&dir, |n| n.strip_suffix(".after").is_some_and(is_run_id)) {
+                if name.strip_suffix(".after").is_some_and(|id| !kept.contains(id)) {
+                    let _ = std::fs::remove_file(path);
+                }
+            }
+        }
+        if let Some(dir) = real_dir(self.store.dir(), &["runs"])? {
+            let path = dir.join(format!("{run_id}.jsonl"));
+            if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+                let mut f = OpenOptions::new().append(true).open(path)?;
+                let line = json!({
+                    "at": timestamp(self.clock.now()),
+                    "kind": "result",
+                    "message": counts.map_or_else(|| "?".to_owned(), |(a, r)| format!("+{a} -{r}")),
+                    "note": rel,
+                    "changed": changed,
+                    "added": added,
+                    "removed": removed,
+                });
+                writeln!(f, "{line}")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether *Undo last run* has something to do on the note whose current text is `text`
+    /// and whose `lastRunId` is `last_run_id` (from the analysis the caller already has).
+    pub fn can_undo(&self, path: &Path, text: &str, last_run_id: Option<&str>) -> bool {
+        if last_run_id.is_some_and(|id| !is_run_id(id)) {
+            return false;
+        }
+        let rel = self.rel(path);
+        matches!(plan(&self.bodies(&rel), &text[agent_region(text)]), Plan::Restore { .. })
+    }
+
+    fn bodies(&self, rel: &str) -> Vec<RunBodies> {
+        snapshot_ids(&self.store, rel)
+            .into_iter()
+            .filter_map(|id| {
+                let before = read_body(&self.store, rel, &id, "md")?;
+                let after = read_body(&self.store, rel, &id, "after");
+                Some(RunBodies { id, before, after })
+            })
+            .collect()
+    }
+
+    /// Restore the body from before the latest run that changed it (`Undo last run`,
+    /// `livenote undo`). See the module documentation.
+    pub async fn undo_last_run(&self, path: &Path, force: bool) -> Result<Undone, UndoError> {
+        let rel = self.rel(path);
+        if self.registry.is_running(path) {
+            return Err(UndoError::Running);
+        }
+        let _lock = match self.store.try_lock(&rel) {
+            Ok(Some(l)) => l,
+            Ok(None) => return Err(UndoError::Running),
+            Err(e) => return Err(UndoError::Io(format!("cannot take the note's lock: {e}"))),
+        };
+        let text = self.io.read(path).map_err(|e| UndoError::Io(format!("cannot read the note: {e}")))?;
+        if let Some(bad) = bad_last_run_id(&text) {
+            return Err(UndoError::BadRunId(bad));
+        }
+        let current = text[agent_region(&text)].to_owned();
+        let runs = self.bodies(&rel);
+        let Plan::Restore { run, restore, left } = plan(&runs, &current) else {
+            let why = if runs.is_empty() {
+                "no run of this note has a saved body".to_owned()
+            } else {
+                "no kept run changed the body".to_owned()
+            };
+            return Err(UndoError::Nothing(why));
+        };
+        match &left {
+            Some(left) if *left != current && !force => {
+                let (places, preview) = describe_edits(left, &current, first_body_line(&text));
+                return Err(UndoError::Edited { run, places, preview });
+            }
+            None if !force => return Err(UndoError::Unknown { run }),
+            _ => {}
+        }
+        // The undo is a run of its own, after every run of the note.
+        let now = self.clock.now();
+        let mut id = ulid::Ulid::from_datetime(now.into());
+        if let Some(last) = runs.last().and_then(|r| ulid::Ulid::from_string(&r.id).ok())
+            && id <= last
+        {
+            id = last.increment().unwrap_or(id);
+        }
+        let id = id.to_string();
+        // First, so that the undo can be undone: without this copy, nothing is changed.
+        let keep = self.config.read().map(|c| c.history.keep).unwrap_or(20);
+        self.store
+            .snapshot(&rel, &id, &current, keep)
+            .map_err(|e| UndoError::Io(format!("cannot save the current body first: {e}")))?;
+        let mut transcript = self.store.transcript(&id).ok();
+        let mut log = |kind: &str, message: &str| {
+            if let Some(t) = transcript.as_mut() {
+                t.write(&json!({"at": timestamp(self.clock.now()), "kind": kind, "message": message}));
+            }
+        };
+        log("start", &format!("{rel} trigger={UNDO_TRIGGER} run={id}"));
+        let applied = self
+            .io
+            .apply(path, &|t: &str| {
+                if t[agent_region(t)] != *current {
+                    return Err("the note changed while undoing; try again".to_owned());
+                }
+                Ok(note::body::replace_region_edits(t, &restore))
+            })
+            .await;
+        if let Err(e) = applied {
+            self.record_result(&rel, &id, &current);
+            log("failed", &e);
+            return Err(UndoError::Io(format!("cannot write the note: {e}")));
+        }
+        let after = self.io.read(path).map(|t| t[agent_region(&t)].to_owned()).unwrap_or(restore);
+        self.record_result(&rel, &id, &after);
+        log("done", &format!("Undid run {run}: restored the body from before it"));
+        tracing::info!("undo {rel}: undid run {run} (undo run {id})");
+        Ok(Undone { undid: run, id })
+    }
+
+    /// The runs of a note, newest first, for `livenote history`.
+    pub fn history(&self, path: &Path) -> Vec<RunInfo> {
+        let rel = self.rel(path);
+        let snaps: std::collections::HashSet<String> = snapshot_ids(&self.store, &rel).into_iter().collect();
+        let mut runs: std::collections::BTreeMap<String, RunInfo> = std::collections::BTreeMap::new();
+        if let Ok(Some(dir)) = real_dir(self.store.dir(), &["runs"]) {
+            for (name, p) in own_files(&dir, |n| n.strip_suffix(".jsonl").is_some_and(is_run_id)) {
+                let id = name.trim_end_matches(".jsonl");
+                if let Some(info) = read_transcript(&p, id, &rel) {
+                    runs.insert(id.to_owned(), info);
+                }
+            }
+        }
+        for id in &snaps {
+            runs.entry(id.clone()).or_insert_with(|| RunInfo::unknown(id));
+        }
+        let newest = runs.keys().next_back().cloned();
+        let locked = self.store.is_locked(&rel);
+        for (id, r) in &mut runs {
+            r.snapshot = snaps.contains(id);
+            if r.outcome == "unfinished" && locked && Some(id) == newest.as_ref() {
+                r.outcome = "running".to_owned();
+            }
+        }
+        runs.into_values().rev().collect()
+    }
+}
+
+/// The note's `lastRunId` when it is present and not a run id.
+fn bad_last_run_id(text: &str) -> Option<String> {
+    let analysis = note::analyze(text, &note::Options::default());
+    let id = analysis.live.as_ref()?.last_run_id.clone()?;
+    (!is_run_id(&id)).then_some(id)
+}
+
+// ---------------------------------------------------------------------------------------------
+// History listing
+
+/// One run of a note, as `livenote history` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunInfo {
+    pub id: String,
+    /// RFC 3339: when the run started.
+    pub time: Option<String>,
+    /// `manual`, `cron`, `window`, `event`, `undo`, or null when its transcript is gone.
+    pub trigger: Option<String>,
+    /// `done`, `failed`, `stopped`, `skipped`, `running`, `unfinished` (no end recorded: the
+    /// process died), or `unknown` (transcript pruned).
+    pub outcome: String,
+    /// The run's summary, or its error.
+    pub summary: Option<String>,
+    pub lines_added: Option<usize>,
+    pub lines_removed: Option<usize>,
+    /// Whether the body from before the run is kept (the run can be undone from it).
+    pub snapshot: bool,
+}
+
+impl RunInfo {
+    fn unknown(id: &str) -> RunInfo {
+        RunInfo {
+            id: id.to_owned(),
+            time: run_time(id).map(timestamp),
+            trigger: None,
+            outcome: "unknown".to_owned(),
+            summary: None,
+            lines_added: None,
+            lines_removed: None,
+            snapshot: false,
+        }
+    }
+}
+
+/// The run a transcript records, if it is a run of `rel`.
+fn read_transcript(path: &Path, id: &str, rel: &str) -> Option<RunInfo> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let file = std::fs::File::open(path).ok()?;
+    let mut lines = BufReader::new(file.take(MAX_TRANSCRIPT_BYTES)).lines().map_while(Result::ok);
+    let first: Value = serde_json::from_str(&lines.next()?).ok()?;
+    if first["kind"] != "start" {
+        return None;
+    }
+    // `{rel} trigger={trigger} run={id}`
+    let message = first["message"].as_str()?;
+    let (note, rest) = message.rsplit_once(" trigger=")?;
+    let (trigger, run) = rest.split_once(" run=")?;
+    if note != rel || run != id {
+        return None;
+    }
+    let mut info = RunInfo::unknown(id);
+    info.time = first["at"].as_str().map(str::to_owned).or(info.time);
+    info.trigger = Some(trigger.to_owned());
+    info.outcome = "unfinished".to_owned();
+    for line in lines {
+        let Ok(v) = serde_json::from_str::<Value>(&line) else { continue };
+        let message = v["message"].as_str().map(str::to_owned);
+        match v["kind"].as_str() {
+            Some("result") => {
+                info.lines_added = v["added"].as_u64().and_then(|n| usize::try_from(n).ok());
+                info.lines_removed = v["removed"].as_u64().and_then(|n| usize::try_from(n).ok());
+            }
+            Some("done") => {
+                info.outcome = "done".to_owned();
+                info.summary = message;
+            }
+            Some("failed") => {
+                info.outcome =
+                    if message.as_deref() == Some("stopped") { "stopped" } else { "failed" }.to_owned();
+                info.summary = message;
+            }
+            Some("skip") => {
+                info.outcome = "skipped".to_owned();
+                info.summary = message;
+            }
+            _ => {}
+        }
+    }
+    Some(info)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pruning
+
+/// Keep the newest `keep` (at least 1) transcripts, `runs/<run-id>.jsonl`; other files there
+/// are left alone.
+pub fn prune_transcripts(store: &Store, keep: usize) {
+    let dir = match real_dir(store.dir(), &["runs"]) {
+        Ok(Some(d)) => d,
+        Ok(None) => return,
+        Err(e) => {
+            tracing::warn!("prune transcripts: {e}");
+            return;
+        }
+    };
+    let files = own_files(&dir, |n| n.strip_suffix(".jsonl").is_some_and(is_run_id));
+    let excess = files.len().saturating_sub(keep.max(1));
+    for (_, p) in files.into_iter().take(excess) {
+        if let Err(e) = std::fs::remove_file(&p) {
+            tracing::warn!("prune transcripts: {}: {e}", p.display());
+        }
+    }
+}
+
+/// Keep the newest `keep` (at least 1) processed events in `events/done/`: the regular files
+/// named `<id>.json` (not hidden), oldest by modification time then name; other files there are
+/// left alone.
+pub fn prune_done_events(root: &Path, keep: usize) {
+    let dir = match real_dir(root, &[".livenote", "events", "done"]) {
+        Ok(Some(d)) => d,
+        Ok(None) => return,
+        Err(e) => {
+            tracing::warn!("prune events: {e}");
+            return;
+        }
+    };
+    let mut files: Vec<(std::time::SystemTime, String, PathBuf)> =
+        own_files(&dir, |n| !n.starts_with('.') && n.len() > ".json".len() && n.ends_with(".json"))
+            .into_iter()
+            .map(|(n, p)| {
+                let t = std::fs::symlink_metadata(&p)
+                    .and_then(|m| m.modified())
+                    .unwrap_or(std::time::SystemTime::UNIX_EPOCH);
+                (t, n, p)
+            })
+            .collect();
+    files.sort();
+    let excess = files.len().saturating_sub(keep.max(1));
+    for (_, _, p) in files.into_iter().take(excess) {
+        if let Err(e) = std::fs::remove_file(&p) {
+            tracing::warn!("prune events: {}: {e}", p.display());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bodies(runs: &[(&str, &str, Option<&str>)]) -> Vec<RunBodies> {
+        runs.iter()
+            .map(|(id, before, after)| RunBodies {
+                id: (*id).to_owned(),
+                before: (*before).to_owned(),
+                after: after.map(str::to_owned),
+            })
+            .collect()
+    }
+
+    const A: &str = "01KAT5B2X0000000000000000A";
+    const B: &str = "01KAT5B2X0000000000000000B";
+    const C: &str = "01KAT5B2X0000000000000000C";
+
+    #[test]
+    fn run_ids_are_ulids_only() {
+        assert!(is_run_id(A));
+        assert!(is_run_id(&ulid::Ulid::new().to_string()));
+        for bad in [
+            "/home/me/diary",
+            "../../../../home/me/diary",
+            "01KAT5",
+            "01kat5b2x0000000000000000a",
+            "01KAT5B2X000000000000000/A",
+            "01KAT5B2X0000000000000000I",
+            "81KAT5B2X0000000000000000A",
+            "01KAT5B2X0000000000000000AA",
+            "",
+        ] {
+            assert!(!is_run_id(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn plan_skips_runs_that_changed_nothing() {
+        // A changed x → y; B failed without an edit.
+        let runs = bodies(&[(A, "x\n", Some("y\n")), (B, "y\n", Some("y\n"))]);
+        assert_eq!(
+            plan(&runs, "y\n"),
+            Plan::Restore { run: A.to_owned(), restore: "x\n".to_owned(), left: Some("y\n".to_owned()) }
+        );
+        assert_eq!(plan(&bodies(&[(A, "x\n", Some("x\n"))]), "x\n"), Plan::Nothing);
+        assert_eq!(plan(&[], "x\n"), Plan::Nothing);
+    }
+
+    #[test]
+    fn plan_without_records_derives_and_says_so() {
+        // No `.after`: the next snapshot (or the current body) tells whether it changed.
+        let runs = bodies(&[(A, "x\n", None), (B, "y\n", None), (C, "y\n", None)]);
+        assert_eq!(
+            plan(&runs, "y\n"),
+            Plan::Restore { run: A.to_owned(), restore: "x\n".to_owned(), left: None }
+        );
+    }
+
+    #[test]
+    fn edits_are_named_by_note_line() {
+        let (places, preview) = describe_edits("a\nb\nc\nd\n", "a\nB\nc\n", 8);
+        assert_eq!(places, "line 9, 1 line removed before line 11");
+        assert_eq!(preview, vec!["- b", "+ B", "- d"]);
+        assert_eq!(line_counts("a\nb\nc\n", "a\nB\nc\nd\n"), (2, 1));
+        assert_eq!(line_counts("same\n", "same\n"), (0, 0));
+    }
+
+    fn touch(p: &Path) {
+        if let Some(d) = p.parent() {
+            std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(p, "{}\n").unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .map(|r| r.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn pruning_transcripts_keeps_the_newest_and_only_deletes_its_own() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let store = Store::new(dir.path());
+        let runs = dir.path().join(".livenote/runs");
+        for id in [A, B, C] {
+            touch(&runs.join(format!("{id}.jsonl")));
+        }
+        touch(&runs.join("notes.txt"));
+        touch(&runs.join("00000000000000000000000000.jsonl.bak"));
+        let outside = dir.path().join("precious.jsonl");
+        touch(&outside);
+        std::os::unix::fs::symlink(&outside, runs.join("01AAAAAAAAAAAAAAAAAAAAAAAA.jsonl"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        prune_transcripts(&store, 2);
+        assert_eq!(
+            names(&runs),
+            vec![
+                "00000000000000000000000000.jsonl.bak".to_owned(),
+                "01AAAAAAAAAAAAAAAAAAAAAAAA.jsonl".to_owned(),
+                format!("{B}.jsonl"),
+                format!("{C}.jsonl"),
+                "notes.txt".to_owned(),
+            ]
+        );
+        assert!(outside.exists());
+    }
+
+    #[test]
+    fn pruning_a_symlinked_runs_folder_deletes_nothing() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let elsewhere = dir.path().join("elsewhere");
+        for id in [A, B, C] {
+            touch(&elsewhere.join(format!("{id}.jsonl")));
+        }
+        std::fs::create_dir_all(dir.path().join(".livenote")).unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink(&elsewhere, dir.path().join(".livenote/runs"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        prune_transcripts(&Store::new(dir.path()), 1);
+        assert_eq!(names(&elsewhere).len(), 3);
+        // The same for events/done.
+        std::fs::create_dir_all(dir.path().join(".livenote/events")).unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink(&elsewhere, dir.path().join(".livenote/events/done"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        touch(&elsewhere.join("x.json"));
+        touch(&elsewhere.join("y.json"));
+        prune_done_events(dir.path(), 1);
+        assert_eq!(names(&elsewhere).len(), 5);
+    }
+
+    #[test]
+    fn pruning_done_events_keeps_the_newest_events() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let done = dir.path().join(".livenote/events/done");
+        for (i, n) in ["a.json", "b.json", "c.json"].iter().enumerate() {
+            touch(&done.join(n));
+            let f = std::fs::File::options().write(true).open(done.join(n)).unwrap_or_else(|e| panic!("{e}"));
+            let t = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000 + i as u64);
+            f.set_modified(t).unwrap_or_else(|e| panic!("{e}"));
+        }
+        touch(&done.join(".event-x.tmp"));
+        touch(&done.join("README"));
+        std::fs::create_dir_all(done.join("sub.json")).unwrap_or_else(|e| panic!("{e}"));
+        prune_done_events(dir.path(), 2);
+        assert_eq!(names(&done), vec![".event-x.tmp", "README", "b.json", "c.json", "sub.json"]);
+    }
+
+    #[test]
+    fn runs_and_events_keep_are_configurable() {
+        let (config, problems) = crate::config::Config::load_with(None, None, &|_: &str| None);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(
+            (config.history.runs_keep, config.history.events_keep),
+            (DEFAULT_RUNS_KEEP, DEFAULT_EVENTS_KEEP)
+        );
+        let client = json!({"history": {"keep": 3, "runs_keep": 5, "events_keep": 7}});
+        let (config, problems) = crate::config::Config::load_with(None, Some(&client), &|_: &str| None);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!((config.history.keep, config.history.runs_keep, config.history.events_keep), (3, 5, 7));
+        // At least one of each is kept: 0 is refused and the default stays.
+        let client = json!({"history": {"runs_keep": 0}});
+        let (config, problems) = crate::config::Config::load_with(None, Some(&client), &|_: &str| None);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(config.history.runs_keep, DEFAULT_RUNS_KEEP);
+    }
+
+    #[test]
+    fn a_symlinked_history_folder_is_not_read() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let store = Store::new(dir.path());
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(elsewhere.join(format!("{A}.md")), "secret\n").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(dir.path().join(".livenote/history")).unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink(&elsewhere, dir.path().join(".livenote/history").join(Store::key("n.md")))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(snapshot_ids(&store, "n.md").is_empty());
+        assert_eq!(read_body(&store, "n.md", A, "md"), None);
+    }
+}
