@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { Livenote } from './extension';
 import { errorMessage } from './errors';
 import { noteCandidates, notePickItems, type NotePickItem } from './notes';
-import { ServerCommand, UiCommand, parseListNotes } from './protocol';
+import { ServerCommand, ServerRequest, UiCommand, parseListNotes } from './protocol';
 import { isNoteDocument } from './statusBar';
 
 interface NoteCommand {
@@ -111,7 +111,8 @@ async function showLiveNotes(ln: Livenote): Promise<void> {
   }
   let items: NotePickItem[];
   try {
-    items = notePickItems(parseListNotes(await ln.sendCommand(ServerCommand.listNotes, [])), new Date());
+    const raw = await ln.sendTyped(ServerRequest.listNotes, undefined, ServerCommand.listNotes, []);
+    items = notePickItems(parseListNotes(raw), new Date());
   } catch (e) {
     void vscode.window.showErrorMessage(`livenote: listing the live notes failed: ${errorMessage(e)}`);
     return;

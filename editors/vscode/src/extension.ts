@@ -16,7 +16,7 @@ import { registerCommands } from './commands';
 import { errorMessage } from './errors';
 import { resolveServerPath, isExecutableFile, INSTALL_COMMAND, type Resolution } from './serverPath';
 import { buildServerSettings, didChangeConfigurationParams, explicitValue, type SettingsResult } from './settings';
-import { ServerCommand } from './protocol';
+import { METHOD_NOT_FOUND, ServerCommand, ServerRequest, isRecord } from './protocol';
 import type { ServerState } from './status';
 import { StatusBar } from './statusBar';
 
@@ -38,7 +38,13 @@ export class Livenote implements vscode.Disposable {
     this.output = vscode.window.createOutputChannel('livenote');
     this.statusBar = new StatusBar({
       serverProblem: () => this.problem,
-      noteStatus: (document) => this.sendCommand(ServerCommand.noteStatus, [this.uriArg(document.uri)]),
+      noteStatus: (document) =>
+        this.sendTyped(
+          ServerRequest.noteStatus,
+          { textDocument: { uri: this.uriArg(document.uri) } },
+          ServerCommand.noteStatus,
+          [this.uriArg(document.uri)],
+        ),
       log: (message) => this.log(message),
     });
     this.disposables.push(
@@ -256,6 +262,25 @@ export class Livenote implements vscode.Disposable {
         });
     }
     return false;
+  }
+
+  /**
+   * A typed request; a server older than it ("method not found") is asked with the command
+   * that answers the same.
+   */
+  async sendTyped(method: string, params: unknown, command: string, args: unknown[]): Promise<unknown> {
+    const client = this.client;
+    if (!client || client.state !== State.Running) {
+      throw new Error('the language server is not running');
+    }
+    try {
+      return params === undefined ? await client.sendRequest(method) : await client.sendRequest(method, params);
+    } catch (e) {
+      if (isRecord(e) && e.code === METHOD_NOT_FOUND) {
+        return this.sendCommand(command, args);
+      }
+      throw e;
+    }
   }
 
   async sendCommand(command: string, args: unknown[]): Promise<unknown> {

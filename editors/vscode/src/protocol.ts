@@ -14,6 +14,17 @@ export const ServerCommand = {
   noteStatus: 'livenote.noteStatus',
 } as const;
 
+/** The server's typed requests (custom methods); the commands above answer the same. */
+export const ServerRequest = {
+  /** No parameters; the live notes, as `livenote.listNotes` answers. */
+  listNotes: 'livenote/listNotes',
+  /** `{ textDocument: { uri } }`; as `livenote.noteStatus` answers. */
+  noteStatus: 'livenote/noteStatus',
+} as const;
+
+/** JSON-RPC "method not found": a server older than the typed requests. */
+export const METHOD_NOT_FOUND = -32601;
+
 /**
  * The extension's own command IDs. vscode-languageclient registers every command the server
  * advertises under the server's ID, so ours live in `livenote.ui.*` to avoid a
@@ -78,7 +89,7 @@ export interface ListNotesItem {
   lastRunError: string | null;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
+export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 

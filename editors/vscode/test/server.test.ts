@@ -33,7 +33,7 @@ import {
   type TextEdit,
 } from 'vscode-languageserver-protocol/node';
 import { notePickItems } from '../src/notes';
-import { parseListNotes, parseNoteStatus, ServerCommand, type NoteStatus } from '../src/protocol';
+import { parseListNotes, parseNoteStatus, ServerCommand, ServerRequest, type NoteStatus } from '../src/protocol';
 import { buildServerSettings, didChangeConfigurationParams, type Inspected } from '../src/settings';
 import { noteStatusView } from '../src/status';
 
@@ -415,8 +415,15 @@ describe('livenote lsp over stdio', { skip: bin ? false : 'LIVENOTE_BIN is not s
     await waitForStatus(note, 'not paused', (x) => x.live && x.status !== 'paused');
   });
 
+  it('the typed requests answer what their commands answer', async () => {
+    const typed = await conn.sendRequest(ServerRequest.listNotes);
+    assert.deepEqual(typed, await command(ServerCommand.listNotes, []));
+    const status = await conn.sendRequest(ServerRequest.noteStatus, { textDocument: { uri: note.uri } });
+    assert.deepEqual(status, await command(ServerCommand.noteStatus, [note.uri]));
+  });
+
   it('listNotes lists the note with its workspace-relative path', async () => {
-    const items = parseListNotes(await command(ServerCommand.listNotes, []));
+    const items = parseListNotes(await conn.sendRequest(ServerRequest.listNotes));
     const item = items.find((i) => i.path === path.join('journal', 'groceries.md'));
     assert.ok(item, JSON.stringify(items));
     assert.equal(item.active, true);

@@ -269,6 +269,12 @@ fn bench_size(settings: &Settings, manifest: &Path, bin: &Path, notes: usize) ->
             |_| json!({"command": "livenote.listNotes", "arguments": []}),
         ),
     ));
+    // The typed request editors use: serialised once, straight to the wire.
+    requests.push(req(
+        "livenote/listNotes",
+        "index",
+        s.sample("livenote/listNotes", list_n, |_| Value::Null),
+    ));
 
     progress(&format!("{notes} notes: the 1 MB note"));
     let uri = vault::file_uri(&big_path);
@@ -362,6 +368,11 @@ fn bench_size(settings: &Settings, manifest: &Path, bin: &Path, notes: usize) ->
             n,
             |_| json!({"command": "livenote.noteStatus", "arguments": [uri]}),
         ),
+    ));
+    requests.push(req(
+        "livenote/noteStatus",
+        "1 MB note",
+        s.sample("livenote/noteStatus", n, |_| json!({"textDocument": {"uri": uri}})),
     ));
     // What an editor does while typing: the keystroke, then completion at once.
     let mut typed = Vec::new();

@@ -79,6 +79,9 @@ pub struct Engine {
     pub store: Store,
     /// Told of every run that starts and ends (the language server shows `$/progress`).
     pub observer: RwLock<Option<Arc<dyn RunObserver>>>,
+    /// Run ids: time-based from the engine's clock, and still in creation order when two runs
+    /// start in the same millisecond (a frozen test clock, a burst of events).
+    ids: std::sync::Mutex<ulid::Generator>,
 }
 
 /// Watches the runs of an engine, whatever started them (by hand, a schedule, an event).
@@ -112,6 +115,7 @@ impl Engine {
             registry: Registry::default(),
             store: Store::new(root),
             observer: RwLock::new(None),
+            ids: std::sync::Mutex::new(ulid::Generator::new()),
         }
     }
 
@@ -140,6 +144,14 @@ impl Engine {
     /// scheduling enabled. Manual runs need neither.
     pub fn unattended_runs(&self) -> bool {
         self.scheduling_enabled() && self.trusted()
+    }
+
+    fn new_run_id(&self, now: DateTime<Utc>) -> String {
+        let mut ids = self.ids.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // Fails only after 2^80 ids in one millisecond; a plain id is fine then.
+        ids.generate_from_datetime(now.into())
+            .unwrap_or_else(|_| ulid::Ulid::from_datetime(now.into()))
+            .to_string()
     }
 
     /// Stop the note's run if one is in progress in this process.
@@ -215,7 +227,7 @@ impl Engine {
                 return Outcome::Skipped("no longer due".to_owned());
             }
         }
-        let run_id = ulid::Ulid::from_datetime(now.into()).to_string();
+        let run_id = self.new_run_id(now);
         let stamp = timestamp(now);
         // First, so any later failure (even resolving the provider) is covered by the backoff.
         let started = self

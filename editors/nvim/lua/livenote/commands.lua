@@ -289,9 +289,9 @@ local function collect(done)
   end
   local seen = {}
   for _, client in ipairs(clients) do
-    -- Any buffer of the client will do for the request; the command takes no arguments.
+    -- Any buffer of the client will do for the request; it takes no parameters.
     local bufnr = next(client.attached_buffers or {}) or vim.api.nvim_get_current_buf()
-    compat.exec(client, bufnr, 'livenote.listNotes', {}, function(err, result)
+    compat.list_notes(client, bufnr, function(err, result)
       if err then
         table.insert(errors, err.message or vim.inspect(err))
       else
@@ -364,7 +364,7 @@ function M.status(bufnr)
     return
   end
   local me = vim.uv.fs_realpath(vim.api.nvim_buf_get_name(bufnr)) or vim.api.nvim_buf_get_name(bufnr)
-  compat.exec(client, bufnr, 'livenote.listNotes', {}, function(err, result)
+  compat.list_notes(client, bufnr, function(err, result)
     if err then
       return report('Status', err)
     end

@@ -77,4 +77,25 @@ function M.exec(client, bufnr, command, arguments, handler)
   end
 end
 
+--- Every live note the server knows, through the typed request `livenote/listNotes`; a server
+--- older than that request answers "method not found", and is asked with the
+--- `livenote.listNotes` command instead.
+---@param client vim.lsp.Client
+---@param bufnr integer
+---@param handler fun(err: lsp.ResponseError?, result: any, ctx: lsp.HandlerContext?)
+function M.list_notes(client, bufnr, handler)
+  if not client.initialized then
+    return M.exec(client, bufnr, 'livenote.listNotes', {}, handler)
+  end
+  local sent = M.request(client, 'livenote/listNotes', nil, function(err, result, ctx)
+    if err and err.code == -32601 then
+      return M.exec(client, bufnr, 'livenote.listNotes', {}, handler)
+    end
+    handler(err, result, ctx)
+  end, bufnr)
+  if not sent then
+    handler({ code = -32803, message = 'the livenote server has stopped' }, nil, nil)
+  end
+end
+
 return M
