@@ -269,3 +269,28 @@ fn init_then_run() {
     let note = std::fs::read_to_string(dir.path().join("what-time-is-it.md")).unwrap_or_default();
     assert!(note.contains("lastRunError: \"exited with status 4: nope\""), "{note}");
 }
+
+/// `[scheduler] exclude` leaves notes out of `list` as it does out of the scheduler (one
+/// matcher for both), once the folder's config counts.
+#[test]
+fn list_leaves_out_excluded_notes() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let note = "---\nlive:\n  objective: say something\n---\n# Note\n";
+    for rel in ["now.md", "archive/old.md", "archive/deep/older.md"] {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(dir.path())).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(p, note).unwrap_or_else(|e| panic!("{e}"));
+    }
+    std::fs::write(dir.path().join(".livenote.toml"), "[scheduler]\nexclude = [\"archive/**\"]\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let paths = |out: &Output| -> Vec<String> {
+        let items: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        items.as_array().into_iter().flatten().filter_map(|i| i["path"].as_str().map(str::to_owned)).collect()
+    };
+    // Untrusted, the folder's config (and its excludes) is not used.
+    let out = livenote(dir.path(), &["list", "--format", "json"]);
+    assert_eq!(paths(&out), ["archive/deep/older.md", "archive/old.md", "now.md"], "{out:?}");
+    assert_eq!(livenote(dir.path(), &["trust", "."]).status.code(), Some(0));
+    let out = livenote(dir.path(), &["list", "--format", "json"]);
+    assert_eq!(paths(&out), ["now.md"], "{out:?}");
+}

@@ -20,7 +20,10 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
         None => crate::schedule::Clock::now(&crate::schedule::SystemClock),
     };
     let root = crate::workspace::trust::existing_folder(&dir.unwrap_or_else(|| PathBuf::from(".")))?;
-    let (files, errors) = workspace::markdown_files(&root, &[]);
+    // What the scheduler would consider: the config's excludes are left out here too (the
+    // folder's config counts only when trusted, as for runs).
+    let exclude = crate::config::Config::load(Some(&root), None).0.scheduler.exclude;
+    let (files, errors) = workspace::markdown_files(&root, &exclude);
     let store = crate::runs::Store::new(&root);
     let trust_list = crate::workspace::trust::TrustStore::user().map(|t| t.list());
     let trust = trust_list.as_ref().map(|t| t.check(&root));

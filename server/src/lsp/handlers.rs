@@ -159,9 +159,9 @@ fn adopt_root(client: &Client, state: &Arc<State>, uri: &Uri) {
 
 /// Build the index off the async threads, then publish what it found.
 async fn index_workspace(client: Client, state: Arc<State>) {
-    let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
+    let roots = root_excludes(&state);
     let started = std::time::Instant::now();
-    let built = tokio::task::spawn_blocking(move || Index::build(&roots, &[])).await;
+    let built = tokio::task::spawn_blocking(move || Index::build_per_root(&roots)).await;
     let Ok((index, problems)) = built else {
         tracing::error!("index workspace: the indexing task failed");
         return;
@@ -190,6 +190,59 @@ async fn index_workspace(client: Client, state: Arc<State>) {
         }
     }
     watch(client, state, caps).await;
+}
+
+/// Each root with its engine's `[scheduler] exclude` (none before the engine exists).
+fn root_excludes(state: &State) -> Vec<(PathBuf, Vec<String>)> {
+    let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
+    let engines = state.engines();
+    roots
+        .into_iter()
+        .map(|root| {
+            let exclude = engines
+                .iter()
+                .find(|e| e.root == root)
+                .and_then(|e| e.config.read().ok().map(|c| c.scheduler.exclude.clone()))
+                .unwrap_or_default();
+            (root, exclude)
+        })
+        .collect()
+}
+
+/// After a configuration change: when a root's excludes changed, walk again (a note no longer
+/// excluded must come back) and swap the index in.
+fn reindex_if_excludes_changed(client: &Client, state: &Arc<State>) {
+    let wanted = root_excludes(state);
+    let same = state
+        .with_index(|idx| {
+            idx.excludes().len() == wanted.len()
+                && idx
+                    .excludes()
+                    .iter()
+                    .zip(&wanted)
+                    .all(|(e, (r, g))| e.root() == r && e.globs() == g.as_slice())
+        })
+        .unwrap_or(true);
+    if same {
+        return;
+    }
+    let (client, state) = (client.clone(), state.clone());
+    tokio::spawn(async move {
+        let Ok((index, problems)) = tokio::task::spawn_blocking(move || Index::build_per_root(&wanted)).await
+        else {
+            return;
+        };
+        for p in problems {
+            tracing::warn!("skip {p}");
+        }
+        tracing::info!("reindex: the excludes changed ({} notes)", index.len());
+        if let Ok(mut slot) = state.index.write() {
+            *slot = Some(index);
+        }
+        state.wake.notify_waiters();
+        state.wake_events();
+        refresh_views(&client, &state).await;
+    });
 }
 
 /// One run engine per workspace root (with no workspace folder, the root of the first open
@@ -249,6 +302,7 @@ pub fn reload_config(client: &Client, state: &Arc<State>, engine: &Arc<crate::ru
         *c = config;
     }
     tracing::info!("reload configuration {}", engine.root.display());
+    reindex_if_excludes_changed(client, state);
     state.wake.notify_waiters();
     state.wake_events();
     let (client, state) = (client.clone(), state.clone());
@@ -339,6 +393,7 @@ pub fn did_change_configuration(client: &Client, state: &Arc<State>, params: Did
         super::runs::offer_trust(client, state, &engine);
     }
     tracing::info!("reload configuration from the client's settings");
+    reindex_if_excludes_changed(client, state);
     state.wake.notify_waiters();
     state.wake_events();
     let (client, state) = (client.clone(), state.clone());

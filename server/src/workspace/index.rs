@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::exclude::Excludes;
 use crate::note::{self, Diagnostic, model::Live};
 
 /// What the index keeps about one note with something to say.
@@ -26,7 +27,8 @@ pub struct Entry {
 #[derive(Debug, Default)]
 pub struct Index {
     roots: Vec<PathBuf>,
-    exclude: Vec<String>,
+    /// Per root, in the order of `roots`: `[scheduler] exclude` of that root's config.
+    excludes: Vec<Excludes>,
     /// Every markdown note; `None` for passive notes without problems.
     notes: BTreeMap<PathBuf, Option<Arc<Entry>>>,
 }
@@ -35,14 +37,24 @@ impl Index {
     /// Walk `roots` and read every note's frontmatter, on every core. Returns walk problems
     /// beside the index.
     pub fn build(roots: &[PathBuf], exclude: &[String]) -> (Index, Vec<String>) {
+        let per_root: Vec<(PathBuf, Vec<String>)> =
+            roots.iter().map(|r| (r.clone(), exclude.to_vec())).collect();
+        Index::build_per_root(&per_root)
+    }
+
+    /// [`Index::build`] with each root's own excludes (each root has its own config).
+    pub fn build_per_root(roots: &[(PathBuf, Vec<String>)]) -> (Index, Vec<String>) {
         let t = std::time::Instant::now();
         let mut problems = Vec::new();
         let mut files = Vec::new();
-        for root in roots {
+        let mut excludes = Vec::with_capacity(roots.len());
+        for (root, exclude) in roots {
             let (found, errors) = super::markdown_files(root, exclude);
             problems.extend(errors);
             files.extend(found);
+            excludes.push(Excludes::new(root, exclude).0);
         }
+        let roots: Vec<PathBuf> = roots.iter().map(|(r, _)| r.clone()).collect();
         let walked = t.elapsed();
         let entries = read_entries(&files);
         let read = t.elapsed();
@@ -55,7 +67,7 @@ impl Index {
             (read - walked).as_millis(),
             (t.elapsed() - read).as_millis()
         );
-        (Index { roots: roots.to_vec(), exclude: exclude.to_vec(), notes }, problems)
+        (Index { roots, excludes, notes }, problems)
     }
 
     pub fn roots(&self) -> &[PathBuf] {
@@ -78,12 +90,12 @@ impl Index {
     }
 
     fn excluded(&self, path: &Path) -> bool {
-        self.roots.iter().any(|root| {
-            let Ok(rel) = path.strip_prefix(root) else { return false };
-            self.exclude
-                .iter()
-                .any(|g| globset::Glob::new(g).map(|g| g.compile_matcher().is_match(rel)).unwrap_or(false))
-        })
+        self.excludes.iter().any(|e| e.excludes(path))
+    }
+
+    /// The excludes each root was built with, to tell whether a new config changes them.
+    pub fn excludes(&self) -> &[Excludes] {
+        &self.excludes
     }
 
     /// Re-read one note after a file event (created, changed, deleted, renamed).

@@ -3,6 +3,7 @@
 //! reason instead of breaking anything.
 
 pub mod confine;
+pub mod exclude;
 pub mod index;
 pub mod read;
 pub mod trust;

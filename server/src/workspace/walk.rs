@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use ignore::overrides::OverrideBuilder;
 use ignore::{Match, WalkBuilder};
 
 use super::confine;
@@ -186,19 +185,10 @@ pub fn markdown_files(root: &Path, exclude: &[String]) -> (Vec<PathBuf>, Vec<Str
         let is_dir = e.file_type().is_some_and(|t| t.is_dir());
         !rules.is_ignored(e.path(), is_dir)
     });
-    if !exclude.is_empty() {
-        let mut ob = OverrideBuilder::new(root);
-        for glob in exclude {
-            if let Err(e) = ob.add(&format!("!{glob}")) {
-                errors.push(format!("exclude glob `{glob}`: {e}"));
-            }
-        }
-        match ob.build() {
-            Ok(o) => {
-                builder.overrides(o);
-            }
-            Err(e) => errors.push(format!("exclude globs: {e}")),
-        }
+    let (excludes, bad) = super::exclude::Excludes::new(root, exclude);
+    errors.extend(bad);
+    if let Some(o) = excludes.overrides() {
+        builder.overrides(o);
     }
     let mut files = Vec::new();
     for entry in builder.build() {

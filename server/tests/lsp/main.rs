@@ -562,6 +562,69 @@ async fn a_client_with_no_workspace_folder_can_run_a_note() {
     c.shutdown().await;
 }
 
+/// `[scheduler] exclude` (here VS Code's `livenote.scheduler.exclude`, sent as client settings)
+/// holds in the language server as under `livenote watch`: an excluded live note is not
+/// scheduled, not listed, and a change to it does not bring it back.
+#[tokio::test]
+async fn excluded_notes_are_not_scheduled_or_listed() {
+    let due = "---\nlive:\n  objective: say something\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n# Due\n\nold body\n";
+    let settings = json!({
+        "scheduler": {"exclude": ["archive/**"]},
+        "agent": {"provider": "echo"},
+        "providers": {"echo": {"kind": "command", "command": ["sh", "-c", "printf 'Agent wrote this.\\n'"]}},
+    });
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut c =
+        TestClient::start_in(root, &[("now.md", due), ("archive/old.md", due)], utf16_caps(), settings, true)
+            .await;
+    // The note that is not excluded runs (and only it: a second run would show a second begin).
+    loop {
+        let p = c.next_notification("$/progress").await;
+        if p["value"]["kind"] == "end" {
+            break;
+        }
+    }
+    let list = c.request("livenote/listNotes", Value::Null).await;
+    let paths: Vec<&str> =
+        list["result"].as_array().into_iter().flatten().filter_map(|i| i["path"].as_str()).collect();
+    assert_eq!(paths, ["now.md"], "{list}");
+    let archived = c.root.path().join("archive/old.md");
+    assert_eq!(std::fs::read_to_string(&archived).unwrap_or_default(), due);
+    // Edited on disk: the file event must not index it again.
+    std::fs::write(&archived, due.replace("old body", "edited")).unwrap_or_else(|e| panic!("{e}"));
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": c.uri("archive/old.md"), "type": 2}]}),
+    )
+    .await;
+    let list = c.request("livenote/listNotes", Value::Null).await;
+    let paths: Vec<&str> =
+        list["result"].as_array().into_iter().flatten().filter_map(|i| i["path"].as_str()).collect();
+    assert_eq!(paths, ["now.md"], "{list}");
+    // Removing the setting brings it back (the folder is walked again).
+    c.notify("workspace/didChangeConfiguration", json!({"settings": {"livenote": {
+        "agent": {"provider": "echo"},
+        "providers": {"echo": {"kind": "command", "command": ["sh", "-c", "printf 'Agent wrote this.\\n'"]}},
+    }}}))
+    .await;
+    let mut paths = Vec::new();
+    for _ in 0..200 {
+        let list = c.request("livenote/listNotes", Value::Null).await;
+        paths = list["result"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|i| i["path"].as_str().map(str::to_owned))
+            .collect();
+        if paths.len() == 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(paths, ["archive/old.md", "now.md"]);
+    c.shutdown().await;
+}
+
 /// An event waiting in `.livenote/events/pending/` is routed to the note whose criteria match,
 /// runs it as an `event` run once the workspace is trusted, and lands in done/ enriched.
 #[tokio::test]
