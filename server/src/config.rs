@@ -525,6 +525,22 @@ impl Config {
 
     /// Every provider name a note may use (configured, misconfigured or implied by the
     /// environment), sorted: for validating `provider:`.
+    /// The provider names a note may name without a diagnostic: those usable here, the
+    /// built-in `openai` and `anthropic`, and those the folder's ignored `.livenote.toml`
+    /// defines (its note is valid; running it asks for trust first).
+    pub fn names_for_notes(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.provider_names().into_iter().map(str::to_owned).collect();
+        // The built-in providers are names livenote always knows: without their key variable a
+        // run says how to set it, which beats a validation error that depends on the shell.
+        names.extend(["openai".to_owned(), "anthropic".to_owned()]);
+        if let Some(ignored) = &self.ignored_folder {
+            names.extend(ignored.would_be.provider_names().into_iter().map(str::to_owned));
+        }
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
     pub fn provider_names(&self) -> Vec<&str> {
         let mut names: Vec<&str> = self
             .providers
@@ -1405,24 +1421,10 @@ fn one_line(s: &str) -> String {
 fn suggest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
     known
         .iter()
-        .map(|k| (edit_distance(key, k), *k))
+        .map(|k| (crate::text::words::edit_distance(key, k), *k))
         .filter(|(d, _)| *d <= 2)
         .min_by_key(|(d, _)| *d)
         .map(|(_, k)| k)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

@@ -294,3 +294,27 @@ fn list_leaves_out_excluded_notes() {
     let out = livenote(dir.path(), &["list", "--format", "json"]);
     assert_eq!(paths(&out), ["now.md"], "{out:?}");
 }
+
+/// `livenote check` checks `provider:` against the note's workspace configuration, as the
+/// language server does; a folder's own providers count even before it is trusted (running
+/// the note asks for trust, checking it does not).
+#[test]
+fn check_reports_unknown_providers_with_did_you_mean() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        dir.path().join(".livenote.toml"),
+        "[providers.clock]\nkind = \"command\"\ncommand = [\"date\"]\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("good.md"), "---\nlive:\n  objective: x\n  provider: clock\n---\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("typo.md"), "---\nlive:\n  objective: x\n  provider: clok\n---\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    check_output(
+        &livenote(dir.path(), &["check", "."]),
+        1,
+        expect![[r#"
+            typo.md:4:13: error live/unknown-provider no provider named `clok` (did you mean `clock`? configured: anthropic, clock, openai); see [providers.*] in .livenote.toml
+        "#]],
+    );
+}

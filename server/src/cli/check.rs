@@ -47,6 +47,9 @@ pub fn run(paths: &[PathBuf], format: Format, out: &mut impl Write) -> Result<u8
     let mut items = Vec::new();
     let mut errors = 0usize;
     let mut warnings = 0usize;
+    // `provider:` is checked against the configuration of the note's workspace, as the
+    // language server does (one load per workspace).
+    let mut providers: std::collections::HashMap<PathBuf, Vec<String>> = std::collections::HashMap::new();
     for file in &files {
         let text = match workspace::read_note(file) {
             Ok(t) => t,
@@ -55,7 +58,12 @@ pub fn run(paths: &[PathBuf], format: Format, out: &mut impl Write) -> Result<u8
                 continue;
             }
         };
-        let analysis = note::analyze(&text, &note::Options { providers: None, scan_body: true });
+        let canonical = std::fs::canonicalize(file).unwrap_or_else(|_| file.clone());
+        let root = workspace::note_root(&canonical);
+        let known = providers
+            .entry(root)
+            .or_insert_with_key(|root| crate::config::Config::load(Some(root), None).0.names_for_notes());
+        let analysis = note::analyze(&text, &note::Options { providers: Some(known), scan_body: true });
         let index = LineIndex::new(&text);
         for d in &analysis.diagnostics {
             match d.severity {

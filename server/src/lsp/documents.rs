@@ -83,6 +83,11 @@ impl Document {
         self.rope.to_string()
     }
 
+    /// Drop the cached analysis: what it was computed with (provider names) changed.
+    pub fn forget_snapshot(&mut self) {
+        self.snapshot = None;
+    }
+
     /// The analysed snapshot of the current version.
     pub fn snapshot(&mut self, opts: &note::Options) -> Arc<Snapshot> {
         if let Some(s) = &self.snapshot {

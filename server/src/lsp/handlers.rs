@@ -275,6 +275,8 @@ fn create_engines(client: &Client, state: &Arc<State>) {
     if let Ok(mut e) = state.engines.write() {
         *e = engines;
     }
+    // Documents opened before (the first one roots a folderless client) know no providers yet.
+    reanalyse_open_documents(state);
 }
 
 /// A root's configuration: the user's, the folder's `.livenote.toml` only when the user
@@ -303,6 +305,7 @@ pub fn reload_config(client: &Client, state: &Arc<State>, engine: &Arc<crate::ru
     }
     tracing::info!("reload configuration {}", engine.root.display());
     reindex_if_excludes_changed(client, state);
+    reanalyse_open_documents(state);
     state.wake.notify_waiters();
     state.wake_events();
     let (client, state) = (client.clone(), state.clone());
@@ -394,6 +397,7 @@ pub fn did_change_configuration(client: &Client, state: &Arc<State>, params: Did
     }
     tracing::info!("reload configuration from the client's settings");
     reindex_if_excludes_changed(client, state);
+    reanalyse_open_documents(state);
     state.wake.notify_waiters();
     state.wake_events();
     let (client, state) = (client.clone(), state.clone());
@@ -596,8 +600,35 @@ fn diagnostics_for(state: &State, uri: &Uri) -> (Vec<Diagnostic>, Option<i32>) {
 }
 
 pub(super) fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
-    let opts = note_options();
+    let providers = providers_for(state, uri);
+    let opts = note::Options { providers: providers.as_deref(), scan_body: true };
     state.docs().get_mut(uri).map(|d| d.snapshot(&opts))
+}
+
+/// The provider names a note at `uri` may use (its root's configuration, the folder's own
+/// file included even before it is trusted); `None` outside every root: then nothing checks
+/// `provider:`.
+pub(super) fn providers_for(state: &State, uri: &Uri) -> Option<Vec<String>> {
+    let path = uri.to_file_path()?;
+    let engine = state.engine_for(&path)?;
+    engine.config.read().ok().map(|c| c.names_for_notes())
+}
+
+/// The configuration changed (provider names among it): analyses of open documents are
+/// computed again and their diagnostics published.
+pub(super) fn reanalyse_open_documents(state: &State) {
+    let uris: Vec<Uri> = {
+        let mut docs = state.docs();
+        docs.iter_mut()
+            .map(|(u, d)| {
+                d.forget_snapshot();
+                u.clone()
+            })
+            .collect()
+    };
+    for uri in uris {
+        state.mark_dirty(uri);
+    }
 }
 
 /// Run facts (running, trusted, scheduling off) for one request: the engines are taken once,
@@ -663,12 +694,13 @@ fn with_ctx<R>(
     let snap = snapshot(state, uri)?;
     let zone = state.opts.zone;
     let path = uri.to_file_path();
+    let providers = providers_for(state, uri).unwrap_or_default();
     let ctx = Ctx {
         text: &snap.text,
         analysis: &snap.analysis,
         now: state.opts.clock.now(),
         tz: &zone,
-        providers: &[],
+        providers: &providers,
         facts: facts(state, path.as_deref()),
     };
     Some(f(&ctx, &snap))
@@ -1166,8 +1198,8 @@ async fn refresh_ticker(client: Client, state: Arc<State>) {
             now.timestamp_subsec_millis() as u64 + (now.timestamp().rem_euclid(60) as u64) * 1000;
         tokio::time::sleep(Duration::from_millis(60_000 - into_minute.min(59_999))).await;
         let shows_live = {
-            let opts = note_options();
-            state.docs().values_mut().any(|d| d.snapshot(&opts).analysis.live.is_some())
+            let uris: Vec<Uri> = state.docs().keys().cloned().collect();
+            uris.iter().any(|u| snapshot(&state, u).is_some_and(|s| s.analysis.live.is_some()))
         };
         // Trust granted or withdrawn from a shell takes effect within a minute here (at once
         // where the server watches files itself).

@@ -163,8 +163,9 @@ pub fn suggest(level: Level, unknown: &str) -> Suggestion {
         return Suggestion::Elsewhere(*l, to);
     }
     // Typos: the closest name of this level within a small edit distance.
-    let best =
-        fields(level).map(|f| (edit_distance(&norm, &normalize(f.name)), f.name)).min_by_key(|(d, _)| *d);
+    let best = fields(level)
+        .map(|f| (crate::text::words::edit_distance(&norm, &normalize(f.name)), f.name))
+        .min_by_key(|(d, _)| *d);
     match best {
         Some((d, name)) if d <= 2 || (d <= 3 && norm.len() >= 8) => Suggestion::Rename(name),
         _ => Suggestion::None,
@@ -173,20 +174,6 @@ pub fn suggest(level: Level, unknown: &str) -> Suggestion {
 
 fn normalize(s: &str) -> String {
     s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

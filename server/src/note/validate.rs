@@ -414,17 +414,26 @@ impl<'a> Cx<'a> {
         } else {
             format!("configured: {}", known.join(", "))
         };
+        let near = crate::text::words::closest(
+            name,
+            known.iter().map(String::as_str),
+            crate::text::words::typo_budget(name),
+        );
+        let hint = near.map(|n| format!("did you mean `{n}`? ")).unwrap_or_default();
         let mut d = Diagnostic::error(
             Code::UnknownProvider,
             span.clone(),
-            format!("no provider named `{name}` ({list}); see [providers.*] in .livenote.toml"),
+            format!("no provider named `{name}` ({hint}{list}); see [providers.*] in .livenote.toml"),
         );
-        for k in known {
+        // The likely one first (and preferred), then the others by closeness.
+        let mut order: Vec<&String> = known.iter().collect();
+        order.sort_by_key(|k| (Some(k.as_str()) != near, crate::text::words::edit_distance(name, k)));
+        for k in order {
             let quoted = format!("\"{k}\"");
             d = d.with_fix(
                 format!("Use provider `{k}`"),
                 vec![TextEdit::replace(span.clone(), quoted)],
-                known.len() == 1,
+                known.len() == 1 || Some(k.as_str()) == near,
             );
         }
         self.push(d);

@@ -383,9 +383,9 @@ fn window_end_before_start_and_overlaps() {
 fn unknown_provider() {
     let note = "---\nlive:\n  objective: y\n  provider: claud\n---\n";
     expect![[r#"
-        4:13-4:18 error live/unknown-provider no provider named `claud` (configured: local, claude); see [providers.*] in .livenote.toml
+        4:13-4:18 error live/unknown-provider no provider named `claud` (did you mean `claude`? configured: local, claude); see [providers.*] in .livenote.toml
+          fix*: Use provider `claude`
           fix: Use provider `local`
-          fix: Use provider `claude`
         live: has_errors=true
     "#]]
     .assert_eq(&render(note, Some(&["local".to_owned(), "claude".to_owned()])));

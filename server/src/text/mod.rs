@@ -1,8 +1,9 @@
 //! Plain text plumbing shared by every layer: byte offsets to line/column positions in any
-//! encoding, and text edits expressed as byte ranges.
+//! encoding, text edits expressed as byte ranges, and did-you-mean distances.
 
 pub mod edit;
 pub mod line_index;
+pub mod words;
 
 pub use edit::TextEdit;
 pub use line_index::{Encoding, LineCol, LineIndex};

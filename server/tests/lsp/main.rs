@@ -625,6 +625,52 @@ async fn excluded_notes_are_not_scheduled_or_listed() {
     c.shutdown().await;
 }
 
+/// `provider:` is checked against the root's configuration (here the client's settings): a
+/// typo gets `live/unknown-provider` with "did you mean" and its fix first; completion offers
+/// the configured names.
+#[tokio::test]
+async fn unknown_providers_are_reported_and_names_completed() {
+    let settings = json!({
+        "providers": {
+            "claude": {"kind": "anthropic", "model": "claude-sonnet-4-5", "api_key_env": "NO_SUCH_KEY_VAR"},
+            "local": {"kind": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "llama"},
+        },
+    });
+    let note = "---\nlive:\n  objective: x\n  provider: claud\n---\n# N\n";
+    let mut c = TestClient::start_with_settings(&[("n.md", note)], utf16_caps(), settings).await;
+    let uri = c.open("n.md", note).await;
+    let diags = c.diagnostics(&uri, 1).await;
+    check(
+        &render_diags(&diags),
+        expect![[r#"
+            3:12-3:17 1 live/unknown-provider no provider named `claud` (did you mean `claude`? configured: anthropic, claude, local, openai); see [providers.*] in .livenote.toml
+        "#]],
+    );
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": diags[0]["range"], "context": {"diagnostics": diags}}),
+        )
+        .await;
+    assert_eq!(actions["result"][0]["title"], "Use provider `claude`", "{actions}");
+    assert_eq!(actions["result"][0]["isPreferred"], true, "{actions}");
+    // Completion after `provider: `.
+    let typed = "---\nlive:\n  objective: x\n  provider: \n---\n# N\n";
+    c.edit(&uri, 0, note.len(), typed).await;
+    let items = c
+        .request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 3, "character": 12}}),
+        )
+        .await;
+    let labels: Vec<&str> =
+        items["result"].as_array().into_iter().flatten().filter_map(|i| i["label"].as_str()).collect();
+    for name in ["claude", "local"] {
+        assert!(labels.contains(&name), "{name} not offered: {labels:?}");
+    }
+    c.shutdown().await;
+}
+
 /// An event waiting in `.livenote/events/pending/` is routed to the note whose criteria match,
 /// runs it as an `event` run once the workspace is trusted, and lands in done/ enriched.
 #[tokio::test]
