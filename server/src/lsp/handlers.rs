@@ -642,6 +642,8 @@ pub(super) struct FactsCache {
     answers: std::cell::RefCell<std::collections::HashMap<PathBuf, bool>>,
     /// Per note folder: not inside an untrusted nested folder with its own config.
     nested: std::cell::RefCell<std::collections::HashMap<PathBuf, bool>>,
+    /// Per engine root: the lock files there are, listed once.
+    locks: std::cell::RefCell<std::collections::HashMap<PathBuf, std::collections::HashSet<std::ffi::OsString>>>,
 }
 
 impl FactsCache {
@@ -652,6 +654,7 @@ impl FactsCache {
             list: state.opts.trust.as_ref().map(|t| t.list()),
             answers: Default::default(),
             nested: Default::default(),
+            locks: Default::default(),
         }
     }
 
@@ -672,7 +675,16 @@ impl FactsCache {
 
     pub(super) fn facts(&self, path: Option<&Path>) -> RunFacts {
         let engine = path.and_then(|p| super::state::engine_among(&self.engines, p));
-        let running = path.is_some_and(|p| engine.as_ref().is_some_and(|e| e.is_running(p)));
+        let running = match (path, &engine) {
+            (Some(p), Some(e)) => {
+                e.registry.is_running(p) || {
+                    let mut locks = self.locks.borrow_mut();
+                    let names = locks.entry(e.root.clone()).or_insert_with(|| e.store.lock_names());
+                    e.store.is_locked_among(&e.rel(p), names)
+                }
+            }
+            _ => false,
+        };
         let scheduling_off = engine.is_some_and(|e| !e.scheduling_enabled());
         RunFacts { running, trusted: Some(self.trusted(path)), scheduling_off, undoable: false }
     }

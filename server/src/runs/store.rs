@@ -114,6 +114,19 @@ impl Store {
     }
 
     /// Whether some process is running the note now (its lock is held). Creates nothing.
+    /// The names of the lock files there are (a note has one once it ran), listed once so an
+    /// index-wide request probes only those instead of opening a lock per note.
+    pub fn lock_names(&self) -> std::collections::HashSet<std::ffi::OsString> {
+        let Some(dir) = self.existing("locks") else { return Default::default() };
+        std::fs::read_dir(dir).map(|r| r.flatten().map(|e| e.file_name()).collect()).unwrap_or_default()
+    }
+
+    /// [`Store::is_locked`] for a note whose lock file is not among `names` ([`Store::lock_names`]):
+    /// not locked, without asking the filesystem.
+    pub fn is_locked_among(&self, rel: &str, names: &std::collections::HashSet<std::ffi::OsString>) -> bool {
+        names.contains(std::ffi::OsStr::new(&Self::key(rel))) && self.is_locked(rel)
+    }
+
     pub fn is_locked(&self, rel: &str) -> bool {
         let Some(dir) = self.existing("locks") else { return false };
         let Ok(file) = confine::open_nofollow(&dir.join(Self::key(rel)), OpenOptions::new().write(true))
