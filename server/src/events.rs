@@ -34,10 +34,10 @@ use serde_json::{Map, Value, json};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::model::{BoxFuture, Message, ModelClient, Request};
 use crate::config::{Config, ProcessEnv, ProviderKind};
-use crate::providers::anthropic::AnthropicClient;
-use crate::providers::openai::OpenAiClient;
+use crate::model::anthropic::AnthropicClient;
+use crate::model::openai::OpenAiClient;
+use crate::model::{BoxFuture, Message, ModelClient, Request};
 use crate::providers::{RunEvent, TriggerKind};
 use crate::runs::{Engine, Outcome, RunSpec, one_line, timestamp};
 use crate::scheduler::log_outcome;

@@ -13,6 +13,7 @@ pub mod config;
 pub mod events;
 pub mod ide;
 pub mod lsp;
+pub mod model;
 pub mod note;
 pub mod providers;
 pub mod runs;

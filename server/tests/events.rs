@@ -13,11 +13,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use livenote::agent::model::{BoxFuture, ModelClient, Request, Turn, Usage};
 use livenote::events::{
     self, Event, EventNote, EventRunner, KeywordRouter, ModelRouter, Processed, Router, eligible_notes,
     process_pending,
 };
+use livenote::model::{BoxFuture, ModelClient, Request, Turn, Usage};
 use livenote::providers::ProviderError;
 use livenote::runs::Outcome;
 use livenote::workspace::index::Index;

@@ -21,11 +21,11 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::model::{Message, ModelClient, Request, Role, ToolCall, Turn};
 use crate::agent::prompt;
 use crate::agent::tools::{self, Caps, Fetcher, HttpFetcher, Toolbox, Workspace, clip};
+use crate::model::http::{CONTEXT_OVERFLOW, format_bytes, json_len};
+use crate::model::{Message, ModelClient, Request, Role, ToolCall, Turn};
 use crate::note::frontmatter;
-use crate::providers::http::{CONTEXT_OVERFLOW, format_bytes, json_len};
 use crate::providers::{EditReply, EditSink, ProviderError, RunEvent, RunOutput, RunRequest, TriggerKind};
 
 /// The most tokens one reply may use; large enough to rewrite a long section in one call.
@@ -295,7 +295,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::agent::model::{BoxFuture, Role, ToolSpec, Usage};
+    use crate::model::{BoxFuture, Role, ToolSpec, Usage};
 
     /// What the fake model saw in one call.
     #[derive(Debug, Clone)]

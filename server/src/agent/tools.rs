@@ -33,7 +33,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::model::{BoxFuture, ToolCall, ToolSpec};
+use crate::model::{BoxFuture, ToolCall, ToolSpec};
 use crate::note::frontmatter;
 
 pub const READ_NOTE: &str = "read_note";

@@ -5,12 +5,7 @@
 //! Only the `command` provider lives here so far; model providers (`openai`, `anthropic`)
 //! plug into [`run`] when they arrive.
 
-pub mod anthropic;
 pub mod command;
-pub mod http;
-pub mod openai;
-#[doc(hidden)]
-pub mod testing;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -176,20 +171,20 @@ pub async fn run(
         max_conversation_bytes: agent.max_conversation_bytes,
         ..crate::agent::run::Limits::default()
     };
-    let http = http::HttpOptions {
+    let http = crate::model::http::HttpOptions {
         max_reply_bytes: agent.max_reply_bytes,
         max_tool_args_bytes: agent.max_tool_args_bytes,
-        ..http::HttpOptions::default()
+        ..crate::model::http::HttpOptions::default()
     };
     let model = req.model.as_deref();
     match &provider.kind {
         ProviderKind::Command(cfg) => run_command(cfg, req, cancel, events).await,
         ProviderKind::OpenAi(cfg) => {
-            let client = openai::OpenAiClient::new(cfg, model, &env)?.with_options(http);
+            let client = crate::model::openai::OpenAiClient::new(cfg, model, &env)?.with_options(http);
             crate::agent::run::run_agent(&client, req, limits, agent.web, cancel, on_edit, events).await
         }
         ProviderKind::Anthropic(cfg) => {
-            let client = anthropic::AnthropicClient::new(cfg, model, &env)?.with_options(http);
+            let client = crate::model::anthropic::AnthropicClient::new(cfg, model, &env)?.with_options(http);
             crate::agent::run::run_agent(&client, req, limits, agent.web, cancel, on_edit, events).await
         }
     }

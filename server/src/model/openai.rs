@@ -11,13 +11,13 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::ProviderError;
 use super::http::{
     self, ApiKey, Call, Decoder, Endpoint, HttpOptions, SseEvent, StreamError, extract_json_object,
     parse_tool_arguments,
 };
-use crate::agent::model::{BoxFuture, Message, ModelClient, Request, Role, ToolCall, Turn, Usage};
 use crate::config::{Env, OpenAiConfig};
+use crate::model::{BoxFuture, Message, ModelClient, Request, Role, ToolCall, Turn, Usage};
+use crate::providers::ProviderError;
 
 /// A model behind an OpenAI-compatible `POST {base_url}/chat/completions`.
 #[derive(Debug, Clone)]
@@ -383,8 +383,8 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
-    use crate::agent::model::ToolSpec;
-    use crate::providers::testing::{Flavor, MockModelServer, ScriptedReply};
+    use crate::model::ToolSpec;
+    use crate::model::testing::{Flavor, MockModelServer, ScriptedReply};
 
     const KEY: &str = "sk-test-SECRET-0123456789abcdef";
     const KEY_VAR: &str = "LIVENOTE_TEST_OPENAI_KEY";
@@ -394,7 +394,7 @@ mod tests {
     }
 
     fn fast() -> HttpOptions {
-        crate::providers::testing::fast_options()
+        crate::model::testing::fast_options()
     }
 
     fn client(server: &MockModelServer, key_var: Option<&str>) -> OpenAiClient {

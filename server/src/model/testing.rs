@@ -512,12 +512,12 @@ fn error_body(flavor: Flavor, code: u16, model: &str, key: &str) -> String {
 }
 
 /// Client options for tests against the mock server: generous limits, quick retries.
-pub fn fast_options() -> crate::providers::http::HttpOptions {
-    crate::providers::http::HttpOptions {
+pub fn fast_options() -> crate::model::http::HttpOptions {
+    crate::model::http::HttpOptions {
         request_timeout: std::time::Duration::from_secs(20),
         stall_timeout: std::time::Duration::from_secs(10),
         backoff_base: std::time::Duration::from_millis(10),
-        ..crate::providers::http::HttpOptions::default()
+        ..crate::model::http::HttpOptions::default()
     }
 }
 

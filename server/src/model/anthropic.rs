@@ -8,12 +8,12 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::ProviderError;
 use super::http::{
     self, ApiKey, Call, Decoder, Endpoint, HttpOptions, SseEvent, StreamError, extract_json_object,
 };
-use crate::agent::model::{BoxFuture, Message, ModelClient, Request, Role, ToolCall, Turn, Usage};
 use crate::config::{AnthropicConfig, Env};
+use crate::model::{BoxFuture, Message, ModelClient, Request, Role, ToolCall, Turn, Usage};
+use crate::providers::ProviderError;
 
 /// The API version this code speaks (its event and block shapes).
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -394,8 +394,8 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
-    use crate::agent::model::ToolSpec;
-    use crate::providers::testing::{Flavor, MockModelServer, ScriptedReply};
+    use crate::model::ToolSpec;
+    use crate::model::testing::{Flavor, MockModelServer, ScriptedReply};
 
     const KEY: &str = "sk-ant-test-SECRET-0123456789abcdef";
     const KEY_VAR: &str = "LIVENOTE_TEST_ANTHROPIC_KEY";
@@ -405,7 +405,7 @@ mod tests {
     }
 
     fn fast() -> HttpOptions {
-        crate::providers::testing::fast_options()
+        crate::model::testing::fast_options()
     }
 
     fn client(server: &MockModelServer) -> AnthropicClient {

@@ -22,9 +22,9 @@ use serde_json::Value;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::ProviderError;
-use crate::agent::model::Turn;
 use crate::config::Env;
+use crate::model::Turn;
+use crate::providers::ProviderError;
 
 /// Establishing a TCP+TLS connection takes well under this unless the host is unreachable.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
