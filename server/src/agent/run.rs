@@ -23,7 +23,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::prompt;
 use crate::agent::tools::{self, Caps, Fetcher, HttpFetcher, Toolbox, Workspace, clip};
-use crate::model::http::{CONTEXT_OVERFLOW, format_bytes, json_len};
+use crate::model::ModelError;
+use crate::model::http::{format_bytes, json_len};
 use crate::model::{Message, ModelClient, Request, Role, ToolCall, Turn};
 use crate::note::frontmatter;
 use crate::providers::{EditReply, EditSink, ProviderError, RunEvent, RunOutput, RunRequest, TriggerKind};
@@ -157,11 +158,11 @@ async fn converse(
         let turn = match client.complete(request, cancel.clone()).await {
             Ok(turn) => turn,
             // Re-reads and file contents pile up; the latest ones are what the model needs.
-            Err(ProviderError::Io(m)) if m == CONTEXT_OVERFLOW && elide_old_results(&mut messages) => {
+            Err(ModelError::ContextOverflow) if elide_old_results(&mut messages) => {
                 events(&RunEvent::new("context", "the conversation got too long: older tool results elided"));
                 continue;
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         };
         tokens = tokens.saturating_add(turn.usage.input_tokens).saturating_add(turn.usage.output_tokens);
         report_turn(&turn, tokens, events);
@@ -295,6 +296,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+    use crate::model::error::CONTEXT_OVERFLOW;
     use crate::model::{BoxFuture, Role, ToolSpec, Usage};
 
     /// What the fake model saw in one call.
@@ -309,7 +311,7 @@ mod tests {
     /// hangs until cancelled (like a slow model).
     #[derive(Default)]
     struct Scripted {
-        turns: Mutex<VecDeque<Result<Turn, ProviderError>>>,
+        turns: Mutex<VecDeque<Result<Turn, ModelError>>>,
         seen: Mutex<Vec<Seen>>,
     }
 
@@ -318,7 +320,7 @@ mod tests {
             Scripted::replies(turns.into_iter().map(Ok).collect())
         }
 
-        fn replies(replies: Vec<Result<Turn, ProviderError>>) -> Self {
+        fn replies(replies: Vec<Result<Turn, ModelError>>) -> Self {
             Scripted { turns: Mutex::new(replies.into()), seen: Mutex::default() }
         }
 
@@ -332,7 +334,7 @@ mod tests {
             &'a self,
             req: Request<'a>,
             cancel: CancellationToken,
-        ) -> BoxFuture<'a, Result<Turn, ProviderError>> {
+        ) -> BoxFuture<'a, Result<Turn, ModelError>> {
             if let Ok(mut seen) = self.seen.lock() {
                 seen.push(Seen {
                     system: req.system.to_owned(),
@@ -346,7 +348,7 @@ mod tests {
                     Some(reply) => reply,
                     None => {
                         cancel.cancelled().await;
-                        Err(ProviderError::Stopped)
+                        Err(ModelError::Stopped)
                     }
                 }
             })
@@ -783,7 +785,7 @@ mod tests {
     async fn context_overflow_elides_older_results_and_retries() {
         let dir = workspace();
         write(dir.path(), "notes/long.md", &"lots of text\n".repeat(100));
-        let overflow = || Err(ProviderError::Io(CONTEXT_OVERFLOW.to_owned()));
+        let overflow = || Err(ModelError::ContextOverflow);
         let client = Scripted::replies(vec![
             Ok(calls(vec![call("1", "read_file", json!({"path": "notes/long.md"}))])),
             Ok(calls(vec![call("2", "read_note", json!({}))])),

@@ -12,8 +12,8 @@ use super::http::{
     self, ApiKey, Call, Decoder, Endpoint, HttpOptions, SseEvent, StreamError, extract_json_object,
 };
 use crate::config::{AnthropicConfig, Env};
+use crate::model::error::ModelError;
 use crate::model::{BoxFuture, Message, ModelClient, Request, Role, ToolCall, Turn, Usage};
-use crate::providers::ProviderError;
 
 /// The API version this code speaks (its event and block shapes).
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -39,10 +39,10 @@ impl AnthropicClient {
         cfg: &AnthropicConfig,
         model_override: Option<&str>,
         env: &dyn Env,
-    ) -> Result<Self, ProviderError> {
+    ) -> Result<Self, ModelError> {
         let model = model_override.map(str::trim).filter(|m| !m.is_empty()).unwrap_or(cfg.model.trim());
         if model.is_empty() {
-            return Err(ProviderError::Config("the anthropic provider has no `model`".to_owned()));
+            return Err(ModelError::Config("the anthropic provider has no `model`".to_owned()));
         }
         // Accept a base_url that already ends in /v1 (as OpenAI-style URLs do).
         let path = if cfg.base_url.trim().trim_end_matches('/').ends_with("/v1") {
@@ -94,7 +94,7 @@ impl AnthropicClient {
         body
     }
 
-    fn headers(&self) -> Result<HeaderMap, ProviderError> {
+    fn headers(&self) -> Result<HeaderMap, ModelError> {
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
@@ -103,9 +103,9 @@ impl AnthropicClient {
         Ok(headers)
     }
 
-    async fn run(&self, req: Request<'_>, cancel: CancellationToken) -> Result<Turn, ProviderError> {
+    async fn run(&self, req: Request<'_>, cancel: CancellationToken) -> Result<Turn, ModelError> {
         let body = serde_json::to_vec(&self.body(&req))
-            .map_err(|e| ProviderError::InvalidOutput(format!("cannot encode the request: {e}")))?;
+            .map_err(|e| ModelError::InvalidOutput(format!("cannot encode the request: {e}")))?;
         let call = Call {
             client: &self.client,
             endpoint: &self.endpoint,
@@ -131,7 +131,7 @@ impl ModelClient for AnthropicClient {
         &'a self,
         req: Request<'a>,
         cancel: CancellationToken,
-    ) -> BoxFuture<'a, Result<Turn, ProviderError>> {
+    ) -> BoxFuture<'a, Result<Turn, ModelError>> {
         Box::pin(self.run(req, cancel))
     }
 }
@@ -429,7 +429,7 @@ mod tests {
         Request { system: "You keep notes.", messages, tools, max_tokens: 1024, json: false }
     }
 
-    fn clean(e: ProviderError) -> ProviderError {
+    fn clean(e: ModelError) -> ModelError {
         let shown = format!("{e} {e:?}");
         assert!(!shown.contains(KEY) && !shown.contains("SECRET"), "key leaked: {shown}");
         assert!(!e.to_string().contains('\n'), "not one line: {e}");
@@ -612,7 +612,7 @@ mod tests {
             client(&server).with_options(HttpOptions { stall_timeout: Duration::from_millis(300), ..fast() });
         let e =
             clean(stalling.complete(request(&messages, &[]), CancellationToken::new()).await.unwrap_err());
-        assert_eq!(e, ProviderError::TimedOut(Duration::from_millis(300)));
+        assert_eq!(e, ModelError::TimedOut(Duration::from_millis(300)));
 
         let cancel = CancellationToken::new();
         let stopper = cancel.clone();
@@ -622,7 +622,7 @@ mod tests {
         });
         let started = Instant::now();
         let e = client(&server).complete(request(&messages, &[]), cancel).await.unwrap_err();
-        assert_eq!(e, ProviderError::Stopped);
+        assert_eq!(e, ModelError::Stopped);
         assert!(started.elapsed() < Duration::from_millis(1300), "{:?}", started.elapsed());
     }
 
@@ -669,7 +669,7 @@ mod tests {
             ));
         }
         assert_eq!(errors[0].to_string(), format!("unknown model `claude-test` (HTTP 404 from {host})"));
-        assert_eq!(errors[1].to_string(), http::CONTEXT_OVERFLOW);
+        assert_eq!(errors[1].to_string(), crate::model::error::CONTEXT_OVERFLOW);
         assert_eq!(errors[2].to_string(), format!("error from {host}: nope"));
         assert_eq!(server.requests().len(), 4);
     }

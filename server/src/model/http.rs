@@ -1,7 +1,7 @@
 //! What the model providers (`openai`, `anthropic`) share on the wire: one reqwest client per
 //! kind of destination, retries with exponential backoff and jitter that honour `Retry-After`,
 //! a server-sent-events parser, stall and overall timeouts, prompt cancellation, and the
-//! mapping of every failure to a short [`ProviderError`] that never contains the API key.
+//! mapping of every failure to a short [`ModelError`] that never contains the API key.
 //!
 //! A provider builds a `Call` (URL, headers, JSON body) and a `Decoder` for its streaming
 //! format; `execute` does the rest.
@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::Env;
 use crate::model::Turn;
-use crate::providers::ProviderError;
+use crate::model::error::ModelError;
 
 /// Establishing a TCP+TLS connection takes well under this unless the host is unreachable.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -35,10 +35,6 @@ const MAX_ERROR_BODY: usize = 64 * 1024;
 const MAX_MESSAGE_CHARS: usize = 200;
 /// Backoff never grows beyond this: with ~4 attempts, longer waits only delay the error.
 const MAX_BACKOFF: Duration = Duration::from_secs(10);
-
-/// The error text for a conversation that does not fit the model's context window, so the
-/// agent can recognise it (it is an [`ProviderError::Io`]).
-pub const CONTEXT_OVERFLOW: &str = "the note and conversation are too long for the model's context";
 
 /// Timeouts and retry policy of one model client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,16 +71,16 @@ impl Default for HttpOptions {
 }
 
 /// The error for a reply over `limit` bytes.
-pub fn reply_too_large(limit: usize) -> ProviderError {
-    ProviderError::TooLarge(format!(
+pub fn reply_too_large(limit: usize) -> ModelError {
+    ModelError::TooLarge(format!(
         "model reply too large: over {} (agent.max_reply_bytes)",
         format_bytes(limit)
     ))
 }
 
 /// The error for a tool call whose arguments are over `limit` bytes.
-pub fn tool_args_too_large(limit: usize) -> ProviderError {
-    ProviderError::TooLarge(format!(
+pub fn tool_args_too_large(limit: usize) -> ModelError {
+    ModelError::TooLarge(format!(
         "model reply too large: a tool call's arguments are over {} (agent.max_tool_args_bytes)",
         format_bytes(limit)
     ))
@@ -125,7 +121,7 @@ pub fn json_len(value: &Value) -> usize {
 }
 
 /// Fails when one of `turn`'s tool calls has arguments over `limit` bytes.
-fn check_arguments(turn: &Turn, limit: usize) -> Result<(), ProviderError> {
+fn check_arguments(turn: &Turn, limit: usize) -> Result<(), ModelError> {
     if turn.tool_calls.iter().any(|c| json_len(&c.arguments) > limit) {
         return Err(tool_args_too_large(limit));
     }
@@ -146,16 +142,16 @@ pub struct ApiKey {
 
 impl ApiKey {
     /// Read the key from `var`. Errors name the variable, never a value.
-    pub fn from_env(env: &dyn Env, var: &str) -> Result<ApiKey, ProviderError> {
+    pub fn from_env(env: &dyn Env, var: &str) -> Result<ApiKey, ModelError> {
         let not_set = || {
-            ProviderError::Config(format!(
+            ModelError::Config(format!(
                 "{var} is not set (named by api_key_env in the livenote configuration)"
             ))
         };
         let raw = env.var(var).ok_or_else(not_set)?;
         let value = raw
             .into_string()
-            .map_err(|_| ProviderError::Config(format!("{var} is not valid UTF-8")))?
+            .map_err(|_| ModelError::Config(format!("{var} is not valid UTF-8")))?
             // Keys pasted with a trailing newline are common and never meant.
             .trim()
             .to_owned();
@@ -163,7 +159,7 @@ impl ApiKey {
             return Err(not_set());
         }
         if !value.bytes().all(|b| b.is_ascii_graphic()) {
-            return Err(ProviderError::Config(format!(
+            return Err(ModelError::Config(format!(
                 "{var} contains characters that cannot go into an HTTP header"
             )));
         }
@@ -176,12 +172,9 @@ impl ApiKey {
     }
 
     /// The header value `prefix` + key, marked sensitive so that `http`'s own `Debug` hides it.
-    pub(crate) fn header(&self, prefix: &str) -> Result<HeaderValue, ProviderError> {
+    pub(crate) fn header(&self, prefix: &str) -> Result<HeaderValue, ModelError> {
         let mut value = HeaderValue::from_str(&format!("{prefix}{}", self.value)).map_err(|_| {
-            ProviderError::Config(format!(
-                "{} contains characters that cannot go into an HTTP header",
-                self.var
-            ))
+            ModelError::Config(format!("{} contains characters that cannot go into an HTTP header", self.var))
         })?;
         value.set_sensitive(true);
         Ok(value)
@@ -209,10 +202,10 @@ pub struct Endpoint {
 
 impl Endpoint {
     /// `base_url` (trailing `/` ignored) joined with `path`.
-    pub fn new(base_url: &str, path: &str) -> Result<Endpoint, ProviderError> {
+    pub fn new(base_url: &str, path: &str) -> Result<Endpoint, ModelError> {
         let joined = format!("{}/{}", base_url.trim().trim_end_matches('/'), path.trim_start_matches('/'));
         let invalid =
-            || ProviderError::Config(format!("invalid base_url `{}`", one_line(base_url, MAX_MESSAGE_CHARS)));
+            || ModelError::Config(format!("invalid base_url `{}`", one_line(base_url, MAX_MESSAGE_CHARS)));
         let url = Url::parse(&joined).map_err(|_| invalid())?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(invalid());
@@ -242,14 +235,14 @@ impl Endpoint {
 /// The process-wide client for `endpoint`: one for loopback hosts (never proxied) and one for
 /// everything else (honouring the usual proxy variables), so connections are pooled across
 /// runs.
-pub fn client_for(endpoint: &Endpoint) -> Result<reqwest::Client, ProviderError> {
+pub fn client_for(endpoint: &Endpoint) -> Result<reqwest::Client, ModelError> {
     static PROXIED: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
     static DIRECT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
     let direct = endpoint.is_loopback();
     let cell = if direct { &DIRECT } else { &PROXIED };
     cell.get_or_init(|| build_client(direct))
         .clone()
-        .map_err(|e| ProviderError::Config(format!("cannot set up the HTTP client: {e}")))
+        .map_err(|e| ModelError::Config(format!("cannot set up the HTTP client: {e}")))
 }
 
 fn build_client(direct: bool) -> Result<reqwest::Client, String> {
@@ -309,7 +302,7 @@ pub(crate) trait Decoder: Default + Send {
 
 /// What went wrong in one attempt, and whether another may help.
 struct Failure {
-    error: ProviderError,
+    error: ModelError,
     retry: Retry,
 }
 
@@ -321,40 +314,40 @@ enum Retry {
 }
 
 impl Failure {
-    fn fatal(error: ProviderError) -> Failure {
+    fn fatal(error: ModelError) -> Failure {
         Failure { error, retry: Retry::No }
     }
 
-    fn transient(error: ProviderError) -> Failure {
+    fn transient(error: ModelError) -> Failure {
         Failure { error, retry: Retry::Backoff }
     }
 }
 
 /// Send `call` (with retries) and decode the streamed reply with `D`. Returns
-/// [`ProviderError::Stopped`] as soon as `cancel` fires, whatever is being awaited, and
-/// [`ProviderError::TimedOut`] after `request_timeout` or a stall.
+/// [`ModelError::Stopped`] as soon as `cancel` fires, whatever is being awaited, and
+/// [`ModelError::TimedOut`] after `request_timeout` or a stall.
 pub(crate) async fn execute<D: Decoder>(
     call: &Call<'_>,
     cancel: &CancellationToken,
-) -> Result<Turn, ProviderError> {
+) -> Result<Turn, ModelError> {
     let result = if cancel.is_cancelled() {
-        Err(ProviderError::Stopped)
+        Err(ModelError::Stopped)
     } else {
         let limit = call.opts.request_timeout;
         let deadline = Instant::now() + limit;
         // Racing the whole exchange (rather than each await) also drops the connection at once.
         tokio::select! {
             biased;
-            () = cancel.cancelled() => Err(ProviderError::Stopped),
+            () = cancel.cancelled() => Err(ModelError::Stopped),
             r = tokio::time::timeout_at(deadline, attempts::<D>(call, deadline)) => {
-                r.unwrap_or(Err(ProviderError::TimedOut(limit)))
+                r.unwrap_or(Err(ModelError::TimedOut(limit)))
             }
         }
     };
     result.map_err(|e| scrub(e, call.key))
 }
 
-async fn attempts<D: Decoder>(call: &Call<'_>, deadline: Instant) -> Result<Turn, ProviderError> {
+async fn attempts<D: Decoder>(call: &Call<'_>, deadline: Instant) -> Result<Turn, ModelError> {
     let mut attempt = 1;
     loop {
         let failure = match attempt_once::<D>(call).await {
@@ -383,7 +376,7 @@ async fn attempt_once<D: Decoder>(call: &Call<'_>) -> Result<Turn, Failure> {
     let request =
         call.client.post(call.endpoint.url.clone()).headers(call.headers.clone()).body(call.body.clone());
     let mut response = match tokio::time::timeout(stall, request.send()).await {
-        Err(_) => return Err(Failure::fatal(ProviderError::TimedOut(stall))),
+        Err(_) => return Err(Failure::fatal(ModelError::TimedOut(stall))),
         Ok(Err(e)) => return Err(send_failure(host, &e)),
         Ok(Ok(r)) => r,
     };
@@ -467,8 +460,8 @@ async fn next_chunk(
     host: &str,
 ) -> Result<Option<Vec<u8>>, Failure> {
     match tokio::time::timeout(stall, response.chunk()).await {
-        Err(_) => Err(Failure::fatal(ProviderError::TimedOut(stall))),
-        Ok(Err(e)) => Err(Failure::transient(ProviderError::Io(format!(
+        Err(_) => Err(Failure::fatal(ModelError::TimedOut(stall))),
+        Ok(Err(e)) => Err(Failure::transient(ModelError::Io(format!(
             "the connection to {host} broke mid-response: {}",
             root_cause(&e)
         )))),
@@ -496,8 +489,8 @@ async fn read_body(
 // Errors
 // ---------------------------------------------------------------------------------------------
 
-fn malformed(host: &str, detail: &str) -> ProviderError {
-    ProviderError::InvalidOutput(format!(
+fn malformed(host: &str, detail: &str) -> ModelError {
+    ModelError::InvalidOutput(format!(
         "malformed response from {host}: {}",
         one_line(detail, MAX_MESSAGE_CHARS)
     ))
@@ -507,10 +500,10 @@ fn stream_failure(host: &str, e: StreamError) -> Failure {
     match e {
         StreamError::Malformed(m) => Failure::fatal(malformed(host, &m)),
         StreamError::Truncated => {
-            Failure::transient(ProviderError::Io(format!("the response from {host} ended early")))
+            Failure::transient(ModelError::Io(format!("the response from {host} ended early")))
         }
         StreamError::Api { message, retryable } => Failure {
-            error: ProviderError::Io(format!("error from {host}: {}", one_line(&message, MAX_MESSAGE_CHARS))),
+            error: ModelError::Io(format!("error from {host}: {}", one_line(&message, MAX_MESSAGE_CHARS))),
             retry: if retryable { Retry::Backoff } else { Retry::No },
         },
     }
@@ -520,10 +513,10 @@ fn stream_failure(host: &str, e: StreamError) -> Failure {
 fn send_failure(host: &str, e: &reqwest::Error) -> Failure {
     let cause = root_cause(e);
     if e.is_builder() {
-        return Failure::fatal(ProviderError::Config(format!("cannot build a request to {host}: {cause}")));
+        return Failure::fatal(ModelError::Config(format!("cannot build a request to {host}: {cause}")));
     }
     if e.is_timeout() {
-        return Failure::transient(ProviderError::Io(format!("timed out connecting to {host}")));
+        return Failure::transient(ModelError::Io(format!("timed out connecting to {host}")));
     }
     // TLS and similar failures come as these io kinds and will not heal by retrying.
     let permanent = io_kind(e).is_some_and(|k| {
@@ -532,7 +525,7 @@ fn send_failure(host: &str, e: &reqwest::Error) -> Failure {
             io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput | io::ErrorKind::PermissionDenied
         )
     });
-    let error = ProviderError::Io(if e.is_connect() {
+    let error = ModelError::Io(if e.is_connect() {
         format!("cannot connect to {host}: {cause}")
     } else {
         format!("the connection to {host} failed: {cause}")
@@ -586,7 +579,7 @@ fn status_failure(
     let suffix = api_message(&text).map(|m| format!(": {m}")).unwrap_or_default();
     match code {
         // The body of an auth error may quote the key (OpenAI echoes a masked one): not used.
-        401 | 403 => Failure::fatal(ProviderError::Config(format!(
+        401 | 403 => Failure::fatal(ModelError::Config(format!(
             "authentication failed (HTTP {code}): {}",
             call.auth_hint
         ))),
@@ -598,25 +591,23 @@ fn status_failure(
                 _ => "server error",
             };
             Failure {
-                error: ProviderError::Io(format!("{what} (HTTP {code} from {host}){suffix}")),
+                error: ModelError::Io(format!("{what} (HTTP {code} from {host}){suffix}")),
                 retry: retry_after.map_or(Retry::Backoff, Retry::After),
             }
         }
-        _ if is_context_overflow(code, &lower) => {
-            Failure::fatal(ProviderError::Io(CONTEXT_OVERFLOW.to_owned()))
-        }
-        _ if is_unknown_model(code, &lower) => Failure::fatal(ProviderError::Config(format!(
+        _ if is_context_overflow(code, &lower) => Failure::fatal(ModelError::ContextOverflow),
+        _ if is_unknown_model(code, &lower) => Failure::fatal(ModelError::Config(format!(
             "unknown model `{}` (HTTP {code} from {host})",
             call.model
         ))),
-        404 => Failure::fatal(ProviderError::Config(format!(
+        404 => Failure::fatal(ModelError::Config(format!(
             "nothing at {} (HTTP 404): check base_url",
             call.endpoint.display()
         ))),
-        300..=399 => Failure::fatal(ProviderError::Config(format!(
+        300..=399 => Failure::fatal(ModelError::Config(format!(
             "HTTP {code} from {host}: a redirect, which is not followed; check base_url"
         ))),
-        _ => Failure::fatal(ProviderError::Io(format!("HTTP {code} from {host}{suffix}"))),
+        _ => Failure::fatal(ModelError::Io(format!("HTTP {code} from {host}{suffix}"))),
     }
 }
 
@@ -682,25 +673,18 @@ pub fn one_line(text: &str, max: usize) -> String {
 }
 
 /// Remove the key from every text of `e`: messages quoted from a service may contain it.
-fn scrub(e: ProviderError, key: Option<&ApiKey>) -> ProviderError {
+fn scrub(e: ModelError, key: Option<&ApiKey>) -> ModelError {
     let Some(key) = key else { return e };
     let s = |t: String| scrub_text(&t, key.secret());
     match e {
-        ProviderError::Io(m) => ProviderError::Io(s(m)),
-        ProviderError::Config(m) => ProviderError::Config(s(m)),
-        ProviderError::InvalidOutput(m) => ProviderError::InvalidOutput(s(m)),
-        ProviderError::Unavailable(m) => ProviderError::Unavailable(s(m)),
-        ProviderError::CommandNotFound(m) => ProviderError::CommandNotFound(s(m)),
-        ProviderError::Failed { status, stderr_tail } => {
-            ProviderError::Failed { status: s(status), stderr_tail: s(stderr_tail) }
-        }
-        ProviderError::Spawn { program, reason } => {
-            ProviderError::Spawn { program: s(program), reason: s(reason) }
-        }
-        e @ (ProviderError::Stopped
-        | ProviderError::TimedOut(_)
-        | ProviderError::OutputTooLarge { .. }
-        | ProviderError::TooLarge(_)) => e,
+        ModelError::Io(m) => ModelError::Io(s(m)),
+        ModelError::Config(m) => ModelError::Config(s(m)),
+        ModelError::InvalidOutput(m) => ModelError::InvalidOutput(s(m)),
+        e @ (ModelError::Stopped
+        | ModelError::TimedOut(_)
+        | ModelError::ContextOverflow
+        | ModelError::NotAModel
+        | ModelError::TooLarge(_)) => e,
     }
 }
 
@@ -1041,8 +1025,8 @@ mod tests {
         assert!(!e.is_loopback());
         assert!(Endpoint::new("http://localhost:8080", "x").unwrap().is_loopback());
         assert!(Endpoint::new("http://[::1]:8080", "x").unwrap().is_loopback());
-        assert!(matches!(Endpoint::new("ftp://x", "y"), Err(ProviderError::Config(_))));
-        assert!(matches!(Endpoint::new("not a url", "y"), Err(ProviderError::Config(_))));
+        assert!(matches!(Endpoint::new("ftp://x", "y"), Err(ModelError::Config(_))));
+        assert!(matches!(Endpoint::new("not a url", "y"), Err(ModelError::Config(_))));
     }
 
     #[test]

@@ -16,8 +16,8 @@ use super::http::{
     parse_tool_arguments,
 };
 use crate::config::{Env, OpenAiConfig};
+use crate::model::error::ModelError;
 use crate::model::{BoxFuture, Message, ModelClient, Request, Role, ToolCall, Turn, Usage};
-use crate::providers::ProviderError;
 
 /// A model behind an OpenAI-compatible `POST {base_url}/chat/completions`.
 #[derive(Debug, Clone)]
@@ -35,14 +35,10 @@ pub struct OpenAiClient {
 impl OpenAiClient {
     /// A client for `cfg`, with the note's `model:` overriding the configured one. Fails when
     /// the key variable named by `api_key_env` is unset or `base_url` is not a URL.
-    pub fn new(
-        cfg: &OpenAiConfig,
-        model_override: Option<&str>,
-        env: &dyn Env,
-    ) -> Result<Self, ProviderError> {
+    pub fn new(cfg: &OpenAiConfig, model_override: Option<&str>, env: &dyn Env) -> Result<Self, ModelError> {
         let model = model_override.map(str::trim).filter(|m| !m.is_empty()).unwrap_or(cfg.model.trim());
         if model.is_empty() {
-            return Err(ProviderError::Config("the openai provider has no `model`".to_owned()));
+            return Err(ModelError::Config("the openai provider has no `model`".to_owned()));
         }
         let endpoint = Endpoint::new(&cfg.base_url, "chat/completions")?;
         let key = cfg.api_key_env.as_deref().map(|var| ApiKey::from_env(env, var)).transpose()?;
@@ -102,7 +98,7 @@ impl OpenAiClient {
         body
     }
 
-    fn headers(&self) -> Result<HeaderMap, ProviderError> {
+    fn headers(&self) -> Result<HeaderMap, ModelError> {
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
@@ -112,9 +108,9 @@ impl OpenAiClient {
         Ok(headers)
     }
 
-    async fn run(&self, req: Request<'_>, cancel: CancellationToken) -> Result<Turn, ProviderError> {
+    async fn run(&self, req: Request<'_>, cancel: CancellationToken) -> Result<Turn, ModelError> {
         let body = serde_json::to_vec(&self.body(&req))
-            .map_err(|e| ProviderError::InvalidOutput(format!("cannot encode the request: {e}")))?;
+            .map_err(|e| ModelError::InvalidOutput(format!("cannot encode the request: {e}")))?;
         let auth_hint = match &self.key {
             Some(key) => format!("check {}", key.var()),
             None => "the server wants an API key; set api_key_env to the name of the variable holding it"
@@ -145,7 +141,7 @@ impl ModelClient for OpenAiClient {
         &'a self,
         req: Request<'a>,
         cancel: CancellationToken,
-    ) -> BoxFuture<'a, Result<Turn, ProviderError>> {
+    ) -> BoxFuture<'a, Result<Turn, ModelError>> {
         Box::pin(self.run(req, cancel))
     }
 }
@@ -419,7 +415,7 @@ mod tests {
     }
 
     /// The error, checked for the key in both forms it may be shown.
-    fn clean(e: ProviderError) -> ProviderError {
+    fn clean(e: ModelError) -> ModelError {
         let shown = format!("{e} {e:?}");
         assert!(!shown.contains(KEY) && !shown.contains("SECRET"), "key leaked: {shown}");
         assert!(!e.to_string().contains('\n'), "not one line: {e}");
@@ -609,7 +605,7 @@ mod tests {
         let messages = [Message::user("go")];
         let started = Instant::now();
         let e = clean(client.complete(request(&messages, &[]), CancellationToken::new()).await.unwrap_err());
-        assert_eq!(e, ProviderError::TimedOut(Duration::from_millis(300)));
+        assert_eq!(e, ModelError::TimedOut(Duration::from_millis(300)));
         assert!(started.elapsed() < Duration::from_secs(3));
         assert_eq!(server.requests().len(), 1, "a stall is not retried");
     }
@@ -627,16 +623,13 @@ mod tests {
         });
         let started = Instant::now();
         let e = client.complete(request(&messages, &[]), cancel).await.unwrap_err();
-        assert_eq!(e, ProviderError::Stopped);
+        assert_eq!(e, ModelError::Stopped);
         assert!(started.elapsed() < Duration::from_millis(1300), "{:?}", started.elapsed());
 
         // Already stopped: nothing is sent.
         let cancel = CancellationToken::new();
         cancel.cancel();
-        assert_eq!(
-            client.complete(request(&messages, &[]), cancel).await.unwrap_err(),
-            ProviderError::Stopped
-        );
+        assert_eq!(client.complete(request(&messages, &[]), cancel).await.unwrap_err(), ModelError::Stopped);
         assert_eq!(server.requests().len(), 1);
     }
 
@@ -686,7 +679,7 @@ mod tests {
         }
         let host = server.base_url().trim_start_matches("http://").trim_end_matches("/v1").to_owned();
         assert_eq!(errors[0].to_string(), format!("unknown model `gpt-test` (HTTP 404 from {host})"));
-        assert_eq!(errors[1].to_string(), http::CONTEXT_OVERFLOW);
+        assert_eq!(errors[1].to_string(), crate::model::error::CONTEXT_OVERFLOW);
         assert!(
             errors[2].to_string().starts_with(&format!("malformed response from {host}: bad JSON")),
             "{}",

@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 pub use command::run_command;
 
 use crate::config::{ProviderConfig, ProviderKind, format_duration};
+use crate::model::ModelError;
 
 /// What started a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -109,6 +110,22 @@ pub enum ProviderError {
     Unavailable(String),
 }
 
+impl From<ModelError> for ProviderError {
+    /// The same one-line text: a model client's error reads in `lastRunError` as it always did.
+    fn from(e: ModelError) -> Self {
+        match e {
+            ModelError::Stopped => ProviderError::Stopped,
+            ModelError::TimedOut(d) => ProviderError::TimedOut(d),
+            ModelError::ContextOverflow => ProviderError::Io(e.to_string()),
+            ModelError::TooLarge(m) => ProviderError::TooLarge(m),
+            ModelError::InvalidOutput(m) => ProviderError::InvalidOutput(m),
+            ModelError::Io(m) => ProviderError::Io(m),
+            ModelError::Config(m) => ProviderError::Config(m),
+            ModelError::NotAModel => ProviderError::Config(e.to_string()),
+        }
+    }
+}
+
 /// One step of a run, for transcripts (`runs/<id>.jsonl`) and progress.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RunEvent {
@@ -176,16 +193,11 @@ pub async fn run(
         max_tool_args_bytes: agent.max_tool_args_bytes,
         ..crate::model::http::HttpOptions::default()
     };
-    let model = req.model.as_deref();
-    match &provider.kind {
-        ProviderKind::Command(cfg) => run_command(cfg, req, cancel, events).await,
-        ProviderKind::OpenAi(cfg) => {
-            let client = crate::model::openai::OpenAiClient::new(cfg, model, &env)?.with_options(http);
-            crate::agent::run::run_agent(&client, req, limits, agent.web, cancel, on_edit, events).await
+    let client = match &provider.kind {
+        ProviderKind::Command(cfg) => return run_command(cfg, req, cancel, events).await,
+        ProviderKind::OpenAi(_) | ProviderKind::Anthropic(_) => {
+            crate::model::client_for(provider, req.model.as_deref(), &env, http)?
         }
-        ProviderKind::Anthropic(cfg) => {
-            let client = crate::model::anthropic::AnthropicClient::new(cfg, model, &env)?.with_options(http);
-            crate::agent::run::run_agent(&client, req, limits, agent.web, cancel, on_edit, events).await
-        }
-    }
+    };
+    crate::agent::run::run_agent(client.as_ref(), req, limits, agent.web, cancel, on_edit, events).await
 }
