@@ -16,6 +16,7 @@ pub mod lsp;
 pub mod model;
 pub mod note;
 pub mod providers;
+pub mod run_types;
 pub mod runs;
 pub mod schedule;
 pub mod scheduler;

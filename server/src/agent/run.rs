@@ -27,7 +27,7 @@ use crate::model::ModelError;
 use crate::model::http::{format_bytes, json_len};
 use crate::model::{Message, ModelClient, Request, Role, ToolCall, Turn};
 use crate::note::frontmatter;
-use crate::providers::{EditReply, EditSink, ProviderError, RunEvent, RunOutput, RunRequest, TriggerKind};
+use crate::run_types::{EditReply, EditSink, ProviderError, RunEvent, RunOutput, RunRequest, TriggerKind};
 
 /// The most tokens one reply may use; large enough to rewrite a long section in one call.
 const MAX_REPLY_TOKENS: u64 = 8192;
