@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
 
+use super::STATE_DIR;
+
 /// Whether a path names a markdown note.
 pub fn is_markdown(path: &Path) -> bool {
     path.extension()
@@ -20,7 +22,7 @@ pub fn markdown_files(root: &Path, exclude: &[String]) -> (Vec<PathBuf>, Vec<Str
     let mut errors = Vec::new();
     let mut builder = WalkBuilder::new(root);
     builder.follow_links(true).require_git(false).sort_by_file_name(|a, b| a.cmp(b));
-    builder.filter_entry(|e| e.file_name() != ".livenote");
+    builder.filter_entry(|e| e.file_name() != STATE_DIR);
     if !exclude.is_empty() {
         let mut ob = OverrideBuilder::new(root);
         for glob in exclude {
@@ -47,6 +49,23 @@ pub fn markdown_files(root: &Path, exclude: &[String]) -> (Vec<PathBuf>, Vec<Str
         }
     }
     (files, errors)
+}
+
+/// Every entry under `root` that a confined reader (the agent's workspace tools) may see, in
+/// name order: .gitignore (even outside git), .ignore and git excludes honoured, hidden paths
+/// skipped, symlinked folders not entered (no loops, no escape), `.livenote/` and `.git/`
+/// skipped outright. `only_towards`: enter only the folders on the way to this path.
+pub fn visible_entries(root: &Path, only_towards: Option<PathBuf>) -> ignore::Walk {
+    let mut b = WalkBuilder::new(root);
+    b.follow_links(false).require_git(false).hidden(true).sort_by_file_name(|a, b| a.cmp(b));
+    b.filter_entry(move |e| {
+        let name = e.file_name();
+        if name == STATE_DIR || name == ".git" {
+            return false;
+        }
+        only_towards.as_ref().is_none_or(|t| t.starts_with(e.path()))
+    });
+    b.build()
 }
 
 #[cfg(test)]

@@ -46,9 +46,6 @@ pub const READ_FILE: &str = "read_file";
 pub const SEARCH_FILES: &str = "search_files";
 pub const FETCH_URL: &str = "fetch_url";
 
-/// The folder of livenote's own state (history, transcripts, events, locks).
-const STATE_DIR: &str = ".livenote";
-
 /// A tool failure, as the model reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolError(pub String);

@@ -1,14 +1,13 @@
 //! The workspace tools (`list_files`, `read_file`, `search_files`): read-only and confined to
 //! the workspace root.
 
-use std::fs::{self, File};
-use std::io::Read;
+use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
-use ignore::WalkBuilder;
 
-use super::{Caps, STATE_DIR, ToolError, clip, truncate};
+use super::{Caps, ToolError, clip, truncate};
+use crate::workspace::{self, ReadError, STATE_DIR};
 
 // ---------------------------------------------------------------------------------------------
 // The workspace
@@ -41,21 +40,11 @@ impl Workspace {
         &self.caps
     }
 
-    /// The walk every workspace tool uses, so that they all see the same files: .gitignore
-    /// (even outside git), .ignore and git excludes honoured, hidden paths skipped, symlinked
-    /// folders not entered (no loops, no escape), `.livenote/` and `.git/` skipped outright.
-    /// `only_towards`: enter only the folders on the way to this path.
+    /// The walk every workspace tool uses, so that they all see the same files
+    /// ([`workspace::visible_entries`]). `only_towards`: enter only the folders on the way to
+    /// this path.
     fn walk(&self, only_towards: Option<PathBuf>) -> ignore::Walk {
-        let mut b = WalkBuilder::new(&self.root);
-        b.follow_links(false).require_git(false).hidden(true).sort_by_file_name(|a, b| a.cmp(b));
-        b.filter_entry(move |e| {
-            let name = e.file_name();
-            if name == STATE_DIR || name == ".git" {
-                return false;
-            }
-            only_towards.as_ref().is_none_or(|t| t.starts_with(e.path()))
-        });
-        b.build()
+        workspace::visible_entries(&self.root, only_towards)
     }
 
     /// The workspace-relative, `/`-separated form of a path under the root.
@@ -270,22 +259,17 @@ fn has_state_dir(root: &Path, path: &Path) -> bool {
     path.strip_prefix(root).is_ok_and(|rel| rel.components().any(|c| c.as_os_str() == STATE_DIR))
 }
 
-/// Read a file as UTF-8 text, refusing files over `cap` bytes and binary files.
+/// Read a file as UTF-8 text ([`workspace::read_text`]), refusing files over `cap` bytes and
+/// binary files, in the words the model reads.
 fn read_text(path: &Path, cap: u64) -> Result<String, String> {
-    let file = File::open(path).map_err(|e| format!("cannot read: {e}"))?;
-    let size = file.metadata().map_err(|e| format!("cannot read: {e}"))?.len();
-    if size > cap {
-        return Err(format!("{size} bytes, over the {cap} byte limit for reading a file"));
-    }
-    let mut bytes = Vec::new();
-    file.take(cap + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read: {e}"))?;
-    if bytes.len() as u64 > cap {
-        return Err(format!("over the {cap} byte limit for reading a file"));
-    }
-    if memchr::memchr(0, &bytes).is_some() {
-        return Err("a binary file; only text files can be read".to_owned());
-    }
-    String::from_utf8(bytes).map_err(|_| "not UTF-8 text; only text files can be read".to_owned())
+    workspace::read_text(path, cap).map_err(|e| match e {
+        ReadError::Io(_) => e.to_string(),
+        ReadError::TooLarge { size, max } => {
+            format!("{size} bytes, over the {max} byte limit for reading a file")
+        }
+        ReadError::Binary(_) => "a binary file; only text files can be read".to_owned(),
+        ReadError::NotUtf8(_) => "not UTF-8 text; only text files can be read".to_owned(),
+    })
 }
 
 /// Which workspace-relative paths a `glob` argument selects. A pattern without `/` matches
