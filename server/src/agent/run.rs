@@ -26,7 +26,7 @@ use crate::agent::tools::{self, Caps, Fetcher, HttpFetcher, Toolbox, Workspace, 
 use crate::model::ModelError;
 use crate::model::http::{format_bytes, json_len};
 use crate::model::{Message, ModelClient, Request, Role, ToolCall, Turn};
-use crate::note::frontmatter;
+use crate::note::body;
 use crate::run_types::{EditReply, EditSink, ProviderError, RunEvent, RunOutput, RunRequest, TriggerKind};
 
 /// The most tokens one reply may use; large enough to rewrite a long section in one call.
@@ -108,23 +108,10 @@ pub async fn run_agent_with(
 }
 
 /// The body the model works on: the request's body, with the note's H1 on top when the body
-/// is the text below it (see the module documentation).
+/// is the text below it (see the module documentation); the H1 rule is the run engine's
+/// (`note::body::with_title`).
 fn agent_body(req: &RunRequest) -> String {
-    with_title(req.title.as_deref(), &req.body)
-}
-
-/// `region` (the text below the H1) with `# {title}` on top, unless it already starts so.
-fn with_title(title: Option<&str>, region: &str) -> String {
-    match title.map(str::trim).filter(|t| !t.is_empty()) {
-        Some(title) if frontmatter::title(region, 0) != Some(title) => {
-            let nl = match region.find('\n') {
-                Some(i) if region[..i].ends_with('\r') => "\r\n",
-                _ => "\n",
-            };
-            format!("# {title}{nl}{region}")
-        }
-        _ => region.to_owned(),
-    }
+    body::with_title(req.title.as_deref(), &req.body)
 }
 
 async fn converse(
@@ -197,11 +184,11 @@ async fn converse(
                 match on_edit.apply(toolbox.body()).await {
                     EditReply::Applied(None) => {}
                     EditReply::Applied(Some(region)) => {
-                        toolbox.sync_body(with_title(req.title.as_deref(), &region))
+                        toolbox.sync_body(body::with_title(req.title.as_deref(), &region))
                     }
                     EditReply::Refused { message, body } => {
                         if let Some(region) = body {
-                            toolbox.sync_body(with_title(req.title.as_deref(), &region));
+                            toolbox.sync_body(body::with_title(req.title.as_deref(), &region));
                         }
                         out.content = format!(
                             "Not applied: {message}. Call read_note to see the note as it is now, then make your change again on that text."

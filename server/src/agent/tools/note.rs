@@ -2,7 +2,7 @@
 //! body held in memory.
 
 use super::{Caps, ToolError, truncate};
-use crate::note::frontmatter;
+use crate::note::body;
 
 // ---------------------------------------------------------------------------------------------
 // The note body
@@ -198,7 +198,7 @@ impl NoteBody {
 
     /// Accept a new body unless it breaks a rule the tools enforce.
     fn commit(&mut self, new: String) -> Result<(), ToolError> {
-        if frontmatter::title(&self.text, 0).is_some() && frontmatter::title(&new, 0).is_none() {
+        if body::body_h1(&self.text).is_some() && body::body_h1(&new).is_none() {
             return Err(ToolError::new(
                 "that change would remove the note's `# ` title line (the H1); keep it and change only the text below it",
             ));
