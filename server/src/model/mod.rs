@@ -11,6 +11,7 @@ pub mod conversation;
 pub mod error;
 pub mod http;
 pub mod openai;
+mod sse;
 #[cfg(any(test, feature = "test-support"))]
 #[doc(hidden)]
 pub mod testing;
