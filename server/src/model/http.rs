@@ -1,7 +1,8 @@
-//! What the model providers (`openai`, `anthropic`) share on the wire: one reqwest client per
+//! What the model clients (`openai`, `anthropic`) share on the wire: one reqwest client per
 //! kind of destination, retries with exponential backoff and jitter that honour `Retry-After`,
-//! a server-sent-events parser (`sse.rs`, re-exported here), stall and overall timeouts, prompt cancellation, and the
-//! mapping of every failure to a short [`ModelError`] that never contains the API key.
+//! a server-sent-events parser (`sse.rs`, re-exported here), stall and overall timeouts,
+//! prompt cancellation, and the mapping of every failure to a short [`ModelError`] that never
+//! contains the API key.
 //!
 //! A provider builds a `Call` (URL, headers, JSON body) and a `Decoder` for its streaming
 //! format; `execute` does the rest.
