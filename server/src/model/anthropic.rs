@@ -12,8 +12,8 @@ use super::http::{
     self, ApiKey, Call, Decoder, Endpoint, HttpOptions, SseEvent, StreamError, extract_json_object,
 };
 use crate::config::{AnthropicConfig, Env};
+use crate::model::conversation::{BoxFuture, Message, ModelClient, Request, Role, ToolCall, Turn, Usage};
 use crate::model::error::ModelError;
-use crate::model::{BoxFuture, Message, ModelClient, Request, Role, ToolCall, Turn, Usage};
 
 /// The API version this code speaks (its event and block shapes).
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";

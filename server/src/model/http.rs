@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use super::sse::{SseEvent, SseParser, extract_json_object, parse_tool_arguments};
 use crate::config::Env;
-use crate::model::Turn;
+use crate::model::conversation::Turn;
 use crate::model::error::ModelError;
 
 /// Establishing a TCP+TLS connection takes well under this unless the host is unreachable.

@@ -16,8 +16,8 @@ use super::http::{
     parse_tool_arguments,
 };
 use crate::config::{Env, OpenAiConfig};
+use crate::model::conversation::{BoxFuture, Message, ModelClient, Request, Role, ToolCall, Turn, Usage};
 use crate::model::error::ModelError;
-use crate::model::{BoxFuture, Message, ModelClient, Request, Role, ToolCall, Turn, Usage};
 
 /// A model behind an OpenAI-compatible `POST {base_url}/chat/completions`.
 #[derive(Debug, Clone)]
