@@ -34,10 +34,10 @@ use serde_json::{Map, Value, json};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::model::{BoxFuture, Message, ModelClient, Request};
-use crate::config::{Config, ProcessEnv, ProviderKind};
-use crate::providers::anthropic::AnthropicClient;
-use crate::providers::openai::OpenAiClient;
+use crate::config::{Config, ProcessEnv};
+use crate::model::http::HttpOptions;
+use crate::model::{self, ModelError};
+use crate::model::{BoxFuture, Message, ModelClient, Request};
 use crate::providers::{RunEvent, TriggerKind};
 use crate::runs::{Engine, Outcome, RunSpec, one_line, timestamp};
 use crate::scheduler::log_outcome;
@@ -580,16 +580,11 @@ pub fn router_for(config: &Config) -> Arc<dyn Router> {
 /// A client for the default provider's model, or why there is none.
 fn model_client(config: &Config) -> Result<Arc<dyn ModelClient>, String> {
     let (name, provider) = config.resolve_provider(None).map_err(|e| e.to_string())?;
-    let client: Arc<dyn ModelClient> = match &provider.kind {
-        ProviderKind::OpenAi(c) => {
-            Arc::new(OpenAiClient::new(c, None, &ProcessEnv).map_err(|e| format!("provider `{name}`: {e}"))?)
-        }
-        ProviderKind::Anthropic(c) => Arc::new(
-            AnthropicClient::new(c, None, &ProcessEnv).map_err(|e| format!("provider `{name}`: {e}"))?,
-        ),
-        ProviderKind::Command(_) => return Err(format!("provider `{name}` is a command, not a model")),
-    };
-    Ok(client)
+    match model::client_for(&provider, None, &ProcessEnv, HttpOptions::default()) {
+        Ok(client) => Ok(Arc::from(client)),
+        Err(ModelError::NotAModel) => Err(format!("provider `{name}` is a command, not a model")),
+        Err(e) => Err(format!("provider `{name}`: {e}")),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,6 +2,9 @@
 //!
 //! Layers, top to bottom (dependencies only point down):
 //! - `cli`: the command line (`check`, `list`, ...), the only place that prints.
+//! - `runs` → `providers` (command | agent) → `agent` (the loop, its tools, the prompt) →
+//!   `run_types` (the run request/outcome contract) → `model` (model clients, HTTP transport,
+//!   `client_for`): the run side; each imports only what is below it.
 //! - `workspace`: walking folders and reading notes from disk.
 //! - `note`: frontmatter, the `live:` model, validation and byte-minimal rewrites (pure).
 //! - `schedule`: cron, windows, due/next-due arithmetic over an injected clock (pure).
@@ -13,8 +16,10 @@ pub mod config;
 pub mod events;
 pub mod ide;
 pub mod lsp;
+pub mod model;
 pub mod note;
 pub mod providers;
+pub mod run_types;
 pub mod runs;
 pub mod schedule;
 pub mod scheduler;

@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use livenote::providers::testing::{Flavor, MockModelServer, ScriptedReply};
+use livenote::model::testing::{Flavor, MockModelServer, ScriptedReply};
 use serde_json::json;
 
 const KEY: &str = "sk-test-SECRET-4242";

@@ -13,12 +13,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use livenote::agent::model::{BoxFuture, ModelClient, Request, Turn, Usage};
 use livenote::events::{
     self, Event, EventNote, EventRunner, KeywordRouter, ModelRouter, Processed, Router, eligible_notes,
     process_pending,
 };
-use livenote::providers::ProviderError;
+use livenote::model::ModelError;
+use livenote::model::{BoxFuture, ModelClient, Request, Turn, Usage};
 use livenote::runs::Outcome;
 use livenote::workspace::index::Index;
 use serde_json::{Value, json};
@@ -363,7 +363,7 @@ impl ModelClient for ScriptedModel {
         &'a self,
         req: Request<'a>,
         _cancel: CancellationToken,
-    ) -> BoxFuture<'a, Result<Turn, ProviderError>> {
+    ) -> BoxFuture<'a, Result<Turn, ModelError>> {
         let user = req.messages.first().map(|m| m.content.clone()).unwrap_or_default();
         self.seen.lock().unwrap_or_else(|e| e.into_inner()).push((req.system.to_owned(), req.json, user));
         let mut replies = self.replies.lock().unwrap_or_else(|e| e.into_inner());

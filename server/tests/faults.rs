@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use livenote::config::Config;
 use livenote::note::model::Live;
-use livenote::providers::TriggerKind;
+use livenote::run_types::TriggerKind;
 use livenote::runs::{DiskIo, Engine, NoteIo, Outcome, RunSpec};
 use livenote::schedule::{ManualClock, Zone};
 use livenote::scheduler::{NoteSource, Scheduler};

@@ -6,7 +6,7 @@
 
 use chrono::DateTime;
 
-use crate::providers::{RunRequest, TriggerKind};
+use crate::run_types::{RunRequest, TriggerKind};
 
 /// The system prompt. `web`: whether `fetch_url` is offered in this run.
 pub fn system_prompt(web: bool) -> String {

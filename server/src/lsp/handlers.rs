@@ -643,7 +643,8 @@ pub(super) struct FactsCache {
     /// Per note folder: not inside an untrusted nested folder with its own config.
     nested: std::cell::RefCell<std::collections::HashMap<PathBuf, bool>>,
     /// Per engine root: the lock files there are, listed once.
-    locks: std::cell::RefCell<std::collections::HashMap<PathBuf, std::collections::HashSet<std::ffi::OsString>>>,
+    locks:
+        std::cell::RefCell<std::collections::HashMap<PathBuf, std::collections::HashSet<std::ffi::OsString>>>,
 }
 
 impl FactsCache {

@@ -59,6 +59,29 @@ pub fn agent_region(text: &str) -> Range<usize> {
     Layout::of(text).region
 }
 
+/// The H1 line of `body` (a note's text below its frontmatter), by the rule [`agent_region`]
+/// cuts the region with (`frontmatter::h1_line`).
+pub fn body_h1(body: &str) -> Option<Range<usize>> {
+    h1_line(body, 0)
+}
+
+/// What the agent works on: `region` (the text below the H1, as [`agent_region`] cuts it) with
+/// `# {title}` on top, unless its first line already is that H1. The same test as the one by
+/// which a [`Patch`] drops an echoed title line, so the H1 the agent is shown is the one the
+/// engine strips again. The line ending follows the region's.
+pub fn with_title(title: Option<&str>, region: &str) -> String {
+    match title.map(str::trim).filter(|t| !t.is_empty()) {
+        Some(title) if first_line_title(region) != Some(title) => {
+            let nl = match region.find('\n') {
+                Some(i) if region[..i].ends_with('\r') => "\r\n",
+                _ => "\n",
+            };
+            format!("# {title}{nl}{region}")
+        }
+        _ => region.to_owned(),
+    }
+}
+
 /// Minimal line-level edits of `text` that turn its agent region into `new_content`, following
 /// the rules of the module documentation. Empty when nothing changes or when the note has no
 /// writable body (unterminated frontmatter).

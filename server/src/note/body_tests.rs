@@ -1192,3 +1192,18 @@ proptest! {
         prop_assert!(apply(&current, &r.edits).is_ok());
     }
 }
+
+#[test]
+fn the_title_the_agent_is_shown_is_the_echo_the_engine_drops() {
+    assert_eq!(with_title(Some("T"), "\nold\n"), "# T\n\nold\n");
+    assert_eq!(with_title(Some(" T "), "x\r\ny\r\n"), "# T\r\nx\r\ny\r\n");
+    assert_eq!(with_title(Some("T"), "# T\nx\n"), "# T\nx\n");
+    assert_eq!(with_title(None, "x\n"), "x\n");
+    // A later H1 of the same title is not the first line: the title still goes on top.
+    assert_eq!(with_title(Some("T"), "x\n# T\n"), "# T\nx\n# T\n");
+    let note = "---\nlive: {}\n---\n# T\n\nold\n";
+    let shown = with_title(Some("T"), &note[agent_region(note)]);
+    assert_eq!(body_h1(&shown), Some(0..3));
+    let edited = shown.replace("old", "new");
+    assert_eq!(applied(note, &replace_region_edits(note, &edited)), "---\nlive: {}\n---\n# T\n\nnew\n");
+}

@@ -1,163 +1,22 @@
 //! Providers: whatever produces a note's new content for a run. The run engine hands one a
 //! [`RunRequest`] and gets back a [`RunOutput`] or a [`ProviderError`], with [`RunEvent`]s on
-//! the way for transcripts and progress.
+//! the way for transcripts and progress (those types live in `run_types`, below the agent,
+//! and are re-exported here).
 //!
-//! Only the `command` provider lives here so far; model providers (`openai`, `anthropic`)
-//! plug into [`run`] when they arrive.
+//! [`run`] dispatches: a `command` provider runs the program (`command.rs`); a model provider
+//! gets its client from `model::client_for` and runs the agent loop (`agent::run`) with it.
+//! The top of the run side's lower half: `providers` → `agent` → `run_types` → `model`.
 
-pub mod anthropic;
 pub mod command;
-pub mod http;
-pub mod openai;
-#[doc(hidden)]
-pub mod testing;
 
-use std::path::PathBuf;
-use std::time::Duration;
-
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
+pub use crate::run_types::{
+    BoxFuture, EditReply, EditSink, ProviderError, RunEvent, RunOutput, RunRequest, TriggerKind,
+};
 pub use command::run_command;
 
-use crate::config::{ProviderConfig, ProviderKind, format_duration};
-
-/// What started a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TriggerKind {
-    Manual,
-    Cron,
-    Window,
-    Event,
-}
-
-impl TriggerKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TriggerKind::Manual => "manual",
-            TriggerKind::Cron => "cron",
-            TriggerKind::Window => "window",
-            TriggerKind::Event => "event",
-        }
-    }
-}
-
-/// Everything a provider gets for one run (SPEC 4).
-#[derive(Debug, Clone)]
-pub struct RunRequest {
-    /// Workspace-relative, `/`-separated.
-    pub note_path: String,
-    pub title: Option<String>,
-    pub objective: String,
-    pub trigger: TriggerKind,
-    /// Manual context text, or the event's criteria and payload.
-    pub context: Option<String>,
-    /// The note body below the frontmatter.
-    pub body: String,
-    pub now: DateTime<Utc>,
-    /// RFC 3339 with the local offset.
-    pub local_now: String,
-    /// IANA name (or "local" when unknown).
-    pub time_zone: String,
-    pub workspace_root: PathBuf,
-    pub run_id: String,
-    pub model: Option<String>,
-}
-
-/// What a provider produced.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunOutput {
-    /// The new content, as the provider gave it.
-    pub body: String,
-    /// For `lastRunSummary`.
-    pub summary: Option<String>,
-    /// `true` when `body` is the content below the H1 (the H1 line stays), `false` when it is
-    /// the whole body.
-    pub body_is_below_h1: bool,
-}
-
-/// Why a run produced nothing. `Display` is what goes into `lastRunError`: one short line,
-/// never a secret.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ProviderError {
-    /// The user (or shutdown) stopped the run.
-    #[error("stopped")]
-    Stopped,
-    #[error("timed out after {}", format_duration(*.0))]
-    TimedOut(Duration),
-    #[error("command not found: {0}")]
-    CommandNotFound(String),
-    #[error("cannot start {program}: {reason}")]
-    Spawn { program: String, reason: String },
-    /// The program failed; `status` is e.g. "exited with status 2" or "killed by signal 9
-    /// (SIGKILL)", `stderr_tail` its last stderr lines on one line (may be empty).
-    #[error("{status}{}", if stderr_tail.is_empty() { String::new() } else { format!(": {stderr_tail}") })]
-    Failed { status: String, stderr_tail: String },
-    #[error("output larger than {} MiB", limit / (1024 * 1024))]
-    OutputTooLarge { limit: usize },
-    /// A model's reply or a run's conversation went past an `[agent]` byte bound.
-    #[error("{0}")]
-    TooLarge(String),
-    /// The output could not be used (e.g. not UTF-8).
-    #[error("{0}")]
-    InvalidOutput(String),
-    /// Talking to the program (or service) failed.
-    #[error("{0}")]
-    Io(String),
-    /// No usable provider, or the provider may not run here (untrusted, misconfigured).
-    #[error("{0}")]
-    Config(String),
-    /// The provider kind exists in configuration but not in this build yet.
-    #[error("{0}")]
-    Unavailable(String),
-}
-
-/// One step of a run, for transcripts (`runs/<id>.jsonl`) and progress.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RunEvent {
-    /// A short tag: "started", "stderr", "exited", "killed", ... (the engine adds its own,
-    /// like "start" and "done").
-    pub kind: String,
-    pub message: String,
-}
-
-impl RunEvent {
-    pub fn new(kind: impl Into<String>, message: impl Into<String>) -> Self {
-        RunEvent { kind: kind.into(), message: message.into() }
-    }
-}
-
-/// How the run engine answered one intermediate body of a model run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EditReply {
-    /// The step is in the note. `Some`: the note's agent region as it now reads (with what the
-    /// user typed elsewhere meanwhile), which the agent continues from; `None`: as sent.
-    Applied(Option<String>),
-    /// The step was not written, and the model is told why (a tool error) so that it can
-    /// re-read and try again: the user changed the text it replaces meanwhile. `body`: the
-    /// region as it now reads, when known.
-    Refused { message: String, body: Option<String> },
-    /// The note cannot be written (deleted, disk full, the editor gone): the run cannot go on.
-    Failed(String),
-}
-
-/// Where a model run's intermediate bodies go, one at a time: the engine applies each to the
-/// note relative to the text the previous one produced, and answers before the next.
-pub trait EditSink: Send {
-    fn apply<'a>(&'a mut self, body: &'a str) -> BoxFuture<'a, EditReply>;
-}
-
-pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
-
-/// A closure that only watches the bodies go by (tests, callers that apply nothing).
-impl<F: FnMut(&str) + Send> EditSink for F {
-    fn apply<'a>(&'a mut self, body: &'a str) -> BoxFuture<'a, EditReply> {
-        self(body);
-        Box::pin(std::future::ready(EditReply::Applied(None)))
-    }
-}
+use crate::config::{ProviderConfig, ProviderKind};
 
 /// Run `provider` once. A `command` provider has its own `timeout`; model providers run the
 /// agent loop under `[agent]`'s limits, reporting each intermediate body through `on_edit`.
@@ -176,21 +35,16 @@ pub async fn run(
         max_conversation_bytes: agent.max_conversation_bytes,
         ..crate::agent::run::Limits::default()
     };
-    let http = http::HttpOptions {
+    let http = crate::model::http::HttpOptions {
         max_reply_bytes: agent.max_reply_bytes,
         max_tool_args_bytes: agent.max_tool_args_bytes,
-        ..http::HttpOptions::default()
+        ..crate::model::http::HttpOptions::default()
     };
-    let model = req.model.as_deref();
-    match &provider.kind {
-        ProviderKind::Command(cfg) => run_command(cfg, req, cancel, events).await,
-        ProviderKind::OpenAi(cfg) => {
-            let client = openai::OpenAiClient::new(cfg, model, &env)?.with_options(http);
-            crate::agent::run::run_agent(&client, req, limits, agent.web, cancel, on_edit, events).await
+    let client = match &provider.kind {
+        ProviderKind::Command(cfg) => return run_command(cfg, req, cancel, events).await,
+        ProviderKind::OpenAi(_) | ProviderKind::Anthropic(_) => {
+            crate::model::client_for(provider, req.model.as_deref(), &env, http)?
         }
-        ProviderKind::Anthropic(cfg) => {
-            let client = anthropic::AnthropicClient::new(cfg, model, &env)?.with_options(http);
-            crate::agent::run::run_agent(&client, req, limits, agent.web, cancel, on_edit, events).await
-        }
-    }
+    };
+    crate::agent::run::run_agent(client.as_ref(), req, limits, agent.web, cancel, on_edit, events).await
 }

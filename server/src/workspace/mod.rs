@@ -10,8 +10,12 @@ pub mod trust;
 pub mod walk;
 pub mod write;
 
-pub use read::{ReadError, read_frontmatter, read_note};
-pub use walk::{is_markdown, markdown_files};
+pub use read::{ReadError, read_frontmatter, read_note, read_text};
+pub use walk::{is_markdown, markdown_files, visible_entries};
+
+/// The folder of livenote's own state in a workspace (history, transcripts, events, locks):
+/// never walked for notes, never shown to the agent.
+pub const STATE_DIR: &str = ".livenote";
 
 /// The workspace of a note opened on its own (`livenote run NOTE`, an editor with no folder
 /// open): the nearest folder above it with `.livenote.toml`, `.livenote/` or `.git`, else the

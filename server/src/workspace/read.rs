@@ -30,15 +30,22 @@ fn check_text(bytes: Vec<u8>) -> Result<String, ReadError> {
 
 /// The whole note as text. Only a regular file is opened (a FIFO named `x.md` never blocks).
 pub fn read_note(path: &Path) -> Result<String, ReadError> {
+    read_text(path, MAX_NOTE_BYTES)
+}
+
+/// A whole file as text, refusing one over `max` bytes (by its size, or by what a read finds
+/// when it grew meanwhile), a binary one (a NUL byte) and one that is not UTF-8. Only a regular
+/// file is opened (a FIFO never blocks a read).
+pub fn read_text(path: &Path, max: u64) -> Result<String, ReadError> {
     let file = super::confine::open_regular(path)?;
     let size = file.metadata()?.len();
-    if size > MAX_NOTE_BYTES {
-        return Err(ReadError::TooLarge { size, max: MAX_NOTE_BYTES });
+    if size > max {
+        return Err(ReadError::TooLarge { size, max });
     }
     let mut bytes = Vec::with_capacity(size as usize);
-    file.take(MAX_NOTE_BYTES + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_NOTE_BYTES {
-        return Err(ReadError::TooLarge { size: bytes.len() as u64, max: MAX_NOTE_BYTES });
+    file.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(ReadError::TooLarge { size: bytes.len() as u64, max });
     }
     check_text(bytes)
 }

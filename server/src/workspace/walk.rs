@@ -17,6 +17,8 @@ use ignore::{Match, WalkBuilder};
 
 use super::confine;
 
+use super::STATE_DIR;
+
 /// Whether a path names a markdown note.
 pub fn is_markdown(path: &Path) -> bool {
     path.extension()
@@ -175,7 +177,7 @@ pub fn markdown_files(root: &Path, exclude: &[String]) -> (Vec<PathBuf>, Vec<Str
     builder.follow_links(true).sort_by_file_name(|a, b| a.cmp(b));
     let sink = skipped.clone();
     builder.filter_entry(move |e| {
-        if e.file_name() == ".livenote" {
+        if e.file_name() == STATE_DIR {
             return false;
         }
         if let Some(why) = leaves(e, &canonical_root) {
@@ -203,6 +205,27 @@ pub fn markdown_files(root: &Path, exclude: &[String]) -> (Vec<PathBuf>, Vec<Str
     }
     errors.extend(std::mem::take(&mut *skipped.lock().unwrap_or_else(PoisonError::into_inner)));
     (files, errors)
+}
+
+/// Every entry under `root` that a confined reader (the agent's workspace tools) may see, in
+/// name order: .gitignore (even outside git), .ignore and git excludes honoured, hidden paths
+/// skipped, symlinked folders not entered (no loops, no escape), `.livenote/` and `.git/`
+/// skipped outright. `only_towards`: enter only the folders on the way to this path.
+pub fn visible_entries(root: &Path, only_towards: Option<PathBuf>) -> ignore::Walk {
+    // Ignore files are read only when regular (a `.gitignore -> /proc/self/fd/0` or a FIFO
+    // never blocks a tool call): see `IgnoreRules`.
+    let rules = IgnoreRules::new(root);
+    let mut b = walk_builder(root);
+    b.follow_links(false).sort_by_file_name(|a, b| a.cmp(b));
+    b.filter_entry(move |e| {
+        let name = e.file_name();
+        if name == STATE_DIR || name == ".git" {
+            return false;
+        }
+        only_towards.as_ref().is_none_or(|t| t.starts_with(e.path()))
+            && !rules.is_ignored(e.path(), e.file_type().is_some_and(|t| t.is_dir()))
+    });
+    b.build()
 }
 
 #[cfg(test)]

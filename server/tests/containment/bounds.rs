@@ -11,7 +11,7 @@ use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use livenote::providers::testing::{Flavor, MockModelServer, ScriptedReply};
+use livenote::model::testing::{Flavor, MockModelServer, ScriptedReply};
 use serde_json::{Value, json};
 
 use crate::common;

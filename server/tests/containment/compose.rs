@@ -17,9 +17,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use livenote::config::Config;
+use livenote::model::testing::{Flavor, MockModelServer, ScriptedReply};
 use livenote::note::body::agent_region;
-use livenote::providers::TriggerKind;
-use livenote::providers::testing::{Flavor, MockModelServer, ScriptedReply};
+use livenote::run_types::TriggerKind;
 use livenote::runs::io::{BoxFuture, BufferIo, Editor};
 use livenote::runs::{DiskIo, Engine, NoteIo, Outcome, RunSpec};
 use livenote::schedule::{ManualClock, Zone};

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use livenote::providers::testing::{Flavor, MockModelServer, ScriptedReply};
+use livenote::model::testing::{Flavor, MockModelServer, ScriptedReply};
 use serde_json::{Value, json};
 
 use crate::common::{tempdir, write};

@@ -8,8 +8,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use livenote::agent::model::BoxFuture;
 use livenote::events::{self, EventNote, EventRunner, KeywordRouter, eligible_notes, process_pending};
+use livenote::model::BoxFuture;
 use livenote::runs::Outcome;
 use livenote::workspace::index::Index;
 use serde_json::{Value, json};

@@ -5,7 +5,7 @@
 //! and the scheduler and the engine keep going.
 
 use chrono::TimeDelta;
-use livenote::providers::testing::{Flavor, MockModelServer, ScriptedReply};
+use livenote::model::testing::{Flavor, MockModelServer, ScriptedReply};
 use livenote::runs::Outcome;
 
 use crate::{Ws, assert_parses, body_of, command_provider, live_note, pass, run_manual, settle};

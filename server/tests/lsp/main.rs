@@ -464,7 +464,7 @@ async fn agent_edit_racing_a_keystroke_loses_nothing() {
 /// lands in the buffer, in order, and the buffer ends with exactly the agent's final body.
 #[tokio::test]
 async fn model_steps_land_in_a_neovim_like_buffer() {
-    use livenote::providers::testing::{Flavor, MockModelServer, ScriptedReply};
+    use livenote::model::testing::{Flavor, MockModelServer, ScriptedReply};
     let server = MockModelServer::start(
         Flavor::OpenAi,
         vec![

@@ -1,7 +1,8 @@
-//! What the model providers (`openai`, `anthropic`) share on the wire: one reqwest client per
+//! What the model clients (`openai`, `anthropic`) share on the wire: one reqwest client per
 //! kind of destination, retries with exponential backoff and jitter that honour `Retry-After`,
-//! a server-sent-events parser, stall and overall timeouts, prompt cancellation, and the
-//! mapping of every failure to a short [`ProviderError`] that never contains the API key.
+//! a server-sent-events parser (`sse.rs`, re-exported here), stall and overall timeouts,
+//! prompt cancellation, and the mapping of every failure to a short [`ModelError`] that never
+//! contains the API key.
 //!
 //! A provider builds a `Call` (URL, headers, JSON body) and a `Decoder` for its streaming
 //! format; `execute` does the rest.
@@ -22,9 +23,10 @@ use serde_json::Value;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::ProviderError;
-use crate::agent::model::Turn;
+pub use super::sse::{SseEvent, SseParser, extract_json_object, parse_tool_arguments};
 use crate::config::Env;
+use crate::model::conversation::Turn;
+use crate::model::error::ModelError;
 
 /// Establishing a TCP+TLS connection takes well under this unless the host is unreachable.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -35,10 +37,6 @@ const MAX_ERROR_BODY: usize = 64 * 1024;
 const MAX_MESSAGE_CHARS: usize = 200;
 /// Backoff never grows beyond this: with ~4 attempts, longer waits only delay the error.
 const MAX_BACKOFF: Duration = Duration::from_secs(10);
-
-/// The error text for a conversation that does not fit the model's context window, so the
-/// agent can recognise it (it is an [`ProviderError::Io`]).
-pub const CONTEXT_OVERFLOW: &str = "the note and conversation are too long for the model's context";
 
 /// Timeouts and retry policy of one model client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,16 +73,16 @@ impl Default for HttpOptions {
 }
 
 /// The error for a reply over `limit` bytes.
-pub fn reply_too_large(limit: usize) -> ProviderError {
-    ProviderError::TooLarge(format!(
+pub fn reply_too_large(limit: usize) -> ModelError {
+    ModelError::TooLarge(format!(
         "model reply too large: over {} (agent.max_reply_bytes)",
         format_bytes(limit)
     ))
 }
 
 /// The error for a tool call whose arguments are over `limit` bytes.
-pub fn tool_args_too_large(limit: usize) -> ProviderError {
-    ProviderError::TooLarge(format!(
+pub fn tool_args_too_large(limit: usize) -> ModelError {
+    ModelError::TooLarge(format!(
         "model reply too large: a tool call's arguments are over {} (agent.max_tool_args_bytes)",
         format_bytes(limit)
     ))
@@ -125,7 +123,7 @@ pub fn json_len(value: &Value) -> usize {
 }
 
 /// Fails when one of `turn`'s tool calls has arguments over `limit` bytes.
-fn check_arguments(turn: &Turn, limit: usize) -> Result<(), ProviderError> {
+fn check_arguments(turn: &Turn, limit: usize) -> Result<(), ModelError> {
     if turn.tool_calls.iter().any(|c| json_len(&c.arguments) > limit) {
         return Err(tool_args_too_large(limit));
     }
@@ -146,16 +144,16 @@ pub struct ApiKey {
 
 impl ApiKey {
     /// Read the key from `var`. Errors name the variable, never a value.
-    pub fn from_env(env: &dyn Env, var: &str) -> Result<ApiKey, ProviderError> {
+    pub fn from_env(env: &dyn Env, var: &str) -> Result<ApiKey, ModelError> {
         let not_set = || {
-            ProviderError::Config(format!(
+            ModelError::Config(format!(
                 "{var} is not set (named by api_key_env in the livenote configuration)"
             ))
         };
         let raw = env.var(var).ok_or_else(not_set)?;
         let value = raw
             .into_string()
-            .map_err(|_| ProviderError::Config(format!("{var} is not valid UTF-8")))?
+            .map_err(|_| ModelError::Config(format!("{var} is not valid UTF-8")))?
             // Keys pasted with a trailing newline are common and never meant.
             .trim()
             .to_owned();
@@ -163,7 +161,7 @@ impl ApiKey {
             return Err(not_set());
         }
         if !value.bytes().all(|b| b.is_ascii_graphic()) {
-            return Err(ProviderError::Config(format!(
+            return Err(ModelError::Config(format!(
                 "{var} contains characters that cannot go into an HTTP header"
             )));
         }
@@ -176,12 +174,9 @@ impl ApiKey {
     }
 
     /// The header value `prefix` + key, marked sensitive so that `http`'s own `Debug` hides it.
-    pub(crate) fn header(&self, prefix: &str) -> Result<HeaderValue, ProviderError> {
+    pub(crate) fn header(&self, prefix: &str) -> Result<HeaderValue, ModelError> {
         let mut value = HeaderValue::from_str(&format!("{prefix}{}", self.value)).map_err(|_| {
-            ProviderError::Config(format!(
-                "{} contains characters that cannot go into an HTTP header",
-                self.var
-            ))
+            ModelError::Config(format!("{} contains characters that cannot go into an HTTP header", self.var))
         })?;
         value.set_sensitive(true);
         Ok(value)
@@ -209,10 +204,10 @@ pub struct Endpoint {
 
 impl Endpoint {
     /// `base_url` (trailing `/` ignored) joined with `path`.
-    pub fn new(base_url: &str, path: &str) -> Result<Endpoint, ProviderError> {
+    pub fn new(base_url: &str, path: &str) -> Result<Endpoint, ModelError> {
         let joined = format!("{}/{}", base_url.trim().trim_end_matches('/'), path.trim_start_matches('/'));
         let invalid =
-            || ProviderError::Config(format!("invalid base_url `{}`", one_line(base_url, MAX_MESSAGE_CHARS)));
+            || ModelError::Config(format!("invalid base_url `{}`", one_line(base_url, MAX_MESSAGE_CHARS)));
         let url = Url::parse(&joined).map_err(|_| invalid())?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(invalid());
@@ -242,14 +237,14 @@ impl Endpoint {
 /// The process-wide client for `endpoint`: one for loopback hosts (never proxied) and one for
 /// everything else (honouring the usual proxy variables), so connections are pooled across
 /// runs.
-pub fn client_for(endpoint: &Endpoint) -> Result<reqwest::Client, ProviderError> {
+pub fn client_for(endpoint: &Endpoint) -> Result<reqwest::Client, ModelError> {
     static PROXIED: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
     static DIRECT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
     let direct = endpoint.is_loopback();
     let cell = if direct { &DIRECT } else { &PROXIED };
     cell.get_or_init(|| build_client(direct))
         .clone()
-        .map_err(|e| ProviderError::Config(format!("cannot set up the HTTP client: {e}")))
+        .map_err(|e| ModelError::Config(format!("cannot set up the HTTP client: {e}")))
 }
 
 fn build_client(direct: bool) -> Result<reqwest::Client, String> {
@@ -309,7 +304,7 @@ pub(crate) trait Decoder: Default + Send {
 
 /// What went wrong in one attempt, and whether another may help.
 struct Failure {
-    error: ProviderError,
+    error: ModelError,
     retry: Retry,
 }
 
@@ -321,40 +316,40 @@ enum Retry {
 }
 
 impl Failure {
-    fn fatal(error: ProviderError) -> Failure {
+    fn fatal(error: ModelError) -> Failure {
         Failure { error, retry: Retry::No }
     }
 
-    fn transient(error: ProviderError) -> Failure {
+    fn transient(error: ModelError) -> Failure {
         Failure { error, retry: Retry::Backoff }
     }
 }
 
 /// Send `call` (with retries) and decode the streamed reply with `D`. Returns
-/// [`ProviderError::Stopped`] as soon as `cancel` fires, whatever is being awaited, and
-/// [`ProviderError::TimedOut`] after `request_timeout` or a stall.
+/// [`ModelError::Stopped`] as soon as `cancel` fires, whatever is being awaited, and
+/// [`ModelError::TimedOut`] after `request_timeout` or a stall.
 pub(crate) async fn execute<D: Decoder>(
     call: &Call<'_>,
     cancel: &CancellationToken,
-) -> Result<Turn, ProviderError> {
+) -> Result<Turn, ModelError> {
     let result = if cancel.is_cancelled() {
-        Err(ProviderError::Stopped)
+        Err(ModelError::Stopped)
     } else {
         let limit = call.opts.request_timeout;
         let deadline = Instant::now() + limit;
         // Racing the whole exchange (rather than each await) also drops the connection at once.
         tokio::select! {
             biased;
-            () = cancel.cancelled() => Err(ProviderError::Stopped),
+            () = cancel.cancelled() => Err(ModelError::Stopped),
             r = tokio::time::timeout_at(deadline, attempts::<D>(call, deadline)) => {
-                r.unwrap_or(Err(ProviderError::TimedOut(limit)))
+                r.unwrap_or(Err(ModelError::TimedOut(limit)))
             }
         }
     };
     result.map_err(|e| scrub(e, call.key))
 }
 
-async fn attempts<D: Decoder>(call: &Call<'_>, deadline: Instant) -> Result<Turn, ProviderError> {
+async fn attempts<D: Decoder>(call: &Call<'_>, deadline: Instant) -> Result<Turn, ModelError> {
     let mut attempt = 1;
     loop {
         let failure = match attempt_once::<D>(call).await {
@@ -383,7 +378,7 @@ async fn attempt_once<D: Decoder>(call: &Call<'_>) -> Result<Turn, Failure> {
     let request =
         call.client.post(call.endpoint.url.clone()).headers(call.headers.clone()).body(call.body.clone());
     let mut response = match tokio::time::timeout(stall, request.send()).await {
-        Err(_) => return Err(Failure::fatal(ProviderError::TimedOut(stall))),
+        Err(_) => return Err(Failure::fatal(ModelError::TimedOut(stall))),
         Ok(Err(e)) => return Err(send_failure(host, &e)),
         Ok(Ok(r)) => r,
     };
@@ -467,8 +462,8 @@ async fn next_chunk(
     host: &str,
 ) -> Result<Option<Vec<u8>>, Failure> {
     match tokio::time::timeout(stall, response.chunk()).await {
-        Err(_) => Err(Failure::fatal(ProviderError::TimedOut(stall))),
-        Ok(Err(e)) => Err(Failure::transient(ProviderError::Io(format!(
+        Err(_) => Err(Failure::fatal(ModelError::TimedOut(stall))),
+        Ok(Err(e)) => Err(Failure::transient(ModelError::Io(format!(
             "the connection to {host} broke mid-response: {}",
             root_cause(&e)
         )))),
@@ -496,8 +491,8 @@ async fn read_body(
 // Errors
 // ---------------------------------------------------------------------------------------------
 
-fn malformed(host: &str, detail: &str) -> ProviderError {
-    ProviderError::InvalidOutput(format!(
+fn malformed(host: &str, detail: &str) -> ModelError {
+    ModelError::InvalidOutput(format!(
         "malformed response from {host}: {}",
         one_line(detail, MAX_MESSAGE_CHARS)
     ))
@@ -507,10 +502,10 @@ fn stream_failure(host: &str, e: StreamError) -> Failure {
     match e {
         StreamError::Malformed(m) => Failure::fatal(malformed(host, &m)),
         StreamError::Truncated => {
-            Failure::transient(ProviderError::Io(format!("the response from {host} ended early")))
+            Failure::transient(ModelError::Io(format!("the response from {host} ended early")))
         }
         StreamError::Api { message, retryable } => Failure {
-            error: ProviderError::Io(format!("error from {host}: {}", one_line(&message, MAX_MESSAGE_CHARS))),
+            error: ModelError::Io(format!("error from {host}: {}", one_line(&message, MAX_MESSAGE_CHARS))),
             retry: if retryable { Retry::Backoff } else { Retry::No },
         },
     }
@@ -520,10 +515,10 @@ fn stream_failure(host: &str, e: StreamError) -> Failure {
 fn send_failure(host: &str, e: &reqwest::Error) -> Failure {
     let cause = root_cause(e);
     if e.is_builder() {
-        return Failure::fatal(ProviderError::Config(format!("cannot build a request to {host}: {cause}")));
+        return Failure::fatal(ModelError::Config(format!("cannot build a request to {host}: {cause}")));
     }
     if e.is_timeout() {
-        return Failure::transient(ProviderError::Io(format!("timed out connecting to {host}")));
+        return Failure::transient(ModelError::Io(format!("timed out connecting to {host}")));
     }
     // TLS and similar failures come as these io kinds and will not heal by retrying.
     let permanent = io_kind(e).is_some_and(|k| {
@@ -532,7 +527,7 @@ fn send_failure(host: &str, e: &reqwest::Error) -> Failure {
             io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput | io::ErrorKind::PermissionDenied
         )
     });
-    let error = ProviderError::Io(if e.is_connect() {
+    let error = ModelError::Io(if e.is_connect() {
         format!("cannot connect to {host}: {cause}")
     } else {
         format!("the connection to {host} failed: {cause}")
@@ -586,7 +581,7 @@ fn status_failure(
     let suffix = api_message(&text).map(|m| format!(": {m}")).unwrap_or_default();
     match code {
         // The body of an auth error may quote the key (OpenAI echoes a masked one): not used.
-        401 | 403 => Failure::fatal(ProviderError::Config(format!(
+        401 | 403 => Failure::fatal(ModelError::Config(format!(
             "authentication failed (HTTP {code}): {}",
             call.auth_hint
         ))),
@@ -598,25 +593,23 @@ fn status_failure(
                 _ => "server error",
             };
             Failure {
-                error: ProviderError::Io(format!("{what} (HTTP {code} from {host}){suffix}")),
+                error: ModelError::Io(format!("{what} (HTTP {code} from {host}){suffix}")),
                 retry: retry_after.map_or(Retry::Backoff, Retry::After),
             }
         }
-        _ if is_context_overflow(code, &lower) => {
-            Failure::fatal(ProviderError::Io(CONTEXT_OVERFLOW.to_owned()))
-        }
-        _ if is_unknown_model(code, &lower) => Failure::fatal(ProviderError::Config(format!(
+        _ if is_context_overflow(code, &lower) => Failure::fatal(ModelError::ContextOverflow),
+        _ if is_unknown_model(code, &lower) => Failure::fatal(ModelError::Config(format!(
             "unknown model `{}` (HTTP {code} from {host})",
             call.model
         ))),
-        404 => Failure::fatal(ProviderError::Config(format!(
+        404 => Failure::fatal(ModelError::Config(format!(
             "nothing at {} (HTTP 404): check base_url",
             call.endpoint.display()
         ))),
-        300..=399 => Failure::fatal(ProviderError::Config(format!(
+        300..=399 => Failure::fatal(ModelError::Config(format!(
             "HTTP {code} from {host}: a redirect, which is not followed; check base_url"
         ))),
-        _ => Failure::fatal(ProviderError::Io(format!("HTTP {code} from {host}{suffix}"))),
+        _ => Failure::fatal(ModelError::Io(format!("HTTP {code} from {host}{suffix}"))),
     }
 }
 
@@ -682,25 +675,18 @@ pub fn one_line(text: &str, max: usize) -> String {
 }
 
 /// Remove the key from every text of `e`: messages quoted from a service may contain it.
-fn scrub(e: ProviderError, key: Option<&ApiKey>) -> ProviderError {
+fn scrub(e: ModelError, key: Option<&ApiKey>) -> ModelError {
     let Some(key) = key else { return e };
     let s = |t: String| scrub_text(&t, key.secret());
     match e {
-        ProviderError::Io(m) => ProviderError::Io(s(m)),
-        ProviderError::Config(m) => ProviderError::Config(s(m)),
-        ProviderError::InvalidOutput(m) => ProviderError::InvalidOutput(s(m)),
-        ProviderError::Unavailable(m) => ProviderError::Unavailable(s(m)),
-        ProviderError::CommandNotFound(m) => ProviderError::CommandNotFound(s(m)),
-        ProviderError::Failed { status, stderr_tail } => {
-            ProviderError::Failed { status: s(status), stderr_tail: s(stderr_tail) }
-        }
-        ProviderError::Spawn { program, reason } => {
-            ProviderError::Spawn { program: s(program), reason: s(reason) }
-        }
-        e @ (ProviderError::Stopped
-        | ProviderError::TimedOut(_)
-        | ProviderError::OutputTooLarge { .. }
-        | ProviderError::TooLarge(_)) => e,
+        ModelError::Io(m) => ModelError::Io(s(m)),
+        ModelError::Config(m) => ModelError::Config(s(m)),
+        ModelError::InvalidOutput(m) => ModelError::InvalidOutput(s(m)),
+        e @ (ModelError::Stopped
+        | ModelError::TimedOut(_)
+        | ModelError::ContextOverflow
+        | ModelError::NotAModel
+        | ModelError::TooLarge(_)) => e,
     }
 }
 
@@ -763,303 +749,6 @@ fn random_fraction() -> f64 {
     (bits >> 11) as f64 / (1u64 << 53) as f64
 }
 
-// ---------------------------------------------------------------------------------------------
-// Server-sent events
-// ---------------------------------------------------------------------------------------------
-
-/// One server-sent event.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SseEvent {
-    /// The `event:` field, "message" when absent.
-    pub event: String,
-    /// The `data:` lines joined with `\n`.
-    pub data: String,
-}
-
-/// An incremental parser for `text/event-stream` (the WHATWG format): bytes in, events out,
-/// whatever the chunk boundaries.
-#[derive(Debug, Default)]
-pub struct SseParser {
-    pending: Vec<u8>,
-    event: String,
-    data: String,
-    has_data: bool,
-}
-
-impl SseParser {
-    /// The events completed by `bytes`. Errors describe malformed input (not UTF-8).
-    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<SseEvent>, String> {
-        self.pending.extend_from_slice(bytes);
-        let buf = std::mem::take(&mut self.pending);
-        let mut out = Vec::new();
-        let mut start = 0;
-        let mut i = 0;
-        while i < buf.len() {
-            let next = match buf[i] {
-                b'\n' => i + 1,
-                b'\r' => match buf.get(i + 1) {
-                    Some(b'\n') => i + 2,
-                    Some(_) => i + 1,
-                    // A `\r` at the end may be the first half of `\r\n`.
-                    None => break,
-                },
-                _ => {
-                    i += 1;
-                    continue;
-                }
-            };
-            self.line(&buf[start..i], &mut out)?;
-            start = next;
-            i = next;
-        }
-        self.pending = buf[start..].to_vec();
-        Ok(out)
-    }
-
-    /// The end of the stream: a last line without terminator and a last event without the
-    /// blank line still count (some servers omit them).
-    pub fn finish(&mut self) -> Result<Vec<SseEvent>, String> {
-        let rest = std::mem::take(&mut self.pending);
-        let mut out = Vec::new();
-        let rest = rest.strip_suffix(b"\r").unwrap_or(&rest);
-        if !rest.is_empty() {
-            self.line(rest, &mut out)?;
-        }
-        self.line(b"", &mut out)?;
-        Ok(out)
-    }
-
-    fn line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) -> Result<(), String> {
-        if line.is_empty() {
-            if self.has_data {
-                let event = if self.event.is_empty() {
-                    "message".to_owned()
-                } else {
-                    std::mem::take(&mut self.event)
-                };
-                out.push(SseEvent { event, data: std::mem::take(&mut self.data) });
-            }
-            self.event.clear();
-            self.data.clear();
-            self.has_data = false;
-            return Ok(());
-        }
-        let line = std::str::from_utf8(line).map_err(|_| "the event stream is not UTF-8".to_owned())?;
-        if line.starts_with(':') {
-            return Ok(()); // a comment, used as keep-alive
-        }
-        let (field, value) = match line.split_once(':') {
-            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
-            None => (line, ""),
-        };
-        match field {
-            "event" => value.clone_into(&mut self.event),
-            "data" => {
-                if self.has_data {
-                    self.data.push('\n');
-                }
-                self.data.push_str(value);
-                self.has_data = true;
-            }
-            _ => {} // `id`, `retry` and unknown fields mean nothing here
-        }
-        Ok(())
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// JSON helpers shared by the formats
-// ---------------------------------------------------------------------------------------------
-
-/// A tool call's arguments as the model sent them (a JSON text): the object, or the raw text
-/// as a string value when it is not an object, so the tool can explain what is wrong.
-pub fn parse_tool_arguments(raw: &str) -> Value {
-    let raw = raw.trim();
-    if raw.is_empty() {
-        return Value::Object(serde_json::Map::new());
-    }
-    match serde_json::from_str::<Value>(raw) {
-        Ok(v @ Value::Object(_)) => v,
-        // Some models encode the object twice.
-        Ok(Value::String(inner)) => match serde_json::from_str::<Value>(&inner) {
-            Ok(v @ Value::Object(_)) => v,
-            _ => Value::String(raw.to_owned()),
-        },
-        _ => Value::String(raw.to_owned()),
-    }
-}
-
-/// The JSON object in a reply meant to be only that, tolerating code fences and prose around
-/// it; `None` when there is none.
-pub fn extract_json_object(text: &str) -> Option<String> {
-    let trimmed = text.trim();
-    if matches!(serde_json::from_str::<Value>(trimmed), Ok(Value::Object(_))) {
-        return Some(trimmed.to_owned());
-    }
-    let start = trimmed.find('{')?;
-    let end = trimmed.rfind('}')?;
-    let candidate = trimmed.get(start..=end)?;
-    matches!(serde_json::from_str::<Value>(candidate), Ok(Value::Object(_))).then(|| candidate.to_owned())
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse_all(chunks: &[&[u8]]) -> Vec<SseEvent> {
-        let mut p = SseParser::default();
-        let mut out = Vec::new();
-        for c in chunks {
-            out.extend(p.feed(c).unwrap());
-        }
-        out.extend(p.finish().unwrap());
-        out
-    }
-
-    fn ev(event: &str, data: &str) -> SseEvent {
-        SseEvent { event: event.to_owned(), data: data.to_owned() }
-    }
-
-    #[test]
-    fn sse_events_survive_any_chunking() {
-        let stream = b": keep-alive\nevent: a\ndata: {\"x\":1}\n\ndata:no-space\ndata: second line\r\n\r\nid: 7\nretry: 10\n\nevent: b\r\ndata: \xc3\xa9\r\rdata: [DONE]\n\n";
-        let expected = vec![
-            ev("a", "{\"x\":1}"),
-            ev("message", "no-space\nsecond line"),
-            ev("b", "é"),
-            ev("message", "[DONE]"),
-        ];
-        assert_eq!(parse_all(&[stream]), expected);
-        // Every split point, including inside `\r\n` and inside the two-byte `é`.
-        for cut in 0..stream.len() {
-            assert_eq!(parse_all(&[&stream[..cut], &stream[cut..]]), expected, "cut at {cut}");
-        }
-        let bytewise: Vec<&[u8]> = stream.chunks(1).collect();
-        assert_eq!(parse_all(&bytewise), expected);
-    }
-
-    #[test]
-    fn sse_last_event_without_blank_line_counts() {
-        assert_eq!(parse_all(&[b"data: a\n\ndata: b"]), vec![ev("message", "a"), ev("message", "b")]);
-        assert_eq!(parse_all(&[b"data: a\r"]), vec![ev("message", "a")]);
-        assert_eq!(parse_all(&[b"event: only\n\n"]), vec![]);
-    }
-
-    #[test]
-    fn sse_rejects_invalid_utf8() {
-        let mut p = SseParser::default();
-        assert!(p.feed(b"data: \xff\n\n").is_err());
-    }
-
-    #[test]
-    fn retry_after_seconds_dates_and_cap() {
-        let now = DateTime::parse_from_rfc3339("2015-10-21T07:28:00Z").unwrap().with_timezone(&Utc);
-        let cap = Duration::from_secs(60);
-        assert_eq!(parse_retry_after("1", now, cap), Some(Duration::from_secs(1)));
-        assert_eq!(parse_retry_after(" 2.5 ", now, cap), Some(Duration::from_millis(2500)));
-        assert_eq!(parse_retry_after("3600", now, cap), Some(cap));
-        assert_eq!(
-            parse_retry_after("Wed, 21 Oct 2015 07:28:30 GMT", now, cap),
-            Some(Duration::from_secs(30))
-        );
-        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:00:00 GMT", now, cap), Some(Duration::ZERO));
-        assert_eq!(parse_retry_after("Thu, 22 Oct 2015 07:28:00 GMT", now, cap), Some(cap));
-        assert_eq!(parse_retry_after("-1", now, cap), None);
-        assert_eq!(parse_retry_after("soon", now, cap), None);
-        assert_eq!(parse_retry_after("NaN", now, cap), None);
-
-        let mut headers = HeaderMap::new();
-        headers.insert("retry-after-ms", HeaderValue::from_static("250"));
-        headers.insert(RETRY_AFTER, HeaderValue::from_static("9"));
-        assert_eq!(retry_after(&headers, cap), Some(Duration::from_millis(250)));
-        headers.remove("retry-after-ms");
-        assert_eq!(retry_after(&headers, cap), Some(Duration::from_secs(9)));
-    }
-
-    #[test]
-    fn backoff_grows_with_jitter_and_is_capped() {
-        let base = Duration::from_millis(100);
-        for attempt in 1..=3 {
-            let full = base * (1 << (attempt - 1));
-            for _ in 0..20 {
-                let d = backoff(base, attempt);
-                assert!(d >= full / 2 && d <= full, "attempt {attempt}: {d:?}");
-            }
-        }
-        assert!(backoff(Duration::from_secs(5), 30) <= MAX_BACKOFF);
-    }
-
-    #[test]
-    fn api_messages_are_short_single_lines() {
-        assert_eq!(api_message(r#"{"error":{"message":"bad\nthing"}}"#).as_deref(), Some("bad thing"));
-        assert_eq!(api_message(r#"{"error":"model 'x' not found"}"#).as_deref(), Some("model 'x' not found"));
-        assert_eq!(api_message(r#"{"detail":"nope"}"#).as_deref(), Some("nope"));
-        assert_eq!(api_message("<html><body>502</body></html>"), None);
-        assert_eq!(api_message(""), None);
-        let long = api_message(&"x".repeat(1000)).unwrap();
-        assert_eq!(long.chars().count(), MAX_MESSAGE_CHARS);
-    }
-
-    #[test]
-    fn scrubbing_removes_keys_and_masked_keys() {
-        let key = "sk-proj-abcdefgh0123456789";
-        assert_eq!(scrub_text(&format!("bad key {key}."), key), "bad key ***.");
-        assert_eq!(
-            scrub_text("Incorrect API key provided: sk-proj-a****6789 ok", key),
-            "Incorrect API key provided: *** ok"
-        );
-        assert_eq!(scrub_text("nothing here", key), "nothing here");
-    }
-
-    #[test]
-    fn tool_arguments_and_json_extraction() {
-        assert_eq!(parse_tool_arguments(""), serde_json::json!({}));
-        assert_eq!(parse_tool_arguments(r#"{"a":1}"#), serde_json::json!({"a": 1}));
-        assert_eq!(parse_tool_arguments(r#""{\"a\":1}""#), serde_json::json!({"a": 1}));
-        assert_eq!(parse_tool_arguments(r#"{"a":"#), Value::String(r#"{"a":"#.to_owned()));
-        assert_eq!(parse_tool_arguments("[1]"), Value::String("[1]".to_owned()));
-
-        assert_eq!(extract_json_object(r#" {"a":1} "#).as_deref(), Some(r#"{"a":1}"#));
-        assert_eq!(
-            extract_json_object("```json\n{\"a\": {\"b\": 2}}\n```").as_deref(),
-            Some("{\"a\": {\"b\": 2}}")
-        );
-        assert_eq!(extract_json_object("Sure! {\"ok\":true} Done.").as_deref(), Some("{\"ok\":true}"));
-        assert_eq!(extract_json_object("no json"), None);
-        assert_eq!(extract_json_object("[1,2]"), None);
-    }
-
-    #[test]
-    fn endpoints_and_loopback() {
-        let e = Endpoint::new("http://127.0.0.1:11434/v1/", "chat/completions").unwrap();
-        assert_eq!(e.url.as_str(), "http://127.0.0.1:11434/v1/chat/completions");
-        assert_eq!(e.host, "127.0.0.1:11434");
-        assert!(e.is_loopback());
-        let e = Endpoint::new("https://user:pw@api.example.com/v1?x=secret", "chat/completions").unwrap();
-        assert_eq!(e.host, "api.example.com");
-        assert!(!e.display().contains("pw") && !e.display().contains("secret"));
-        assert!(!e.is_loopback());
-        assert!(Endpoint::new("http://localhost:8080", "x").unwrap().is_loopback());
-        assert!(Endpoint::new("http://[::1]:8080", "x").unwrap().is_loopback());
-        assert!(matches!(Endpoint::new("ftp://x", "y"), Err(ProviderError::Config(_))));
-        assert!(matches!(Endpoint::new("not a url", "y"), Err(ProviderError::Config(_))));
-    }
-
-    #[test]
-    fn api_keys_come_from_the_named_variable_only() {
-        use std::ffi::OsString;
-        let env = |name: &str| match name {
-            "GOOD" => Some(OsString::from("  sk-good-key\n")),
-            "BAD" => Some(OsString::from("sk bad")),
-            _ => None,
-        };
-        let key = ApiKey::from_env(&env, "GOOD").unwrap();
-        assert_eq!(key.secret(), "sk-good-key");
-        assert!(!format!("{key:?}").contains("sk-good-key"));
-        assert!(format!("{:?}", key.header("Bearer ").unwrap()).contains("Sensitive"));
-        let missing = ApiKey::from_env(&env, "OPENAI_API_KEY").unwrap_err().to_string();
-        assert_eq!(missing, "OPENAI_API_KEY is not set (named by api_key_env in the livenote configuration)");
-        let bad = ApiKey::from_env(&env, "BAD").unwrap_err().to_string();
-        assert!(bad.starts_with("BAD contains characters") && !bad.contains("sk bad"), "{bad}");
-    }
-}
+#[path = "http_tests.rs"]
+mod tests;

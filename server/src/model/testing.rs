@@ -3,8 +3,9 @@
 //! way the real service streams), and records every request so tests can check what went on
 //! the wire.
 //!
-//! Not part of the product: public (and hidden from docs) only so that integration tests in
-//! `server/tests` can script model turns too. A minimal HTTP/1.1 server is enough because the
+//! Not part of the product: compiled only for tests, and public (hidden from docs) with the
+//! `test-support` feature so that integration tests in `server/tests` can script model turns
+//! too; a release build leaves it out. A minimal HTTP/1.1 server is enough because the
 //! only client is our own reqwest one; each response closes its connection, so no state is
 //! shared between requests (or between test runtimes through reqwest's pool).
 
@@ -512,12 +513,12 @@ fn error_body(flavor: Flavor, code: u16, model: &str, key: &str) -> String {
 }
 
 /// Client options for tests against the mock server: generous limits, quick retries.
-pub fn fast_options() -> crate::providers::http::HttpOptions {
-    crate::providers::http::HttpOptions {
+pub fn fast_options() -> crate::model::http::HttpOptions {
+    crate::model::http::HttpOptions {
         request_timeout: std::time::Duration::from_secs(20),
         stall_timeout: std::time::Duration::from_secs(10),
         backoff_base: std::time::Duration::from_millis(10),
-        ..crate::providers::http::HttpOptions::default()
+        ..crate::model::http::HttpOptions::default()
     }
 }
 

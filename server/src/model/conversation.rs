@@ -8,7 +8,7 @@ use std::pin::Pin;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use crate::providers::ProviderError;
+use crate::model::error::ModelError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -122,11 +122,11 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A model behind some API. Implementations stream where the API allows, so that `cancel`
 /// ends a reply mid-way, retry 429/5xx/connection errors with backoff (honouring
-/// `Retry-After`), and turn every failure into a short `ProviderError` without secrets.
+/// `Retry-After`), and turn every failure into a short `ModelError` without secrets.
 pub trait ModelClient: Send + Sync {
     fn complete<'a>(
         &'a self,
         req: Request<'a>,
         cancel: CancellationToken,
-    ) -> BoxFuture<'a, Result<Turn, ProviderError>>;
+    ) -> BoxFuture<'a, Result<Turn, ModelError>>;
 }

@@ -1,0 +1,346 @@
+use std::time::Instant;
+
+use chrono::{TimeZone, Utc};
+
+use super::*;
+use crate::providers::TriggerKind;
+
+fn request(root: &Path) -> RunRequest {
+    RunRequest {
+        note_path: "notes/weather.md".to_owned(),
+        title: Some("Weather".to_owned()),
+        objective: "Keep the forecast for Paris current.".to_owned(),
+        trigger: TriggerKind::Manual,
+        context: Some("look at tomorrow".to_owned()),
+        body: "# Weather\n\nSunny.\n".to_owned(),
+        now: Utc.with_ymd_and_hms(2025, 3, 4, 5, 6, 7).single().unwrap_or_default(),
+        local_now: "2025-03-04T06:06:07+01:00".to_owned(),
+        time_zone: "Europe/Paris".to_owned(),
+        workspace_root: root.to_path_buf(),
+        run_id: "01JTESTRUN".to_owned(),
+        model: None,
+    }
+}
+
+fn sh(script: &str, timeout: Duration) -> CommandConfig {
+    CommandConfig { command: vec!["sh".to_owned(), "-c".to_owned(), script.to_owned()], timeout }
+}
+
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"))
+}
+
+/// Run with a fresh token; returns the result and the events seen.
+async fn run(cfg: &CommandConfig, req: &RunRequest) -> (Result<RunOutput, ProviderError>, Vec<RunEvent>) {
+    let mut seen = Vec::new();
+    let result =
+        run_command(cfg, req, CancellationToken::new(), &mut |e: &RunEvent| seen.push(e.clone())).await;
+    (result, seen)
+}
+
+fn ok(result: Result<RunOutput, ProviderError>) -> RunOutput {
+    result.unwrap_or_else(|e| panic!("run failed: {e}"))
+}
+
+/// Gone, or a zombie nobody reaped yet (containers often lack a reaping init): either way
+/// it no longer runs.
+fn is_gone(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
+    }
+}
+
+async fn wait_gone(pid: i32) -> bool {
+    for _ in 0..50 {
+        if is_gone(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
+/// The pid a script wrote to `file`, once it exists.
+async fn read_pid(file: &Path) -> i32 {
+    for _ in 0..250 {
+        if let Ok(text) = std::fs::read_to_string(file)
+            && let Ok(pid) = text.trim().parse()
+        {
+            return pid;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("no pid in {}", file.display());
+}
+
+#[tokio::test]
+async fn plain_output_is_the_new_body() {
+    let dir = tempdir();
+    let (result, events) =
+        run(&sh("printf '## Today\\n\\nSunny.\\n'", Duration::from_secs(10)), &request(dir.path())).await;
+    assert_eq!(
+        ok(result),
+        RunOutput { body: "## Today\n\nSunny.\n".to_owned(), summary: None, body_is_below_h1: true }
+    );
+    let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(kinds, ["started", "exited"]);
+    assert!(events[0].message.starts_with("started sh (pid "), "{:?}", events[0]);
+    assert_eq!(events[1].message, "exited with status 0");
+}
+
+#[tokio::test]
+async fn json_output_gives_body_and_summary() {
+    let dir = tempdir();
+    let script = r#"printf '  {"body": "Rain at 4pm.\\n", "summary": " Rain later. "}\n'"#;
+    let (result, _) = run(&sh(script, Duration::from_secs(10)), &request(dir.path())).await;
+    let out = ok(result);
+    assert_eq!(out.body, "Rain at 4pm.\n");
+    assert_eq!(out.summary.as_deref(), Some("Rain later."));
+
+    // Looks like JSON but has no string `body`: it is plain text.
+    for text in [r#"{"text": "x"}"#, r#"{"body": 3}"#, "{not json"] {
+        let (result, _) =
+            run(&sh(&format!("printf '%s' '{text}'"), Duration::from_secs(10)), &request(dir.path())).await;
+        assert_eq!(ok(result).body, text);
+    }
+}
+
+#[tokio::test]
+async fn failure_carries_status_and_stderr_tail() {
+    let dir = tempdir();
+    let script =
+        "echo one >&2; echo two >&2; printf '\\033[31mthree\\033[0m\\n\\n' >&2; echo four >&2; exit 3";
+    let (result, events) = run(&sh(script, Duration::from_secs(10)), &request(dir.path())).await;
+    let err = result.err().unwrap_or_else(|| panic!("should fail"));
+    assert_eq!(err.to_string(), "exited with status 3: two | three | four");
+    let stderr: Vec<&str> =
+        events.iter().filter(|e| e.kind == "stderr").map(|e| e.message.as_str()).collect();
+    assert_eq!(stderr, ["one", "two", "three", "", "four"]);
+
+    let (result, _) = run(&sh("exit 1", Duration::from_secs(10)), &request(dir.path())).await;
+    assert_eq!(result.map_err(|e| e.to_string()), Err("exited with status 1".to_owned()));
+
+    let (result, _) = run(&sh("kill -9 $$", Duration::from_secs(10)), &request(dir.path())).await;
+    assert_eq!(result.map_err(|e| e.to_string()), Err("killed by signal 9 (SIGKILL)".to_owned()));
+}
+
+#[tokio::test]
+async fn long_stderr_is_trimmed_to_one_short_line() {
+    let dir = tempdir();
+    let script =
+        "i=0; while [ $i -lt 2000 ]; do echo \"line $i $(printf '%0100d' 0)\" >&2; i=$((i+1)); done; exit 2";
+    let (result, events) = run(&sh(script, Duration::from_secs(30)), &request(dir.path())).await;
+    let msg = result.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(msg.starts_with("exited with status 2: …"), "{msg}");
+    assert!(msg.ends_with(&format!("line 1999 {}", "0".repeat(100))), "{msg}");
+    assert!(msg.chars().count() <= "exited with status 2: ".len() + TAIL_CHARS, "{msg}");
+    let stderr = events.iter().filter(|e| e.kind == "stderr").count();
+    assert_eq!(stderr, MAX_STDERR_EVENTS + 1, "capped, with one 'not recorded' line");
+}
+
+#[tokio::test]
+async fn timeout_kills_the_whole_group() {
+    let dir = tempdir();
+    let pid_file = dir.path().join("child.pid");
+    let script = "sleep 30 & echo $! > child.pid; wait";
+    let start = Instant::now();
+    let (result, events) = run(&sh(script, Duration::from_millis(300)), &request(dir.path())).await;
+    assert_eq!(result.map_err(|e| e.to_string()), Err("timed out after 300ms".to_owned()));
+    assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
+    assert!(events.iter().any(|e| e.kind == "killed"));
+    let grandchild = read_pid(&pid_file).await;
+    assert!(wait_gone(grandchild).await, "the background sleep {grandchild} survived");
+}
+
+#[tokio::test]
+async fn stop_ends_the_command_within_a_second() {
+    // The second script ignores SIGTERM (and so does its child): only SIGKILL ends it.
+    for script in
+        ["sleep 30 & echo $! > child.pid; wait", "trap '' TERM; sleep 30 & echo $! > child.pid; wait"]
+    {
+        let dir = tempdir();
+        let pid_file = dir.path().join("child.pid");
+        let cfg = sh(script, Duration::from_secs(60));
+        let req = request(dir.path());
+        let cancel = CancellationToken::new();
+        let token = cancel.clone();
+        let task = tokio::spawn(async move {
+            let mut sink = |_: &RunEvent| {};
+            run_command(&cfg, &req, token, &mut sink).await
+        });
+        let grandchild = read_pid(&pid_file).await;
+        assert!(!is_gone(grandchild));
+        let stopped_at = Instant::now();
+        cancel.cancel();
+        let result = task.await.unwrap_or_else(|e| panic!("join: {e}"));
+        let took = stopped_at.elapsed();
+        assert_eq!(result, Err(ProviderError::Stopped));
+        assert_eq!(ProviderError::Stopped.to_string(), "stopped");
+        assert!(took < Duration::from_secs(1), "{script}: took {took:?}");
+        assert!(wait_gone(grandchild).await, "{script}: the child sleep {grandchild} survived");
+    }
+}
+
+#[tokio::test]
+async fn a_stopped_token_runs_nothing() {
+    let dir = tempdir();
+    let cancel = CancellationToken::new();
+    cancel.cancel();
+    let cfg = sh("touch ran", Duration::from_secs(10));
+    let result = run_command(&cfg, &request(dir.path()), cancel, &mut |_: &RunEvent| {}).await;
+    assert_eq!(result, Err(ProviderError::Stopped));
+    assert!(!dir.path().join("ran").exists());
+}
+
+#[tokio::test]
+async fn environment_and_working_directory() {
+    let dir = tempdir();
+    let script = r#"printf '%s|' "$LIVENOTE_NOTE_PATH" "$LIVENOTE_OBJECTIVE" "$LIVENOTE_TRIGGER" "$LIVENOTE_CONTEXT" "$LIVENOTE_RUN_ID" "$LIVENOTE_NOW" "$LIVENOTE_WORKSPACE" "$LIVENOTE_TITLE" "$LIVENOTE_MODEL"; pwd -P"#;
+    let (result, _) = run(&sh(script, Duration::from_secs(10)), &request(dir.path())).await;
+    let root = dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
+    let expected = format!(
+        "notes/weather.md|Keep the forecast for Paris current.|manual|look at tomorrow|01JTESTRUN|2025-03-04T05:06:07Z|{}|Weather||{}\n",
+        dir.path().display(),
+        root.display()
+    );
+    assert_eq!(ok(result).body, expected);
+}
+
+#[tokio::test]
+async fn stdin_carries_the_run_as_json() {
+    let dir = tempdir();
+    let mut req = request(dir.path());
+    req.trigger = TriggerKind::Event;
+    req.model = Some("m1".to_owned());
+    req.title = None;
+    // A prefix so the echo is not itself mistaken for JSON output.
+    let (result, _) = run(&sh("printf 'got:'; cat", Duration::from_secs(10)), &req).await;
+    let body = ok(result).body;
+    let json = body.strip_prefix("got:").unwrap_or_else(|| panic!("{body}"));
+    let v: serde_json::Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {json}"));
+    assert_eq!(
+        v,
+        serde_json::json!({
+            "notePath": "notes/weather.md",
+            "title": null,
+            "objective": "Keep the forecast for Paris current.",
+            "trigger": "event",
+            "context": "look at tomorrow",
+            "body": "# Weather\n\nSunny.\n",
+            "now": "2025-03-04T05:06:07Z",
+            "localNow": "2025-03-04T06:06:07+01:00",
+            "timeZone": "Europe/Paris",
+            "runId": "01JTESTRUN",
+            "model": "m1",
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_program_that_ignores_stdin_does_not_block() {
+    let dir = tempdir();
+    let mut req = request(dir.path());
+    req.body = "x".repeat(4 * 1024 * 1024);
+    let (result, _) = run(&sh("echo done", Duration::from_secs(10)), &req).await;
+    assert_eq!(ok(result).body, "done\n");
+}
+
+#[tokio::test]
+async fn huge_output_is_an_error_and_ends_the_program() {
+    let dir = tempdir();
+    let start = Instant::now();
+    let (result, _) =
+        run(&sh("yes 'all work and no play'", Duration::from_secs(30)), &request(dir.path())).await;
+    assert_eq!(result.map_err(|e| e.to_string()), Err("output larger than 8 MiB".to_owned()));
+    assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+
+    // Just under the cap is fine.
+    let script = format!("head -c {MAX_STDOUT} /dev/zero | tr '\\0' a");
+    let (result, _) = run(&sh(&script, Duration::from_secs(30)), &request(dir.path())).await;
+    assert_eq!(ok(result).body.len(), MAX_STDOUT);
+}
+
+#[tokio::test]
+async fn leftover_background_processes_do_not_hold_the_run() {
+    let dir = tempdir();
+    let pid_file = dir.path().join("child.pid");
+    let start = Instant::now();
+    let (result, _) =
+        run(&sh("echo hi; sleep 30 & echo $! > child.pid", Duration::from_secs(30)), &request(dir.path()))
+            .await;
+    assert_eq!(ok(result).body, "hi\n");
+    assert!(start.elapsed() < PIPE_GRACE + Duration::from_secs(2), "{:?}", start.elapsed());
+    let leftover = read_pid(&pid_file).await;
+    assert!(wait_gone(leftover).await, "the background sleep {leftover} survived");
+}
+
+#[tokio::test]
+async fn missing_programs_and_bad_setups_are_clear() {
+    let dir = tempdir();
+    let req = request(dir.path());
+    let cfg = CommandConfig {
+        command: vec!["livenote-no-such-program".to_owned()],
+        timeout: Duration::from_secs(5),
+    };
+    let (result, _) = run(&cfg, &req).await;
+    assert_eq!(
+        result.map_err(|e| e.to_string()),
+        Err("command not found: livenote-no-such-program".to_owned())
+    );
+
+    let cfg = CommandConfig { command: vec!["./missing.sh".to_owned()], timeout: Duration::from_secs(5) };
+    let (result, _) = run(&cfg, &req).await;
+    assert_eq!(result.map_err(|e| e.to_string()), Err("command not found: ./missing.sh".to_owned()));
+
+    let cfg = CommandConfig { command: vec![], timeout: Duration::from_secs(5) };
+    let (result, _) = run(&cfg, &req).await;
+    assert!(matches!(result, Err(ProviderError::Config(_))));
+
+    let not_dir = request(&dir.path().join("nope"));
+    let (result, _) = run(&sh("true", Duration::from_secs(5)), &not_dir).await;
+    assert!(result.is_err_and(|e| e.to_string().starts_with("workspace folder not found: ")));
+}
+
+#[tokio::test]
+async fn relative_programs_are_the_workspaces_files() {
+    let dir = tempdir();
+    std::fs::create_dir_all(dir.path().join("bin")).unwrap_or_else(|e| panic!("{e}"));
+    let script = dir.path().join("bin/agent.sh");
+    std::fs::write(&script, "#!/bin/sh\necho from-script\n").unwrap_or_else(|e| panic!("{e}"));
+    let cfg = CommandConfig {
+        command: vec!["sh".to_owned(), "bin/agent.sh".to_owned()],
+        timeout: Duration::from_secs(5),
+    };
+    let (result, _) = run(&cfg, &request(dir.path())).await;
+    assert_eq!(ok(result).body, "from-script\n");
+
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let cfg = CommandConfig { command: vec!["./bin/agent.sh".to_owned()], timeout: Duration::from_secs(5) };
+    let (result, _) = run(&cfg, &request(dir.path())).await;
+    assert_eq!(ok(result).body, "from-script\n");
+}
+
+#[tokio::test]
+async fn invalid_utf8_output_is_refused() {
+    let dir = tempdir();
+    let (result, _) = run(&sh("printf 'ok\\377'", Duration::from_secs(5)), &request(dir.path())).await;
+    assert_eq!(result.map_err(|e| e.to_string()), Err("output is not valid UTF-8 (at byte 2)".to_owned()));
+}
+
+#[test]
+fn env_values_never_break_spawn() {
+    assert_eq!(env_value("a\0b"), "ab");
+    let long = "é".repeat(MAX_ENV_VALUE);
+    let v = env_value(&long);
+    assert!(v.len() <= MAX_ENV_VALUE && v.len() > MAX_ENV_VALUE - 2);
+}
+
+#[test]
+fn stderr_lines_are_cleaned() {
+    assert_eq!(clean_line("\u{1b}[1;31merror:\u{1b}[0m  bad\tthing\r"), "error: bad thing");
+    assert_eq!(tail_summary(b"a\n\n  b  \nc\nd\n"), "b | c | d");
+    assert_eq!(tail_summary(b""), "");
+}
