@@ -76,3 +76,56 @@ fn kill_9_mid_run_leaves_a_readable_note_retried_after_the_backoff() {
     assert!(text.ends_with("# Slow\n\nnew body\n"), "{text}");
     assert!(text.contains("lastRunError: null"), "{text}");
 }
+
+/// A run held by `livenote watch` can be stopped from elsewhere: `livenote stop NOTE`, and the
+/// run engine of another process (what the editor's *Stop* calls). The holder stops as Stop
+/// does: `lastRunError: "stopped"`, the body untouched.
+#[test]
+fn a_run_held_by_watch_is_stopped_from_another_process() {
+    let note =
+        "---\nlive:\n  objective: slow\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n# Slow\n\nold body\n";
+    let ws = Workspace::with_note(&command_config("sleep 30; echo new body"), note);
+    ws.set_clock("2026-11-23T09:00:00Z");
+    let w = ws.watch_clock();
+    let store = livenote::runs::Store::new(&ws.root);
+    wait_until("watch to start the run", 20, || store.is_locked("n.md"));
+    let out = ws.livenote(&["stop", "n.md"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("stopped n.md (run by process "), "{out:?}");
+    wait_until("the stop to be recorded", 20, || ws.note().contains("lastRunError: \"stopped\""));
+    let text = ws.note();
+    assert!(text.ends_with("# Slow\n\nold body\n"), "{text}");
+    assert!(!store.is_locked("n.md"));
+    // Nothing to stop now.
+    let out = ws.livenote(&["stop", "n.md"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("n.md is not running"), "{out:?}");
+    w.stop();
+}
+
+/// The editor's *Stop* goes through its own engine, which is not the one running the note:
+/// the request reaches the `livenote watch` that is.
+#[tokio::test]
+async fn stop_from_another_engine_reaches_the_holder() {
+    use livenote::runs::{DiskIo, Engine};
+    let note =
+        "---\nlive:\n  objective: slow\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n# Slow\n\nold body\n";
+    let ws = Workspace::with_note(&command_config("sleep 30; echo new body"), note);
+    ws.set_clock("2026-11-23T09:00:00Z");
+    let w = ws.watch_clock();
+    let store = livenote::runs::Store::new(&ws.root);
+    wait_until("watch to start the run", 20, || store.is_locked("n.md"));
+    let (config, _) = livenote::config::Config::load_with(Some(&ws.root), None, &|_: &str| None);
+    let editor = Engine::new(
+        &ws.root,
+        std::sync::Arc::new(livenote::schedule::ManualClock::new(chrono::Utc::now())),
+        livenote::schedule::Zone::Named(chrono_tz::UTC),
+        std::sync::Arc::new(DiskIo),
+        config,
+        None,
+    );
+    assert!(editor.is_running(&ws.root.join("n.md")), "the editor sees the run");
+    assert!(editor.stop(&ws.root.join("n.md")), "the editor's Stop found the run");
+    wait_until("the stop to be recorded", 20, || ws.note().contains("lastRunError: \"stopped\""));
+    w.stop();
+}

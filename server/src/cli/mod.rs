@@ -7,6 +7,7 @@ mod history;
 mod init;
 mod list;
 mod run;
+mod stop;
 mod undo;
 mod watch;
 
@@ -106,6 +107,11 @@ pub enum Command {
     /// Withdraw the trust of a folder: its `.livenote.toml` is ignored again and nothing runs
     /// on its own there.
     Untrust { dir: PathBuf },
+    /// Stop the note's run, whichever livenote process holds it (watch, an editor, run).
+    Stop {
+        /// The note whose run to stop.
+        note: PathBuf,
+    },
     /// Restore the body from before the latest run that changed it (itself undoable).
     Undo {
         note: PathBuf,
@@ -163,6 +169,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Trust { dir, list: false } => trust(dir, &mut out),
         Command::Untrust { dir } => untrust(&dir, &mut out),
         Command::Init { dir } => init::run(dir, &mut out),
+        Command::Stop { note } => stop::run(&note, &mut out, &mut std::io::stderr()),
         Command::Undo { note, force } => undo::run(&note, force, &mut out, &mut std::io::stderr()),
         Command::History { note, format } => history::run(&note, format, &mut out),
     };

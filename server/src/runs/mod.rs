@@ -155,8 +155,20 @@ impl Engine {
     }
 
     /// Stop the note's run if one is in progress in this process.
+    /// Stop the note's run: in this process directly, in another livenote process (a
+    /// `livenote watch`, another editor) through a stop request it watches for. Whether a run
+    /// was found to stop.
     pub fn stop(&self, path: &Path) -> bool {
-        self.registry.cancel(path)
+        if self.registry.cancel(path) {
+            return true;
+        }
+        match self.store.request_stop(&self.rel(path)) {
+            Ok(found) => found.is_some(),
+            Err(e) => {
+                tracing::warn!("stop {}: cannot ask the running process: {e}", path.display());
+                false
+            }
+        }
     }
 
     pub fn is_running(&self, path: &Path) -> bool {
@@ -208,6 +220,9 @@ impl Engine {
             Ok(None) => return Outcome::Skipped("running in another livenote process".to_owned()),
             Err(e) => return Outcome::Skipped(format!("cannot take the note's lock: {e}")),
         };
+        // Another process may ask this run to stop (`livenote stop`, Stop in an editor that
+        // does not run it): a file beside the lock, looked for while the run goes on.
+        let _stop_watch = watch_for_stop(self.store.clone(), rel.to_owned(), cancel.clone());
         // Re-read under the lock: another process may have just run the note.
         let text = match self.io.read(&spec.path) {
             Ok(t) => t,
@@ -479,6 +494,40 @@ impl Engine {
         }
         Outcome::Failed { run_id: run_id.to_owned(), error: msg }
     }
+}
+
+/// How often a run looks for a stop request from another process: a stat, cheap enough, and
+/// Stop answers within a fraction of a second.
+const STOP_POLL: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Ends the stop watch when the run ends (dropped with the run).
+struct StopWatch(CancellationToken);
+
+impl Drop for StopWatch {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+fn watch_for_stop(store: Store, rel: String, run: CancellationToken) -> StopWatch {
+    let done = CancellationToken::new();
+    let until = done.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                () = until.cancelled() => return,
+                () = run.cancelled() => return,
+                () = tokio::time::sleep(STOP_POLL) => {}
+            }
+            if store.stop_requested(&rel) {
+                store.clear_stop(&rel);
+                tracing::info!("stop {rel}: asked by another process");
+                run.cancel();
+                return;
+            }
+        }
+    });
+    StopWatch(done)
 }
 
 /// Why a step or a result was not written: the note changed where it goes.

@@ -107,9 +107,56 @@ impl Store {
         // std's advisory file lock (flock): held until the file is closed, so a crashed
         // process never leaves a note locked.
         match file.try_lock() {
-            Ok(()) => Ok(Some(NoteLock { _file: file })),
+            Ok(()) => {
+                // Who holds it, for `livenote stop` and bug reports; the lock is what counts.
+                let mut f = &file;
+                let _ = file.set_len(0).and_then(|()| writeln!(f, "{}", std::process::id()));
+                // A stop request left from an earlier run is not for this one.
+                self.clear_stop(rel);
+                Ok(Some(NoteLock { _file: file }))
+            }
             Err(std::fs::TryLockError::WouldBlock) => Ok(None),
             Err(std::fs::TryLockError::Error(e)) => Err(e),
+        }
+    }
+
+    /// Ask whichever livenote process runs the note to stop it (`livenote stop`, the editor's
+    /// *Stop* on a run another process holds): a `<key>.stop` file beside its lock, which the
+    /// holder watches for. `Ok(None)` when no process runs the note; else the holder's pid
+    /// when the lock says it.
+    pub fn request_stop(&self, rel: &str) -> std::io::Result<Option<Option<u32>>> {
+        if !self.is_locked(rel) {
+            return Ok(None);
+        }
+        let dir = self.ensure("locks")?;
+        let stop = dir.join(format!("{}.stop", Self::key(rel)));
+        match confine::open_nofollow(&stop, OpenOptions::new().write(true).create_new(true)) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+        let holder = confine::open_nofollow(&dir.join(Self::key(rel)), OpenOptions::new().read(true))
+            .ok()
+            .and_then(|mut f| {
+                let mut text = String::new();
+                std::io::Read::read_to_string(&mut f, &mut text).ok()?;
+                text.trim().parse::<u32>().ok()
+            });
+        Ok(Some(holder))
+    }
+
+    /// Whether a stop was requested for the note's run ([`Store::request_stop`]).
+    pub fn stop_requested(&self, rel: &str) -> bool {
+        let Some(dir) = self.existing("locks") else { return false };
+        std::fs::symlink_metadata(dir.join(format!("{}.stop", Self::key(rel)))).is_ok_and(|m| m.is_file())
+    }
+
+    /// Forget a stop request (taken, or stale). Only a regular file is removed.
+    pub fn clear_stop(&self, rel: &str) {
+        let Some(dir) = self.existing("locks") else { return };
+        let stop = dir.join(format!("{}.stop", Self::key(rel)));
+        if std::fs::symlink_metadata(&stop).is_ok_and(|m| m.is_file()) {
+            let _ = std::fs::remove_file(stop);
         }
     }
 
