@@ -10,33 +10,15 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 pub use crate::model::BoxFuture;
 
 use crate::config::format_duration;
 use crate::model::ModelError;
 
-/// What started a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TriggerKind {
-    Manual,
-    Cron,
-    Window,
-    Event,
-}
-
-impl TriggerKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TriggerKind::Manual => "manual",
-            TriggerKind::Cron => "cron",
-            TriggerKind::Window => "window",
-            TriggerKind::Event => "event",
-        }
-    }
-}
+/// What started a run (defined with the schedule, which decides cron and window runs).
+pub use crate::schedule::TriggerKind;
 
 /// Everything a provider gets for one run (SPEC 4).
 #[derive(Debug, Clone)]

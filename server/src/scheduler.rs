@@ -14,7 +14,6 @@ use tokio::sync::Notify;
 
 use crate::providers::TriggerKind;
 use crate::runs::{Engine, Outcome, RunSpec};
-use crate::schedule::DueTrigger;
 use crate::workspace::index::Entry;
 
 /// Where the scheduler finds live notes (the workspace index): every note with a `live:`
@@ -94,10 +93,7 @@ impl Scheduler {
                 }
                 Some(trigger) if !recently.contains_key(&path) => {
                     let Some(token) = self.engine.registry.start(&path) else { continue };
-                    let kind = match trigger {
-                        DueTrigger::Cron { .. } => TriggerKind::Cron,
-                        DueTrigger::Window { .. } => TriggerKind::Window,
-                    };
+                    let kind = TriggerKind::from(trigger);
                     let rel = self.engine.rel(&path);
                     tracing::info!("fire {rel} ({})", kind.as_str());
                     recently.insert(path.clone(), Instant::now());

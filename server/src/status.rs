@@ -179,10 +179,7 @@ impl Clone for ScheduleMemo {
 
 /// The trigger kind as the JSON output names it.
 pub fn trigger_name(t: DueTrigger) -> &'static str {
-    match t {
-        DueTrigger::Cron { .. } => "cron",
-        DueTrigger::Window { .. } => "window",
-    }
+    crate::schedule::TriggerKind::from(t).as_str()
 }
 
 #[derive(Debug, Serialize)]

@@ -45,7 +45,7 @@ impl RunSpec {
     /// Scheduled runs re-check that the note is still due under the lock; manual and event
     /// runs do not (they ignore backoff, and manual runs ignore `active`).
     fn scheduled(&self) -> bool {
-        matches!(self.trigger, TriggerKind::Cron | TriggerKind::Window)
+        self.trigger.is_scheduled()
     }
 }
 

@@ -4,11 +4,13 @@
 pub mod clock;
 pub mod cron;
 pub mod due;
+pub mod trigger;
 pub mod window;
 pub mod zone;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use cron::{CronField, CronParseError, CronSchedule, presets};
 pub use due::{CronSkip, Decision, DueTrigger, ScheduleInput, SkipReason, WindowSkip, due, next_due};
+pub use trigger::TriggerKind;
 pub use window::{Band, TimeOfDay, TimeOfDayError, Window};
 pub use zone::Zone;
