@@ -1414,7 +1414,7 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 }
 
 fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    crate::text::short::one_line(s, usize::MAX)
 }
 
 /// The closest known key within two edits, for "did you mean".

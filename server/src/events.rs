@@ -1083,8 +1083,8 @@ fn requeue(root: &Path, claim: &Claim) {
 }
 
 fn truncate_chars(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}\n… (truncated)", &s[..i]),
+    match crate::text::short::prefix_chars(s, max) {
+        Some(shown) => format!("{shown}\n… (truncated)"),
         None => s.to_owned(),
     }
 }

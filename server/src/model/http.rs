@@ -664,15 +664,7 @@ fn api_message(body: &str) -> Option<String> {
 }
 
 /// `text` on one line (whitespace runs collapsed), at most `max` characters.
-pub fn one_line(text: &str, max: usize) -> String {
-    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if joined.chars().count() <= max {
-        return joined;
-    }
-    let mut cut: String = joined.chars().take(max.saturating_sub(1)).collect();
-    cut.push('…');
-    cut
-}
+pub use crate::text::short::one_line;
 
 /// Remove the key from every text of `e`: messages quoted from a service may contain it.
 fn scrub(e: ModelError, key: Option<&ApiKey>) -> ModelError {

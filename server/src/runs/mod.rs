@@ -602,11 +602,4 @@ pub fn timestamp(t: DateTime<Utc>) -> String {
 }
 
 /// One line, at most `max` characters, for runtime fields and logs.
-pub fn one_line(s: &str, max: usize) -> String {
-    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        return flat;
-    }
-    let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
-    format!("{cut}…")
-}
+pub use crate::text::short::one_line;

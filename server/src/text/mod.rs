@@ -3,6 +3,7 @@
 
 pub mod edit;
 pub mod line_index;
+pub mod short;
 pub mod words;
 
 pub use edit::TextEdit;

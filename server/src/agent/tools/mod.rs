@@ -112,21 +112,12 @@ fn truncate(text: &str, max: usize, what: &str) -> String {
     if text.len() <= max {
         return text.to_owned();
     }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}\n[… {what} is cut here: showing {end} of {} bytes]", &text[..end], text.len())
+    let shown = crate::text::short::prefix_bytes(text, max);
+    format!("{shown}\n[… {what} is cut here: showing {} of {} bytes]", shown.len(), text.len())
 }
 
 /// At most `max` characters of one line.
-pub(crate) fn clip(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let cut: String = text.chars().take(max.saturating_sub(1)).collect();
-    format!("{cut}…")
-}
+pub(crate) use crate::text::short::clip;
 
 // ---------------------------------------------------------------------------------------------
 // Dispatch
