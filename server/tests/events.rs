@@ -291,7 +291,7 @@ async fn events_are_handled_in_id_order() {
     // Ids from `create_event` sort in creation order too.
     let made: Vec<String> = (0..20)
         .map(|i| {
-            events::create_event(&root, "cli", "tick", json!(i), Some("a.md"))
+            events::create_event(&root, "cli", "tick", json!(i), Some("a.md"), chrono::Utc::now())
                 .unwrap_or_else(|e| panic!("{e}"))
                 .id
         })
@@ -443,8 +443,15 @@ fn two_processors_racing_on_one_queue_handle_each_event_once() {
             .collect();
         for i in 0..total {
             let target = if i % 2 == 0 { Some("a.md") } else { None };
-            let e = events::create_event(&root, "cli", "tick", json!(format!("Dentist {i}")), target)
-                .unwrap_or_else(|e| panic!("{e}"));
+            let e = events::create_event(
+                &root,
+                "cli",
+                "tick",
+                json!(format!("Dentist {i}")),
+                target,
+                chrono::Utc::now(),
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
             made.push(e.id);
         }
         producing.store(false, Ordering::SeqCst);

@@ -56,8 +56,15 @@ pub fn run(args: Args, input: &mut impl Read, out: &mut impl Write, err: &mut im
         // Queued anyway: the note may be fixed before the event is processed.
         writeln!(err, "livenote: warning: {t} {why}; the event will not run it")?;
     }
-    let event = events::create_event(&root, &args.source, &args.kind, payload, target.as_deref())
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let event = events::create_event(
+        &root,
+        &args.source,
+        &args.kind,
+        payload,
+        target.as_deref(),
+        crate::schedule::Clock::now(&crate::schedule::SystemClock),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
     writeln!(out, "{}", event.id)?;
     Ok(0)
 }

@@ -1,0 +1,446 @@
+//! Pass 2 and the loop: each claimed event runs its candidate notes as `event` runs through an
+//! [`EventRunner`] (the run engine in production), then goes to `done/` enriched; the
+//! [`Processor`] serialises passes for a long-lived process.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value, json};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use crate::model::BoxFuture;
+use crate::providers::{RunEvent, TriggerKind};
+use crate::runs::{Engine, Outcome, RunSpec, one_line, timestamp};
+use crate::scheduler::log_outcome;
+
+use super::*;
+
+// ---------------------------------------------------------------------------------------------
+// Pass 2: event runs
+
+/// Runs one candidate note for an event.
+pub trait EventRunner: Send + Sync {
+    /// Events are processed only when notes may run on their own: a trusted workspace with
+    /// scheduling enabled. Until then they wait in `pending/`.
+    fn trusted(&self) -> bool;
+    /// For `processedAt`.
+    fn now(&self) -> DateTime<Utc>;
+    fn run<'a>(
+        &'a self,
+        note: &'a EventNote,
+        context: String,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, Outcome>;
+    /// How many processed events `done/` keeps (`[history] events_keep`); `None`: no pruning.
+    fn done_keep(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// What an event run is told: the note's criteria, the event and its payload, and that it
+/// should leave the note alone unless the event really matters (pass 2).
+pub fn run_context(event: &Event, criteria: &str) -> String {
+    format!(
+        "This run was triggered by an incoming event that a quick first pass picked as possibly \
+relevant to this note.\n\n\
+**Event match criteria of this note:** {criteria}\n\n\
+**Event:** source `{}`, type `{}`, id `{}`, created {}\n\n\
+**Payload:**\n\n{}\n\n\
+First decide whether this event genuinely matters for the note's objective and its criteria. \
+If it does not, leave the note unchanged and say so in one sentence. If it does, integrate what \
+is new with small edits.",
+        event.source,
+        event.kind,
+        event.id,
+        event.created_at,
+        truncate_chars(&event.payload_text(), MAX_CONTEXT_PAYLOAD_CHARS)
+    )
+}
+
+/// Event runs through the run engine: `trigger: event`, backoff ignored, trust required.
+pub struct EngineRunner {
+    pub engine: Arc<Engine>,
+    /// How long to wait for a run of the same note (cron, manual, another process) to end
+    /// before giving the event up for that note: an event should not be lost to a busy note.
+    pub wait_busy: Duration,
+}
+
+impl EngineRunner {
+    pub fn new(engine: Arc<Engine>) -> Self {
+        let timeout = engine.config.read().map(|c| c.agent.timeout).unwrap_or(Duration::from_secs(600));
+        EngineRunner { engine, wait_busy: timeout + Duration::from_secs(60) }
+    }
+}
+
+impl EventRunner for EngineRunner {
+    fn trusted(&self) -> bool {
+        self.engine.unattended_runs()
+    }
+
+    fn now(&self) -> DateTime<Utc> {
+        self.engine.clock.now()
+    }
+
+    fn done_keep(&self) -> Option<usize> {
+        self.engine.config.read().ok().map(|c| c.history.events_keep)
+    }
+
+    fn run<'a>(
+        &'a self,
+        note: &'a EventNote,
+        context: String,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, Outcome> {
+        Box::pin(async move {
+            let deadline = Instant::now() + self.wait_busy;
+            loop {
+                // The engine ignores `active` (manual runs may run paused notes); an event must
+                // not, and the note may have been paused since it was routed.
+                if let Some(why) = refuses_events(&note.path) {
+                    return Outcome::Skipped(why.to_owned());
+                }
+                if !self.engine.is_running(&note.path) {
+                    let spec = RunSpec {
+                        path: note.path.clone(),
+                        trigger: TriggerKind::Event,
+                        context: Some(context.clone()),
+                    };
+                    let rel = note.rel.as_str();
+                    let mut log = |e: &RunEvent| tracing::debug!("{} {rel}: {}", e.kind, e.message);
+                    let run = self.engine.run(spec, &mut log);
+                    tokio::pin!(run);
+                    // The run is polled first so that it is registered before a stop can
+                    // reach it; a stopped run is still awaited so it releases its slot.
+                    let outcome = tokio::select! {
+                        biased;
+                        o = &mut run => o,
+                        _ = cancel.cancelled() => {
+                            self.engine.stop(&note.path);
+                            run.await
+                        }
+                    };
+                    // Another run took the note between the check and the lock: wait again.
+                    let busy = matches!(outcome, Outcome::Skipped(_)) && self.engine.is_running(&note.path);
+                    if !busy || Instant::now() >= deadline {
+                        return outcome;
+                    }
+                } else if Instant::now() >= deadline {
+                    return Outcome::Skipped("the note stayed busy with another run".to_owned());
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_millis(250)) => {}
+                    _ = cancel.cancelled() => return Outcome::Skipped("stopped".to_owned()),
+                }
+            }
+        })
+    }
+}
+
+/// Why the note on disk no longer takes events, if it does not.
+pub(super) fn refuses_events(path: &Path) -> Option<&'static str> {
+    let Ok(head) = crate::workspace::read_frontmatter(path) else { return Some("the note cannot be read") };
+    let analysis = crate::note::analyze(&head, &crate::note::Options::default());
+    match analysis.live {
+        None => Some("the note is no longer live"),
+        Some(l) if !l.active => Some("the note is paused"),
+        Some(l) if l.event_match_criteria.as_deref().is_none_or(|c| c.trim().is_empty()) => {
+            Some("the note has no eventMatchCriteria")
+        }
+        Some(_) => None,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processing
+
+/// What happened to one event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Processed {
+    pub id: String,
+    pub candidate_file_paths: Vec<String>,
+    pub run_ids: Vec<String>,
+    pub error: Option<String>,
+}
+
+/// Process every pending event, oldest first, until none is left; returns what was done.
+/// Does nothing in an untrusted workspace (events stay pending) or while another processor
+/// holds the queue (it picks up what arrives meanwhile). Never fails: problems end up in the
+/// events' `error` or in the log.
+pub async fn process_pending(
+    root: &Path,
+    notes: &(dyn Fn() -> Vec<EventNote> + Send + Sync),
+    router: &dyn Router,
+    runner: &dyn EventRunner,
+    cancel: &CancellationToken,
+) -> Vec<Processed> {
+    let mut processed = Vec::new();
+    if !runner.trusted() {
+        tracing::debug!("events {}: workspace not trusted; events stay pending", root.display());
+        return processed;
+    }
+    if let Err(e) = ensure_dirs(root) {
+        tracing::warn!("events {}: {e}", events_dir(root).display());
+        return processed;
+    }
+    loop {
+        let Some(queue) = QueueLock::acquire(root) else { return processed };
+        recover_stale(root, STALE_CLAIM);
+        loop {
+            if cancel.is_cancelled() || !runner.trusted() {
+                return processed;
+            }
+            let claim = match claim_next(root) {
+                Ok(Some(c)) => c,
+                Ok(None) => break,
+                Err(e) => {
+                    // Skipping would break the order; the next pass tries again.
+                    tracing::warn!("events {}: cannot claim an event: {e}", root.display());
+                    return processed;
+                }
+            };
+            match process_claim(root, claim, notes, router, runner, cancel).await {
+                Some(p) => processed.push(p),
+                None => return processed,
+            }
+        }
+        if let Some(keep) = runner.done_keep() {
+            crate::runs::history::prune_done_events(root, keep);
+        }
+        drop(queue);
+        // Another processor that found the queue locked left what arrived to us: look again
+        // now that the lock is free.
+        if pending_events(root).is_empty() {
+            return processed;
+        }
+    }
+}
+
+/// Route, run and record one claimed event. `None` when cancelled: the event goes back to
+/// `pending/` and is processed again later.
+pub(super) async fn process_claim(
+    root: &Path,
+    claim: Claim,
+    notes: &(dyn Fn() -> Vec<EventNote> + Send + Sync),
+    router: &dyn Router,
+    runner: &dyn EventRunner,
+    cancel: &CancellationToken,
+) -> Option<Processed> {
+    let id = id_of(&claim.path);
+    let mut record = Map::new();
+    let mut result =
+        Processed { id: id.clone(), candidate_file_paths: Vec::new(), run_ids: Vec::new(), error: None };
+    match read_event_file(&claim.path) {
+        Err((error, raw)) => {
+            tracing::warn!("event {id}: malformed: {error}");
+            record.insert("id".to_owned(), json!(id));
+            if let Some(raw) = raw {
+                record.insert("raw".to_owned(), json!(raw));
+            }
+            result.error = Some(error);
+        }
+        Ok(event) => {
+            tracing::info!("event {id}: received source={} type={}", event.source, event.kind);
+            let notes = notes();
+            let (candidates, mut errors) = candidates(root, &event, &notes, router, cancel).await;
+            if cancel.is_cancelled() {
+                requeue(root, &claim);
+                return None;
+            }
+            let rels: Vec<&str> = candidates.iter().map(|n| n.rel.as_str()).collect();
+            tracing::info!("event {id}: dispatching to {} candidates: {}", rels.len(), rels.join(", "));
+            let mut results = Vec::new();
+            for note in &candidates {
+                let outcome = runner.run(note, run_context(&event, &note.criteria), cancel.clone()).await;
+                log_outcome(&note.rel, &outcome);
+                let (run_id, status, message) = match &outcome {
+                    Outcome::Done { run_id, summary } => (Some(run_id), "done", summary.clone()),
+                    Outcome::Failed { run_id, error } => {
+                        errors.push(format!("{}: {error}", note.rel));
+                        (Some(run_id), "failed", error.clone())
+                    }
+                    Outcome::Stopped { run_id } => {
+                        errors.push(format!("{}: stopped", note.rel));
+                        (Some(run_id), "stopped", "stopped".to_owned())
+                    }
+                    Outcome::Skipped(reason) => {
+                        errors.push(format!("{}: skipped ({reason})", note.rel));
+                        (None, "skipped", reason.clone())
+                    }
+                };
+                if let Some(r) = run_id.filter(|r| !r.is_empty()) {
+                    result.run_ids.push(r.clone());
+                }
+                results.push(
+                    json!({"filePath": note.rel, "runId": run_id, "status": status, "message": message}),
+                );
+                if cancel.is_cancelled() {
+                    requeue(root, &claim);
+                    return None;
+                }
+            }
+            tracing::info!(
+                "event {id}: processed ok={} errors={}",
+                results.iter().filter(|r| r["status"] == "done").count(),
+                errors.len()
+            );
+            if let Ok(Value::Object(m)) = serde_json::to_value(&event) {
+                record = m;
+            }
+            record.insert("results".to_owned(), Value::Array(results));
+            result.candidate_file_paths = rels.iter().map(|s| (*s).to_owned()).collect();
+            result.error = (!errors.is_empty()).then(|| errors.join("; "));
+        }
+    }
+    record.insert("processedAt".to_owned(), json!(timestamp(runner.now())));
+    record.insert("candidateFilePaths".to_owned(), json!(result.candidate_file_paths));
+    record.insert("runIds".to_owned(), json!(result.run_ids));
+    record.insert("error".to_owned(), json!(result.error));
+    finish(root, &claim, &Value::Object(record));
+    Some(result)
+}
+
+/// Pass 1: the candidates among `notes`, in their order, and routing errors.
+pub(super) async fn candidates<'n>(
+    root: &Path,
+    event: &Event,
+    notes: &'n [EventNote],
+    router: &dyn Router,
+    cancel: &CancellationToken,
+) -> (Vec<&'n EventNote>, Vec<String>) {
+    if let Some(target) = &event.target_file_path {
+        let target = normalize_target(root, target);
+        return match notes.iter().find(|n| n.rel == target) {
+            Some(n) => (vec![n], Vec::new()),
+            None => (
+                Vec::new(),
+                vec![format!(
+                    "targetFilePath `{target}` is not an active, valid live note with eventMatchCriteria"
+                )],
+            ),
+        };
+    }
+    if notes.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    tracing::info!("event {}: routing against {} live notes", event.id, notes.len());
+    let batches = notes.len().div_ceil(BATCH_SIZE);
+    let mut picked: HashSet<&str> = HashSet::new();
+    let mut errors = Vec::new();
+    for (i, batch) in notes.chunks(BATCH_SIZE).enumerate() {
+        if cancel.is_cancelled() {
+            break;
+        }
+        match router.route(event, batch, cancel.clone()).await {
+            Ok(paths) => {
+                for p in paths {
+                    let p = normalize_target(root, &p);
+                    // Only notes of this batch count: anything else is the model inventing.
+                    match batch.iter().find(|n| n.rel == p) {
+                        Some(n) => {
+                            picked.insert(n.rel.as_str());
+                        }
+                        None => tracing::debug!("event {}: routing named an unknown note {p:?}", event.id),
+                    }
+                }
+            }
+            Err(e) => {
+                let e = format!("routing batch {}/{batches} failed: {}", i + 1, one_line(&e, 300));
+                tracing::warn!("event {}: {e}", event.id);
+                errors.push(e);
+            }
+        }
+    }
+    (notes.iter().filter(|n| picked.contains(n.rel.as_str())).collect(), errors)
+}
+
+pub(super) fn truncate_chars(s: &str, max: usize) -> String {
+    match crate::text::short::prefix_chars(s, max) {
+        Some(shown) => format!("{shown}\n… (truncated)"),
+        None => s.to_owned(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A processor for a long-lived process
+
+/// One workspace's event processor: passes are serialized, so one processor runs per process
+/// (the queue lock extends that across processes).
+pub struct Processor {
+    pub root: PathBuf,
+    pub router: Arc<dyn Router>,
+    pub runner: Arc<dyn EventRunner>,
+    pub notes: NotesFn,
+    gate: tokio::sync::Mutex<()>,
+    warned_untrusted: AtomicBool,
+}
+
+impl Processor {
+    pub fn new(root: &Path, router: Arc<dyn Router>, runner: Arc<dyn EventRunner>, notes: NotesFn) -> Self {
+        Processor {
+            root: root.to_path_buf(),
+            router,
+            runner,
+            notes,
+            gate: tokio::sync::Mutex::new(()),
+            warned_untrusted: AtomicBool::new(false),
+        }
+    }
+
+    /// The processor of an engine's workspace: event runs through the engine, routing as
+    /// [`router_for`] decides from its configuration.
+    pub fn for_engine(engine: Arc<Engine>, notes: NotesFn) -> Self {
+        let router = match engine.config.read() {
+            Ok(c) => router_for(&c),
+            Err(_) => Arc::new(KeywordRouter),
+        };
+        let root = engine.root.clone();
+        Processor::new(&root, router, Arc::new(EngineRunner::new(engine)), notes)
+    }
+
+    /// One pass over the queue (waits for a pass in progress in this process first).
+    pub async fn process(&self, cancel: &CancellationToken) -> Vec<Processed> {
+        let _gate = self.gate.lock().await;
+        if !self.runner.trusted() {
+            let waiting = pending_events(&self.root).len();
+            if waiting > 0 && !self.warned_untrusted.swap(true, Ordering::Relaxed) {
+                tracing::warn!(
+                    "hold {}: {waiting} event(s) wait in .livenote/events/pending until the workspace is trusted (`livenote trust`) and scheduling is enabled",
+                    self.root.display()
+                );
+            }
+            return Vec::new();
+        }
+        self.warned_untrusted.store(false, Ordering::Relaxed);
+        process_pending(&self.root, &*self.notes, &*self.router, &*self.runner, cancel).await
+    }
+}
+
+/// Start the background task that runs a pass at once and then whenever the returned
+/// `Notify` is notified (file events in `pending/`, trust granted). Notifications that come
+/// during a pass coalesce into one more pass. `cancel` ends the task (and stops an event run
+/// in progress; its event goes back to `pending/`). Must be called inside a tokio runtime.
+pub fn spawn(processor: Arc<Processor>, cancel: CancellationToken) -> Arc<Notify> {
+    let wake = Arc::new(Notify::new());
+    // The start-up pass: events that arrived while nothing was watching.
+    wake.notify_one();
+    let w = wake.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                _ = w.notified() => {}
+                _ = cancel.cancelled() => return,
+            }
+            let (p, c) = (processor.clone(), cancel.clone());
+            // Each pass in its own task: even a panic cannot end the loop.
+            if let Err(e) = tokio::spawn(async move { p.process(&c).await }).await {
+                tracing::warn!("events {}: a pass failed: {e}", processor.root.display());
+            }
+        }
+    });
+    wake
+}
