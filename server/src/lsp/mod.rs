@@ -4,13 +4,21 @@
 //! arrival order; round trips to the client (applyEdit, refreshes, registrations) run in
 //! background tasks, never inside a handler.
 
+mod commands;
+mod config_sync;
 pub mod convert;
 pub mod custom;
 pub mod documents;
+mod file_events;
 mod framing;
-mod handlers;
+mod lifecycle;
+mod notifications;
+mod refresh;
+mod requests;
+mod run_facts;
 mod runs;
 mod server;
+mod snapshots;
 mod state;
 
 use std::sync::Arc;
