@@ -30,9 +30,24 @@ def resolve(parts):
                 return cand
     return None
 
+# Comments, string literals (raw ones too) and char literals, matched left to right so that
+# `'"'` or `"//"` cannot start a string or a comment: a string left open would swallow the code
+# after it (up to the next quote), `#[cfg(test)]` markers included.
+TOKENS = re.compile(
+    r'//[^\n]*'
+    r'|/\*[\s\S]*?\*/'
+    r'|(?<!\w)b?r(#*)"[\s\S]*?"\1'
+    r'|"(?:\\.|[^"\\])*"'
+    r"|'(?:\\(?:u\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{2}|.)|[^\\'\n])'"
+)
+
 def strip_comments(text):
-    text = re.sub(r'//[^\n]*', '', text)
-    return re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+    def blank(m):
+        s = m.group(0)
+        if s.startswith('/'):
+            return ''
+        return "' '" if s.startswith("'") else '""'
+    return TOKENS.sub(blank, text)
 
 def expand_use(body):
     """`a::{b, c::{d}}` -> [a::b, a::c::d] (good enough for our style)."""

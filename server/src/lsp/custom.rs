@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::{TextDocumentIdentifier, Uri};
 
-use super::handlers::{FactsCache, current_text, facts, note_options, rel_path, snapshot};
+use super::run_facts::{FactsCache, facts};
+use super::snapshots::{current_text, note_options, rel_path, snapshot};
 use super::state::State;
 use crate::note;
 use crate::status::{self, ListItem};

@@ -3,14 +3,27 @@
 //! snapshots; document changes are applied synchronously, before any `.await`, so they stay in
 //! arrival order; round trips to the client (applyEdit, refreshes, registrations) run in
 //! background tasks, never inside a handler.
+//!
+//! Files form layers and import only from layers after their own (`scripts/import-graph.py`
+//! lists any cycle): `server`; `notifications`; `lifecycle`, `commands`; `file_events`; `runs`,
+//! `custom`, `requests`; `config_sync`; `refresh`; `snapshots`, `run_facts`; `state`;
+//! `documents`, `convert`.
 
+mod commands;
+mod config_sync;
 pub mod convert;
 pub mod custom;
 pub mod documents;
+mod file_events;
 mod framing;
-mod handlers;
+mod lifecycle;
+mod notifications;
+mod refresh;
+mod requests;
+mod run_facts;
 mod runs;
 mod server;
+mod snapshots;
 mod state;
 
 use std::sync::Arc;

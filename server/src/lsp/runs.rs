@@ -105,7 +105,7 @@ pub fn spawn_run(
         if let Outcome::Failed { error, .. } = &outcome {
             client.show_message(MessageType::ERROR, format!("livenote: {rel}: run failed: {error}")).await;
         }
-        super::handlers::refresh_views(&client, &state).await;
+        super::refresh::refresh_views(&client, &state).await;
     });
 }
 
@@ -167,7 +167,7 @@ impl RunObserver for ProgressObserver {
                 send_progress(&client, &token, WorkDoneProgress::Begin(begin)).await;
             }
             if let Some(s) = state.upgrade() {
-                super::handlers::refresh_views(&client, &s).await;
+                super::refresh::refresh_views(&client, &s).await;
             }
             while let Some(msg) = rx.recv().await {
                 match msg {
@@ -322,7 +322,7 @@ async fn grant(
     match result {
         Ok(record) => {
             tracing::info!("trust {}", record.path);
-            super::handlers::reload_config(client, state, engine);
+            super::config_sync::reload_config(client, state, engine);
             true
         }
         Err(e) => {

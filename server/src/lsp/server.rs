@@ -1,4 +1,5 @@
-//! `impl LanguageServer`: one-line delegations to `handlers`, plus the wiring of the
+//! `impl LanguageServer`: one-line delegations to the handler modules (`lifecycle`,
+//! `notifications`, `requests`, `commands`), plus the wiring of the
 //! background tasks started at `initialized`.
 
 use std::sync::Arc;
@@ -8,8 +9,8 @@ use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
-use super::handlers;
 use super::state::{Options, State};
+use super::{commands, lifecycle, notifications, requests};
 
 pub struct Backend {
     pub(super) client: Client,
@@ -31,7 +32,7 @@ impl Backend {
     /// `window/workDoneProgress/cancel` (not in tower-lsp-server's trait): cancelling a run's
     /// progress stops the run.
     pub async fn progress_cancel(&self, params: WorkDoneProgressCancelParams) {
-        handlers::progress_cancel(&self.state, params);
+        notifications::progress_cancel(&self.state, params);
     }
 
     /// `livenote/documentText`: the server's copy of an open document and its version, so
@@ -56,11 +57,11 @@ impl Backend {
 
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
-        Ok(handlers::initialize(&self.state, params))
+        Ok(lifecycle::initialize(&self.state, params))
     }
 
     async fn initialized(&self, _: InitializedParams) {
-        handlers::initialized(&self.client, &self.state);
+        lifecycle::initialized(&self.client, &self.state);
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -69,65 +70,65 @@ impl LanguageServer for Backend {
     }
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
-        handlers::did_open(&self.client, &self.state, params);
+        notifications::did_open(&self.client, &self.state, params);
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
-        handlers::did_change(&self.state, params);
+        notifications::did_change(&self.state, params);
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
-        handlers::did_close(&self.state, params);
+        notifications::did_close(&self.state, params);
     }
 
     async fn did_save(&self, params: DidSaveTextDocumentParams) {
-        handlers::did_save(&self.client, &self.state, params);
+        notifications::did_save(&self.client, &self.state, params);
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
-        handlers::did_change_configuration(&self.client, &self.state, params);
+        notifications::did_change_configuration(&self.client, &self.state, params);
     }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
-        handlers::did_change_watched_files(&self.client, &self.state, params);
+        notifications::did_change_watched_files(&self.client, &self.state, params);
     }
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
-        Ok(handlers::completion(&self.state, params))
+        Ok(requests::completion(&self.state, params))
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
-        Ok(handlers::hover(&self.state, params))
+        Ok(requests::hover(&self.state, params))
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
-        Ok(handlers::code_action(&self.state, params))
+        Ok(requests::code_action(&self.state, params))
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
-        Ok(handlers::code_lens(&self.state, params))
+        Ok(requests::code_lens(&self.state, params))
     }
 
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
-        Ok(handlers::inlay_hint(&self.state, params))
+        Ok(requests::inlay_hint(&self.state, params))
     }
 
     async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
-        Ok(handlers::symbol(&self.state, params))
+        Ok(requests::symbol(&self.state, params))
     }
 
     async fn diagnostic(&self, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
-        Ok(handlers::document_diagnostic(&self.state, params))
+        Ok(requests::document_diagnostic(&self.state, params))
     }
 
     async fn workspace_diagnostic(
         &self,
         params: WorkspaceDiagnosticParams,
     ) -> Result<WorkspaceDiagnosticReportResult> {
-        Ok(handlers::workspace_diagnostic(&self.state, params))
+        Ok(requests::workspace_diagnostic(&self.state, params))
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
-        handlers::execute_command(&self.client, &self.state, params)
+        commands::execute_command(&self.client, &self.state, params)
     }
 }

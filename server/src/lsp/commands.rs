@@ -1,0 +1,173 @@
+//! `workspace/executeCommand`: the note's rewrites (sent as a versioned `applyEdit` from a
+//! spawned task), Run now, Stop, Undo, trust, and the command forms of the typed requests.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use tower_lsp_server::Client;
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::ls_types::*;
+
+use super::config_sync::{reload_config, sync_trust};
+use super::convert;
+use super::snapshots::{current_text, note_options};
+use super::state::State;
+use crate::ide::commands;
+use crate::note::{self, rewrite};
+use crate::text::TextEdit;
+
+fn arg_uri(args: &[Value]) -> Result<Uri> {
+    args.first()
+        .and_then(Value::as_str)
+        .and_then(|s| s.parse::<Uri>().ok())
+        .ok_or_else(|| Error::invalid_params("the first argument must be the note's URI"))
+}
+
+pub fn execute_command(
+    client: &Client,
+    state: &Arc<State>,
+    params: ExecuteCommandParams,
+) -> Result<Option<Value>> {
+    let args = params.arguments;
+    match params.command.as_str() {
+        // The executeCommand forms of the typed requests, kept for older editor integrations.
+        commands::LIST_NOTES => to_value(super::custom::list_notes(state)).map(Some),
+        commands::NOTE_STATUS => {
+            let uri = arg_uri(&args)?;
+            super::custom::note_status(state, &uri).and_then(to_value).map(Some)
+        }
+        commands::MAKE_LIVE | commands::SET_ACTIVE | commands::MAKE_PASSIVE => {
+            let uri = arg_uri(&args)?;
+            let (text, version) = current_text(state, &uri)?;
+            let edits = match params.command.as_str() {
+                commands::MAKE_LIVE => rewrite::make_live(&text, None),
+                commands::SET_ACTIVE => {
+                    let active = args.get(1).and_then(Value::as_bool).ok_or_else(|| {
+                        Error::invalid_params("livenote.setActive takes a boolean second argument")
+                    })?;
+                    rewrite::set_active(&text, active)
+                }
+                _ => rewrite::make_passive(&text),
+            }
+            .map_err(|e| Error::invalid_params(e.to_string()))?;
+            spawn_apply(client, state, uri, version, text, edits);
+            Ok(None)
+        }
+        commands::RUN => {
+            let uri = arg_uri(&args)?;
+            let path =
+                uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?.into_owned();
+            let engine = state
+                .engine_for(&path)
+                .ok_or_else(|| Error::invalid_params("the note is outside the workspace folders"))?;
+            if engine.is_running(&path) {
+                return Err(Error::invalid_params("the note is already updating"));
+            }
+            let context = args.get(1).and_then(Value::as_str).map(str::to_owned);
+            sync_trust(client, state, &engine);
+            // A run that needs the folder's untrusted `.livenote.toml` asks for trust first.
+            let provider = current_text(state, &uri).ok().and_then(|(text, _)| {
+                let analysis = note::analyze(&text, &note_options());
+                analysis.live.and_then(|l| l.provider.map(|p| p.value))
+            });
+            let ignored = engine
+                .config
+                .read()
+                .ok()
+                .and_then(|c| c.needs_ignored_folder(provider.as_deref()).map(|i| (*i).clone()));
+            match ignored {
+                Some(ignored) => {
+                    super::runs::ask_trust_then_run(client, state, engine, path, context, provider, ignored)
+                }
+                None => super::runs::spawn_run(client, state, engine, path, context),
+            }
+            Ok(None)
+        }
+        commands::STOP => {
+            let uri = arg_uri(&args)?;
+            let path =
+                uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?.into_owned();
+            Ok(Some(super::runs::stop(state, &path)))
+        }
+        commands::UNDO_LAST_RUN => {
+            let uri = arg_uri(&args)?;
+            let path =
+                uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?.into_owned();
+            let engine = state
+                .engine_for(&path)
+                .ok_or_else(|| Error::invalid_params("the note is outside the workspace folders"))?;
+            // Optional second argument: `true` restores even over later edits.
+            let force = args.get(1).and_then(Value::as_bool).unwrap_or(false);
+            let client = client.clone();
+            tokio::spawn(super::runs::undo(client, engine, path, force));
+            Ok(None)
+        }
+        commands::TRUST_WORKSPACE => {
+            let store = state
+                .opts
+                .trust
+                .as_ref()
+                .ok_or_else(|| Error::invalid_params("no user data dir to keep the trust store in"))?;
+            // Only the workspace folders the editor opened: a URI names one of them, or a note
+            // inside one (compared as canonical paths); no argument means all of them.
+            let engines: Vec<Arc<crate::runs::Engine>> = match args.first().and_then(Value::as_str) {
+                Some(_) => {
+                    let uri = arg_uri(&args)?;
+                    let path = uri
+                        .to_file_path()
+                        .ok_or_else(|| Error::invalid_params("not a file URI"))?
+                        .into_owned();
+                    let engine = state.engine_for(&path).ok_or_else(|| {
+                        Error::invalid_params(format!(
+                            "{} is not inside a workspace folder the editor opened; only those can be trusted here (or run `livenote trust DIR`)",
+                            path.display()
+                        ))
+                    })?;
+                    vec![engine]
+                }
+                None => state.engines(),
+            };
+            let mut trusted = Vec::new();
+            for engine in &engines {
+                let record = store
+                    .trust(&engine.root)
+                    .map_err(|e| Error::invalid_params(format!("trust {}: {e}", engine.root.display())))?;
+                tracing::info!("trust {}", record.path);
+                trusted.push(record.path);
+                reload_config(client, state, engine);
+            }
+            Ok(Some(json!(trusted)))
+        }
+        other => Err(Error::invalid_params(format!("unknown command {other}"))),
+    }
+}
+
+/// Send an edit to the client from a background task: awaiting the client's reply inside a
+/// handler can deadlock the server (the same reader delivers the reply).
+fn spawn_apply(
+    client: &Client,
+    state: &Arc<State>,
+    uri: Uri,
+    version: Option<i32>,
+    text: String,
+    edits: Vec<TextEdit>,
+) {
+    let client = client.clone();
+    let enc = state.encoding();
+    tokio::spawn(async move {
+        let edit = convert::document_edit(&uri, version, &text, &edits, enc);
+        match client.apply_edit(edit).await {
+            Ok(r) if r.applied => {}
+            Ok(r) => tracing::warn!(
+                "apply edit {}: rejected: {}",
+                uri.as_str(),
+                r.failure_reason.unwrap_or_default()
+            ),
+            Err(e) => tracing::warn!("apply edit {}: {e}", uri.as_str()),
+        }
+    });
+}
+
+fn to_value(v: impl serde::Serialize) -> Result<Value> {
+    serde_json::to_value(v).map_err(|e| Error::invalid_params(e.to_string()))
+}

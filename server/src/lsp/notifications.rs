@@ -1,0 +1,100 @@
+//! Notifications from the client: documents opened, changed, closed and saved, watched files,
+//! configuration, progress cancelled. They change state synchronously, in arrival order;
+//! anything that waits on the client is spawned.
+
+use std::sync::Arc;
+
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::*;
+
+use super::config_sync::{client_settings, load_config, reindex_if_excludes_changed, report_config_problems};
+use super::documents::Document;
+use super::file_events::file_changed;
+use super::lifecycle::adopt_root;
+use super::refresh::refresh_views;
+use super::snapshots::reanalyse_open_documents;
+use super::state::State;
+use crate::workspace;
+
+fn is_note(uri: &Uri, language_id: Option<&str>) -> bool {
+    language_id == Some("markdown") || uri.to_file_path().is_some_and(|p| workspace::is_markdown(&p))
+}
+
+pub fn did_open(client: &Client, state: &Arc<State>, params: DidOpenTextDocumentParams) {
+    let doc = params.text_document;
+    if !is_note(&doc.uri, Some(&doc.language_id)) {
+        return;
+    }
+    if state.roots.read().map(|r| r.is_empty()).unwrap_or(false) {
+        adopt_root(client, state, &doc.uri);
+    }
+    state.docs().insert(doc.uri.clone(), Document::new(&doc.text, doc.version));
+    state.doc_changed();
+    state.mark_dirty(doc.uri);
+}
+
+pub fn did_change(state: &State, params: DidChangeTextDocumentParams) {
+    let enc = state.encoding();
+    let uri = params.text_document.uri;
+    {
+        let mut docs = state.docs();
+        let Some(doc) = docs.get_mut(&uri) else { return };
+        doc.apply(&params.content_changes, params.text_document.version, enc);
+    }
+    state.doc_changed();
+    state.mark_dirty(uri);
+}
+
+pub fn did_close(state: &State, params: DidCloseTextDocumentParams) {
+    let uri = params.text_document.uri;
+    if state.docs().remove(&uri).is_some() {
+        state.doc_changed();
+        state.mark_dirty(uri);
+    }
+}
+
+pub fn did_save(client: &Client, state: &Arc<State>, params: DidSaveTextDocumentParams) {
+    if let Some(path) = params.text_document.uri.to_file_path() {
+        file_changed(client, state, &path);
+    }
+}
+
+pub fn did_change_watched_files(client: &Client, state: &Arc<State>, params: DidChangeWatchedFilesParams) {
+    for change in params.changes {
+        if let Some(path) = change.uri.to_file_path() {
+            file_changed(client, state, &path);
+        }
+    }
+}
+
+/// `workspace/didChangeConfiguration`: reload every root's configuration with the new client
+/// layer; the scheduler and event processors read it at their next pass, so wake them.
+pub fn did_change_configuration(client: &Client, state: &Arc<State>, params: DidChangeConfigurationParams) {
+    let Some(settings) = client_settings(params.settings) else { return };
+    if let Ok(mut s) = state.settings.write() {
+        *s = settings.clone();
+    }
+    for engine in state.engines() {
+        let (config, problems) = load_config(state, &engine.root, settings.as_ref());
+        report_config_problems(client, &problems);
+        if let Ok(mut c) = engine.config.write() {
+            *c = config;
+        }
+        super::runs::offer_trust(client, state, &engine);
+    }
+    tracing::info!("reload configuration from the client's settings");
+    reindex_if_excludes_changed(client, state);
+    reanalyse_open_documents(state);
+    state.wake.notify_waiters();
+    state.wake_events();
+    let (client, state) = (client.clone(), state.clone());
+    tokio::spawn(async move { refresh_views(&client, &state).await });
+}
+
+/// Cancelling a run's progress stops the run.
+pub fn progress_cancel(state: &State, params: WorkDoneProgressCancelParams) {
+    let path = state.progress_tokens().get(&params.token).cloned();
+    if let Some(path) = path {
+        super::runs::stop(state, &path);
+    }
+}

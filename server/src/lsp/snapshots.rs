@@ -1,0 +1,89 @@
+//! What the handlers read about a note: the snapshot of an open document (analysed with its
+//! root's provider names), its current text (the buffer, else the file), its diagnostics, its
+//! path for display. Reading only; nothing here talks to the client.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::ls_types::*;
+
+use super::convert;
+use super::documents::Snapshot;
+use super::state::State;
+use crate::note;
+use crate::text::LineIndex;
+use crate::workspace;
+
+pub(super) fn note_options() -> note::Options<'static> {
+    // Provider names come with configuration; until then the check is skipped.
+    note::Options { providers: None, scan_body: true }
+}
+
+/// The diagnostics of an open document, or of a closed note from the index.
+pub(super) fn diagnostics_for(state: &State, uri: &Uri) -> (Vec<Diagnostic>, Option<i32>) {
+    let enc = state.encoding();
+    if let Some(snap) = snapshot(state, uri) {
+        let diags = convert::diagnostics(&snap.text, &snap.lines, &snap.analysis.diagnostics, enc);
+        return (diags, Some(snap.version));
+    }
+    let Some(path) = uri.to_file_path() else { return (Vec::new(), None) };
+    let diags = state
+        .with_index(|idx| {
+            idx.get(&path).map(|e| {
+                let lines = LineIndex::new(&e.head);
+                convert::diagnostics(&e.head, &lines, &e.diagnostics, enc)
+            })
+        })
+        .flatten()
+        .unwrap_or_default();
+    (diags, None)
+}
+
+pub(super) fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
+    let providers = providers_for(state, uri);
+    let opts = note::Options { providers: providers.as_deref(), scan_body: true };
+    state.docs().get_mut(uri).map(|d| d.snapshot(&opts))
+}
+
+/// The provider names a note at `uri` may use (its root's configuration, the folder's own
+/// file included even before it is trusted); `None` outside every root: then nothing checks
+/// `provider:`.
+pub(super) fn providers_for(state: &State, uri: &Uri) -> Option<Vec<String>> {
+    let path = uri.to_file_path()?;
+    let engine = state.engine_for(&path)?;
+    engine.config.read().ok().map(|c| c.names_for_notes())
+}
+
+/// The configuration changed (provider names among it): analyses of open documents are
+/// computed again and their diagnostics published.
+pub(super) fn reanalyse_open_documents(state: &State) {
+    let uris: Vec<Uri> = {
+        let mut docs = state.docs();
+        docs.iter_mut()
+            .map(|(u, d)| {
+                d.forget_snapshot();
+                u.clone()
+            })
+            .collect()
+    };
+    for uri in uris {
+        state.mark_dirty(uri);
+    }
+}
+
+/// A note's path relative to its workspace root, for display.
+pub(super) fn rel_path(idx: &crate::workspace::index::Index, path: &Path) -> String {
+    idx.root_of(path).and_then(|r| path.strip_prefix(r).ok()).unwrap_or(path).display().to_string()
+}
+
+/// The note's current text and version: the open document, else the file on disk.
+pub(super) fn current_text(state: &State, uri: &Uri) -> Result<(String, Option<i32>)> {
+    if let Some(d) = state.docs().get(uri) {
+        return Ok((d.text(), Some(d.version)));
+    }
+    let path = uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?;
+    let text =
+        workspace::read_note(&path).map_err(|e| Error::invalid_params(format!("{}: {e}", path.display())))?;
+    Ok((text, None))
+}
