@@ -25,4 +25,5 @@ pub mod schedule;
 pub mod scheduler;
 pub mod status;
 pub mod text;
+pub mod triggers;
 pub mod workspace;

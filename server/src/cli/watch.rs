@@ -12,7 +12,8 @@ use tokio::sync::Notify;
 use crate::config::Config;
 use crate::runs::{DiskIo, Engine};
 use crate::schedule::{Clock, SystemClock, Zone};
-use crate::scheduler::{NoteSource, Scheduler};
+use crate::scheduler::NoteSource;
+use crate::triggers::RootService;
 use crate::workspace::index::{Entry, Index};
 use crate::workspace::trust::TrustStore;
 
@@ -114,11 +115,20 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
         );
     }
     let index = Arc::new(RwLock::new(index));
-    // Before the watcher starts, so the folder producers drop events into is watched from the start.
-    if let Err(e) = crate::events::ensure_dirs(&root) {
-        tracing::warn!("events {}: {e}", root.display());
-    }
-    let wake = Arc::new(Notify::new());
+    let notes: crate::events::NotesFn = {
+        let (root, index) = (root.clone(), index.clone());
+        Arc::new(move || {
+            let idx = index.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+            crate::events::eligible_notes(&root, &idx)
+        })
+    };
+    // The scheduler and the event processor, wired as the language server wires them.
+    let service = Arc::new(RootService::start(
+        engine.clone(),
+        Arc::new(IndexSource(index.clone())),
+        notes,
+        Arc::new(Notify::new()),
+    ));
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PathBuf>();
     let mut watcher = <notify::RecommendedWatcher as notify::Watcher>::new(
         move |res: notify::Result<notify::Event>| {
@@ -138,54 +148,30 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
     .context("start the file watcher")?;
     notify::Watcher::watch(&mut watcher, &root, notify::RecursiveMode::Recursive)
         .with_context(|| format!("watch {}", root.display()))?;
-    // Events (SPEC 5): a pass at start-up, then one whenever `events/pending` changes.
-    let events = {
-        let (root, index) = (root.clone(), index.clone());
-        let notes: crate::events::NotesFn = Arc::new(move || {
-            let idx = index.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-            crate::events::eligible_notes(&root, &idx)
-        });
-        let processor = Arc::new(crate::events::Processor::for_engine(engine.clone(), notes));
-        crate::events::spawn(processor, tokio_util::sync::CancellationToken::new())
-    };
-    {
-        let (index, wake) = (index.clone(), wake.clone());
-        let (events, events_root) = (events.clone(), root.clone());
-        let trust_file = engine.trust.as_ref().map(|t| t.file());
-        let (engine, config_file) = (engine.clone(), crate::config::workspace_config_path(&root));
-        tokio::spawn(async move {
-            while let Some(path) = rx.recv().await {
-                // Trust granted from another shell, or the folder's config changed (a changed
-                // file is untrusted until trusted again): reload the configuration and re-plan.
-                if trust_file.as_deref() == Some(path.as_path()) || path == config_file {
-                    let config = load_config(&engine.root);
-                    if let Ok(mut c) = engine.config.write() {
-                        *c = config;
-                    }
-                    wake.notify_one();
-                    events.notify_one();
-                    continue;
-                }
-                if crate::events::is_pending_path(&events_root, &path) {
-                    events.notify_one();
-                    continue;
-                }
-                let changed = index.write().map(|mut i| i.refresh(&path)).unwrap_or(false);
-                if changed {
-                    wake.notify_one();
-                }
-            }
-        });
-    }
     if let Some(dir) = engine.trust.as_ref().and_then(|t| t.file().parent().map(Path::to_path_buf)) {
         let _ = std::fs::create_dir_all(&dir);
         let _ = notify::Watcher::watch(&mut watcher, &dir, notify::RecursiveMode::NonRecursive);
     }
-    let scheduler = Arc::new(Scheduler { engine, source: Arc::new(IndexSource(index)), wake });
-    tokio::select! {
-        _ = scheduler.run() => {}
-        _ = tokio::signal::ctrl_c() => tracing::info!("stop watching"),
-    }
+    let routing = {
+        let service = service.clone();
+        tokio::spawn(async move {
+            while let Some(path) = rx.recv().await {
+                let refresh = |p: &Path| index.write().map(|mut i| i.refresh(p)).unwrap_or(false);
+                // Trust granted from another shell, or the folder's config changed (a changed
+                // file is untrusted until trusted again): reload the configuration.
+                let reload = || {
+                    let config = load_config(&service.engine.root);
+                    if let Ok(mut c) = service.engine.config.write() {
+                        *c = config;
+                    }
+                };
+                service.on_file(&path, &refresh, &reload);
+            }
+        })
+    };
+    let _ = tokio::signal::ctrl_c().await;
+    tracing::info!("stop watching");
+    routing.abort();
     drop(watcher);
     Ok(0)
 }

@@ -93,23 +93,24 @@ pub(super) async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
 }
 
 pub(super) fn file_changed(client: &Client, state: &Arc<State>, path: &Path) {
-    if let Ok(wakes) = state.event_wakes.read()
-        && let Some((_, wake)) = wakes.iter().find(|(root, _)| crate::events::is_pending_path(root, path))
-    {
-        wake.notify_one();
-        return;
-    }
-    if path.file_name().is_some_and(|n| n == crate::workspace::trust::CONFIG_FILE) {
-        let engine = state.engines().into_iter().find(|e| path.parent() == Some(e.root.as_path()));
-        if let Some(engine) = engine {
-            reload_config(client, state, &engine);
-            super::runs::config_changed(client, state, &engine);
+    let Some(service) = state.service_for(path) else {
+        // Before the roots' triggers start (indexing), a note still refreshes the index.
+        if workspace::is_markdown(path) {
+            note_changed(client, state, path);
         }
         return;
-    }
-    if !workspace::is_markdown(path) {
-        return;
-    }
+    };
+    let refresh = |p: &Path| note_changed(client, state, p);
+    let reload = || {
+        reload_config(client, state, &service.engine);
+        super::runs::config_changed(client, state, &service.engine);
+    };
+    service.on_file(path, &refresh, &reload);
+}
+
+/// Re-read a note into the index; publish its diagnostics when it is closed (push clients),
+/// and redraw when its frontmatter changed. Whether the scheduler must re-plan.
+fn note_changed(client: &Client, state: &Arc<State>, path: &Path) -> bool {
     let changed = state.with_index_mut(|idx| idx.refresh(path)).unwrap_or(false);
     if let Some(uri) = Uri::from_file_path(path) {
         let open = state.docs().contains_key(&uri);
@@ -118,8 +119,8 @@ pub(super) fn file_changed(client: &Client, state: &Arc<State>, path: &Path) {
         }
     }
     if changed {
-        state.wake.notify_waiters();
         let (client, state) = (client.clone(), state.clone());
         tokio::spawn(async move { refresh_views(&client, &state).await });
     }
+    changed
 }

@@ -14,7 +14,7 @@ use super::state::State;
 use crate::providers::TriggerKind;
 use crate::runs::io::{BoxFuture, BufferIo, Editor};
 use crate::runs::{Engine, Outcome, RunObserver, RunSpec, RunWatch};
-use crate::scheduler::{NoteSource, Scheduler, log_outcome};
+use crate::scheduler::{NoteSource, log_outcome};
 use crate::workspace::index::Entry;
 
 /// The language server as the editor of [`BufferIo`]: open documents and versioned
@@ -212,10 +212,7 @@ pub async fn start_scheduler(client: Client, state: Arc<State>) {
     let engines = state.engines();
     for engine in engines {
         offer_trust(&client, &state, &engine);
-        // Events: one processor per root, woken by files in .livenote/events/pending/.
-        if let Err(e) = crate::events::ensure_dirs(&engine.root) {
-            tracing::warn!("events {}: {e}", engine.root.display());
-        }
+        // The root's scheduler and event processor, wired as `livenote watch` wires them.
         let weak = Arc::downgrade(&state);
         let root = engine.root.clone();
         let notes: crate::events::NotesFn = Arc::new(move || {
@@ -223,17 +220,15 @@ pub async fn start_scheduler(client: Client, state: Arc<State>) {
                 .and_then(|s| s.with_index(|i| crate::events::eligible_notes(&root, i)))
                 .unwrap_or_default()
         });
-        let processor = Arc::new(crate::events::Processor::for_engine(engine.clone(), notes));
-        let wake = crate::events::spawn(processor, tokio_util::sync::CancellationToken::new());
-        if let Ok(mut w) = state.event_wakes.write() {
-            w.push((engine.root.clone(), wake));
+        let service = crate::triggers::RootService::start(
+            engine.clone(),
+            Arc::new(StateSource(Arc::downgrade(&state))),
+            notes,
+            state.wake.clone(),
+        );
+        if let Ok(mut services) = state.services.write() {
+            services.push(Arc::new(service));
         }
-        let scheduler = Arc::new(Scheduler {
-            engine: engine.clone(),
-            source: Arc::new(StateSource(Arc::downgrade(&state))),
-            wake: state.wake.clone(),
-        });
-        tokio::spawn(scheduler.run());
     }
 }
 

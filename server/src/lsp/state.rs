@@ -50,7 +50,7 @@ pub struct State {
     /// Wakes the schedulers to re-plan (index changed, trust granted, a run ended).
     pub wake: Arc<tokio::sync::Notify>,
     /// Per workspace root: wakes its event processor (a file appeared in events/pending/).
-    pub event_wakes: RwLock<Vec<(PathBuf, Arc<tokio::sync::Notify>)>>,
+    pub services: RwLock<Vec<Arc<crate::triggers::RootService>>>,
     /// `$/progress` tokens of runs in progress, so cancelling one stops its run.
     pub progress: Mutex<HashMap<tower_lsp_server::ls_types::ProgressToken, PathBuf>>,
     /// The client's settings: the top configuration layer (SPEC 6), JSON shaped like the TOML.
@@ -76,7 +76,7 @@ impl State {
             engines: RwLock::new(Vec::new()),
             wake: Arc::new(tokio::sync::Notify::new()),
             progress: Mutex::new(HashMap::new()),
-            event_wakes: RwLock::new(Vec::new()),
+            services: RwLock::new(Vec::new()),
             settings: RwLock::new(None),
             trust_asked: Mutex::new(HashSet::new()),
             doc_changes: tokio::sync::watch::Sender::new(0),
@@ -122,11 +122,21 @@ impl State {
 
     /// Wake every event processor (trust granted, or a pending event may have arrived).
     pub fn wake_events(&self) {
-        if let Ok(w) = self.event_wakes.read() {
-            for (_, n) in w.iter() {
-                n.notify_one();
+        if let Ok(services) = self.services.read() {
+            for s in services.iter() {
+                s.events_wake.notify_one();
             }
         }
+    }
+
+    /// The triggers of the root that holds `path` (the longest match).
+    pub fn service_for(&self, path: &std::path::Path) -> Option<Arc<crate::triggers::RootService>> {
+        let services = self.services.read().ok()?;
+        services
+            .iter()
+            .filter(|s| path.starts_with(s.root()))
+            .max_by_key(|s| s.root().as_os_str().len())
+            .cloned()
     }
 
     pub fn engines(&self) -> Vec<Arc<crate::runs::Engine>> {

@@ -1,0 +1,102 @@
+//! One root's triggers: its event processor and its scheduler, started together, and the one
+//! routing of file events to them. `livenote watch` and the language server both build a
+//! [`RootService`] per root and hand it their file events.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use super::routing::{FileEvent, classify};
+use crate::events::{self, NotesFn, Processor};
+use crate::runs::Engine;
+use crate::scheduler::{NoteSource, Scheduler};
+
+/// The running triggers of one root.
+pub struct RootService {
+    pub engine: Arc<Engine>,
+    /// Wakes the scheduler to re-plan (a note changed, trust or configuration changed).
+    pub scheduler_wake: Arc<Notify>,
+    /// Wakes the event processor (a file in `pending/`, trust granted).
+    pub events_wake: Arc<Notify>,
+    /// Ends the event processor (and an event run in progress, whose event goes back to
+    /// `pending/`) when the service is dropped.
+    stop: CancellationToken,
+}
+
+impl RootService {
+    /// Start the root's event processor and scheduler. `source` is the root's notes as the
+    /// caller's index has them (the scheduler re-plans when `scheduler_wake` is notified, which
+    /// a process with several roots may share); `notes` the notes events may go to. Must run
+    /// inside a tokio runtime.
+    pub fn start(
+        engine: Arc<Engine>,
+        source: Arc<dyn NoteSource>,
+        notes: NotesFn,
+        scheduler_wake: Arc<Notify>,
+    ) -> RootService {
+        // Before anything watches it, so producers find the queue from the start.
+        if let Err(e) = events::ensure_dirs(&engine.root) {
+            tracing::warn!("events {}: {e}", engine.root.display());
+        }
+        let stop = CancellationToken::new();
+        let processor = Arc::new(Processor::for_engine(engine.clone(), notes));
+        let events_wake = events::spawn(processor, stop.clone());
+        let scheduler = Arc::new(Scheduler { engine: engine.clone(), source, wake: scheduler_wake.clone() });
+        tokio::spawn(scheduler.run());
+        RootService { engine, scheduler_wake, events_wake, stop }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.engine.root
+    }
+
+    /// What `path` is for this root ([`classify`]), with the trust store the engine uses.
+    pub fn classify(&self, path: &Path) -> FileEvent {
+        let trust_file = self.engine.trust.as_ref().map(|t| t.file());
+        classify(&self.engine.root, trust_file.as_deref(), path)
+    }
+
+    /// Act on one changed path: wake the event processor, reload the configuration
+    /// (`reload`, the caller's: its layers differ), or re-read a note (`refresh`, into the
+    /// caller's index; `true` when the scheduler must re-plan). Returns what the path was,
+    /// and whether a note changed in a way the scheduler cares about.
+    pub fn on_file(
+        &self,
+        path: &Path,
+        refresh: &dyn Fn(&Path) -> bool,
+        reload: &dyn Fn(),
+    ) -> (FileEvent, bool) {
+        let kind = self.classify(path);
+        let changed = match kind {
+            FileEvent::EventQueue => {
+                self.events_wake.notify_one();
+                false
+            }
+            FileEvent::FolderConfig | FileEvent::TrustStore => {
+                reload();
+                self.scheduler_wake.notify_waiters();
+                self.scheduler_wake.notify_one();
+                self.events_wake.notify_one();
+                false
+            }
+            FileEvent::Note => {
+                let changed = refresh(path);
+                if changed {
+                    self.scheduler_wake.notify_waiters();
+                    self.scheduler_wake.notify_one();
+                }
+                changed
+            }
+            FileEvent::Other => false,
+        };
+        (kind, changed)
+    }
+}
+
+impl Drop for RootService {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
