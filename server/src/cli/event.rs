@@ -82,10 +82,9 @@ fn target_rel(root: &Path, target: &Path) -> Result<String> {
     if !path.is_file() {
         bail!("--target {}: not a file", target.display());
     }
-    let rel = path
-        .strip_prefix(root)
-        .map_err(|_| anyhow::anyhow!("--target {}: not inside {}", target.display(), root.display()))?;
-    Ok(rel.to_string_lossy().replace('\\', "/"))
+    let rel = crate::workspace::NotePath::of(root, &path)
+        .ok_or_else(|| anyhow::anyhow!("--target {}: not inside {}", target.display(), root.display()))?;
+    Ok(rel.into_string())
 }
 
 /// Why a note would not take events, if it would not.

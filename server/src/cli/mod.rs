@@ -298,6 +298,8 @@ fn init_tracing() {
 
 /// A path for display: relative to `base` when under it.
 fn display_path(path: &std::path::Path, base: Option<&std::path::Path>) -> String {
-    let shown = base.and_then(|b| path.strip_prefix(b).ok()).unwrap_or(path);
-    shown.display().to_string()
+    match base.and_then(|b| crate::workspace::NotePath::of(b, path)) {
+        Some(rel) => rel.into_string(),
+        None => path.display().to_string(),
+    }
 }

@@ -17,7 +17,7 @@ const WAIT: Duration = Duration::from_secs(10);
 pub fn run(note: &Path, out: &mut impl Write, err: &mut impl Write) -> Result<u8> {
     let path = std::fs::canonicalize(note).with_context(|| format!("{}: no such note", note.display()))?;
     let root = crate::workspace::note_root(&path);
-    let rel = path.strip_prefix(&root).unwrap_or(&path).display().to_string();
+    let rel = crate::workspace::NotePath::of_or_whole(&root, &path).into_string();
     let store = Store::new(&root);
     let holder = match store.request_stop(&rel).with_context(|| format!("ask the run of {rel} to stop"))? {
         None => {

@@ -171,15 +171,9 @@ pub fn create_event(
 
 /// A note path as the queue stores it: workspace-relative, without a leading `./`.
 pub fn normalize_target(root: &Path, target: &str) -> String {
-    let t = target.trim();
-    let p = Path::new(t);
-    let rel = if p.is_absolute() { p.strip_prefix(root).unwrap_or(p) } else { p };
-    let s = rel.to_string_lossy().replace('\\', "/");
-    let mut s = s.as_str();
-    while let Some(rest) = s.strip_prefix("./") {
-        s = rest;
-    }
-    s.to_owned()
+    // A target outside the workspace stays as written: it names no note, and the event says so.
+    crate::workspace::NotePath::parse(root, target)
+        .map_or_else(|| target.trim().replace('\\', "/"), crate::workspace::NotePath::into_string)
 }
 
 // ---------------------------------------------------------------------------------------------

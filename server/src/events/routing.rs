@@ -42,7 +42,7 @@ pub fn eligible_notes(root: &Path, index: &Index) -> Vec<EventNote> {
         .filter(|(p, _, live)| live.active && !live.has_errors && p.starts_with(root))
         .filter_map(|(p, _, live)| {
             let criteria = live.event_match_criteria.as_deref().map(str::trim).filter(|c| !c.is_empty())?;
-            let rel = p.strip_prefix(root).unwrap_or(p).to_string_lossy().replace('\\', "/");
+            let rel = crate::workspace::NotePath::of_or_whole(root, p).into_string();
             Some(EventNote {
                 path: p.clone(),
                 rel,

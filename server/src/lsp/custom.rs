@@ -3,8 +3,6 @@
 //! same for older integrations. A typed answer is serialised once, straight to the wire,
 //! where an executeCommand answer is built as a JSON value and copied again.
 
-use std::path::Path;
-
 use serde::{Deserialize, Serialize};
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::{TextDocumentIdentifier, Uri};
@@ -87,12 +85,10 @@ pub fn note_status(state: &State, uri: &Uri) -> Result<NoteStatus> {
     let facts = facts(state, path.as_deref());
     let rel = path
         .as_deref()
-        .map(|p| {
-            let root = state.engine_for(p).map(|e| e.root.clone());
-            root.and_then(|r| p.strip_prefix(r).ok().map(Path::to_path_buf))
-                .unwrap_or_else(|| p.to_path_buf())
+        .map(|p| match state.engine_for(p) {
+            Some(engine) => engine.rel(p).into_string(),
+            None => p.display().to_string(),
         })
-        .map(|p| p.display().to_string())
         .unwrap_or_else(|| uri.as_str().to_owned());
     let item = status::list_item(rel, live, facts, state.opts.clock.now(), &state.opts.zone);
     Ok(NoteStatus::Live { item: Box::new(item), live: true, scheduler_enabled: !facts.scheduling_off })

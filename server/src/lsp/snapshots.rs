@@ -74,7 +74,10 @@ pub(super) fn reanalyse_open_documents(state: &State) {
 
 /// A note's path relative to its workspace root, for display.
 pub(super) fn rel_path(idx: &crate::workspace::index::Index, path: &Path) -> String {
-    idx.root_of(path).and_then(|r| path.strip_prefix(r).ok()).unwrap_or(path).display().to_string()
+    match idx.root_of(path) {
+        Some(root) => crate::workspace::NotePath::of_or_whole(root, path).into_string(),
+        None => path.display().to_string(),
+    }
 }
 
 /// The note's current text and version: the open document, else the file on disk.

@@ -119,8 +119,8 @@ impl Engine {
         }
     }
 
-    pub fn rel(&self, path: &Path) -> String {
-        path.strip_prefix(&self.root).unwrap_or(path).display().to_string()
+    pub fn rel(&self, path: &Path) -> crate::workspace::NotePath {
+        crate::workspace::NotePath::of_or_whole(&self.root, path)
     }
 
     pub fn trusted(&self) -> bool {

@@ -5,11 +5,13 @@
 pub mod confine;
 pub mod exclude;
 pub mod index;
+pub mod note_path;
 pub mod read;
 pub mod trust;
 pub mod walk;
 pub mod write;
 
+pub use note_path::NotePath;
 pub use read::{ReadError, read_frontmatter, read_note, read_text};
 pub use walk::{is_markdown, markdown_files, visible_entries};
 

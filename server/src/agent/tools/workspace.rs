@@ -49,10 +49,7 @@ impl Workspace {
 
     /// The workspace-relative, `/`-separated form of a path under the root.
     fn rel(&self, path: &Path) -> Option<String> {
-        let rel = path.strip_prefix(&self.root).ok()?;
-        let parts: Vec<String> =
-            rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
-        Some(parts.join("/"))
+        workspace::NotePath::of(&self.root, path).map(workspace::NotePath::into_string)
     }
 
     /// Whether a walked entry is a regular file inside the workspace (a symlink counts when
