@@ -649,4 +649,4 @@ fn suggest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
 
 #[cfg(test)]
 #[path = "layer_tests.rs"]
-mod tests;
+pub(super) mod tests;

@@ -1,6 +1,8 @@
     use super::*;
+    use crate::config::MIB;
+    use std::ffi::OsString;
 
-    fn no_env(_: &str) -> Option<OsString> {
+    pub(in crate::config) fn no_env(_: &str) -> Option<OsString> {
         None
     }
 
@@ -15,11 +17,11 @@
         Config::from_layers(&layers, &no_env)
     }
 
-    fn one(text: &str) -> (Config, Vec<ConfigProblem>) {
+    pub(in crate::config) fn one(text: &str) -> (Config, Vec<ConfigProblem>) {
         toml_layers(&[(text, Origin::Workspace)])
     }
 
-    fn messages(problems: &[ConfigProblem]) -> Vec<String> {
+    pub(in crate::config) fn messages(problems: &[ConfigProblem]) -> Vec<String> {
         problems.iter().map(ToString::to_string).collect()
     }
 

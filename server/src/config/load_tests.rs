@@ -1,4 +1,7 @@
     use super::*;
+    use crate::config::ProviderKind;
+    use crate::config::layer::tests::no_env;
+    use std::ffi::OsString;
 
     #[test]
     fn load_reads_user_then_workspace_files() {

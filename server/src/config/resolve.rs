@@ -106,7 +106,7 @@ impl Config {
 }
 
 /// The implicit providers from the usual key variables (SPEC 6: "with no config").
-fn env_providers(env: &dyn Env) -> BTreeMap<String, ProviderConfig> {
+pub(super) fn env_providers(env: &dyn Env) -> BTreeMap<String, ProviderConfig> {
     let mut out = BTreeMap::new();
     if env.var(OPENAI_KEY_ENV).is_some() {
         let kind = ProviderKind::OpenAi(OpenAiConfig {

@@ -1,4 +1,8 @@
     use super::*;
+    use crate::config::Layer;
+    use crate::config::layer::tests::{messages, no_env, one};
+    use std::ffi::OsString;
+    use std::path::PathBuf;
 
     #[test]
     fn unknown_default_provider_is_a_problem_and_a_clear_run_error() {

@@ -2,12 +2,12 @@
 
 use std::ops::Range;
 
-struct Node {
-    val: Val,
-    span: Option<Range<usize>>,
+pub(super) struct Node {
+    pub(super) val: Val,
+    pub(super) span: Option<Range<usize>>,
 }
 
-enum Val {
+pub(super) enum Val {
     Null,
     Bool(bool),
     /// `None` when out of the i64 range.
@@ -19,13 +19,13 @@ enum Val {
     Datetime,
 }
 
-struct Entry {
-    key: String,
-    key_span: Option<Range<usize>>,
-    node: Node,
+pub(super) struct Entry {
+    pub(super) key: String,
+    pub(super) key_span: Option<Range<usize>>,
+    pub(super) node: Node,
 }
 
-fn describe(val: &Val) -> &'static str {
+pub(super) fn describe(val: &Val) -> &'static str {
     match val {
         Val::Null => "null",
         Val::Bool(_) => "a boolean",
@@ -38,7 +38,7 @@ fn describe(val: &Val) -> &'static str {
     }
 }
 
-fn toml_table(t: &toml::de::DeTable<'_>) -> Vec<Entry> {
+pub(super) fn toml_table(t: &toml::de::DeTable<'_>) -> Vec<Entry> {
     t.iter()
         .map(|(k, v)| Entry { key: k.get_ref().to_string(), key_span: Some(k.span()), node: toml_node(v) })
         .collect()
@@ -58,7 +58,7 @@ fn toml_node(v: &toml::Spanned<toml::de::DeValue<'_>>) -> Node {
     Node { val, span: Some(v.span()) }
 }
 
-fn from_json(v: &serde_json::Value) -> Node {
+pub(super) fn from_json(v: &serde_json::Value) -> Node {
     use serde_json::Value;
     let val = match v {
         Value::Null => Val::Null,
