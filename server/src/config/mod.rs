@@ -4,6 +4,13 @@
 //! Loading never fails: every broken file, unknown key or bad value becomes a [`ConfigProblem`]
 //! (with file, line and column when there is a file) and the rest still loads. API keys are
 //! never read from configuration, only the *name* of the environment variable holding one.
+//!
+//! This file holds the configuration's types; the work is split by job, each file using only
+//! the ones below it: `load.rs` (find and read the files: the user's config, the folder's
+//! `.livenote.toml` behind the trust gate) → `layer.rs` (apply one TOML/JSON layer: keys,
+//! types, unknown keys with "did you mean", problems with positions; then the final config)
+//! → `tree.rs` (the source-neutral value tree both formats are read into), `duration.rs`,
+//! `resolve.rs` (which provider a note runs with, and the names a note may use).
 
 mod duration;
 mod layer;
