@@ -42,6 +42,10 @@ pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-haiku-4-5";
 pub const OPENAI_KEY_ENV: &str = "OPENAI_API_KEY";
 pub const ANTHROPIC_KEY_ENV: &str = "ANTHROPIC_API_KEY";
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
+/// Transcripts kept (all notes together) and processed events kept in `events/done/`, unless
+/// `[history] runs_keep` / `events_keep` say otherwise.
+pub const DEFAULT_RUNS_KEEP: usize = 1000;
+pub const DEFAULT_EVENTS_KEEP: usize = 1000;
 
 const NO_PROVIDER_HELP: &str = "add [providers.NAME] to .livenote.toml or ~/.config/livenote/config.toml, \
      or set OPENAI_API_KEY / ANTHROPIC_API_KEY (see docs/providers.md)";
@@ -178,11 +182,7 @@ pub struct HistoryConfig {
 
 impl Default for HistoryConfig {
     fn default() -> Self {
-        HistoryConfig {
-            keep: 20,
-            runs_keep: crate::runs::history::DEFAULT_RUNS_KEEP,
-            events_keep: crate::runs::history::DEFAULT_EVENTS_KEEP,
-        }
+        HistoryConfig { keep: 20, runs_keep: DEFAULT_RUNS_KEEP, events_keep: DEFAULT_EVENTS_KEEP }
     }
 }
 
