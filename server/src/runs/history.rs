@@ -33,10 +33,7 @@ use serde_json::{Value, json};
 use super::{Engine, Store, timestamp};
 use crate::note::{self, body::agent_region};
 
-/// Transcripts kept (all notes together) and processed events kept in `events/done/`, unless
-/// `[history] runs_keep` / `events_keep` say otherwise.
-pub const DEFAULT_RUNS_KEEP: usize = 1000;
-pub const DEFAULT_EVENTS_KEEP: usize = 1000;
+pub use crate::config::{DEFAULT_EVENTS_KEEP, DEFAULT_RUNS_KEEP};
 
 /// The trigger recorded for an undo.
 pub const UNDO_TRIGGER: &str = "undo";

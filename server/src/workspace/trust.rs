@@ -29,7 +29,7 @@ pub const LEGACY_FILE: &str = "trusted-workspaces";
 /// A folder's own configuration, whose content trust binds to.
 pub const CONFIG_FILE: &str = ".livenote.toml";
 const FORMAT_VERSION: u32 = 2;
-/// A config larger than this is not hand-written configuration (matches config.rs).
+/// A config larger than this is not hand-written configuration (matches config/load.rs).
 const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
 /// What a folder's `.livenote.toml` held when it was trusted: `None` = no file.

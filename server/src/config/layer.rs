@@ -1,0 +1,652 @@
+//! Applying one layer (a TOML file, or the client's JSON settings) to the settings merged so
+//! far: keys, types, unknown keys with "did you mean", problems placed by file, line and
+//! column; then the final [`Config`] from the merged layers.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::duration::parse_duration;
+use super::resolve::env_providers;
+use super::tree::{Entry, Node, Val, describe, from_json, toml_table};
+use super::{
+    ANTHROPIC_KEY_ENV, AgentConfig, AnthropicConfig, CommandConfig, Config, ConfigProblem,
+    DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_COMMAND_TIMEOUT, DEFAULT_OPENAI_BASE_URL, Env, HistoryConfig,
+    OPENAI_KEY_ENV, OpenAiConfig, Origin, ProviderConfig, ProviderKind, SchedulerConfig, known_list,
+};
+
+/// Enough to fix a broken file from the list; more would only bury the first one.
+const MAX_SYNTAX_PROBLEMS: usize = 10;
+
+/// One configuration layer, lowest priority first in [`Config::from_layers`].
+#[derive(Debug, Clone, Copy)]
+pub enum Layer<'a> {
+    /// A TOML file's text; `path` is only for messages.
+    Toml { text: &'a str, path: &'a Path, origin: Origin },
+    /// Client settings: JSON of the same shape (`null` means "not set").
+    Json(&'a serde_json::Value),
+}
+
+impl Config {
+    /// Merge layers (later ones override keys; providers merge by name) over the defaults.
+    pub fn from_layers(layers: &[Layer<'_>], env: &dyn Env) -> (Config, Vec<ConfigProblem>) {
+        let mut problems = Vec::new();
+        let mut acc = Partial::default();
+        for layer in layers {
+            match *layer {
+                Layer::Toml { text, path, origin } => {
+                    let mut cx = Cx { origin, path: Some(path), text, problems: &mut problems };
+                    if let Some(root) = parse_toml(text, &mut cx) {
+                        apply_layer(&mut acc, &root, &mut cx);
+                    }
+                }
+                Layer::Json(value) => {
+                    let mut cx = Cx { origin: Origin::Client, path: None, text: "", problems: &mut problems };
+                    apply_layer(&mut acc, &from_json(value), &mut cx);
+                }
+            }
+        }
+        let config = finish(acc, env_providers(env), &mut problems);
+        (config, problems)
+    }
+}
+
+/// Parse a whole file. A file with syntax errors is ignored entirely (after reporting every
+/// error): a half-recovered file could turn `command = ["rm", "-rf" "x"]` into something
+/// else, and running a guess is worse than running nothing.
+fn parse_toml(text: &str, cx: &mut Cx<'_>) -> Option<Node> {
+    let (table, errors) = toml::de::DeTable::parse_recoverable(text);
+    if errors.is_empty() {
+        return Some(Node { span: Some(table.span()), val: Val::Table(toml_table(table.get_ref())) });
+    }
+    let total = errors.len();
+    for e in errors.iter().take(MAX_SYNTAX_PROBLEMS) {
+        let message = format!("invalid TOML: {}; the file is ignored until fixed", one_line(e.message()));
+        cx.report(e.span(), None, message);
+    }
+    if total > MAX_SYNTAX_PROBLEMS {
+        cx.report(None, None, format!("{} more TOML errors", total - MAX_SYNTAX_PROBLEMS));
+    }
+    None
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading one layer into the accumulated partial configuration
+// ---------------------------------------------------------------------------------------------
+
+/// Where a setting came from, to place problems found only after merging.
+#[derive(Debug, Clone)]
+struct At {
+    origin: Origin,
+    path: Option<PathBuf>,
+    span: Option<Range<usize>>,
+    line_col: Option<(usize, usize)>,
+}
+
+impl At {
+    fn problem(&self, key: Option<&str>, message: String) -> ConfigProblem {
+        ConfigProblem {
+            origin: self.origin,
+            path: self.path.clone(),
+            line: self.line_col.map(|(l, _)| l),
+            column: self.line_col.map(|(_, c)| c),
+            span: self.span.clone(),
+            key: key.map(str::to_owned),
+            message,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Set<T> {
+    value: T,
+    at: At,
+}
+
+/// Everything set so far; `None` = not set by any layer yet.
+#[derive(Default)]
+struct Partial {
+    provider: Option<Set<String>>,
+    max_steps: Option<u32>,
+    timeout: Option<Duration>,
+    web: Option<bool>,
+    max_reply_bytes: Option<usize>,
+    max_tool_args_bytes: Option<usize>,
+    max_conversation_bytes: Option<usize>,
+    providers: BTreeMap<String, PartialProvider>,
+    enabled: Option<bool>,
+    exclude: Option<Vec<String>>,
+    keep: Option<usize>,
+    runs_keep: Option<usize>,
+    events_keep: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KindTag {
+    OpenAi,
+    Anthropic,
+    Command,
+    Unknown,
+}
+
+struct PartialProvider {
+    /// The latest definition (its key in the file), for "missing `model`" and the like.
+    at: At,
+    origin: Origin,
+    kind: Option<KindTag>,
+    base_url: Option<Set<String>>,
+    model: Option<Set<String>>,
+    api_key_env: Option<Set<String>>,
+    command: Option<Set<Vec<String>>>,
+    timeout: Option<Set<Duration>>,
+}
+
+impl PartialProvider {
+    fn new(at: At) -> Self {
+        PartialProvider {
+            origin: at.origin,
+            at,
+            kind: None,
+            base_url: None,
+            model: None,
+            api_key_env: None,
+            command: None,
+            timeout: None,
+        }
+    }
+}
+
+/// The layer being read and where its problems go.
+struct Cx<'a> {
+    origin: Origin,
+    path: Option<&'a Path>,
+    /// The file's text, to turn byte spans into lines and columns ("" for JSON).
+    text: &'a str,
+    problems: &'a mut Vec<ConfigProblem>,
+}
+
+impl Cx<'_> {
+    fn at(&self, span: Option<Range<usize>>) -> At {
+        let line_col = span.as_ref().map(|s| line_col(self.text, s.start));
+        At { origin: self.origin, path: self.path.map(Path::to_path_buf), span, line_col }
+    }
+
+    fn report(&mut self, span: Option<Range<usize>>, key: Option<&str>, message: String) {
+        let problem = self.at(span).problem(key, message);
+        self.problems.push(problem);
+    }
+
+    fn unknown(&mut self, key: &str, entry: &Entry, known: &[&str]) {
+        let hint = suggest(&entry.key, known).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
+        self.report(entry.key_span.clone(), Some(key), format!("unknown key `{key}`{hint}"));
+    }
+
+    fn wrong_type(&mut self, key: &str, node: &Node, expected: &str) {
+        let message = format!("`{key}` must be {expected}, not {}", describe(&node.val));
+        self.report(node.span.clone(), Some(key), message);
+    }
+
+    fn table<'n>(&mut self, key: &str, node: &'n Node) -> Option<&'n [Entry]> {
+        match &node.val {
+            Val::Table(entries) => Some(entries),
+            _ => {
+                self.wrong_type(key, node, "a table");
+                None
+            }
+        }
+    }
+
+    fn string(&mut self, key: &str, node: &Node) -> Option<String> {
+        match &node.val {
+            Val::Str(s) => Some(s.clone()),
+            _ => {
+                self.wrong_type(key, node, "a string");
+                None
+            }
+        }
+    }
+
+    fn boolean(&mut self, key: &str, node: &Node) -> Option<bool> {
+        match node.val {
+            Val::Bool(b) => Some(b),
+            _ => {
+                self.wrong_type(key, node, "true or false");
+                None
+            }
+        }
+    }
+
+    fn integer(&mut self, key: &str, node: &Node, min: i64, max: i64) -> Option<i64> {
+        match node.val {
+            Val::Int(Some(i)) if (min..=max).contains(&i) => Some(i),
+            Val::Int(_) => {
+                let message = format!("`{key}` must be between {min} and {max}");
+                self.report(node.span.clone(), Some(key), message);
+                None
+            }
+            _ => {
+                self.wrong_type(key, node, "an integer");
+                None
+            }
+        }
+    }
+
+    /// A positive duration written like "30s".
+    fn duration(&mut self, key: &str, node: &Node) -> Option<Duration> {
+        let Val::Str(s) = &node.val else {
+            self.wrong_type(key, node, "a duration like \"30s\", \"10m\" or \"1h\"");
+            return None;
+        };
+        match parse_duration(s) {
+            Ok(d) if d.is_zero() => {
+                self.report(node.span.clone(), Some(key), format!("`{key}` must be longer than 0"));
+                None
+            }
+            Ok(d) => Some(d),
+            Err(e) => {
+                self.report(node.span.clone(), Some(key), format!("`{key}`: {e}"));
+                None
+            }
+        }
+    }
+
+    fn strings(&mut self, key: &str, node: &Node) -> Option<Vec<String>> {
+        let Val::Array(items) = &node.val else {
+            self.wrong_type(key, node, "an array of strings");
+            return None;
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            match &item.val {
+                Val::Str(s) => out.push(s.clone()),
+                other => {
+                    let message = format!("`{key}` must contain only strings, not {}", describe(other));
+                    self.report(item.span.clone(), Some(key), message);
+                    return None;
+                }
+            }
+        }
+        Some(out)
+    }
+}
+
+/// Entries whose value is not JSON `null` (editors send `null` for "not set").
+fn set_entries(entries: &[Entry]) -> impl Iterator<Item = &Entry> {
+    entries.iter().filter(|e| !matches!(e.node.val, Val::Null))
+}
+
+const TOP_KEYS: &[&str] = &["agent", "providers", "scheduler", "history"];
+const AGENT_KEYS: &[&str] = &[
+    "provider",
+    "max_steps",
+    "timeout",
+    "web",
+    "max_reply_bytes",
+    "max_tool_args_bytes",
+    "max_conversation_bytes",
+];
+const SCHEDULER_KEYS: &[&str] = &["enabled", "exclude"];
+const HISTORY_KEYS: &[&str] = &["keep", "runs_keep", "events_keep"];
+const PROVIDER_KEYS: &[&str] = &["kind", "base_url", "model", "api_key_env", "command", "timeout"];
+
+fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
+    let Some(entries) = cx.table("settings", root) else { return };
+    for e in set_entries(entries) {
+        match e.key.as_str() {
+            "agent" => {
+                let Some(fields) = cx.table("agent", &e.node) else { continue };
+                for f in set_entries(fields) {
+                    let key = format!("agent.{}", f.key);
+                    match f.key.as_str() {
+                        "provider" => {
+                            if let Some(v) = cx.string(&key, &f.node) {
+                                acc.provider = Some(Set { value: v, at: cx.at(f.node.span.clone()) });
+                            }
+                        }
+                        "max_steps" => {
+                            if let Some(v) = cx.integer(&key, &f.node, 1, i64::from(u32::MAX)) {
+                                acc.max_steps = u32::try_from(v).ok();
+                            }
+                        }
+                        "timeout" => acc.timeout = cx.duration(&key, &f.node).or(acc.timeout),
+                        "web" => acc.web = cx.boolean(&key, &f.node).or(acc.web),
+                        // From 1 KiB (a useful reply) to 1 GiB (beyond that, no bound at all).
+                        "max_reply_bytes" => {
+                            acc.max_reply_bytes = byte_limit(cx, &key, &f.node).or(acc.max_reply_bytes);
+                        }
+                        "max_tool_args_bytes" => {
+                            acc.max_tool_args_bytes =
+                                byte_limit(cx, &key, &f.node).or(acc.max_tool_args_bytes);
+                        }
+                        "max_conversation_bytes" => {
+                            acc.max_conversation_bytes =
+                                byte_limit(cx, &key, &f.node).or(acc.max_conversation_bytes);
+                        }
+                        _ => cx.unknown(&key, f, AGENT_KEYS),
+                    }
+                }
+            }
+            "providers" => {
+                let Some(providers) = cx.table("providers", &e.node) else { continue };
+                for p in set_entries(providers) {
+                    apply_provider(acc, p, cx);
+                }
+            }
+            "scheduler" => {
+                let Some(fields) = cx.table("scheduler", &e.node) else { continue };
+                for f in set_entries(fields) {
+                    let key = format!("scheduler.{}", f.key);
+                    match f.key.as_str() {
+                        "enabled" => acc.enabled = cx.boolean(&key, &f.node).or(acc.enabled),
+                        "exclude" => acc.exclude = cx.strings(&key, &f.node).or(acc.exclude.take()),
+                        _ => cx.unknown(&key, f, SCHEDULER_KEYS),
+                    }
+                }
+            }
+            "history" => {
+                let Some(fields) = cx.table("history", &e.node) else { continue };
+                for f in set_entries(fields) {
+                    let key = format!("history.{}", f.key);
+                    match f.key.as_str() {
+                        "keep" => {
+                            if let Some(v) = cx.integer(&key, &f.node, 0, 100_000) {
+                                acc.keep = usize::try_from(v).ok();
+                            }
+                        }
+                        "runs_keep" => {
+                            if let Some(v) = cx.integer(&key, &f.node, 1, 1_000_000) {
+                                acc.runs_keep = usize::try_from(v).ok();
+                            }
+                        }
+                        "events_keep" => {
+                            if let Some(v) = cx.integer(&key, &f.node, 1, 1_000_000) {
+                                acc.events_keep = usize::try_from(v).ok();
+                            }
+                        }
+                        _ => cx.unknown(&key, f, HISTORY_KEYS),
+                    }
+                }
+            }
+            _ => cx.unknown(&e.key, e, TOP_KEYS),
+        }
+    }
+}
+
+/// An `[agent]` byte limit: 1 KiB to 1 GiB.
+fn byte_limit(cx: &mut Cx<'_>, key: &str, node: &Node) -> Option<usize> {
+    cx.integer(key, node, 1024, 1 << 30).and_then(|v| usize::try_from(v).ok())
+}
+
+fn apply_provider(acc: &mut Partial, entry: &Entry, cx: &mut Cx<'_>) {
+    let name = entry.key.as_str();
+    let prefix = format!("providers.{name}");
+    let Some(fields) = cx.table(&prefix, &entry.node) else { return };
+    let at = cx.at(entry.key_span.clone());
+    // `kind` first: a layer that changes a provider's kind starts it afresh, so settings of
+    // two kinds never mix (a user's `base_url` must not leak into a workspace's redefinition).
+    let mut kind = None;
+    for f in set_entries(fields).filter(|f| f.key == "kind") {
+        let key = format!("{prefix}.kind");
+        kind = cx.string(&key, &f.node).map(|k| match k.as_str() {
+            "openai" => KindTag::OpenAi,
+            "anthropic" => KindTag::Anthropic,
+            "command" => KindTag::Command,
+            _ => {
+                let message = format!("unknown provider kind in `{key}` (use openai, anthropic or command)");
+                cx.report(f.node.span.clone(), Some(&key), message);
+                KindTag::Unknown
+            }
+        });
+    }
+    let p = acc.providers.entry(name.to_owned()).or_insert_with(|| PartialProvider::new(at.clone()));
+    if let Some(k) = kind {
+        if p.kind.as_ref().is_some_and(|old| *old != k) {
+            *p = PartialProvider::new(at.clone());
+        }
+        p.kind = Some(k);
+    }
+    p.at = at;
+    p.origin = cx.origin;
+    for f in set_entries(fields) {
+        let key = format!("{prefix}.{}", f.key);
+        let at = cx.at(f.node.span.clone());
+        match f.key.as_str() {
+            "kind" => {}
+            "base_url" => {
+                if let Some(v) = cx.string(&key, &f.node) {
+                    p.base_url = Some(Set { value: v, at });
+                }
+            }
+            "model" => {
+                if let Some(v) = cx.string(&key, &f.node) {
+                    p.model = Some(Set { value: v, at });
+                }
+            }
+            "api_key_env" => {
+                if let Some(v) = cx.string(&key, &f.node) {
+                    if is_env_name(&v) {
+                        p.api_key_env = Some(Set { value: v, at });
+                    } else {
+                        // Never echo the value: it may well be the key itself.
+                        let message = format!(
+                            "`{key}` must be the name of an environment variable (like OPENAI_API_KEY), not a key"
+                        );
+                        cx.report(f.node.span.clone(), Some(&key), message);
+                    }
+                }
+            }
+            "command" => {
+                if let Some(v) = cx.strings(&key, &f.node) {
+                    p.command = Some(Set { value: v, at });
+                }
+            }
+            "timeout" => {
+                if let Some(v) = cx.duration(&key, &f.node) {
+                    p.timeout = Some(Set { value: v, at });
+                }
+            }
+            other if looks_like_secret_key(other) => {
+                let message = format!(
+                    "`{key}` is ignored: keys are never read from configuration; put the key in an environment variable and set `{prefix}.api_key_env` to its name"
+                );
+                cx.report(f.key_span.clone(), Some(&key), message);
+            }
+            _ => cx.unknown(&key, f, PROVIDER_KEYS),
+        }
+    }
+}
+
+fn looks_like_secret_key(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    ["key", "token", "secret", "password"].iter().any(|w| k.contains(w))
+}
+
+fn is_env_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+// ---------------------------------------------------------------------------------------------
+// From the merged layers to the final configuration
+// ---------------------------------------------------------------------------------------------
+
+fn finish(
+    acc: Partial,
+    env_providers: BTreeMap<String, ProviderConfig>,
+    problems: &mut Vec<ConfigProblem>,
+) -> Config {
+    let defaults = Config::default();
+    let mut config = Config {
+        agent: AgentConfig {
+            provider: None,
+            max_steps: acc.max_steps.unwrap_or(defaults.agent.max_steps),
+            timeout: acc.timeout.unwrap_or(defaults.agent.timeout),
+            web: acc.web.unwrap_or(defaults.agent.web),
+            max_reply_bytes: acc.max_reply_bytes.unwrap_or(defaults.agent.max_reply_bytes),
+            max_tool_args_bytes: acc.max_tool_args_bytes.unwrap_or(defaults.agent.max_tool_args_bytes),
+            max_conversation_bytes: acc
+                .max_conversation_bytes
+                .unwrap_or(defaults.agent.max_conversation_bytes),
+        },
+        providers: BTreeMap::new(),
+        scheduler: SchedulerConfig {
+            enabled: acc.enabled.unwrap_or(defaults.scheduler.enabled),
+            exclude: acc.exclude.unwrap_or(defaults.scheduler.exclude),
+        },
+        history: HistoryConfig {
+            keep: acc.keep.unwrap_or(defaults.history.keep),
+            runs_keep: acc.runs_keep.unwrap_or(defaults.history.runs_keep),
+            events_keep: acc.events_keep.unwrap_or(defaults.history.events_keep),
+        },
+        broken_providers: BTreeMap::new(),
+        env_providers,
+        ignored_folder: None,
+    };
+    for (name, p) in acc.providers {
+        match build_provider(&name, p, problems) {
+            Ok(provider) => {
+                config.providers.insert(name, provider);
+            }
+            Err(reason) => {
+                config.broken_providers.insert(name, reason);
+            }
+        }
+    }
+    if let Some(Set { value, at }) = acc.provider {
+        // Kept even when unknown: runs then fail with the clear "unknown provider" error
+        // rather than silently falling back to another provider.
+        if !config.provider_names().contains(&value.as_str()) {
+            let known =
+                known_list(&config.provider_names().into_iter().map(str::to_owned).collect::<Vec<_>>());
+            problems
+                .push(at.problem(Some("agent.provider"), format!("unknown provider `{value}` ({known})")));
+        }
+        config.agent.provider = Some(value);
+    }
+    config
+}
+
+/// A usable provider, or why not (the problem is reported here, the reason kept for runs).
+fn build_provider(
+    name: &str,
+    p: PartialProvider,
+    problems: &mut Vec<ConfigProblem>,
+) -> Result<ProviderConfig, String> {
+    let prefix = format!("providers.{name}");
+    let Some(kind) = p.kind else {
+        let reason = "no `kind` (openai, anthropic or command)".to_owned();
+        problems.push(p.at.problem(Some(&prefix), format!("provider `{name}` has {reason}")));
+        return Err(reason);
+    };
+    // Settings of another kind are reported and ignored rather than breaking the provider.
+    let mut not_for = |set: Option<&At>, field: &str, kind: &str| {
+        if let Some(at) = set {
+            let key = format!("{prefix}.{field}");
+            problems.push(at.problem(Some(&key), format!("`{key}` does not apply to kind {kind}; ignored")));
+        }
+    };
+    let kind = match kind {
+        KindTag::Unknown => return Err("unknown kind (use openai, anthropic or command)".to_owned()),
+        KindTag::OpenAi | KindTag::Anthropic => {
+            let kind_name = if kind == KindTag::OpenAi { "openai" } else { "anthropic" };
+            not_for(p.command.as_ref().map(|s| &s.at), "command", kind_name);
+            not_for(p.timeout.as_ref().map(|s| &s.at), "timeout", kind_name);
+            let Some(model) = p.model else {
+                let reason = "no `model`".to_owned();
+                problems.push(p.at.problem(Some(&prefix), format!("provider `{name}` has {reason}")));
+                return Err(reason);
+            };
+            if let Some(url) = &p.base_url
+                && !(url.value.starts_with("http://") || url.value.starts_with("https://"))
+            {
+                let key = format!("{prefix}.base_url");
+                let reason = "`base_url` must start with http:// or https://".to_owned();
+                problems
+                    .push(url.at.problem(Some(&key), format!("`{key}` must start with http:// or https://")));
+                return Err(reason);
+            }
+            if kind == KindTag::OpenAi {
+                // The public API always needs its key; a custom endpoint (Ollama, llama.cpp)
+                // usually needs none.
+                let api_key_env = match (&p.api_key_env, &p.base_url) {
+                    (Some(v), _) => Some(v.value.clone()),
+                    (None, None) => Some(OPENAI_KEY_ENV.to_owned()),
+                    (None, Some(_)) => None,
+                };
+                ProviderKind::OpenAi(OpenAiConfig {
+                    base_url: p.base_url.map_or_else(|| DEFAULT_OPENAI_BASE_URL.to_owned(), |s| s.value),
+                    model: model.value,
+                    api_key_env,
+                })
+            } else {
+                ProviderKind::Anthropic(AnthropicConfig {
+                    base_url: p.base_url.map_or_else(|| DEFAULT_ANTHROPIC_BASE_URL.to_owned(), |s| s.value),
+                    model: model.value,
+                    api_key_env: p.api_key_env.map_or_else(|| ANTHROPIC_KEY_ENV.to_owned(), |s| s.value),
+                })
+            }
+        }
+        KindTag::Command => {
+            not_for(p.base_url.as_ref().map(|s| &s.at), "base_url", "command");
+            not_for(p.model.as_ref().map(|s| &s.at), "model", "command");
+            not_for(p.api_key_env.as_ref().map(|s| &s.at), "api_key_env", "command");
+            let command = match p.command {
+                Some(c) if c.value.first().is_some_and(|prog| !prog.is_empty()) => c.value,
+                Some(c) => {
+                    let key = format!("{prefix}.command");
+                    let reason = "`command` needs a program as its first element".to_owned();
+                    problems.push(
+                        c.at.problem(Some(&key), format!("`{key}` needs a program as its first element")),
+                    );
+                    return Err(reason);
+                }
+                None => {
+                    let reason = "no `command` (e.g. command = [\"sh\", \"-c\", \"...\"])".to_owned();
+                    problems.push(p.at.problem(Some(&prefix), format!("provider `{name}` has {reason}")));
+                    return Err(reason);
+                }
+            };
+            ProviderKind::Command(CommandConfig {
+                command,
+                timeout: p.timeout.map_or(DEFAULT_COMMAND_TIMEOUT, |s| s.value),
+            })
+        }
+    };
+    Ok(ProviderConfig { kind, origin: p.origin })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+// ---------------------------------------------------------------------------------------------
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+fn one_line(s: &str) -> String {
+    crate::text::short::one_line(s, usize::MAX)
+}
+
+/// The closest known key within two edits, for "did you mean".
+fn suggest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
+    known
+        .iter()
+        .map(|k| (crate::text::words::edit_distance(key, k), *k))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+#[cfg(test)]
+#[path = "layer_tests.rs"]
+pub(super) mod tests;

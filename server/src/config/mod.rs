@@ -1,0 +1,367 @@
+//! The TOML configuration of SPEC section 6: agent limits, providers, scheduler and history,
+//! layered user file → workspace `.livenote.toml` → client settings.
+//!
+//! Loading never fails: every broken file, unknown key or bad value becomes a [`ConfigProblem`]
+//! (with file, line and column when there is a file) and the rest still loads. API keys are
+//! never read from configuration, only the *name* of the environment variable holding one.
+//!
+//! This file holds the configuration's types; the work is split by job, each file using only
+//! the ones below it: `load.rs` (find and read the files: the user's config, the folder's
+//! `.livenote.toml` behind the trust gate) → `layer.rs` (apply one TOML/JSON layer: keys,
+//! types, unknown keys with "did you mean", problems with positions; then the final config)
+//! → `tree.rs` (the source-neutral value tree both formats are read into), `duration.rs`,
+//! `resolve.rs` (which provider a note runs with, and the names a note may use).
+
+mod duration;
+mod layer;
+mod load;
+mod resolve;
+mod tree;
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fmt;
+use std::ops::Range;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+
+pub use duration::{DurationError, format_duration, parse_duration};
+pub use layer::Layer;
+pub use load::{user_config_path, workspace_config_path};
+
+/// Where the OpenAI-compatible provider points when `base_url` is not given.
+pub const DEFAULT_OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+/// Model of the implicit `openai` provider (SPEC 6: used when only `OPENAI_API_KEY` is set).
+pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1-mini";
+/// Where the Anthropic provider points when `base_url` is not given.
+pub const DEFAULT_ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
+/// Model of the implicit `anthropic` provider; the small tier, like the OpenAI default.
+pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-haiku-4-5";
+pub const OPENAI_KEY_ENV: &str = "OPENAI_API_KEY";
+pub const ANTHROPIC_KEY_ENV: &str = "ANTHROPIC_API_KEY";
+pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
+/// Transcripts kept (all notes together) and processed events kept in `events/done/`, unless
+/// `[history] runs_keep` / `events_keep` say otherwise.
+pub const DEFAULT_RUNS_KEEP: usize = 1000;
+pub const DEFAULT_EVENTS_KEEP: usize = 1000;
+
+const NO_PROVIDER_HELP: &str = "add [providers.NAME] to .livenote.toml or ~/.config/livenote/config.toml, \
+     or set OPENAI_API_KEY / ANTHROPIC_API_KEY (see docs/providers.md)";
+
+// ---------------------------------------------------------------------------------------------
+// The configuration
+// ---------------------------------------------------------------------------------------------
+
+/// The merged configuration. `Default` is "no config at all".
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Config {
+    pub agent: AgentConfig,
+    /// Usable providers by name.
+    pub providers: BTreeMap<String, ProviderConfig>,
+    pub scheduler: SchedulerConfig,
+    pub history: HistoryConfig,
+    /// Providers that are defined but unusable (no `kind`, no `model`, ...), with the reason.
+    /// Kept apart so a note naming one gets "misconfigured: ..." rather than "unknown".
+    pub broken_providers: BTreeMap<String, String>,
+    /// The implicit `openai` / `anthropic` providers, present when their usual key variable is
+    /// set. They stand in when nothing is configured and stay reachable by name unless a
+    /// configured provider of the same name shadows them.
+    pub env_providers: BTreeMap<String, ProviderConfig>,
+    /// The folder's `.livenote.toml` when it exists but is not used because the folder is not
+    /// trusted with that content (SPEC 7). `None` when it is used, or there is none.
+    pub ignored_folder: Option<Box<IgnoredFolderConfig>>,
+}
+
+/// A folder's `.livenote.toml` that is not used: the folder is not trusted with its content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IgnoredFolderConfig {
+    /// The folder.
+    pub root: PathBuf,
+    /// Its `.livenote.toml`.
+    pub path: PathBuf,
+    /// Why it is not used (never trusted, changed since, trusted by an older livenote).
+    pub trust: crate::workspace::trust::Trust,
+    /// The digest of the bytes that were read: what trusting the folder now would approve.
+    pub digest: crate::workspace::trust::Digest,
+    /// The configuration as it would be with the file. Only compared, never run.
+    would_be: Config,
+}
+
+impl IgnoredFolderConfig {
+    /// Whether it changed since the user trusted the folder (rather than never trusted).
+    pub fn changed(&self) -> bool {
+        matches!(self.trust, crate::workspace::trust::Trust::Changed { .. })
+    }
+
+    /// For the file's problem list: "ignored: <why>; ...".
+    fn problem(&self) -> String {
+        format!(
+            "ignored: {}; livenote uses only your own configuration here until you trust the folder (`livenote trust {}`)",
+            self.trust.reason(),
+            self.root.display()
+        )
+    }
+
+    /// One line for the user: the file is not used, why, and how to trust.
+    pub fn message(&self) -> String {
+        format!("{}: {}", self.path.display(), self.problem())
+    }
+
+    /// Why a run cannot start without the file.
+    pub fn run_error(&self, provider: Option<&str>) -> String {
+        let what = match provider {
+            Some(p) => format!("this note's provider `{p}` comes from {}", self.path.display()),
+            None => format!("this note's provider comes from {}", self.path.display()),
+        };
+        format!(
+            "{what}, which is not used: {}; review it, then run `livenote trust {}`",
+            self.trust.reason(),
+            self.root.display()
+        )
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentConfig {
+    /// Default provider for notes without `provider:`.
+    pub provider: Option<String>,
+    /// Tool calls per run.
+    pub max_steps: u32,
+    /// Wall-clock limit of a model run.
+    pub timeout: Duration,
+    /// Offer `fetch_url` to the agent.
+    pub web: bool,
+    /// Bytes of one model reply (as streamed); more fails the run.
+    pub max_reply_bytes: usize,
+    /// Bytes of one tool call's arguments; more fails the run.
+    pub max_tool_args_bytes: usize,
+    /// Bytes of a run's whole conversation (messages, tool calls, tool results); more fails the run.
+    pub max_conversation_bytes: usize,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            provider: None,
+            max_steps: 25,
+            timeout: Duration::from_secs(600),
+            web: false,
+            max_reply_bytes: 4 * MIB,
+            max_tool_args_bytes: MIB,
+            max_conversation_bytes: 16 * MIB,
+        }
+    }
+}
+
+const MIB: usize = 1024 * 1024;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchedulerConfig {
+    pub enabled: bool,
+    /// Globs relative to the workspace root, beside .gitignore.
+    pub exclude: Vec<String>,
+}
+
+impl Default for SchedulerConfig {
+    fn default() -> Self {
+        SchedulerConfig { enabled: true, exclude: Vec::new() }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryConfig {
+    /// Body snapshots kept per note.
+    pub keep: usize,
+    /// Run transcripts (`.livenote/runs/`) kept, all notes together.
+    pub runs_keep: usize,
+    /// Processed events (`.livenote/events/done/`) kept.
+    pub events_keep: usize,
+}
+
+impl Default for HistoryConfig {
+    fn default() -> Self {
+        HistoryConfig { keep: 20, runs_keep: DEFAULT_RUNS_KEEP, events_keep: DEFAULT_EVENTS_KEEP }
+    }
+}
+
+/// Which layer defined something. Trust decisions depend on it (SPEC 7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// The user's own config file, or the implicit providers from the user's environment.
+    User,
+    /// The workspace's `.livenote.toml`: arrives with a cloned folder.
+    Workspace,
+    /// The editor's initializationOptions / settings.
+    Client,
+}
+
+impl Origin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::User => "user",
+            Origin::Workspace => "workspace",
+            Origin::Client => "client",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderConfig {
+    pub kind: ProviderKind,
+    /// The latest layer that set any key of this provider: a workspace tweaking a user's
+    /// provider makes it a workspace provider, because that tweak may be what runs.
+    pub origin: Origin,
+}
+
+impl ProviderConfig {
+    /// `openai`, `anthropic` or `command`.
+    pub fn kind_name(&self) -> &'static str {
+        self.kind.name()
+    }
+
+    /// The configured model, for model providers.
+    pub fn model(&self) -> Option<&str> {
+        match &self.kind {
+            ProviderKind::OpenAi(c) => Some(&c.model),
+            ProviderKind::Anthropic(c) => Some(&c.model),
+            ProviderKind::Command(_) => None,
+        }
+    }
+
+    /// Whether this provider runs a program that the user did not write into their own
+    /// config. Client settings count too: editors read workspace settings from the repository
+    /// (e.g. `.vscode/settings.json`), so they may come with a cloned folder.
+    pub fn needs_trust(&self) -> bool {
+        matches!(self.kind, ProviderKind::Command(_)) && self.origin != Origin::User
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProviderKind {
+    OpenAi(OpenAiConfig),
+    Anthropic(AnthropicConfig),
+    Command(CommandConfig),
+}
+
+impl ProviderKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ProviderKind::OpenAi(_) => "openai",
+            ProviderKind::Anthropic(_) => "anthropic",
+            ProviderKind::Command(_) => "command",
+        }
+    }
+}
+
+/// Any OpenAI-compatible chat-completions endpoint with tool calling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenAiConfig {
+    pub base_url: String,
+    pub model: String,
+    /// Name of the variable holding the key; `None` for local servers that need none.
+    /// Defaults to `OPENAI_API_KEY` only when `base_url` is the public API too.
+    pub api_key_env: Option<String>,
+}
+
+/// The Anthropic Messages API with tool use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnthropicConfig {
+    pub base_url: String,
+    pub model: String,
+    /// Name of the variable holding the key (the API always wants one): default
+    /// `ANTHROPIC_API_KEY`.
+    pub api_key_env: String,
+}
+
+/// Any program; see `providers::command`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandConfig {
+    /// Program and arguments, never a shell line (use `["sh", "-c", "..."]` for that).
+    pub command: Vec<String>,
+    pub timeout: Duration,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Problems and errors
+// ---------------------------------------------------------------------------------------------
+
+/// Something wrong in one layer. The layer still loaded as far as it could.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigProblem {
+    pub origin: Origin,
+    /// The file; `None` for client settings.
+    pub path: Option<PathBuf>,
+    /// 1-based line and column (in characters), when the problem has a place in a file.
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    /// Byte range in the file, for editor diagnostics.
+    pub span: Option<Range<usize>>,
+    /// The dotted key concerned (`agent.timeout`), when there is one.
+    pub key: Option<String>,
+    /// One line, self-contained, never quoting a value that might be a secret.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.path, self.line, self.column) {
+            (Some(p), Some(l), Some(c)) => write!(f, "{}:{l}:{c}: {}", p.display(), self.message),
+            (Some(p), _, _) => write!(f, "{}: {}", p.display(), self.message),
+            (None, _, _) => write!(f, "{} settings: {}", self.origin.as_str(), self.message),
+        }
+    }
+}
+
+/// Why a run cannot pick a provider. `Display` goes into `lastRunError`: one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("no provider configured: {NO_PROVIDER_HELP}")]
+    NoProvider,
+    #[error("unknown provider `{name}` ({})", known_list(.known))]
+    UnknownProvider { name: String, known: Vec<String> },
+    #[error("provider `{name}` is misconfigured: {reason}")]
+    BrokenProvider { name: String, reason: String },
+    #[error(
+        "several providers are configured ({}) and none is the default: set `provider` under [agent] or in the note",
+        .names.join(", ")
+    )]
+    AmbiguousProvider { names: Vec<String> },
+}
+
+fn known_list(known: &[String]) -> String {
+    if known.is_empty() {
+        format!("none is configured: {NO_PROVIDER_HELP}")
+    } else {
+        format!("known: {}", known.join(", "))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Environment
+// ---------------------------------------------------------------------------------------------
+
+/// Read access to environment variables, so tests can pass their own (Rust 2024 makes
+/// `set_var` unsafe, and the process environment is shared between tests anyway).
+pub trait Env {
+    /// The variable's value; empty counts as unset.
+    fn var(&self, name: &str) -> Option<OsString>;
+}
+
+/// The process environment.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProcessEnv;
+
+impl Env for ProcessEnv {
+    fn var(&self, name: &str) -> Option<OsString> {
+        std::env::var_os(name).filter(|v| !v.is_empty())
+    }
+}
+
+impl<F: Fn(&str) -> Option<OsString>> Env for F {
+    fn var(&self, name: &str) -> Option<OsString> {
+        self(name).filter(|v| !v.is_empty())
+    }
+}
