@@ -129,3 +129,19 @@ async fn stop_from_another_engine_reaches_the_holder() {
     wait_until("the stop to be recorded", 20, || ws.note().contains("lastRunError: \"stopped\""));
     w.stop();
 }
+
+/// A run names the local zone by its IANA name, also when `TZ` is unset (the system's zone),
+/// never "local": `LIVENOTE_TIME_ZONE` (and `timeZone` on stdin) of a `command` provider.
+#[test]
+fn runs_name_the_local_zone_by_its_iana_name() {
+    let note = "---\nlive:\n  objective: zone\n---\n# Zone\n\nold body\n";
+    let ws = Workspace::with_note(&command_config("echo \"zone=$LIVENOTE_TIME_ZONE\""), note);
+    let expected = iana_time_zone::get_timezone().unwrap_or_else(|e| panic!("{e}"));
+    let out = ws.livenote(&["run", "n.md"]).env_remove("TZ").output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(ws.note().ends_with(&format!("\nzone={expected}\n")), "{}", ws.note());
+    let out =
+        ws.livenote(&["run", "n.md"]).env("TZ", "America/Chicago").output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(ws.note().ends_with("\nzone=America/Chicago\n"), "{}", ws.note());
+}
