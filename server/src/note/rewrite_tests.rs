@@ -1378,3 +1378,21 @@ mod props {
         }
     }
 }
+
+/// Found by the `edits` fuzz target (see outline.rs, `only_spaces_and_tabs_end_a_key`): a
+/// vertical tab does not end a key, so `live\u{b}:` is no live block to rewrite.
+#[test]
+fn a_vertical_tab_ends_no_key() {
+    let note = "---\nlive\u{b}:\n---";
+    assert!(set_runtime_fields(note, &[]).is_err());
+}
+
+/// Found by the `edits` fuzz target (see outline.rs, `a_tab_before_a_comment_keeps_it_a_comment`):
+/// "Resume" inserts `active: true` after the entry, not between `objective:` and its value.
+#[test]
+fn a_tab_before_a_comment_keeps_resume_right() {
+    let note = "---\nlive:\n objective:\n \t# \n  c\n---";
+    let edits = set_active(note, true).unwrap_or_default();
+    let out = crate::text::edit::apply(note, &edits).unwrap_or_default();
+    assert_eq!(out, "---\nlive:\n objective:\n \t# \n  c\n active: true\n---");
+}
