@@ -17,7 +17,6 @@ use crate::note::fields::{self, Field, Kind, Level};
 use crate::note::frontmatter;
 use crate::note::model::Live;
 use crate::note::outline::KeyLine;
-use crate::schedule::due::BACKOFF;
 use crate::schedule::window::local_date;
 use crate::schedule::{CronSchedule, TimeOfDay, Window};
 use crate::status::{self, Status};
@@ -170,8 +169,8 @@ fn window_today<Tz: TimeZone>(ctx: &Ctx<Tz>, w: Window) -> String {
 
 /// When the 5-minute backoff after the latest attempt ends, while it holds scheduled runs back.
 fn backoff_end<Tz: TimeZone>(ctx: &Ctx<Tz>, live: Option<&Live>) -> Option<DateTime<Utc>> {
-    let attempt = live?.last_attempt_at.filter(|&a| a <= ctx.now)?;
-    attempt.checked_add_signed(BACKOFF).filter(|&end| ctx.now < end)
+    let live = live?;
+    crate::schedule::due::backoff_until(live.last_attempt_at, live.last_run_at, ctx.now)
 }
 
 /// Every window of the block with today's state, for the `windows` key.
@@ -224,11 +223,12 @@ fn timestamp_fact<Tz: TimeZone>(ctx: &Ctx<Tz>, name: &str, raw: Option<&str>) ->
     };
     let t = t.with_timezone(&Utc);
     let mut fact = format!("**{}** · {}", ago(t, ctx.now), local_time(t, ctx.tz));
+    let last_run_at = ctx.analysis.live.as_ref().and_then(|l| l.last_run_at);
     if name == "lastAttemptAt"
-        && let Some(end) = t.checked_add_signed(BACKOFF).filter(|&end| t <= ctx.now && ctx.now < end)
+        && let Some(end) = crate::schedule::due::backoff_until(Some(t), last_run_at, ctx.now)
     {
         fact.push_str(&format!(
-            "\n\nScheduled runs wait {} more (5-minute backoff after every attempt).",
+            "\n\nScheduled runs wait {} more (5-minute backoff after an attempt that did not succeed).",
             until(end, ctx.now)
         ));
     }

@@ -401,7 +401,7 @@ fn runtime_fields() {
             ~~~~
             **1 min ago** · Mon 23 Nov 09:05 CST
 
-            Scheduled runs wait 4 min more (5-minute backoff after every attempt).
+            Scheduled runs wait 4 min more (5-minute backoff after an attempt that did not succeed).
 
             ---
 

@@ -169,7 +169,7 @@ pub fn due<Tz: TimeZone>(input: &ScheduleInput, now: DateTime<Utc>, tz: &Tz) -> 
         (_, Some(Ok(index))) => Some(DueTrigger::Window { index }),
         _ => None,
     };
-    if let Some(until) = backoff_until(input.last_attempt_at, now) {
+    if let Some(until) = backoff_until(input.last_attempt_at, input.last_run_at, now) {
         return Decision::NotDue(SkipReason::Backoff { until, pending });
     }
     match pending {
@@ -193,7 +193,10 @@ pub fn next_due<Tz: TimeZone>(input: &ScheduleInput, after: DateTime<Utc>, tz: &
     if due(input, after, tz).is_due() {
         return Some(after);
     }
-    let backoff_end = input.last_attempt_at.and_then(|a| a.checked_add_signed(BACKOFF));
+    let backoff_end = input
+        .last_attempt_at
+        .filter(|&a| !succeeded(a, input.last_run_at))
+        .and_then(|a| a.checked_add_signed(BACKOFF));
     let mut t = after;
     // A cron edge is just after an occurrence later than the last run, and a window edge is
     // the start of a band the last run does not cover, so each is due unless the backoff
@@ -208,7 +211,7 @@ pub fn next_due<Tz: TimeZone>(input: &ScheduleInput, after: DateTime<Utc>, tz: &
         .into_iter()
         .flatten()
         .min()?;
-        if backoff_until(input.last_attempt_at, candidate).is_some() {
+        if backoff_until(input.last_attempt_at, input.last_run_at, candidate).is_some() {
             candidate = backoff_end?;
         }
         if due(input, candidate, tz).is_due() {
@@ -219,10 +222,27 @@ pub fn next_due<Tz: TimeZone>(input: &ScheduleInput, after: DateTime<Utc>, tz: &
     None
 }
 
-fn backoff_until(last_attempt_at: Option<DateTime<Utc>>, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+/// When the backoff after the latest attempt ends, while it holds scheduled runs back at
+/// `now`. Only an attempt that has not succeeded backs off (a run in flight, or a failure:
+/// `lastAttemptAt` later than `lastRunAt`, or no `lastRunAt`); after a success the cycle
+/// anchor already prevents a second run, and a `*/5` note that ran at 10:01:47 fires at
+/// 10:05. Every surface (scheduler, status, lens, hints, hover, `list`) asks this.
+pub fn backoff_until(
+    last_attempt_at: Option<DateTime<Utc>>,
+    last_run_at: Option<DateTime<Utc>>,
+    now: DateTime<Utc>,
+) -> Option<DateTime<Utc>> {
     let attempt = last_attempt_at?;
+    if succeeded(attempt, last_run_at) {
+        return None;
+    }
     let since = now - attempt;
     if since >= TimeDelta::zero() && since < BACKOFF { attempt.checked_add_signed(BACKOFF) } else { None }
+}
+
+/// Whether the attempt at `attempt` succeeded: a successful run was recorded at or after it.
+fn succeeded(attempt: DateTime<Utc>, last_run_at: Option<DateTime<Utc>>) -> bool {
+    last_run_at.is_some_and(|r| r >= attempt)
 }
 
 fn cron_due<Tz: TimeZone>(

@@ -98,6 +98,7 @@ const V: Vector = Vector {
 };
 
 const HOURLY: Option<&str> = Some("0 * * * *");
+const EVERY_5: Option<&str> = Some("*/5 * * * *");
 const MORNING: &[(&str, &str)] = &[("09:00", "12:00")];
 const SPLIT_DAY: &[(&str, &str)] = &[("08:00", "12:00"), ("12:00", "15:00")];
 
@@ -130,7 +131,11 @@ const SPLIT_DAY: &[(&str, &str)] = &[("08:00", "12:00"), ("12:00", "15:00")];
         Vector { name: "backoff is over at exactly 5:00", cron: HOURLY, last_run: Some("2026-05-08T09:00:05Z"), last_attempt: Some("2026-05-08T10:00:00Z"), now: "2026-05-08T10:05:00Z", want: "due cron@2026-05-08T10:00:00+00:00", ..V },
         Vector { name: "backoff blocks at 0:00 (the attempt instant)", cron: HOURLY, last_run: Some("2026-05-08T09:00:05Z"), last_attempt: Some("2026-05-08T10:00:30Z"), now: "2026-05-08T10:00:30Z", want: "backoff until 2026-05-08T10:05:30+00:00 pending cron@2026-05-08T10:00:00+00:00", ..V },
         Vector { name: "a future lastAttemptAt does not block", cron: HOURLY, last_run: Some("2026-05-08T09:00:05Z"), last_attempt: Some("2026-05-08T10:10:00Z"), now: "2026-05-08T10:00:30Z", want: "due cron@2026-05-08T10:00:00+00:00", ..V },
-        Vector { name: "backoff with nothing pending", cron: HOURLY, last_run: Some("2026-05-08T10:00:03Z"), last_attempt: Some("2026-05-08T10:00:00Z"), now: "2026-05-08T10:03:00Z", want: "backoff until 2026-05-08T10:05:00+00:00 pending none", ..V },
+        Vector { name: "a success ends the backoff: nothing pending, nothing held", cron: HOURLY, last_run: Some("2026-05-08T10:00:03Z"), last_attempt: Some("2026-05-08T10:00:00Z"), now: "2026-05-08T10:03:00Z", want: "wait cron=ran@2026-05-08T10:00:00+00:00", ..V },
+        Vector { name: "a failed attempt after a success backs off with nothing pending", cron: HOURLY, last_run: Some("2026-05-08T10:00:03Z"), last_attempt: Some("2026-05-08T10:01:00Z"), now: "2026-05-08T10:03:00Z", want: "backoff until 2026-05-08T10:06:00+00:00 pending none", ..V },
+        // SPEC 3: after a success no backoff applies; a */5 note that ran at 10:01:47 fires at 10:05
+        Vector { name: "*/5 after a success at :01:47 fires at :05", cron: EVERY_5, last_run: Some("2026-05-08T10:01:48Z"), last_attempt: Some("2026-05-08T10:01:47Z"), now: "2026-05-08T10:05:00.001Z", want: "due cron@2026-05-08T10:05:00+00:00", ..V },
+        Vector { name: "*/5 after a failure at :01:47 still backs off", cron: EVERY_5, last_run: Some("2026-05-08T09:55:01Z"), last_attempt: Some("2026-05-08T10:01:47Z"), now: "2026-05-08T10:05:00.001Z", want: "backoff until 2026-05-08T10:06:47+00:00 pending cron@2026-05-08T10:05:00+00:00", ..V },
         Vector { name: "backoff blocks windows too", windows: MORNING, last_attempt: Some("2026-05-08T08:58:00Z"), now: "2026-05-08T09:01:00Z", want: "backoff until 2026-05-08T09:03:00+00:00 pending window#0", ..V },
         // windows to the minute
         Vector { name: "before the band", windows: MORNING, now: "2026-05-08T08:59:59.999Z", want: "wait windows=outside", ..V },
@@ -249,6 +254,7 @@ const N: NextCase = NextCase {
         NextCase { name: "from exactly an occurrence", cron: HOURLY, last_run: Some("2026-05-08T09:00:05Z"), after: "2026-05-08T10:00:00Z", want: Some("2026-05-08T10:00:00.001Z"), ..N },
         NextCase { name: "never ran: now", cron: HOURLY, after: "2026-05-08T09:30:00Z", want: Some("2026-05-08T09:30:00Z"), ..N },
         NextCase { name: "never ran, in backoff: its end", cron: HOURLY, last_attempt: Some("2026-05-08T09:29:00Z"), after: "2026-05-08T09:30:00Z", want: Some("2026-05-08T09:34:00Z"), ..N },
+        NextCase { name: "*/5 after a success at :01:47: the :05 occurrence", cron: EVERY_5, last_run: Some("2026-05-08T10:01:48Z"), last_attempt: Some("2026-05-08T10:01:47Z"), after: "2026-05-08T10:02:00Z", want: Some("2026-05-08T10:05:00.001Z"), ..N },
         NextCase { name: "failed cycle: the end of the backoff", cron: HOURLY, last_run: Some("2026-05-08T09:00:05Z"), last_attempt: Some("2026-05-08T10:00:10Z"), after: "2026-05-08T10:01:00Z", want: Some("2026-05-08T10:05:10Z"), ..N },
         NextCase { name: "grace swallowed by a manual attempt's backoff", cron: HOURLY, last_run: Some("2026-05-08T09:00:05Z"), last_attempt: Some("2026-05-08T09:59:00Z"), after: "2026-05-08T10:00:30Z", want: Some("2026-05-08T11:00:00.001Z"), ..N },
         NextCase { name: "window opens", windows: MORNING, last_run: Some("2026-05-07T10:00:00Z"), after: "2026-05-08T07:00:00Z", want: Some("2026-05-08T09:00:00Z"), ..N },
