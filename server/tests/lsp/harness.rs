@@ -246,6 +246,25 @@ impl TestClient {
     }
 
     /// Diagnostics published for `uri` at `version` (earlier versions are skipped).
+    /// The next `$/progress` notification of `kind` ("begin", "report", "end"); its value.
+    pub async fn progress(&mut self, kind: &str) -> Value {
+        loop {
+            let p = self.next_notification("$/progress").await;
+            if p["value"]["kind"] == kind {
+                return p["value"].clone();
+            }
+        }
+    }
+
+    /// Run the note by hand (`livenote.run`) and wait for the run's end; its message.
+    pub async fn run_to_end(&mut self, uri: &str) -> String {
+        let res = self
+            .request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]}))
+            .await;
+        assert!(res.get("error").is_none(), "{res}");
+        self.progress("end").await["message"].as_str().unwrap_or_default().to_owned()
+    }
+
     pub async fn diagnostics(&mut self, uri: &str, version: i32) -> Vec<Value> {
         loop {
             let p = self.next_notification("textDocument/publishDiagnostics").await;

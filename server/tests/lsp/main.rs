@@ -438,17 +438,8 @@ async fn agent_edit_racing_a_keystroke_loses_nothing() {
     let uri = c.open("race.md", note).await;
     c.diagnostics(&uri, 1).await;
     c.type_before_next_apply("title: Race", " (typed)");
-    let res =
-        c.request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]})).await;
-    assert!(res.get("error").is_none(), "{res}");
     // Wait for the run to finish: the end of its progress.
-    loop {
-        let p = c.next_notification("$/progress").await;
-        if p["value"]["kind"] == "end" {
-            assert_eq!(p["value"]["message"], "Updated: Agent wrote this.", "{p}");
-            break;
-        }
-    }
+    assert_eq!(c.run_to_end(&uri).await, "Updated: Agent wrote this.");
     let text = c.doc(&uri).text;
     assert!(text.contains("title: Race (typed)"), "the keystroke was lost:\n{text}");
     assert!(text.ends_with("# Race\n\nAgent wrote this.\n"), "{text}");
@@ -487,16 +478,8 @@ async fn model_steps_land_in_a_neovim_like_buffer() {
     c.behave_like_neovim();
     let uri = c.open("steps.md", note).await;
     c.diagnostics(&uri, 1).await;
-    let res =
-        c.request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]})).await;
-    assert!(res.get("error").is_none(), "{res}");
-    loop {
-        let p = c.next_notification("$/progress").await;
-        if p["value"]["kind"] == "end" {
-            assert_eq!(p["value"]["message"], "Counted to two.", "{p}");
-            break;
-        }
-    }
+    // Wait for the run to finish: the end of its progress.
+    assert_eq!(c.run_to_end(&uri).await, "Counted to two.");
     let text = c.doc(&uri).text;
     assert!(text.ends_with("# Steps\n\nnew body\none\ntwo\n"), "{text}");
     assert!(text.contains("lastRunSummary: \"Counted to two.\""), "{text}");
@@ -516,19 +499,9 @@ async fn scheduled_runs_report_progress_titled_with_the_note() {
     });
     let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let mut c = TestClient::start_in(root, &[("digest.md", note)], utf16_caps(), settings, true).await;
-    let begin = loop {
-        let p = c.next_notification("$/progress").await;
-        if p["value"]["kind"] == "begin" {
-            break p;
-        }
-    };
+    let begin = json!({"value": c.progress("begin").await});
     assert_eq!(begin["value"]["title"], "Updating Hourly digest", "{begin}");
-    let end = loop {
-        let p = c.next_notification("$/progress").await;
-        if p["value"]["kind"] == "end" {
-            break p;
-        }
-    };
+    let end = json!({"value": c.progress("end").await});
     assert_eq!(end["value"]["message"], "Updated: Agent wrote this.", "{end}");
     c.shutdown().await;
 }
@@ -545,16 +518,8 @@ async fn a_client_with_no_workspace_folder_can_run_a_note() {
     let mut c = TestClient::start_without_folder(&[("notes/lonely.md", note)], utf16_caps(), settings).await;
     let uri = c.open("notes/lonely.md", note).await;
     c.diagnostics(&uri, 1).await;
-    let res =
-        c.request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]})).await;
-    assert!(res.get("error").is_none(), "{res}");
-    loop {
-        let p = c.next_notification("$/progress").await;
-        if p["value"]["kind"] == "end" {
-            assert_eq!(p["value"]["message"], "Updated: Agent wrote this.", "{p}");
-            break;
-        }
-    }
+    // Wait for the run to finish: the end of its progress.
+    assert_eq!(c.run_to_end(&uri).await, "Updated: Agent wrote this.");
     let text = c.doc(&uri).text;
     assert!(text.ends_with("# Lonely\n\nAgent wrote this.\n"), "{text}");
     // Rooted at the note's own folder (nothing above it marks a workspace): its state is there.
@@ -578,12 +543,7 @@ async fn excluded_notes_are_not_scheduled_or_listed() {
         TestClient::start_in(root, &[("now.md", due), ("archive/old.md", due)], utf16_caps(), settings, true)
             .await;
     // The note that is not excluded runs (and only it: a second run would show a second begin).
-    loop {
-        let p = c.next_notification("$/progress").await;
-        if p["value"]["kind"] == "end" {
-            break;
-        }
-    }
+    c.progress("end").await;
     let list = c.request("livenote/listNotes", Value::Null).await;
     let paths: Vec<&str> =
         list["result"].as_array().into_iter().flatten().filter_map(|i| i["path"].as_str()).collect();
@@ -857,12 +817,7 @@ async fn undo_is_offered_only_when_there_is_something_to_undo() {
     let res =
         c.request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]})).await;
     assert!(res.get("error").is_none(), "{res}");
-    loop {
-        let p = c.next_notification("$/progress").await;
-        if p["value"]["kind"] == "end" {
-            break;
-        }
-    }
+    c.progress("end").await;
     let ran = c.doc(&uri).text;
     assert!(ran.ends_with("# Undo\n\nAgent wrote this.\n"), "{ran}");
     let at = ran.len() - 1;
@@ -937,12 +892,7 @@ async fn undo_over_edits_in_the_buffer_asks_and_keeps_a_copy() {
     let res =
         c.request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]})).await;
     assert!(res.get("error").is_none(), "{res}");
-    loop {
-        let p = c.next_notification("$/progress").await;
-        if p["value"]["kind"] == "end" {
-            break;
-        }
-    }
+    c.progress("end").await;
     let ran = c.doc(&uri).text;
     assert!(ran.ends_with("Agent wrote this.\n"), "{ran}");
     let at = ran.len() - 1;
