@@ -2,7 +2,9 @@
 //! → executeCommand → applyEdit round trip → shutdown → exit with status 0, with nothing on
 //! stdout but framed JSON-RPC.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use std::io::Write;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -32,41 +34,7 @@ impl Server {
             .unwrap_or_else(|e| panic!("spawn livenote lsp: {e}"));
         let stdin = child.stdin.take().unwrap_or_else(|| panic!("no stdin"));
         let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut len = None;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
-                    }
-                    // Anything but a header here means something printed to stdout.
-                    let Some(v) = line.strip_prefix("Content-Length: ") else {
-                        panic!("stdout carried a non-protocol line: {line:?}")
-                    };
-                    len = v.parse::<usize>().ok();
-                }
-                let Some(len) = len else { return };
-                let mut body = vec![0; len];
-                if reader.read_exact(&mut body).is_err() {
-                    return;
-                }
-                match serde_json::from_slice::<Value>(&body) {
-                    Ok(v) => {
-                        if tx.send(v).is_err() {
-                            return;
-                        }
-                    }
-                    Err(e) => panic!("stdout carried invalid JSON: {e}"),
-                }
-            }
-        });
+        let rx = common::read_frames(stdout);
         Server { child, stdin, rx, backlog: Vec::new() }
     }
 

@@ -194,3 +194,42 @@ impl Watcher {
         self.seen
     }
 }
+
+/// Read a language server's stdout as framed JSON-RPC on a thread of its own; each message
+/// arrives on the returned channel. Anything but a frame (a stray print) or a body that is not
+/// JSON fails the test: stdout must carry only the protocol.
+pub fn read_frames(stdout: std::process::ChildStdout) -> mpsc::Receiver<serde_json::Value> {
+    use std::io::Read;
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut reader = BufReader::new(stdout);
+        loop {
+            let mut len = None;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                let Some(v) = line.strip_prefix("Content-Length: ") else {
+                    panic!("stdout carried a non-protocol line: {line:?}")
+                };
+                len = v.parse::<usize>().ok();
+            }
+            let Some(len) = len else { return };
+            let mut body = vec![0; len];
+            if reader.read_exact(&mut body).is_err() {
+                return;
+            }
+            let v = serde_json::from_slice::<serde_json::Value>(&body)
+                .unwrap_or_else(|e| panic!("stdout carried invalid JSON: {e}"));
+            if tx.send(v).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}

@@ -6,7 +6,7 @@
 //! server's oversized replies make the run fail with a clear error instead of growing the
 //! process without end.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -44,37 +44,7 @@ impl Lsp {
             .unwrap_or_else(|e| panic!("spawn livenote lsp: {e}"));
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut len = None;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
-                    }
-                    let Some(v) = line.strip_prefix("Content-Length: ") else {
-                        panic!("stdout carried a non-protocol line: {line:?}")
-                    };
-                    len = v.parse::<usize>().ok();
-                }
-                let Some(len) = len else { return };
-                let mut body = vec![0; len];
-                if reader.read_exact(&mut body).is_err() {
-                    return;
-                }
-                let v = serde_json::from_slice::<Value>(&body)
-                    .unwrap_or_else(|e| panic!("stdout carried invalid JSON: {e}"));
-                if tx.send(v).is_err() {
-                    return;
-                }
-            }
-        });
+        let rx = common::read_frames(stdout);
         Lsp { child, stdin, rx, _dir: dir }
     }
 
