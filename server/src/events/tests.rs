@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::config::Config;
 use serde_json::json;
