@@ -20,11 +20,10 @@ use tower_lsp_server::jsonrpc::Response;
 /// unescaped, then the name). On the wire it reads `"\u0000livenote/raw:`.
 const MARK: &str = "\u{0}livenote/raw:";
 const MARK_ON_WIRE: &[u8] = b"\"\\u0000livenote/raw:";
-/// A response frame holding a placeholder is short; larger frames are not looked into.
-const MAX_PLACEHOLDER_FRAME: usize = 256;
 /// Kept answers whose response never reached the writer (the session ended) are dropped
-/// beyond this many.
-const KEEP: usize = 16;
+/// beyond this many: twice the requests tower-lsp-server runs at once (`framing`'s
+/// concurrency level, 32), so an answer still on its way is never among them.
+const KEEP: usize = 64;
 
 pub struct RawResults {
     enabled: AtomicBool,
@@ -72,9 +71,9 @@ impl RawResults {
     /// The frame to write instead of `body` when `body` is a response whose result is one of
     /// this process's placeholders (the kept answer is given out once).
     pub fn splice(&self, body: &[u8]) -> Option<Vec<u8>> {
-        if body.len() > MAX_PLACEHOLDER_FRAME || memchr::memmem::find(body, MARK_ON_WIRE).is_none() {
-            return None;
-        }
+        // Any frame may hold one (the client chooses the id's length); the search is a memchr-speed
+        // scan, and only frames where it finds the mark are parsed.
+        memchr::memmem::find(body, MARK_ON_WIRE)?;
         let response: Response = serde_json::from_slice(body).ok()?;
         let (id, Ok(Value::String(placeholder))) = response.into_parts() else { return None };
         let (nonce, n) = placeholder.strip_prefix(MARK)?.split_once(':')?;
@@ -136,6 +135,11 @@ mod tests {
         let p = raw.answer(b"[]".to_vec());
         let s = raw.splice(&frame(Id::String("x".into()), p)).unwrap_or_default();
         assert_eq!(s, br#"{"jsonrpc":"2.0","result":[],"id":"x"}"#);
+        // However long the id.
+        let long = "i".repeat(10_000);
+        let p = raw.answer(b"[2]".to_vec());
+        let s = raw.splice(&frame(Id::String(long.clone()), p)).unwrap_or_default();
+        assert_eq!(s, format!(r#"{{"jsonrpc":"2.0","result":[2],"id":"{long}"}}"#).into_bytes());
     }
 
     #[test]
