@@ -1,7 +1,8 @@
 //! A live note's status and schedule at an instant: what the CLI lists and, later, what lenses
 //! and hints show. Pure over the validated block, an instant and a time zone.
 
-use std::sync::{Mutex, PoisonError};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use chrono::{DateTime, SecondsFormat, TimeZone, Utc};
 use serde::Serialize;
@@ -41,7 +42,7 @@ impl Status {
 }
 
 /// Facts from outside the note that change its status.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RunFacts {
     pub running: bool,
     /// `None` when trust is not considered (e.g. `livenote list`).
@@ -174,6 +175,55 @@ impl ScheduleMemo {
 impl Clone for ScheduleMemo {
     fn clone(&self) -> Self {
         ScheduleMemo(Mutex::new(*self.0.lock().unwrap_or_else(PoisonError::into_inner)))
+    }
+}
+
+/// A note's list item serialised, remembered between index-wide requests for one unchanged
+/// `live:` block and one time zone (as [`ScheduleMemo`], the workspace index keeps one per
+/// entry and drops it with the entry when the note changes).
+///
+/// The item is a function of the block, the note's path relative to its root, the run facts
+/// and the [`Upcoming`] at the instant asked about; the memo keeps the bytes with the last three
+/// and answers them again while all three are the same. A run starting or ending, trust or
+/// scheduling changing, or the clock passing the next due instant (which changes what the
+/// schedule memo answers) makes the next request serialise the item afresh.
+#[derive(Debug, Default)]
+pub struct ItemMemo(Mutex<Option<(ItemKey, Arc<str>)>>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ItemKey {
+    root: Option<PathBuf>,
+    facts: RunFacts,
+    upcoming: Upcoming,
+}
+
+impl ItemMemo {
+    /// The item's JSON for these inputs: the remembered bytes when they were made from the
+    /// same ones, else `make()`'s, remembered.
+    pub fn json(
+        &self,
+        root: Option<&Path>,
+        facts: RunFacts,
+        upcoming: Upcoming,
+        make: impl FnOnce() -> String,
+    ) -> Arc<str> {
+        let mut slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((key, json)) = &*slot
+            && key.facts == facts
+            && key.upcoming == upcoming
+            && key.root.as_deref().map(Path::as_os_str) == root.map(Path::as_os_str)
+        {
+            return Arc::clone(json);
+        }
+        let json: Arc<str> = make().into();
+        *slot = Some((ItemKey { root: root.map(Path::to_path_buf), facts, upcoming }, Arc::clone(&json)));
+        json
+    }
+}
+
+impl Clone for ItemMemo {
+    fn clone(&self) -> Self {
+        ItemMemo(Mutex::new(self.0.lock().unwrap_or_else(PoisonError::into_inner).clone()))
     }
 }
 
@@ -324,6 +374,39 @@ mod tests {
         memo.upcoming(&l, t("2026-11-23T09:30:00Z"), &tz);
         memo.upcoming(&l, t("2026-11-23T09:20:00Z"), &tz);
         assert_eq!(from(&memo), Some(t("2026-11-23T09:20:00Z")));
+    }
+
+    #[test]
+    fn the_item_memo_is_remade_when_anything_it_shows_changes() {
+        let memo = ItemMemo::default();
+        let made = std::cell::Cell::new(0);
+        let make = || {
+            made.set(made.get() + 1);
+            format!("item {}", made.get())
+        };
+        let root = Some(Path::new("/vault"));
+        let facts = RunFacts { trusted: Some(true), ..RunFacts::default() };
+        let quiet = Upcoming { due: None, next_due: Some(t("2026-11-23T10:00:00Z")) };
+        assert_eq!(&*memo.json(root, facts, quiet, make), "item 1");
+        // The same inputs: the same bytes, not made again.
+        assert_eq!(&*memo.json(root, facts, quiet, make), "item 1");
+        assert_eq!(made.get(), 1);
+        // A run starts, trust goes, scheduling is turned off, the note comes due, the root
+        // changes: each makes the item again.
+        let running = RunFacts { running: true, ..facts };
+        assert_eq!(&*memo.json(root, running, quiet, make), "item 2");
+        assert_eq!(&*memo.json(root, facts, quiet, make), "item 3");
+        let untrusted = RunFacts { trusted: Some(false), ..facts };
+        assert_eq!(&*memo.json(root, untrusted, quiet, make), "item 4");
+        let off = RunFacts { scheduling_off: true, ..facts };
+        assert_eq!(&*memo.json(root, off, quiet, make), "item 5");
+        let due = Upcoming {
+            due: Some(DueTrigger::Window { index: 0 }),
+            next_due: Some(t("2026-11-23T10:00:00Z")),
+        };
+        assert_eq!(&*memo.json(root, off, due, make), "item 6");
+        assert_eq!(&*memo.json(Some(Path::new("/vault/sub")), off, due, make), "item 7");
+        assert_eq!(&*memo.json(Some(Path::new("/vault/sub")), off, due, make), "item 7");
     }
 
     const CRONS: &[Option<&str>] = &[

@@ -79,6 +79,8 @@ fn lsp_over_stdio_round_trip() {
     let note = root.join("groceries.md");
     let text = "# Groceries\n\nmilk\n";
     std::fs::write(&note, text).unwrap_or_else(|e| panic!("{e}"));
+    let live = "---\nlive:\n  objective: a \"quoted\" list\n  active: false\n---\n# Todo\n";
+    std::fs::write(root.join("todo.md"), live).unwrap_or_else(|e| panic!("{e}"));
     let uri = tower_lsp_server::ls_types::Uri::from_file_path(&note)
         .map(|u| u.as_str().to_owned())
         .unwrap_or_default();
@@ -141,6 +143,29 @@ fn lsp_over_stdio_round_trip() {
     });
     assert_eq!(d["params"]["diagnostics"], json!([]));
     s.wait("executeCommand reply", |m| m["id"] == 3);
+
+    // `livenote/listNotes` and its command form: the transport writes the answer the handler
+    // serialised in place of a placeholder; both read as the same list.
+    let mut id = 100;
+    let mut list = |s: &mut Server, method: &str, params: Value| {
+        id += 1;
+        s.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        s.wait("listNotes", |m| m["id"] == id)
+    };
+    let mut typed = Value::Null;
+    for _ in 0..200 {
+        typed = list(&mut s, "livenote/listNotes", Value::Null);
+        if typed["result"].as_array().is_some_and(|a| !a.is_empty()) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(typed["result"][0]["path"], "todo.md", "{typed}");
+    assert_eq!(typed["result"][0]["status"], "paused", "{typed}");
+    assert_eq!(typed["jsonrpc"], "2.0", "{typed}");
+    let by_command =
+        list(&mut s, "workspace/executeCommand", json!({"command": "livenote.listNotes", "arguments": []}));
+    assert_eq!(by_command["result"], typed["result"], "{by_command}");
 
     s.send(json!({"jsonrpc": "2.0", "id": 4, "method": "shutdown", "params": null}));
     let res = s.wait("shutdown", |m| m["id"] == 4);

@@ -31,7 +31,7 @@ pub fn execute_command(
     let args = params.arguments;
     match params.command.as_str() {
         // The executeCommand forms of the typed requests, kept for older editor integrations.
-        commands::LIST_NOTES => to_value(super::custom::list_notes(state)).map(Some),
+        commands::LIST_NOTES => Ok(Some(super::custom::list_notes(state))),
         commands::NOTE_STATUS => {
             let uri = arg_uri(&args)?;
             super::custom::note_status(state, &uri).and_then(to_value).map(Some)

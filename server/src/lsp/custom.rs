@@ -8,7 +8,7 @@ use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::{TextDocumentIdentifier, Uri};
 
 use super::run_facts::{FactsCache, facts};
-use super::snapshots::{current_text, note_options, rel_path, snapshot};
+use super::snapshots::{current_text, note_options, snapshot};
 use super::state::State;
 use crate::note;
 use crate::status::{self, ListItem};
@@ -43,27 +43,50 @@ pub enum NoteStatus {
     },
 }
 
-/// Every live note with its status, as `livenote list --format json` prints it.
-pub fn list_notes(state: &State) -> Vec<ListItem> {
+/// Every live note with its status, as `livenote list --format json` prints it: the answer of
+/// `livenote/listNotes` and of the `livenote.listNotes` command ([`list_notes_json`], kept for
+/// the transport to write as it is).
+pub fn list_notes(state: &State) -> serde_json::Value {
+    state.raw.answer(list_notes_json(state))
+}
+
+/// [`list_notes`] as JSON: each note's item comes from its entry's memo while the note, its
+/// run facts and its schedule are unchanged, so a request is mostly a concatenation.
+pub fn list_notes_json(state: &State) -> Vec<u8> {
     let now = state.opts.clock.now();
     let zone = state.opts.zone;
-    let trust = FactsCache::new(state);
+    let facts = FactsCache::new(state);
     state
         .with_index(|idx| {
-            idx.live_notes()
-                .map(|(path, entry, live)| {
-                    let upcoming = entry.schedule.upcoming(live, now, &zone);
-                    status::list_item_from(
-                        rel_path(idx, path),
-                        live,
-                        trust.facts(Some(path)),
-                        upcoming,
-                        &zone,
-                    )
-                })
-                .collect::<Vec<_>>()
+            let mut out = Vec::with_capacity(64 * 1024);
+            out.push(b'[');
+            for (i, (path, entry, live)) in idx.live_notes().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                let root = idx.root_of(path);
+                let f = facts.facts(Some(path));
+                let upcoming = entry.schedule.upcoming(live, now, &zone);
+                let json = entry.list_item.json(root, f, upcoming, || {
+                    let rel = root.and_then(|r| path.strip_prefix(r).ok()).unwrap_or(path);
+                    let item = status::list_item_from(rel.display().to_string(), live, f, upcoming, &zone);
+                    item_json(&item)
+                });
+                out.extend_from_slice(json.as_bytes());
+            }
+            out.push(b']');
+            out
         })
-        .unwrap_or_default()
+        .unwrap_or_else(|| b"[]".to_vec())
+}
+
+/// An item as the answer has always written it: through a `serde_json::Value`, whose objects
+/// keep their keys sorted.
+fn item_json(item: &ListItem) -> String {
+    serde_json::to_value(item).map(|v| v.to_string()).unwrap_or_else(|e| {
+        tracing::error!("cannot serialise a list item: {e}");
+        "null".to_owned()
+    })
 }
 
 /// One note's status, from the open buffer (else the file).

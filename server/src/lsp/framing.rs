@@ -14,7 +14,8 @@
 //!
 //! tower-lsp-server writes into another in-memory pipe; one task copies its output frame by
 //! frame to the real stdout, and the filter's error replies take the same lock, so frames never
-//! interleave.
+//! interleave. On the way, a response whose result is a placeholder for an answer the handler
+//! serialised itself (`raw_results`) gets that answer in its place.
 
 use std::io;
 use std::sync::Arc;
@@ -295,7 +296,11 @@ where
 }
 
 /// Copy tower-lsp-server's output to `out`, one whole frame at a time.
-async fn copy_frames<R, W>(from_server: R, out: Arc<Mutex<W>>) -> io::Result<()>
+async fn copy_frames<R, W>(
+    from_server: R,
+    out: Arc<Mutex<W>>,
+    state: Arc<super::state::State>,
+) -> io::Result<()>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -305,7 +310,10 @@ where
         // Our own server's frames: no cap beyond what fits in memory.
         match reader.next(u64::MAX).await? {
             Frame::End => return Ok(()),
-            Frame::Body(body) => write_frame(&out, &body).await?,
+            Frame::Body(body) => match state.raw.splice(&body) {
+                Some(spliced) => write_frame(&out, &spliced).await?,
+                None => write_frame(&out, &body).await?,
+            },
             Frame::Refused { message, .. } => {
                 tracing::error!("unexpected output from the language server: {message}");
             }
@@ -328,7 +336,11 @@ pub async fn serve<I, O>(
     let (server_out, from_server) = tokio::io::duplex(PIPE_BYTES);
     let out = Arc::new(Mutex::new(output));
     let reading = tokio::spawn(filter(input, to_server, Arc::clone(&out)));
-    let writing = tokio::spawn(copy_frames(from_server, Arc::clone(&out)));
+    // Every frame goes through `copy_frames`, which puts answers kept in `State::raw` in their
+    // placeholders' place.
+    let state = Arc::clone(&service.inner().state);
+    state.raw.enable();
+    let writing = tokio::spawn(copy_frames(from_server, Arc::clone(&out), state));
     // Handlers never wait on the client, so a modest level suffices; it bounds memory under a
     // flood of requests while keeping slow requests from blocking cheap ones.
     tower_lsp_server::Server::new(server_in, server_out, socket).concurrency_level(32).serve(service).await;

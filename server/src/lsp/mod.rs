@@ -7,7 +7,7 @@
 //! Files form layers and import only from layers after their own (`scripts/import-graph.py`
 //! lists any cycle): `server`; `notifications`; `lifecycle`, `commands`; `file_events`; `runs`,
 //! `custom`, `requests`; `config_sync`; `refresh`; `snapshots`, `run_facts`; `state`;
-//! `documents`, `convert`.
+//! `documents`, `convert`, `raw_results`.
 
 mod commands;
 mod config_sync;
@@ -18,6 +18,7 @@ mod file_events;
 mod framing;
 mod lifecycle;
 mod notifications;
+mod raw_results;
 mod refresh;
 mod requests;
 mod run_facts;

@@ -13,11 +13,15 @@ use crate::status::RunFacts;
 pub(super) struct FactsCache {
     /// Taken once per request: index-wide requests ask for every note.
     engines: Vec<Arc<crate::runs::Engine>>,
+    /// Per engine, in the order of `engines`: the notes its registry runs now (usually none).
+    running: Vec<Vec<PathBuf>>,
     roots: Vec<PathBuf>,
     list: Option<crate::workspace::trust::TrustList>,
-    answers: std::cell::RefCell<std::collections::HashMap<PathBuf, bool>>,
-    /// Per note folder: not inside an untrusted nested folder with its own config.
-    nested: std::cell::RefCell<std::collections::HashMap<PathBuf, bool>>,
+    /// Per root, keyed by the path's bytes: hashing a `Path` parses its components, and every
+    /// note asks.
+    answers: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, bool>>,
+    /// Per note folder (its bytes): not inside an untrusted nested folder with its own config.
+    nested: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, bool>>,
     /// Per engine root: the lock files there are, listed once.
     locks:
         std::cell::RefCell<std::collections::HashMap<PathBuf, std::collections::HashSet<std::ffi::OsString>>>,
@@ -25,8 +29,10 @@ pub(super) struct FactsCache {
 
 impl FactsCache {
     pub(super) fn new(state: &State) -> Self {
+        let engines = state.engines();
         FactsCache {
-            engines: state.engines(),
+            running: engines.iter().map(|e| e.registry.running()).collect(),
+            engines,
             roots: state.roots.read().map(|r| r.clone()).unwrap_or_default(),
             list: state.opts.trust.as_ref().map(|t| t.list()),
             answers: Default::default(),
@@ -37,27 +43,51 @@ impl FactsCache {
 
     fn trusted(&self, path: Option<&Path>) -> bool {
         let (Some(list), Some(path)) = (&self.list, path) else { return false };
-        let root =
-            self.roots.iter().filter(|r| path.starts_with(r)).max_by_key(|r| r.as_os_str().len()).cloned();
+        let root = self
+            .roots
+            .iter()
+            .filter(|r| crate::workspace::is_within(path, r))
+            .max_by_key(|r| r.as_os_str().len());
         let Some(root) = root else { return false };
-        let root_trusted =
-            *self.answers.borrow_mut().entry(root.clone()).or_insert_with(|| list.contains(&root));
+        // Looked up before inserting: index-wide requests ask again for every note, and a hit
+        // should not allocate.
+        let known = self.answers.borrow().get(root.as_os_str()).copied();
+        let root_trusted = known.unwrap_or_else(|| {
+            let yes = list.contains(root);
+            self.answers.borrow_mut().insert(root.as_os_str().to_owned(), yes);
+            yes
+        });
         // A folder inside with its own `.livenote.toml` needs its own trust (cached per folder).
         let Some(dir) = path.parent() else { return root_trusted };
-        root_trusted
-            && *self.nested.borrow_mut().entry(dir.to_path_buf()).or_insert_with(|| {
-                crate::workspace::trust::nested_config_dir(&root, path).is_none_or(|d| list.contains(&d))
-            })
+        if !root_trusted {
+            return false;
+        }
+        let known = self.nested.borrow().get(dir.as_os_str()).copied();
+        known.unwrap_or_else(|| {
+            let yes =
+                crate::workspace::trust::nested_config_dir(root, path).is_none_or(|d| list.contains(&d));
+            self.nested.borrow_mut().insert(dir.as_os_str().to_owned(), yes);
+            yes
+        })
     }
 
     pub(super) fn facts(&self, path: Option<&Path>) -> RunFacts {
         let engine = path.and_then(|p| super::state::engine_among(&self.engines, p));
+        let registry_runs = |e: &Arc<crate::runs::Engine>, p: &Path| {
+            let at = self.engines.iter().position(|x| Arc::ptr_eq(x, e));
+            at.and_then(|i| self.running.get(i)).is_some_and(|r| r.iter().any(|r| r == p))
+        };
         let running = match (path, &engine) {
             (Some(p), Some(e)) => {
-                e.registry.is_running(p) || {
-                    let mut locks = self.locks.borrow_mut();
-                    let names = locks.entry(e.root.clone()).or_insert_with(|| e.store.lock_names());
-                    e.store.is_locked_among(&e.rel(p), names)
+                registry_runs(e, p) || {
+                    if !self.locks.borrow().contains_key(&e.root) {
+                        self.locks.borrow_mut().insert(e.root.clone(), e.store.lock_names());
+                    }
+                    let locks = self.locks.borrow();
+                    // No lock file at all (a vault that never ran here): nothing to look up.
+                    locks
+                        .get(&e.root)
+                        .is_some_and(|names| !names.is_empty() && e.store.is_locked_among(&e.rel(p), names))
                 }
             }
             _ => false,

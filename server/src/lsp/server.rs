@@ -42,7 +42,7 @@ impl Backend {
     }
 
     /// `livenote/listNotes` (no parameters).
-    pub async fn list_notes(&self) -> Result<Vec<crate::status::ListItem>> {
+    pub async fn list_notes(&self) -> Result<serde_json::Value> {
         Ok(super::custom::list_notes(&self.state))
     }
 

@@ -61,6 +61,8 @@ pub struct State {
     /// Counts changes of open documents (open, change, close): a run's edit waits on it until
     /// the buffer shows the edit.
     pub doc_changes: tokio::sync::watch::Sender<u64>,
+    /// Answers written to the client as serialised (under the stdio transport).
+    pub raw: super::raw_results::RawResults,
 }
 
 impl State {
@@ -80,6 +82,7 @@ impl State {
             settings: RwLock::new(None),
             trust_asked: Mutex::new(HashSet::new()),
             doc_changes: tokio::sync::watch::Sender::new(0),
+            raw: Default::default(),
         }
     }
 
@@ -196,5 +199,8 @@ pub fn engine_among<'a>(
     engines: &'a [Arc<crate::runs::Engine>],
     path: &std::path::Path,
 ) -> Option<&'a Arc<crate::runs::Engine>> {
-    engines.iter().filter(|e| path.starts_with(&e.root)).max_by_key(|e| e.root.as_os_str().len())
+    engines
+        .iter()
+        .filter(|e| crate::workspace::is_within(path, &e.root))
+        .max_by_key(|e| e.root.as_os_str().len())
 }

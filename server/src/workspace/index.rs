@@ -22,6 +22,8 @@ pub struct Entry {
     /// The live block's next due instant, kept between index-wide requests (the entry is
     /// replaced when its note changes, and the memo with it).
     pub schedule: crate::status::ScheduleMemo,
+    /// The note's `listNotes` item as JSON, kept between requests while what it shows holds.
+    pub list_item: crate::status::ItemMemo,
 }
 
 #[derive(Debug, Default)]
@@ -144,7 +146,7 @@ impl Index {
     pub fn root_of(&self, path: &Path) -> Option<&Path> {
         self.roots
             .iter()
-            .filter(|r| path.starts_with(r))
+            .filter(|r| super::is_within(path, r))
             .max_by_key(|r| r.as_os_str().len())
             .map(PathBuf::as_path)
     }
@@ -204,6 +206,7 @@ fn read_entry(path: &Path) -> Option<Arc<Entry>> {
         title,
         head,
         schedule: Default::default(),
+        list_item: Default::default(),
     }))
 }
 

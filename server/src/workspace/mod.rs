@@ -31,3 +31,34 @@ pub fn note_root(note: &std::path::Path) -> std::path::PathBuf {
     }
     start.to_path_buf()
 }
+
+/// `path.starts_with(base)` (whole components), quicker for the common case: when `path`'s
+/// bytes are `base`'s followed by a separator (or nothing), the components are too, without
+/// parsing either; otherwise `Path::starts_with` decides. Index-wide requests ask this for
+/// every note and root.
+pub fn is_within(path: &std::path::Path, base: &std::path::Path) -> bool {
+    let (p, b) = (path.as_os_str().as_encoded_bytes(), base.as_os_str().as_encoded_bytes());
+    let at_boundary = p.len() == b.len()
+        || b.last().is_some_and(|&c| std::path::is_separator(c.into()))
+        || p.get(b.len()).is_some_and(|&c| std::path::is_separator(c.into()));
+    (p.starts_with(b) && !b.is_empty() && at_boundary) || path.starts_with(base)
+}
+
+#[cfg(test)]
+mod is_within_tests {
+    use std::path::Path;
+
+    use super::is_within;
+
+    #[test]
+    fn agrees_with_path_starts_with() {
+        let paths =
+            ["/a/b/c.md", "/a/b", "/a/bc/d.md", "/a//b/c.md", "/a/./b/c.md", "a/b.md", "/", "", "/a/b/"];
+        let bases = ["/a/b", "/a/b/", "/a", "/", "/a/bc", "/a//b", "a", "", "/a/./b", "/x"];
+        for p in paths {
+            for b in bases {
+                assert_eq!(is_within(Path::new(p), Path::new(b)), Path::new(p).starts_with(b), "{p} in {b}");
+            }
+        }
+    }
+}

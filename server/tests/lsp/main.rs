@@ -916,3 +916,55 @@ async fn undo_over_edits_in_the_buffer_asks_and_keeps_a_copy() {
     assert!(back.ends_with("# Undo\n\nAgent wrote this. (typed)\n"), "the typed text was lost:\n{back}");
     c.shutdown().await;
 }
+
+/// `livenote/listNotes` keeps each note's item between requests; it still changes when the
+/// clock passes the note's next due instant, when trust goes and when a run holds the note.
+#[tokio::test]
+async fn list_notes_follows_time_trust_and_runs() {
+    let ran = "2026-11-23T15:00:05.000Z";
+    let note = format!(
+        "---\nlive:\n  objective: hourly\n  triggers:\n    cronExpr: \"0 * * * *\"\n  lastRunAt: \"{ran}\"\n  lastAttemptAt: \"{ran}\"\n---\n"
+    );
+    let mut c = TestClient::start_in(
+        tempfile::tempdir().unwrap_or_else(|e| panic!("{e}")),
+        &[("hourly.md", &note)],
+        utf16_caps(),
+        // Nothing fires on its own while the clock moves.
+        json!({"scheduler": {"enabled": false}}),
+        true,
+    )
+    .await;
+    let show = async |c: &mut TestClient| {
+        let list = c.request("livenote/listNotes", Value::Null).await;
+        let items = list["result"].as_array().cloned().unwrap_or_default();
+        items
+            .iter()
+            .map(|i| format!("{} due={} next={}", i["status"], i["due"], i["nextDue"]))
+            .collect::<String>()
+    };
+    let mut first = String::new();
+    for _ in 0..200 {
+        first = show(&mut c).await;
+        if !first.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(first, r#""live" due=null next="2026-11-23T10:00:00-06:00""#);
+    // Asked again (from the memo): the same.
+    assert_eq!(show(&mut c).await, first);
+    // The clock passes the next due instant.
+    c.clock.set(harness::now() + chrono::TimeDelta::minutes(53) + chrono::TimeDelta::seconds(1));
+    assert_eq!(show(&mut c).await, r#""live" due="cron" next="2026-11-23T10:00:01-06:00""#);
+    // Another process holds the note's lock: a run is in progress.
+    let store = livenote::runs::store::Store::new(c.root.path());
+    let lock = store.try_lock("hourly.md").unwrap_or_else(|e| panic!("{e}"));
+    assert!(lock.is_some());
+    assert_eq!(show(&mut c).await, r#""running" due="cron" next="2026-11-23T10:00:01-06:00""#);
+    drop(lock);
+    assert_eq!(show(&mut c).await, r#""live" due="cron" next="2026-11-23T10:00:01-06:00""#);
+    // Trust is withdrawn.
+    let trust = livenote::workspace::trust::TrustStore::in_dir(&c.root.path().join(".data"));
+    assert!(trust.untrust(c.root.path()).unwrap_or_else(|e| panic!("{e}")));
+    assert_eq!(show(&mut c).await, r#""untrusted" due="cron" next="2026-11-23T10:00:01-06:00""#);
+}
