@@ -318,3 +318,39 @@ fn check_reports_unknown_providers_with_did_you_mean() {
         "#]],
     );
 }
+
+/// Shell completions from the CLI definition, for three shells; `help` works like `--help`;
+/// every positional argument says what it is.
+#[test]
+fn completions_help_and_argument_texts() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    for (shell, marker) in
+        [("bash", "_livenote()"), ("zsh", "#compdef livenote"), ("fish", "complete -c livenote")]
+    {
+        let out = livenote(dir.path(), &["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}: {out:?}");
+        let script = String::from_utf8_lossy(&out.stdout);
+        assert!(script.contains(marker), "{shell}: {script}");
+        for command in ["check", "watch", "undo", "history", "stop", "completions"] {
+            assert!(script.contains(command), "{shell} lacks {command}");
+        }
+    }
+    let out = livenote(dir.path(), &["help", "--help"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = livenote(dir.path(), &["help", "run"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Usage: livenote run [OPTIONS] <NOTE>"), "{out:?}");
+    for command in
+        ["run", "watch", "event", "trust", "untrust", "init", "undo", "history", "stop", "list", "check"]
+    {
+        let out = livenote(dir.path(), &[command, "--help"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let arguments = text.split("Arguments:").nth(1).unwrap_or_default();
+        let arguments = arguments.split("Options:").next().unwrap_or_default();
+        for line in
+            arguments.lines().filter(|l| l.trim_start().starts_with('[') || l.trim_start().starts_with('<'))
+        {
+            let described = line.trim().split_once("  ").is_some_and(|(_, help)| !help.trim().is_empty());
+            assert!(described, "`livenote {command}`: an argument without help: {line:?}");
+        }
+    }
+}

@@ -18,7 +18,13 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
-#[command(name = "livenote", version, about = "Keeps markdown notes live: a language server and CLI")]
+#[command(
+    name = "livenote",
+    version,
+    about = "Keeps markdown notes live: a language server and CLI",
+    // Our own `help`, so that `livenote help --help` works like every other command.
+    disable_help_subcommand = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -50,6 +56,7 @@ pub enum Command {
     /// Run one note now (manual run; ignores `active` and backoff; in an untrusted folder only
     /// your own configuration is used, and a note that needs the folder's does not run).
     Run {
+        /// The note to run.
         note: PathBuf,
         /// Extra context for the agent.
         #[arg(long)]
@@ -62,6 +69,7 @@ pub enum Command {
     },
     /// The headless scheduler: fire due notes in DIR until interrupted.
     Watch {
+        /// The workspace folder (default: the current folder); it must exist.
         dir: Option<PathBuf>,
         /// Read "now" from this file (RFC 3339), for end-to-end tests.
         #[arg(long, hide = true)]
@@ -81,6 +89,7 @@ pub enum Command {
         /// The payload is JSON (kept as a JSON value instead of text).
         #[arg(long)]
         json: bool,
+        /// The workspace folder (default: the current folder).
         dir: Option<PathBuf>,
     },
     /// Trust a workspace folder with its `.livenote.toml` as it is now: its configuration is
@@ -93,7 +102,10 @@ pub enum Command {
         list: bool,
     },
     /// Create `.livenote.toml` and an example live note in DIR.
-    Init { dir: Option<PathBuf> },
+    Init {
+        /// The folder to set up (default: the current folder; created if missing).
+        dir: Option<PathBuf>,
+    },
     /// List live notes with their status, what is due and when they fire next.
     List {
         /// The workspace folder (default: the current folder).
@@ -106,7 +118,10 @@ pub enum Command {
     },
     /// Withdraw the trust of a folder: its `.livenote.toml` is ignored again and nothing runs
     /// on its own there.
-    Untrust { dir: PathBuf },
+    Untrust {
+        /// The trusted folder.
+        dir: PathBuf,
+    },
     /// Stop the note's run, whichever livenote process holds it (watch, an editor, run).
     Stop {
         /// The note whose run to stop.
@@ -114,14 +129,27 @@ pub enum Command {
     },
     /// Restore the body from before the latest run that changed it (itself undoable).
     Undo {
+        /// The note to restore.
         note: PathBuf,
         /// Restore even though the body was edited since that run (the current body is kept in
         /// history).
         #[arg(long)]
         force: bool,
     },
+    /// Print a shell completion script: `livenote completions bash > ~/.local/share/bash-completion/completions/livenote`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Explain livenote or one of its commands (`livenote help run`, as `livenote run --help`).
+    Help {
+        /// The command to explain (default: livenote itself).
+        command: Option<String>,
+    },
     /// The note's runs, newest first: outcome, summary, lines changed, whether undo can restore.
     History {
+        /// The note whose runs to list.
         note: PathBuf,
         #[arg(long, value_enum, default_value_t)]
         format: Format,
@@ -169,6 +197,18 @@ pub fn run(cli: Cli) -> u8 {
         Command::Trust { dir, list: false } => trust(dir, &mut out),
         Command::Untrust { dir } => untrust(&dir, &mut out),
         Command::Init { dir } => init::run(dir, &mut out),
+        Command::Completions { shell } => {
+            // Into a buffer first: the generator panics on a write error (a closed pipe).
+            let mut script = Vec::new();
+            clap_complete::generate(
+                shell,
+                &mut <Cli as clap::CommandFactory>::command(),
+                "livenote",
+                &mut script,
+            );
+            out.write_all(&script).map(|()| 0).map_err(anyhow::Error::from)
+        }
+        Command::Help { command } => help(command.as_deref(), &mut out),
         Command::Stop { note } => stop::run(&note, &mut out, &mut std::io::stderr()),
         Command::Undo { note, force } => undo::run(&note, force, &mut out, &mut std::io::stderr()),
         Command::History { note, format } => history::run(&note, format, &mut out),
@@ -302,4 +342,24 @@ fn display_path(path: &std::path::Path, base: Option<&std::path::Path>) -> Strin
         Some(rel) => rel.into_string(),
         None => path.display().to_string(),
     }
+}
+
+/// `livenote help [COMMAND]`: the long help of livenote or of one command.
+fn help(command: Option<&str>, out: &mut impl Write) -> anyhow::Result<u8> {
+    let mut cli = <Cli as clap::CommandFactory>::command();
+    // Built, the commands know their full names (`livenote run`) for their usage lines.
+    cli.build();
+    let text = match command {
+        None => cli.render_long_help(),
+        Some(name) => match cli.find_subcommand_mut(name) {
+            Some(sub) => sub.render_long_help(),
+            None => {
+                let _ =
+                    writeln!(std::io::stderr(), "livenote: no command `{name}`; `livenote help` lists them");
+                return Ok(2);
+            }
+        },
+    };
+    write!(out, "{text}")?;
+    Ok(0)
 }
