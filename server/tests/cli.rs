@@ -147,7 +147,7 @@ fn list_json_at_an_instant() {
                   "cronExpr": "0 * * * *"
                 },
                 "due": "cron",
-                "nextDue": "2026-11-23T09:01:30-06:00",
+                "nextDue": "2026-11-23T15:01:30+00:00",
                 "lastRunAt": "2026-11-23T14:00:01.000Z",
                 "lastAttemptAt": "2026-11-23T14:00:00.000Z",
                 "lastRunError": null
@@ -169,7 +169,7 @@ fn list_json_at_an_instant() {
                   ]
                 },
                 "due": "window",
-                "nextDue": "2026-11-23T09:01:30-06:00",
+                "nextDue": "2026-11-23T15:01:30+00:00",
                 "lastRunAt": "2026-11-22T14:30:00.000Z",
                 "lastAttemptAt": null,
                 "lastRunError": null
@@ -224,7 +224,7 @@ fn list_answers_what_fires_tomorrow_morning() {
         0,
         expect![[r#"
             NOTE                STATUS     DUE     NEXT                       LAST RUN
-            hourly.md           untrusted  -       2026-11-24T08:00:00-06:00  2026-11-23T14:00:01.000Z
+            hourly.md           untrusted  cron    2026-11-24T08:00:00-06:00  2026-11-23T14:00:01.000Z
             morning.md          untrusted  window  2026-11-24T08:00:00-06:00  2026-11-22T14:30:00.000Z
             paused.md           paused     -       -                          never
             sub/broken-crlf.md  invalid    -       -                          never
@@ -233,7 +233,7 @@ fn list_answers_what_fires_tomorrow_morning() {
     );
     let bad = livenote(v.path(), &["list", "--at", "tomorrow"]);
     assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("not an RFC 3339 time"));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a time"), "{bad:?}");
 }
 
 /// `init` gives a new user a working setup: `run` updates the example note at once, and
@@ -353,4 +353,29 @@ fn completions_help_and_argument_texts() {
             assert!(described, "`livenote {command}`: an argument without help: {line:?}");
         }
     }
+}
+
+/// `--at` takes a local date-time without an offset too, counts an occurrence exactly at the
+/// instant as firing then, and shows times in the zone the question was asked in.
+#[test]
+fn list_at_a_local_time_and_in_the_questions_zone() {
+    let v = vault();
+    assert_eq!(livenote(v.path(), &["trust", "."]).status.code(), Some(0));
+    let item = |args: &[&str]| -> serde_json::Value {
+        let out = livenote(v.path(), args);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let items: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        items.as_array().into_iter().flatten().find(|i| i["path"] == "hourly.md").cloned().unwrap_or_default()
+    };
+    // 08:00 in Chicago (the tests' TZ), no offset: the hourly cron fires then.
+    let local = item(&["list", "--format", "json", "--at", "2026-11-24T08:00"]);
+    assert_eq!(local["due"], "cron", "{local}");
+    assert_eq!(local["nextDue"], "2026-11-24T08:00:00-06:00", "{local}");
+    // The same instant asked in +01:00 answers in +01:00.
+    let paris = item(&["list", "--format", "json", "--at", "2026-11-24T15:00:00+01:00"]);
+    assert_eq!(paris["due"], "cron", "{paris}");
+    assert_eq!(paris["nextDue"], "2026-11-24T15:00:00+01:00", "{paris}");
+    let bad = livenote(v.path(), &["list", "--at", "2026-11-25 8h"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("give 2026-11-24T08:00 (local)"), "{bad:?}");
 }

@@ -13,11 +13,14 @@ use crate::status;
 use crate::workspace;
 
 pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut impl Write) -> Result<u8> {
-    let at: DateTime<Utc> = match at {
-        Some(s) => DateTime::parse_from_rfc3339(s)
-            .with_context(|| format!("--at {s:?} is not an RFC 3339 time (e.g. 2026-11-23T09:00:00+01:00)"))?
-            .with_timezone(&Utc),
-        None => crate::schedule::Clock::now(&crate::schedule::SystemClock),
+    let (at, shown_in) = match at {
+        Some(s) => {
+            let (at, offset) = parse_at(s)?;
+            // The scheduler fires an occurrence the moment after it: "what fires at 08:00"
+            // includes the 08:00 occurrence.
+            (at + chrono::TimeDelta::milliseconds(1), offset)
+        }
+        None => (crate::schedule::Clock::now(&crate::schedule::SystemClock), None),
     };
     let root = crate::workspace::trust::existing_folder(&dir.unwrap_or_else(|| PathBuf::from(".")))?;
     // What the scheduler would consider: the config's excludes are left out here too (the
@@ -61,7 +64,12 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
             trusted: Some(trusted),
             ..Default::default()
         };
-        items.push(status::list_item(path, &live, facts, at, &crate::schedule::Zone::Local));
+        let mut item = status::list_item(path, &live, facts, at, &crate::schedule::Zone::Local);
+        // Times in the zone the question was asked in.
+        if let Some(offset) = shown_in {
+            item.next_due = item.next_due.map(|t| in_offset(&t, offset));
+        }
+        items.push(item);
     }
     match format {
         Format::Json => {
@@ -91,4 +99,29 @@ fn table(items: &[status::ListItem], out: &mut impl Write) -> Result<()> {
         writeln!(out, "(no live notes)")?;
     }
     Ok(())
+}
+
+/// `--at`: an RFC 3339 instant (and its offset, to show times in), or a date-time without an
+/// offset in the local zone (`2026-11-25T08:00`, seconds optional, `T` or a space).
+fn parse_at(s: &str) -> Result<(DateTime<Utc>, Option<chrono::FixedOffset>)> {
+    if let Ok(t) = DateTime::parse_from_rfc3339(s.trim()) {
+        return Ok((t.with_timezone(&Utc), Some(*t.offset())));
+    }
+    let naive = ["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"]
+        .iter()
+        .find_map(|f| chrono::NaiveDateTime::parse_from_str(s.trim(), f).ok())
+        .with_context(|| {
+            format!("--at {s:?} is not a time: give 2026-11-24T08:00 (local) or 2026-11-24T08:00:00+01:00")
+        })?;
+    let local = chrono::TimeZone::from_local_datetime(&crate::schedule::Zone::Local, &naive)
+        .earliest()
+        .with_context(|| format!("--at {s:?} does not exist in the local zone (a daylight saving gap)"))?;
+    Ok((local.with_timezone(&Utc), None))
+}
+
+/// An RFC 3339 time re-written in `offset` (left as it is if it does not parse).
+fn in_offset(t: &str, offset: chrono::FixedOffset) -> String {
+    DateTime::parse_from_rfc3339(t)
+        .map(|t| t.with_timezone(&offset).to_rfc3339_opts(chrono::SecondsFormat::Secs, false))
+        .unwrap_or_else(|_| t.to_owned())
 }

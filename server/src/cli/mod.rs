@@ -112,7 +112,9 @@ pub enum Command {
         dir: Option<PathBuf>,
         #[arg(long, value_enum, default_value_t)]
         format: Format,
-        /// Evaluate schedules at this instant (RFC 3339) instead of now.
+        /// Evaluate schedules at this instant instead of now: RFC 3339 (`2026-11-24T08:00:00+01:00`,
+        /// times are then shown in that offset) or a local date-time (`2026-11-24T08:00`). A cron
+        /// occurrence exactly at the instant counts as firing then.
         #[arg(long)]
         at: Option<String>,
     },
