@@ -814,10 +814,7 @@ async fn undo_is_offered_only_when_there_is_something_to_undo() {
             Make passive
         "#]],
     );
-    let res =
-        c.request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]})).await;
-    assert!(res.get("error").is_none(), "{res}");
-    c.progress("end").await;
+    c.run_to_end(&uri).await;
     let ran = c.doc(&uri).text;
     assert!(ran.ends_with("# Undo\n\nAgent wrote this.\n"), "{ran}");
     let at = ran.len() - 1;
@@ -830,17 +827,7 @@ async fn undo_is_offered_only_when_there_is_something_to_undo() {
             Make passive
         "#]],
     );
-    let res = c
-        .request("workspace/executeCommand", json!({"command": "livenote.undoLastRun", "arguments": [uri]}))
-        .await;
-    assert!(res.get("error").is_none(), "{res}");
-    for _ in 0..500 {
-        if c.doc(&uri).text.ends_with("# Undo\n\nmine\n") {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
-    let undone = c.doc(&uri).text;
+    let undone = undo_until(&mut c, &uri, "# Undo\n\nmine\n").await;
     assert!(undone.ends_with("# Undo\n\nmine\n"), "{undone}");
     // The undo is a change of its own: offered again (once the undo has let go of the note's
     // lock, until then the note counts as updating), and it brings the run's text back.
@@ -854,17 +841,8 @@ async fn undo_is_offered_only_when_there_is_something_to_undo() {
             Make passive
         "#]],
     );
-    let res = c
-        .request("workspace/executeCommand", json!({"command": "livenote.undoLastRun", "arguments": [uri]}))
-        .await;
-    assert!(res.get("error").is_none(), "{res}");
-    for _ in 0..500 {
-        if c.doc(&uri).text.ends_with("Agent wrote this.\n") {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
-    assert!(c.doc(&uri).text.ends_with("# Undo\n\nAgent wrote this.\n"), "{}", c.doc(&uri).text);
+    let redone = undo_until(&mut c, &uri, "# Undo\n\nAgent wrote this.\n").await;
+    assert!(redone.ends_with("# Undo\n\nAgent wrote this.\n"), "{redone}");
     c.shutdown().await;
 }
 
@@ -967,4 +945,20 @@ async fn list_notes_follows_time_trust_and_runs() {
     let trust = livenote::workspace::trust::TrustStore::in_dir(&c.root.path().join(".data"));
     assert!(trust.untrust(c.root.path()).unwrap_or_else(|e| panic!("{e}")));
     assert_eq!(show(&mut c).await, r#""untrusted" due="cron" next="2026-11-23T10:00:01-06:00""#);
+}
+
+/// `livenote.undoLastRun`, then wait (real time, bounded: the edit is applied by a spawned
+/// task) until the buffer ends with `suffix`; the buffer's text.
+async fn undo_until(c: &mut TestClient, uri: &str, suffix: &str) -> String {
+    let res = c
+        .request("workspace/executeCommand", json!({"command": "livenote.undoLastRun", "arguments": [uri]}))
+        .await;
+    assert!(res.get("error").is_none(), "{res}");
+    for _ in 0..500 {
+        if c.doc(uri).text.ends_with(suffix) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    c.doc(uri).text
 }
