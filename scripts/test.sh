@@ -17,6 +17,9 @@ export LIVENOTE_NVIM="$nvim"
 bash tests/e2e/nvim/install-0.10.sh >/dev/null || echo "warning: Neovim 0.10 could not be installed; its plugin test is skipped"
 echo "== cargo test (unit, protocol, CLI, runs, agent, events, faults, Helix, Neovim)"
 cargo test --workspace --locked
+echo "== cargo package: the crate builds from what it would publish (metadata, readme, licenses)"
+# --allow-dirty: a developer's uncommitted work is packaged as it is; CI's clone is clean anyway.
+cargo package -p livenote --locked --allow-dirty --quiet
 echo "== grammars: TextMate (vscode-tmgrammar-test) and tree-sitter queries (Neovim)"
 bash grammars/test.sh
 echo "== VS Code extension: lint, unit tests, the extension against this build's server, compile, vsce package"

@@ -355,6 +355,36 @@ fn completions_help_and_argument_texts() {
     }
 }
 
+/// `livenote man` renders livenote(1) from the command definition; `--out` writes a page per
+/// command, and refuses a folder that does not exist.
+#[test]
+fn man_pages_from_the_command_definition() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = livenote(dir.path(), &["man"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(page.contains(".TH livenote 1"), "{page}");
+    assert!(page.contains("livenote\\-watch(1)"), "{page}");
+    let pages = dir.path().join("man1");
+    std::fs::create_dir(&pages).unwrap_or_else(|e| panic!("{e}"));
+    let out = livenote(dir.path(), &["man", "--out", "man1"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let list = livenote_page(&pages.join("livenote-list.1"));
+    assert!(list.contains(".TH livenote-list 1") && list.contains("\\-\\-at"), "{list}");
+    // The help text of every visible command has its page; hidden options stay hidden.
+    for command in ["check", "run", "watch", "undo", "history", "completions", "man"] {
+        assert!(pages.join(format!("livenote-{command}.1")).is_file(), "no page for {command}");
+    }
+    assert!(!livenote_page(&pages.join("livenote-run.1")).contains("clock"), "a hidden option in the page");
+    let missing = livenote(dir.path(), &["man", "--out", "nosuch"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("nosuch is not a folder"), "{missing:?}");
+}
+
+fn livenote_page(path: &std::path::Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 /// `--at` takes a local date-time without an offset too, counts an occurrence exactly at the
 /// instant as firing then, and shows times in the zone the question was asked in.
 #[test]

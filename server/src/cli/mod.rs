@@ -6,6 +6,7 @@ mod event;
 mod history;
 mod init;
 mod list;
+mod man;
 mod run;
 mod stop;
 mod undo;
@@ -144,6 +145,13 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Print the manual page livenote(1) in roff (`livenote man | man -l -`), or write one page
+    /// per command into a folder (`livenote man --out ~/.local/share/man/man1`).
+    Man {
+        /// Write livenote.1, livenote-check.1, ... into this existing folder instead.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
     /// Explain livenote or one of its commands (`livenote help run`, as `livenote run --help`).
     Help {
         /// The command to explain (default: livenote itself).
@@ -210,6 +218,7 @@ pub fn run(cli: Cli) -> u8 {
             );
             out.write_all(&script).map(|()| 0).map_err(anyhow::Error::from)
         }
+        Command::Man { out: dir } => man::run(dir.as_deref(), &mut out),
         Command::Help { command } => help(command.as_deref(), &mut out),
         Command::Stop { note } => stop::run(&note, &mut out, &mut std::io::stderr()),
         Command::Undo { note, force } => undo::run(&note, force, &mut out, &mut std::io::stderr()),
