@@ -14,7 +14,7 @@ import {
 } from 'vscode-languageclient/node';
 import { registerCommands } from './commands';
 import { errorMessage } from './errors';
-import { resolveServerPath, isExecutableFile, INSTALL_COMMAND, type Resolution } from './serverPath';
+import { resolveServerPath, isExecutableFile, serverLaunch, INSTALL_COMMAND, type Resolution } from './serverPath';
 import { buildServerSettings, didChangeConfigurationParams, explicitValue, type SettingsResult } from './settings';
 import { METHOD_NOT_FOUND, ServerCommand, ServerRequest, isRecord } from './protocol';
 import type { ServerState } from './status';
@@ -34,7 +34,8 @@ export class Livenote implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private lastProblems = '';
 
-  constructor() {
+  /** @param extensionPath the installed extension's folder; a platform package carries the server there. */
+  constructor(private readonly extensionPath: string | undefined) {
     this.output = vscode.window.createOutputChannel('livenote');
     this.statusBar = new StatusBar({
       serverProblem: () => this.problem,
@@ -84,12 +85,14 @@ export class Livenote implements vscode.Disposable {
   private resolveServer(): Resolution {
     const setting = explicitValue(this.config().inspect('path'), vscode.workspace.isTrusted);
     return resolveServerPath({
+      extensionPath: this.extensionPath,
       setting: typeof setting === 'string' ? setting : undefined,
       workspaceFolder: this.firstFolder()?.uri.fsPath,
       homedir: os.homedir(),
       pathEnv: process.env.PATH,
       pathExt: process.env.PATHEXT,
       platform: process.platform,
+      arch: process.arch,
       isExecutable: isExecutableFile,
     });
   }
@@ -125,15 +128,25 @@ export class Livenote implements vscode.Disposable {
       return;
     }
     this.serverPath = resolution.path;
-    this.log(`starting ${resolution.path} lsp (from ${resolution.source === 'PATH' ? 'PATH' : 'livenote.path'})`);
-    const folder = this.firstFolder();
+    if (resolution.overriddenSetting !== undefined) {
+      this.log(
+        `livenote.path is "${resolution.overriddenSetting}", but this package bundles its own server, which is used instead; ` +
+          'the universal livenote package (without a bundled server) uses the setting.',
+      );
+    }
+    // Only the user's own value: a workspace must not choose a file the server appends to.
+    const logFile = explicitValue(this.config().inspect('logFile'), false);
     // No `transport`: TransportKind.stdio would append `--stdio`, which `livenote lsp`
     // rejects; without it the client still talks over the process's stdin/stdout.
-    const executable: Executable = {
+    const executable: Executable = serverLaunch({
       command: resolution.path,
-      args: ['lsp'],
-      options: folder ? { cwd: folder.uri.fsPath } : {},
-    };
+      logFile: typeof logFile === 'string' ? logFile : undefined,
+      workspaceFolder: this.firstFolder()?.uri.fsPath,
+      homedir: os.homedir(),
+      platform: process.platform,
+    });
+    const from = { bundled: 'bundled with the extension', setting: 'livenote.path', PATH: 'PATH' }[resolution.source];
+    this.log(`starting ${executable.command} ${executable.args?.join(' ') ?? ''} (from ${from})`);
     const serverOptions: ServerOptions = { run: executable, debug: executable };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [
@@ -295,8 +308,10 @@ export class Livenote implements vscode.Disposable {
     if (!e.affectsConfiguration(SECTION)) {
       return;
     }
-    if (e.affectsConfiguration(`${SECTION}.path`) || e.affectsConfiguration(`${SECTION}.trace.server`)) {
-      this.log('livenote.path or livenote.trace.server changed: restarting the language server');
+    const restartKeys = ['path', 'logFile', 'trace.server'].map((k) => `${SECTION}.${k}`);
+    const changed = restartKeys.find((k) => e.affectsConfiguration(k));
+    if (changed !== undefined) {
+      this.log(`${changed} changed: restarting the language server`);
       void this.restart();
       return;
     }
@@ -342,7 +357,7 @@ let livenote: Livenote | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   try {
-    livenote = new Livenote();
+    livenote = new Livenote(context.extensionPath);
     context.subscriptions.push(...registerCommands(livenote));
     await livenote.start();
   } catch (e) {

@@ -1,13 +1,41 @@
-// Find the `livenote` binary: the `livenote.path` setting, else PATH. Searching PATH here (rather
-// than letting spawn fail) is what lets the extension say "not installed" with install steps
-// instead of a bare ENOENT from the language client.
+// Find the `livenote` binary: the one a platform package carries in its `server/` folder, else
+// the `livenote.path` setting, else PATH. The bundled binary comes first so that installing the
+// platform package is all a user needs, whatever a PATH launched from a desktop icon holds.
+// Searching PATH here (rather than letting spawn fail) is what lets the extension say "not
+// installed" with install steps instead of a bare ENOENT from the language client.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-export const INSTALL_COMMAND = 'cargo install --path server';
+// Without --locked, cargo re-resolves every dependency to versions CI never tested.
+export const INSTALL_COMMAND = 'cargo install --locked --path server';
+
+/** VS Code's platform targets (`vsce package --target`) a livenote binary is built for. */
+const VSCE_TARGETS: readonly string[] = [
+  'linux-x64',
+  'linux-arm64',
+  'linux-armhf',
+  'darwin-x64',
+  'darwin-arm64',
+  'win32-x64',
+  'win32-arm64',
+];
+
+/** The `vsce package --target` name of a Node platform and arch, e.g. "linux-x64". */
+export function vsceTarget(platform: NodeJS.Platform, arch: string): string | undefined {
+  const target = `${platform}-${arch === 'arm' ? 'armhf' : arch}`;
+  return VSCE_TARGETS.includes(target) ? target : undefined;
+}
+
+/** Where a platform package carries the server, inside the extension's install folder. */
+export function bundledServerPath(extensionPath: string, platform: NodeJS.Platform): string {
+  const p = platform === 'win32' ? path.win32 : path.posix;
+  return p.join(extensionPath, 'server', platform === 'win32' ? 'livenote.exe' : 'livenote');
+}
 
 export interface ResolveInput {
+  /** The extension's install folder; undefined when not running as an installed extension. */
+  extensionPath?: string;
   /** The `livenote.path` setting; empty or undefined = search PATH. */
   setting: string | undefined;
   /** File-system path of the first workspace folder, for a relative setting. */
@@ -18,19 +46,48 @@ export interface ResolveInput {
   /** Windows PATHEXT; ignored elsewhere. */
   pathExt?: string;
   platform: NodeJS.Platform;
+  /** process.arch, to name the platform package for this machine. */
+  arch?: string;
   /** Whether an executable file exists at this absolute path. */
   isExecutable: (file: string) => boolean;
 }
 
 export type Resolution =
-  | { ok: true; path: string; source: 'setting' | 'PATH' }
+  | {
+      ok: true;
+      path: string;
+      source: 'bundled' | 'setting' | 'PATH';
+      /** The `livenote.path` value the bundled server took precedence over, if one was set. */
+      overriddenSetting?: string;
+    }
   | { ok: false; message: string; installCommand: string };
 
-function installSteps(): string {
+function installSteps(input: ResolveInput): string {
+  const target = input.arch === undefined ? undefined : vsceTarget(input.platform, input.arch);
+  const forThisMachine = target ? ` (for this machine: livenote-${target}.vsix)` : '';
   return (
-    `Install it with "${INSTALL_COMMAND}" from a livenote checkout (it puts livenote in ~/.cargo/bin, ` +
-    'which must be on PATH), or set "livenote.path" to the binary.'
+    `This livenote package has no bundled server; the platform packages livenote-<platform>.vsix${forThisMachine} carry one. ` +
+    `Or install the server with "${INSTALL_COMMAND}" from a livenote checkout (it puts livenote in ~/.cargo/bin, ` +
+    'which must be on the PATH VS Code sees), or set "livenote.path" to the binary.'
   );
+}
+
+/**
+ * A path from a setting as a file-system path: `~` is the home directory, a relative path is
+ * relative to the first workspace folder; undefined for a relative path without a folder.
+ */
+function absolutePath(
+  value: string,
+  { homedir, workspaceFolder, platform }: Pick<ResolveInput, 'homedir' | 'workspaceFolder' | 'platform'>,
+): string | undefined {
+  const p = platform === 'win32' ? path.win32 : path.posix;
+  if (value === '~' || value.startsWith('~/') || (platform === 'win32' && value.startsWith('~\\'))) {
+    return p.join(homedir, value.slice(1));
+  }
+  if (p.isAbsolute(value)) {
+    return p.normalize(value);
+  }
+  return workspaceFolder === undefined ? undefined : p.join(workspaceFolder, value);
 }
 
 function executableNames(name: string, input: ResolveInput): string[] {
@@ -65,6 +122,14 @@ function searchPath(name: string, input: ResolveInput): string | undefined {
 export function resolveServerPath(input: ResolveInput): Resolution {
   const p = input.platform === 'win32' ? path.win32 : path.posix;
   const setting = input.setting?.trim() ?? '';
+  if (input.extensionPath !== undefined) {
+    const bundled = bundledServerPath(input.extensionPath, input.platform);
+    if (input.isExecutable(bundled)) {
+      return setting === ''
+        ? { ok: true, path: bundled, source: 'bundled' }
+        : { ok: true, path: bundled, source: 'bundled', overriddenSetting: setting };
+    }
+  }
   if (setting === '') {
     const found = searchPath('livenote', input);
     if (found) {
@@ -72,7 +137,7 @@ export function resolveServerPath(input: ResolveInput): Resolution {
     }
     return {
       ok: false,
-      message: `The livenote language server was not found on PATH. ${installSteps()}`,
+      message: `The livenote language server was not found on PATH. ${installSteps(input)}`,
       installCommand: INSTALL_COMMAND,
     };
   }
@@ -86,19 +151,13 @@ export function resolveServerPath(input: ResolveInput): Resolution {
     }
     return {
       ok: false,
-      message: `"livenote.path" is "${setting}", which was not found on PATH. ${installSteps()}`,
+      message: `"livenote.path" is "${setting}", which was not found on PATH. ${installSteps(input)}`,
       installCommand: INSTALL_COMMAND,
     };
   }
 
-  let full: string;
-  if (setting === '~' || setting.startsWith('~/') || (input.platform === 'win32' && setting.startsWith('~\\'))) {
-    full = p.join(input.homedir, setting.slice(1));
-  } else if (p.isAbsolute(setting)) {
-    full = p.normalize(setting);
-  } else if (input.workspaceFolder) {
-    full = p.join(input.workspaceFolder, setting);
-  } else {
+  const full = absolutePath(setting, input);
+  if (full === undefined) {
     return {
       ok: false,
       message: `"livenote.path" is the relative path "${setting}", but no workspace folder is open to resolve it against. Use an absolute path.`,
@@ -114,8 +173,44 @@ export function resolveServerPath(input: ResolveInput): Resolution {
   }
   return {
     ok: false,
-    message: `"livenote.path" is "${setting}", but there is no executable file at ${full}. ${installSteps()}`,
+    message: `"livenote.path" is "${setting}", but there is no executable file at ${full}. ${installSteps(input)}`,
     installCommand: INSTALL_COMMAND,
+  };
+}
+
+export interface ServerLaunchInput {
+  /** The resolved binary. */
+  command: string;
+  /** The `livenote.logFile` setting; empty or undefined = no log file. */
+  logFile: string | undefined;
+  /** File-system path of the first workspace folder: the server's working directory. */
+  workspaceFolder: string | undefined;
+  homedir: string;
+  platform: NodeJS.Platform;
+}
+
+/** How the server is started (the shape of vscode-languageclient's `Executable`). */
+export interface ServerLaunch {
+  command: string;
+  args: string[];
+  options: { cwd?: string };
+}
+
+/**
+ * `livenote lsp`, with `--log-file` when `livenote.logFile` is set. The server's stderr (shown in
+ * the output channel) carries only warnings; the file gets the full log.
+ */
+export function serverLaunch(input: ServerLaunchInput): ServerLaunch {
+  const args = ['lsp'];
+  const logFile = input.logFile?.trim() ?? '';
+  if (logFile !== '') {
+    // Without a folder a relative path stays relative to the server's working directory.
+    args.push('--log-file', absolutePath(logFile, input) ?? logFile);
+  }
+  return {
+    command: input.command,
+    args,
+    options: input.workspaceFolder === undefined ? {} : { cwd: input.workspaceFolder },
   };
 }
 

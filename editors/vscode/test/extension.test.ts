@@ -3,20 +3,30 @@
 // module in fakeVscode.ts. Needs LIVENOTE_BIN (set by `npm run test:server`); skipped otherwise.
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import Module from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseNoteStatus, UiCommand } from '../src/protocol';
 import { UNTRUSTED_LINE } from '../src/status';
-import { createFakeVscode, FakeDocument, Uri, type FakeStatusBarItem, type FakeVscode } from './fakeVscode';
+import {
+  createFakeVscode,
+  FakeDocument,
+  installFakeVscode,
+  sleep,
+  Uri,
+  waitFor as waitUntil,
+  type FakeStatusBarItem,
+  type FakeVscode,
+} from './fakeVscode';
 
 const bin = process.env.LIVENOTE_BIN;
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+// `lsp --log-file` is newer than this test; an older binary cannot take part in that check.
+const logFileSupport =
+  bin && spawnSync(bin, ['lsp', '--help'], { encoding: 'utf8' }).stdout?.includes('--log-file')
+    ? true
+    : `${bin ?? 'livenote'} lsp has no --log-file`;
 
 describe('the extension in a fake VS Code', { skip: bin ? false : 'LIVENOTE_BIN is not set (npm run test:server sets it)' }, () => {
   let tmp: string;
@@ -33,17 +43,12 @@ describe('the extension in a fake VS Code', { skip: bin ? false : 'LIVENOTE_BIN 
     return found;
   };
 
-  const waitFor = async (what: string, pred: () => boolean, timeoutMs = 20_000): Promise<void> => {
-    const deadline = Date.now() + timeoutMs;
-    while (!pred()) {
-      if (Date.now() > deadline) {
-        assert.fail(
-          `timed out waiting for ${what}\nstatus bar: ${JSON.stringify(item())}\nmessages: ${JSON.stringify(fake.messages)}\noutput:\n${fake.output.join('\n')}`,
-        );
-      }
-      await sleep(50);
-    }
-  };
+  const waitFor = (what: string, pred: () => boolean): Promise<void> =>
+    waitUntil(
+      what,
+      pred,
+      () => `status bar: ${JSON.stringify(item())}\nmessages: ${JSON.stringify(fake.messages)}\noutput:\n${fake.output.join('\n')}`,
+    );
 
   const waitForStatus = (text: string | RegExp) =>
     waitFor(`status bar ${String(text)}`, () =>
@@ -82,11 +87,7 @@ describe('the extension in a fake VS Code', { skip: bin ? false : 'LIVENOTE_BIN 
         smoke: { kind: 'command', command: ['sh', '-c', 'printf "Updated by the host test (%s).\\n" "$LIVENOTE_TRIGGER"'] },
       },
     });
-    const loader = Module as unknown as { _load: (request: string, parent: unknown, isMain: boolean) => unknown };
-    const load = loader._load;
-    loader._load = function (request, parent, isMain) {
-      return request === 'vscode' ? fake.vscode : load.call(this, request, parent, isMain);
-    };
+    installFakeVscode(fake);
 
     const file = path.join(workspace, 'groceries.md');
     fs.writeFileSync(file, '# Groceries\n\nmilk\n');
@@ -207,11 +208,24 @@ describe('the extension in a fake VS Code', { skip: bin ? false : 'LIVENOTE_BIN 
   it('a livenote.path that points nowhere restarts into "not found" with install steps; fixing it recovers', async () => {
     fake.changeSettings({ 'livenote.path': { globalValue: path.join(tmp, 'nope', 'livenote') } });
     await waitForStatus('$(error) livenote not found');
-    const error = fake.messages.find((m) => m.severity === 'error' && m.text.includes('cargo install --path server'));
+    const error = fake.messages.find((m) => m.severity === 'error' && m.text.includes('cargo install --locked --path server'));
     assert.ok(error, JSON.stringify(fake.messages));
     assert.deepEqual(error.items, ['Open Settings', 'Copy install command', 'Retry']);
     assert.equal(item().command, UiCommand.showServerMissing);
     fake.changeSettings({ 'livenote.path': { globalValue: path.resolve(bin ?? '') } });
+    await waitForStatus(/^\$\(pulse\) Live · /);
+  });
+
+  it('livenote.logFile restarts the server with --log-file; the server appends its log there', { skip: logFileSupport === true ? false : logFileSupport }, async () => {
+    const logFile = path.join(tmp, 'logs', 'livenote.log');
+    fs.mkdirSync(path.dirname(logFile));
+    const from = fake.output.length;
+    fake.changeSettings({ 'livenote.logFile': { globalValue: logFile } });
+    await waitFor('a restart with --log-file', () => fake.output.slice(from).some((l) => l.includes(`lsp --log-file ${logFile} (from `)));
+    await waitForStatus(/^\$\(pulse\) Live · /);
+    await waitFor('the server log in the file', () => fs.existsSync(logFile) && /indexed \d+ notes/.test(fs.readFileSync(logFile, 'utf8')));
+    fake.changeSettings({ 'livenote.logFile': { globalValue: '' } });
+    await waitFor('a restart without --log-file', () => fake.output.slice(from).some((l) => /starting \S+ lsp \(from /.test(l)));
     await waitForStatus(/^\$\(pulse\) Live · /);
   });
 

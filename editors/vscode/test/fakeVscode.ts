@@ -3,6 +3,7 @@
 // VS Code itself cannot run here; this lets the extension-host test drive the real extension
 // code against the real server. Anything not modelled is a harmless stub (see `stub`).
 
+import Module from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -561,3 +562,27 @@ export function createFakeVscode(workspaceRoot: string) {
 }
 
 export type FakeVscode = ReturnType<typeof createFakeVscode>;
+
+/** From now on, `require('vscode')` anywhere in this process (the extension, bundled or not) gets the fake. */
+export function installFakeVscode(fake: FakeVscode): void {
+  const loader = Module as unknown as { _load: (request: string, parent: unknown, isMain: boolean) => unknown };
+  const load = loader._load;
+  loader._load = function (request, parent, isMain) {
+    return request === 'vscode' ? fake.vscode : load.call(this, request, parent, isMain);
+  };
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Poll `pred` until it holds; on timeout fail with `what` and `detail()`. */
+export async function waitFor(what: string, pred: () => boolean, detail: () => string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pred()) {
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}\n${detail()}`);
+    }
+    await sleep(50);
+  }
+}

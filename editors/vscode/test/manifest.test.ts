@@ -14,7 +14,7 @@ interface Manifest {
   contributes: {
     commands: { command: string; title: string; category: string }[];
     menus: { commandPalette: { command: string; when: string }[] };
-    configuration: { properties: Record<string, { default?: unknown }> };
+    configuration: { properties: Record<string, { default?: unknown; scope?: string }> };
     grammars: { scopeName: string; path: string; injectTo: string[] }[];
   };
   engines: { vscode: string };
@@ -50,6 +50,7 @@ describe('package.json', () => {
       'livenote.agent.timeout',
       'livenote.agent.web',
       'livenote.history.keep',
+      'livenote.logFile',
       'livenote.path',
       'livenote.providers',
       'livenote.scheduler.enabled',
@@ -57,6 +58,11 @@ describe('package.json', () => {
       'livenote.trace.server',
     ]);
     assert.equal(manifest.contributes.configuration.properties['livenote.scheduler.enabled']?.default, true);
+  });
+
+  it('lets only user settings choose the log file (a workspace must not pick a file to append to)', () => {
+    const logFile = manifest.contributes.configuration.properties['livenote.logFile'];
+    assert.deepEqual(logFile && { default: logFile.default, scope: logFile.scope }, { default: '', scope: 'machine' });
   });
 
   it('supports untrusted workspaces in a limited way, restricting path and providers', () => {

@@ -3,7 +3,16 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { INSTALL_COMMAND, isExecutableFile, resolveServerPath, type ResolveInput } from '../src/serverPath';
+import {
+  bundledServerPath,
+  INSTALL_COMMAND,
+  isExecutableFile,
+  resolveServerPath,
+  serverLaunch,
+  vsceTarget,
+  type ResolveInput,
+  type ServerLaunchInput,
+} from '../src/serverPath';
 
 function input(files: string[], overrides: Partial<ResolveInput>): ResolveInput {
   const set = new Set(files);
@@ -36,7 +45,16 @@ describe('resolveServerPath', () => {
     assert.match(r.message, /not found on PATH/);
     assert.ok(r.message.includes(INSTALL_COMMAND));
     assert.match(r.message, /livenote\.path/);
-    assert.equal(r.installCommand, 'cargo install --path server');
+    assert.equal(r.installCommand, 'cargo install --locked --path server');
+  });
+
+  it('says this package has no bundled server and names the platform package for this machine', () => {
+    const r = resolveServerPath(input([], { arch: 'arm64', platform: 'darwin' }));
+    assert.ok(!r.ok);
+    assert.match(r.message, /This livenote package has no bundled server; the platform packages livenote-<platform>\.vsix \(for this machine: livenote-darwin-arm64\.vsix\) carry one\./);
+    const unknown = resolveServerPath(input([], { arch: 's390x' }));
+    assert.ok(!unknown.ok);
+    assert.match(unknown.message, /the platform packages livenote-<platform>\.vsix carry one\./);
   });
 
   it('uses an absolute setting', () => {
@@ -99,6 +117,98 @@ describe('resolveServerPath', () => {
       }),
     );
     assert.deepEqual(home, { ok: true, path: 'C:\\Users\\ann\\.cargo\\bin\\livenote.exe', source: 'setting' });
+  });
+});
+
+describe('resolveServerPath with a bundled server', () => {
+  const ext = '/home/ann/.vscode/extensions/livenote.livenote-0.1.0-linux-x64';
+  const bundled = `${ext}/server/livenote`;
+
+  it('finds the bundled server first, before livenote on PATH', () => {
+    const r = resolveServerPath(input([bundled, '/usr/bin/livenote'], { extensionPath: ext }));
+    assert.deepEqual(r, { ok: true, path: bundled, source: 'bundled' });
+  });
+
+  it('prefers the bundled server to livenote.path, and says which setting it overrode', () => {
+    const r = resolveServerPath(input([bundled, '/opt/livenote'], { extensionPath: ext, setting: ' /opt/livenote ' }));
+    assert.deepEqual(r, { ok: true, path: bundled, source: 'bundled', overriddenSetting: '/opt/livenote' });
+  });
+
+  it('without a bundled server: livenote.path, then PATH', () => {
+    const setting = resolveServerPath(input(['/opt/livenote', '/usr/bin/livenote'], { extensionPath: ext, setting: '/opt/livenote' }));
+    assert.deepEqual(setting, { ok: true, path: '/opt/livenote', source: 'setting' });
+    const onPath = resolveServerPath(input(['/usr/bin/livenote'], { extensionPath: ext }));
+    assert.deepEqual(onPath, { ok: true, path: '/usr/bin/livenote', source: 'PATH' });
+  });
+
+  it('a bundled file that is not executable falls through', () => {
+    // isExecutable answers for the bundled path only when the file exists and may run.
+    const seen: string[] = [];
+    const r = resolveServerPath(
+      input([], {
+        extensionPath: ext,
+        isExecutable: (f) => {
+          seen.push(f);
+          return f === '/usr/bin/livenote';
+        },
+      }),
+    );
+    assert.deepEqual(r, { ok: true, path: '/usr/bin/livenote', source: 'PATH' });
+    assert.equal(seen[0], bundled);
+  });
+
+  it('on Windows, the bundled server is server\\livenote.exe', () => {
+    const winExt = 'C:\\Users\\ann\\.vscode\\extensions\\livenote.livenote-0.1.0-win32-x64';
+    assert.equal(bundledServerPath(winExt, 'win32'), `${winExt}\\server\\livenote.exe`);
+    const win = { platform: 'win32' as const, homedir: 'C:\\Users\\ann', pathEnv: 'C:\\tools', extensionPath: winExt };
+    const r = resolveServerPath(input([`${winExt}\\server\\livenote.exe`, 'C:\\tools\\livenote.EXE'], win));
+    assert.deepEqual(r, { ok: true, path: `${winExt}\\server\\livenote.exe`, source: 'bundled' });
+    // A server/livenote without .exe is not what a Windows package carries.
+    const noExe = resolveServerPath(input([`${winExt}\\server\\livenote`, 'C:\\tools\\livenote.EXE'], win));
+    assert.deepEqual(noExe, { ok: true, path: 'C:\\tools\\livenote.EXE', source: 'PATH' });
+  });
+});
+
+describe('vsceTarget', () => {
+  it('names the vsce target of each platform livenote is built for', () => {
+    assert.equal(vsceTarget('linux', 'x64'), 'linux-x64');
+    assert.equal(vsceTarget('linux', 'arm64'), 'linux-arm64');
+    assert.equal(vsceTarget('linux', 'arm'), 'linux-armhf');
+    assert.equal(vsceTarget('darwin', 'arm64'), 'darwin-arm64');
+    assert.equal(vsceTarget('darwin', 'x64'), 'darwin-x64');
+    assert.equal(vsceTarget('win32', 'x64'), 'win32-x64');
+    assert.equal(vsceTarget('win32', 'ia32'), undefined);
+    assert.equal(vsceTarget('freebsd', 'x64'), undefined);
+  });
+});
+
+describe('serverLaunch', () => {
+  const base: ServerLaunchInput = {
+    command: '/usr/bin/livenote',
+    logFile: undefined,
+    workspaceFolder: '/work/notes',
+    homedir: '/home/ann',
+    platform: 'linux',
+  };
+
+  it('starts `livenote lsp` in the first workspace folder, without a log file by default', () => {
+    assert.deepEqual(serverLaunch(base), { command: '/usr/bin/livenote', args: ['lsp'], options: { cwd: '/work/notes' } });
+    assert.deepEqual(serverLaunch({ ...base, logFile: '  ' }).args, ['lsp']);
+    assert.deepEqual(serverLaunch({ ...base, workspaceFolder: undefined }).options, {});
+  });
+
+  it('passes livenote.logFile as --log-file, ~ expanded', () => {
+    assert.deepEqual(serverLaunch({ ...base, logFile: '~/logs/livenote.log' }).args, [
+      'lsp',
+      '--log-file',
+      '/home/ann/logs/livenote.log',
+    ]);
+    assert.deepEqual(serverLaunch({ ...base, logFile: '/tmp/livenote.log' }).args, ['lsp', '--log-file', '/tmp/livenote.log']);
+    assert.deepEqual(serverLaunch({ ...base, logFile: 'livenote.log' }).args, ['lsp', '--log-file', '/work/notes/livenote.log']);
+    assert.deepEqual(
+      serverLaunch({ ...base, platform: 'win32', homedir: 'C:\\Users\\ann', workspaceFolder: undefined, logFile: '~\\livenote.log' }).args,
+      ['lsp', '--log-file', 'C:\\Users\\ann\\livenote.log'],
+    );
   });
 });
 

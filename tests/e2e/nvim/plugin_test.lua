@@ -50,6 +50,21 @@ vim.opt.rtp:prepend(plugin_dir)
 -- trust list, kept out of the real one.
 local ws = H.copy_workspace(here .. '/plugin-workspace')
 local data_dir = vim.fn.tempname() .. '-data'
+-- `lsp --log-file` is newer than this test: with an older binary the session runs without
+-- `log_file` and only the command line is checked.
+local server_bin = vim.env.LIVENOTE_BIN or 'livenote'
+local help = vim.fn.executable(server_bin) == 1 and vim.system({ server_bin, 'lsp', '--help' }, { text = true }):wait(10000)
+local log_file = help and (help.stdout or ''):find('--log-file', 1, true) and (vim.fn.tempname() .. '-server.log') or nil
+
+--- The command setup() registered: vim.lsp.config's on 0.11, what config.server_cmd() builds on
+--- 0.10 (whose vim.lsp.start() config is not kept anywhere to read).
+local function registered_cmd()
+  if HAS_011 then
+    return vim.lsp.config.livenote.cmd
+  end
+  local config = require('livenote.config')
+  return config.server_cmd(config.current)
+end
 
 -------------------------------------------------------------------------------------------------
 -- Helpers (the shared ones are in harness.lua)
@@ -104,6 +119,14 @@ check('setup: bad options fail at setup, naming the option', function()
   return tostring(err)
 end)
 
+check('setup: log_file adds --log-file <absolute path> to the command', function()
+  require('livenote').setup({ cmd = { 'livenote', 'lsp' }, log_file = '~/livenote-test.log' })
+  local cmd = registered_cmd()
+  local want = { 'livenote', 'lsp', '--log-file', vim.fs.normalize('~') .. '/livenote-test.log' }
+  assert(vim.deep_equal(cmd, want), vim.inspect(cmd))
+  return table.concat(cmd, ' ')
+end)
+
 check('setup: the plugin from editors/nvim registers the server and the :Live* commands', function()
   local lua_dirs = vim.api.nvim_get_runtime_file('lua/livenote/init.lua', true)
   assert(
@@ -111,7 +134,8 @@ check('setup: the plugin from editors/nvim registers the server and the :Live* c
     'livenote loaded from ' .. vim.inspect(lua_dirs)
   )
   require('livenote').setup({
-    cmd = { vim.env.LIVENOTE_BIN or 'livenote', 'lsp' },
+    cmd = { server_bin, 'lsp' },
+    log_file = log_file,
     cmd_env = { LIVENOTE_DATA_DIR = data_dir },
     on_attach = function(_, bufnr)
       attached[bufnr] = true
@@ -122,6 +146,9 @@ check('setup: the plugin from editors/nvim registers the server and the :Live* c
     -- A user's own vim.lsp.config('livenote') merges with the plugin's (here: to see the exit).
     vim.lsp.config('livenote', { on_exit = H.on_exit })
   end
+  -- Setting up again replaces the command: nothing of the previous log_file is left over.
+  local want = log_file and { server_bin, 'lsp', '--log-file', log_file } or { server_bin, 'lsp' }
+  assert(vim.deep_equal(registered_cmd(), want), vim.inspect(registered_cmd()))
   local commands = {
     'LiveRun',
     'LiveStop',
@@ -384,6 +411,15 @@ check(':help livenote resolves, and every |link| in the help file has a tag', fu
   vim.cmd.helpclose()
   vim.api.nvim_set_current_buf(passive)
   return table.concat(wanted, ', ')
+end)
+
+check('log_file: the server appends its log to the file', function()
+  if not log_file then
+    return 'skipped: ' .. server_bin .. ' lsp has no --log-file'
+  end
+  local log = table.concat(vim.fn.readfile(log_file), '\n')
+  assert(log:find('indexed %d+ notes'), 'no "indexed N notes" in ' .. log_file .. ':\n' .. log)
+  return log_file
 end)
 
 check(':checkhealth livenote finds the binary and the attached client', function()

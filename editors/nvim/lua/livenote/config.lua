@@ -15,6 +15,7 @@ local M = {}
 ---@class livenote.Options
 ---@field cmd? string[] How to start the server; default `{ 'livenote', 'lsp' }`.
 ---@field cmd_env? table<string, string> Extra environment variables for the server process.
+---@field log_file? string A file the server appends its log to (`--log-file`, added to `cmd`); `~` is expanded. Default: none (the server logs only warnings, to Neovim's LSP log).
 ---@field filetypes? string[] Filetypes the server attaches to; default `{ 'markdown' }`.
 ---@field root_markers? string[] Files/directories that mark the workspace root; default `{ '.livenote.toml', '.git' }`.
 ---@field settings? table The server's client configuration layer (same shape as `.livenote.toml`), sent as initializationOptions.
@@ -27,6 +28,7 @@ local M = {}
 ---@class livenote.Config
 ---@field cmd string[]
 ---@field cmd_env? table<string, string>
+---@field log_file? string
 ---@field filetypes string[]
 ---@field root_markers string[]
 ---@field settings table
@@ -56,6 +58,7 @@ function M.defaults()
   return {
     cmd = { 'livenote', 'lsp' },
     cmd_env = nil,
+    log_file = nil,
     filetypes = { 'markdown' },
     root_markers = { '.livenote.toml', '.git' },
     settings = {},
@@ -103,6 +106,7 @@ function M.resolve(opts)
   local checks = {
     cmd = { strings, 'a list of strings' },
     cmd_env = { is('table'), 'a table' },
+    log_file = { is('string'), 'a file path' },
     filetypes = { strings, 'a list of strings' },
     root_markers = { strings, 'a list of strings' },
     settings = { is('table'), 'a table' },
@@ -135,6 +139,18 @@ function M.resolve(opts)
   end
   M.current = cfg
   return cfg
+end
+
+--- The command that starts the server: `cmd`, then `--log-file <path>` when `log_file` is set.
+---@param cfg livenote.Config
+---@return string[]
+function M.server_cmd(cfg)
+  local cmd = vim.deepcopy(cfg.cmd)
+  if cfg.log_file and cfg.log_file ~= '' then
+    -- Absolute, so the file does not move with the server's working directory (the root).
+    vim.list_extend(cmd, { '--log-file', vim.fn.fnamemodify(vim.fs.normalize(cfg.log_file), ':p') })
+  end
+  return cmd
 end
 
 return M

@@ -30,7 +30,7 @@ function M.check()
   local path = vim.fn.exepath(bin)
   if path == '' then
     health.error(('`%s` is not an executable (cmd = %s)'):format(bin, vim.inspect(cfg.cmd)), {
-      'install it: cargo install --path server (from a livenote checkout)',
+      'install it: cargo install --locked --path server (from a livenote checkout)',
       "or point setup({ cmd = { '/path/to/livenote', 'lsp' } }) at it",
     })
   else
@@ -48,6 +48,13 @@ function M.check()
         )
       )
     end
+  end
+
+  local cmd = require('livenote.config').server_cmd(cfg)
+  if cmd[#cmd - 1] == '--log-file' then
+    health.info('the server appends its log to ' .. cmd[#cmd])
+  else
+    health.info('no log file: the server logs only warnings and errors, to the LSP log (option log_file)')
   end
 
   health.start('livenote: language server')

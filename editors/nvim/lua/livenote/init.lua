@@ -69,7 +69,7 @@ local function client_config(cfg)
   end
   return {
     name = M.NAME,
-    cmd = cfg.cmd,
+    cmd = config.server_cmd(cfg),
     cmd_env = cfg.cmd_env,
     -- The server reads its client configuration layer from initializationOptions.
     init_options = cfg.settings,
