@@ -22,6 +22,6 @@ echo "== cargo package: the crate builds from what it would publish (metadata, r
 cargo package -p livenote --locked --allow-dirty --quiet
 echo "== grammars: TextMate (vscode-tmgrammar-test) and tree-sitter queries (Neovim)"
 bash grammars/test.sh
-echo "== VS Code extension: lint, unit tests, the extension against this build's server, compile, vsce package"
+echo "== VS Code extension: lint, unit tests, the extension against this build's server, compile, vsce package, and the platform package (release build, size check, installed and resolved)"
 LIVENOTE_BIN="$PWD/target/debug/livenote" bash editors/vscode/ci.sh
 echo "== all checks passed"
