@@ -296,7 +296,7 @@ fn lsp_log_file_gets_the_whole_log_and_a_fifo_is_refused() {
     let mut s = Server::spawn(root, &["lsp", "--log-file", &fifo_arg], root);
     let logged = run_by_hand(&mut s, &uri, &root_uri);
     let refusal =
-        format!("log file {fifo_arg}: refused {fifo_arg}: not a regular file; logging to stderr only");
+        format!("--log-file: refused {fifo_arg}: not a regular file; logging to stderr and the editor only");
     assert!(logged.contains(&refusal), "{logged:?}");
     let (code, stderr) = s.finish();
     assert_eq!(code, Some(0), "{stderr}");

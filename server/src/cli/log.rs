@@ -80,7 +80,8 @@ pub fn init(setup: &Setup<'_>) -> Option<ClientLog> {
     let file = setup.log_file.and_then(|path| match crate::workspace::confine::open_append(path) {
         Ok(f) => Some(f),
         Err(e) => {
-            problems.push(format!("log file {}: {e}; logging to stderr only", path.display()));
+            // The error names the path.
+            problems.push(format!("--log-file: {e}; logging to stderr and the editor only"));
             None
         }
     });
