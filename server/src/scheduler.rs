@@ -12,9 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::Notify;
-
 use chrono::{DateTime, Utc};
+use tokio::sync::Notify;
 
 use crate::note;
 use crate::providers::TriggerKind;
