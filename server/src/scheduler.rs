@@ -1,19 +1,24 @@
 //! The scheduler: one task that sleeps until the earliest instant a live note becomes due,
 //! fires what is due, and re-plans when the notes change (file events, document saves) or
 //! trust is granted. It re-checks at least every minute against wall-clock jumps and suspend;
-//! it never rescans files on a timer. It reads saved files (through the index), never editor
-//! buffers, and a run re-checks due-ness under the note's lock, so several livenote processes
-//! on one folder fire each cycle once.
+//! it never rescans files on a timer. It plans from saved files (through the index); before it
+//! fires a note it checks the text the run would edit (an editor's buffer with unsaved changes
+//! may say a run already happened), and a run re-checks due-ness under the note's lock, so
+//! several livenote processes on one folder fire each cycle once.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use chrono::{DateTime, Utc};
 use tokio::sync::Notify;
 
+use crate::note;
 use crate::providers::TriggerKind;
 use crate::runs::{Engine, Outcome, RunSpec};
+use crate::status;
 use crate::workspace::index::Entry;
 
 /// Where the scheduler finds live notes (the workspace index): every note with a `live:`
@@ -40,15 +45,48 @@ pub struct Scheduler {
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Pass {
     pub fired: Vec<(PathBuf, &'static str)>,
-    pub next: Option<chrono::DateTime<chrono::Utc>>,
+    /// Notes due on disk found not due as they read now (an unsaved buffer), decided this pass.
+    pub settled: Vec<PathBuf>,
+    pub next: Option<DateTime<Utc>>,
+}
+
+/// What the scheduler remembers from one pass to the next.
+#[derive(Debug, Default)]
+pub struct Memory {
+    /// Notes fired within [`REFIRE_PAUSE`].
+    recently: HashMap<PathBuf, Instant>,
+    /// Notes due on disk but not as they read now: the decision holds while that text does,
+    /// until the instant it becomes due. Without it the scheduler fired such a note and the run
+    /// skipped it ("no longer due") every [`REFIRE_PAUSE`] for the whole grace window.
+    settled: HashMap<PathBuf, Settled>,
+}
+
+#[derive(Debug)]
+struct Settled {
+    /// A hash of the text the decision was taken on.
+    text: u64,
+    /// When that text becomes due (its next occurrence, the end of its backoff).
+    until: Option<DateTime<Utc>>,
+}
+
+impl Settled {
+    fn holds(&self, text: u64, now: DateTime<Utc>) -> bool {
+        self.text == text && self.until.is_none_or(|u| now < u)
+    }
+}
+
+fn text_hash(text: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
 }
 
 impl Scheduler {
     /// Run until the process ends.
     pub async fn run(self: Arc<Self>) {
-        let mut recently: HashMap<PathBuf, Instant> = HashMap::new();
+        let mut memory = Memory::default();
         loop {
-            let pass = self.pass(&mut recently);
+            let pass = self.pass(&mut memory);
             let now = self.engine.clock.now();
             let mut wait = pass
                 .next
@@ -58,7 +96,7 @@ impl Scheduler {
             if let Some(poll) = self.engine.clock.poll_interval() {
                 wait = wait.min(poll);
             }
-            if !recently.is_empty() {
+            if !memory.recently.is_empty() {
                 wait = wait.min(REFIRE_PAUSE);
             }
             tokio::select! {
@@ -69,9 +107,9 @@ impl Scheduler {
     }
 
     /// Fire every note due now; return when to look next.
-    pub fn pass(self: &Arc<Self>, recently: &mut HashMap<PathBuf, Instant>) -> Pass {
+    pub fn pass(self: &Arc<Self>, memory: &mut Memory) -> Pass {
         let mut pass = Pass::default();
-        recently.retain(|_, at| at.elapsed() < REFIRE_PAUSE);
+        memory.recently.retain(|_, at| at.elapsed() < REFIRE_PAUSE);
         if !self.engine.unattended_runs() {
             return pass;
         }
@@ -91,12 +129,15 @@ impl Scheduler {
                         path.display()
                     );
                 }
-                Some(trigger) if !recently.contains_key(&path) => {
+                Some(trigger) if !memory.recently.contains_key(&path) => {
+                    if !self.due_as_it_reads(&path, now, memory, &mut pass) {
+                        continue;
+                    }
                     let Some(token) = self.engine.registry.start(&path) else { continue };
                     let kind = TriggerKind::from(trigger);
                     let rel = self.engine.rel(&path);
                     tracing::info!("fire {rel} ({})", kind.as_str());
-                    recently.insert(path.clone(), Instant::now());
+                    memory.recently.insert(path.clone(), Instant::now());
                     pass.fired.push((path.clone(), kind.as_str()));
                     let me = self.clone();
                     tokio::spawn(async move {
@@ -108,6 +149,7 @@ impl Scheduler {
                 }
                 Some(_) => {}
                 None => {
+                    memory.settled.remove(&path);
                     if let Some(n) = upcoming.next_due.filter(|n| *n > now) {
                         pass.next = Some(pass.next.map_or(n, |p| p.min(n)));
                     }
@@ -115,6 +157,45 @@ impl Scheduler {
             }
         }
         pass
+    }
+
+    /// Whether a note due on disk is due in the text its run would edit (the editor's buffer
+    /// when it is open there). When it is not, the run would only skip it, so the scheduler
+    /// says so once and looks again when that text changes or becomes due.
+    fn due_as_it_reads(&self, path: &Path, now: DateTime<Utc>, memory: &mut Memory, pass: &mut Pass) -> bool {
+        let text = match self.engine.io.read(path) {
+            Ok(t) => t,
+            Err(e) => {
+                tracing::debug!("not firing {}: {e}", path.display());
+                return false;
+            }
+        };
+        let hash = text_hash(&text);
+        if let Some(settled) = memory.settled.get(path)
+            && settled.holds(hash, now)
+        {
+            if let Some(u) = settled.until {
+                pass.next = Some(pass.next.map_or(u, |p| p.min(u)));
+            }
+            return false;
+        }
+        let analysis = note::analyze(&text, &note::Options::default());
+        let view = analysis.live.as_ref().map(|live| status::schedule_view(live, now, &self.engine.zone));
+        if view.as_ref().is_some_and(|v| v.due().is_some()) {
+            memory.settled.remove(path);
+            return true;
+        }
+        let until = view.and_then(|v| v.next_due).filter(|u| *u > now);
+        tracing::info!(
+            "skip {} (not due as it reads now, e.g. with unsaved changes; not tried again until they change)",
+            self.engine.rel(path)
+        );
+        memory.settled.insert(path.to_path_buf(), Settled { text: hash, until });
+        pass.settled.push(path.to_path_buf());
+        if let Some(u) = until {
+            pass.next = Some(pass.next.map_or(u, |p| p.min(u)));
+        }
+        false
     }
 }
 
@@ -168,6 +249,10 @@ mod tests {
     }
 
     fn fixture(command: &str, note: &str) -> Fixture {
+        fixture_with(command, note, Arc::new(DiskIo))
+    }
+
+    fn fixture_with(command: &str, note: &str, io: Arc<dyn crate::runs::NoteIo>) -> Fixture {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let root = dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
         let config = format!(
@@ -183,7 +268,7 @@ mod tests {
             &root,
             Arc::new(clock.clone()),
             Zone::Named(chrono_tz::UTC),
-            Arc::new(DiskIo),
+            io,
             config,
             Some(trust.clone()),
         ));
@@ -216,10 +301,10 @@ mod tests {
     #[tokio::test]
     async fn untrusted_fires_nothing_and_trust_starts_the_schedule() {
         let f = fixture("echo hi", NOTE);
-        let mut recently = HashMap::new();
-        assert!(f.scheduler.pass(&mut recently).fired.is_empty(), "untrusted workspace fired");
+        let mut memory = Memory::default();
+        assert!(f.scheduler.pass(&mut memory).fired.is_empty(), "untrusted workspace fired");
         f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
-        let pass = f.scheduler.pass(&mut recently);
+        let pass = f.scheduler.pass(&mut memory);
         assert_eq!(pass.fired.len(), 1);
         assert_eq!(pass.fired[0].1, "cron");
         settle(&f).await;
@@ -227,11 +312,11 @@ mod tests {
         assert!(text.contains("lastRunSummary: \"Updated: hi\""), "{text}");
         assert!(text.ends_with("# N\n\nhi\n") || text.ends_with("# N\nhi\n"), "{text}");
         // Done for this hour: nothing fires until 10:00.
-        recently.clear();
+        memory.recently.clear();
         f.clock.set(t("2026-11-23T09:59:59Z"));
-        assert!(f.scheduler.pass(&mut recently).fired.is_empty());
+        assert!(f.scheduler.pass(&mut memory).fired.is_empty());
         f.clock.set(t("2026-11-23T10:00:00.500Z"));
-        assert_eq!(f.scheduler.pass(&mut recently).fired.len(), 1);
+        assert_eq!(f.scheduler.pass(&mut memory).fired.len(), 1);
         settle(&f).await;
     }
 
@@ -239,18 +324,18 @@ mod tests {
     async fn failure_is_recorded_and_retried_after_the_backoff() {
         let f = fixture("echo broken >&2; exit 3", NOTE);
         f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
-        let mut recently = HashMap::new();
-        assert_eq!(f.scheduler.pass(&mut recently).fired.len(), 1);
+        let mut memory = Memory::default();
+        assert_eq!(f.scheduler.pass(&mut memory).fired.len(), 1);
         settle(&f).await;
         let text = note_text(f.dir.path());
         assert!(text.contains("lastRunError: \"exited with status 3: broken\""), "{text}");
         assert!(!text.contains("lastRunAt"), "{text}");
-        recently.clear();
+        memory.recently.clear();
         // Still inside the backoff: nothing; after it, the failed cycle is retried.
         f.clock.advance(TimeDelta::minutes(4));
-        assert!(f.scheduler.pass(&mut recently).fired.is_empty());
+        assert!(f.scheduler.pass(&mut memory).fired.is_empty());
         f.clock.advance(TimeDelta::minutes(1));
-        assert_eq!(f.scheduler.pass(&mut recently).fired.len(), 1);
+        assert_eq!(f.scheduler.pass(&mut memory).fired.len(), 1);
         settle(&f).await;
     }
 
@@ -298,10 +383,108 @@ mod tests {
         let paused = NOTE.replace("  objective: o\n", "  objective: o\n  active: false\n");
         let f = fixture("echo hi", &paused);
         f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
-        assert!(f.scheduler.pass(&mut HashMap::new()).fired.is_empty());
+        assert!(f.scheduler.pass(&mut Memory::default()).fired.is_empty());
         let invalid = NOTE.replace("  objective: o\n", "  objective: o\n  active: yes\n");
         let f = fixture("echo hi", &invalid);
         f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
-        assert!(f.scheduler.pass(&mut HashMap::new()).fired.is_empty());
+        assert!(f.scheduler.pass(&mut Memory::default()).fired.is_empty());
+    }
+
+    /// The note open in an editor: its buffer, edited by runs and left unsaved.
+    #[derive(Clone)]
+    struct Buffer {
+        text: Arc<std::sync::Mutex<Option<(String, i32)>>>,
+        changes: Arc<tokio::sync::watch::Sender<u64>>,
+    }
+
+    impl Buffer {
+        fn set(&self, text: &str) {
+            let mut b = self.text.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let version = b.as_ref().map_or(1, |(_, v)| v + 1);
+            *b = Some((text.to_owned(), version));
+            drop(b);
+            self.changes.send_modify(|n| *n += 1);
+        }
+
+        fn text(&self) -> String {
+            let b = self.text.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            b.as_ref().map(|(t, _)| t.clone()).unwrap_or_default()
+        }
+    }
+
+    impl crate::runs::io::Editor for Buffer {
+        fn open(&self, _: &Path) -> Option<(String, i32)> {
+            self.text.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+        }
+
+        fn send_edit<'a>(
+            &'a self,
+            _: &'a Path,
+            version: i32,
+            _: &'a str,
+            edits: &'a [crate::text::TextEdit],
+        ) -> crate::runs::io::BoxFuture<'a, Result<bool, String>> {
+            Box::pin(async move {
+                let current = self.open(Path::new("")).ok_or("closed")?;
+                if current.1 != version {
+                    return Ok(false);
+                }
+                self.set(&crate::text::edit::apply(&current.0, edits).map_err(|e| e.to_string())?);
+                Ok(true)
+            })
+        }
+
+        fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+            self.changes.subscribe()
+        }
+    }
+
+    /// A run into an unsaved buffer leaves the file due: the scheduler decides once that the
+    /// note is not due as it reads now, instead of firing and skipping it every pause for the
+    /// whole grace window; it runs again when the buffer changes or the next occurrence comes.
+    #[tokio::test]
+    async fn a_buffer_that_disagrees_with_the_file_is_decided_once() {
+        let buffer = Buffer {
+            text: Arc::new(std::sync::Mutex::new(None)),
+            changes: Arc::new(tokio::sync::watch::channel(0).0),
+        };
+        let io = Arc::new(crate::runs::io::BufferIo::new(buffer.clone()));
+        let f = fixture_with("echo hi", NOTE, io);
+        f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        buffer.set(NOTE);
+        let mut memory = Memory::default();
+        assert_eq!(f.scheduler.pass(&mut memory).fired.len(), 1);
+        settle(&f).await;
+        let ran = buffer.text();
+        assert!(ran.contains("lastRunAt"), "{ran}");
+        assert_eq!(note_text(f.dir.path()), NOTE, "the run went to the buffer, not the file");
+        // Ticks every 2 s through the grace window (the refire pause over each time): one
+        // decision, nothing fired.
+        let (mut fired, mut settled) = (0, 0);
+        for _ in 0..40 {
+            f.clock.advance(TimeDelta::seconds(2));
+            memory.recently.clear();
+            let pass = f.scheduler.pass(&mut memory);
+            fired += pass.fired.len();
+            settled += pass.settled.len();
+            settle(&f).await;
+        }
+        assert_eq!((fired, settled), (0, 1));
+        // The user throws the unsaved run away: the buffer is due again, so the note runs.
+        buffer.set(NOTE);
+        memory.recently.clear();
+        assert_eq!(f.scheduler.pass(&mut memory).fired.len(), 1);
+        settle(&f).await;
+        assert!(buffer.text().contains("lastRunAt"));
+        // Still unsaved: one decision again, then the next occurrence is due in the buffer too.
+        memory.recently.clear();
+        let pass = f.scheduler.pass(&mut memory);
+        assert_eq!((pass.fired.len(), pass.settled.len()), (0, 1));
+        let next = pass.next.unwrap_or_default();
+        assert!(next >= t("2026-11-23T10:00:00Z") && next < t("2026-11-23T10:00:01Z"), "wakes at {next}");
+        f.clock.set(t("2026-11-23T10:00:00.500Z"));
+        memory.recently.clear();
+        assert_eq!(f.scheduler.pass(&mut memory).fired.len(), 1);
+        settle(&f).await;
     }
 }

@@ -49,7 +49,7 @@ fn run_with(flavor: Flavor, kind: &str) {
         .env("LIVENOTE_TEST_KEY", KEY)
         .env("LIVENOTE_DATA_DIR", dir.path().join(".data"))
         .env("LIVENOTE_CONFIG_DIR", dir.path().join(".data"))
-        .env("RUST_LOG", "debug")
+        .env("LIVENOTE_LOG", "debug")
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();

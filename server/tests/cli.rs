@@ -39,8 +39,15 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 fn livenote(cwd: &Path, args: &[&str]) -> Output {
+    livenote_with(cwd, args, &[])
+}
+
+/// [`livenote`] with more environment variables.
+fn livenote_with(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_livenote"))
         .args(args)
+        .env_remove("LIVENOTE_LOG")
+        .envs(env.iter().copied())
         .current_dir(cwd)
         .env("TZ", "America/Chicago")
         // A trust list of its own, so the user's never changes the output.
@@ -48,7 +55,6 @@ fn livenote(cwd: &Path, args: &[&str]) -> Output {
         .env("LIVENOTE_CONFIG_DIR", cwd.join(".test-data"))
         .env_remove("OPENAI_API_KEY")
         .env_remove("ANTHROPIC_API_KEY")
-        .env("RUST_LOG", "warn")
         .output()
         .unwrap_or_else(|e| panic!("run livenote: {e}"))
 }
@@ -408,4 +414,39 @@ fn list_at_a_local_time_and_in_the_questions_zone() {
     let bad = livenote(v.path(), &["list", "--at", "2026-11-25 8h"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("give 2026-11-24T08:00 (local)"), "{bad:?}");
+}
+
+/// Commands log warnings and errors by default: `check` on valid notes prints nothing at all.
+/// `-v` shows its summary, `-q` hides a warning, and `LIVENOTE_LOG` overrides both.
+#[test]
+fn check_is_silent_on_success_and_log_levels_follow_flags_and_livenote_log() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path();
+    std::fs::write(root.join("a.md"), "---\nlive:\n  objective: x\n---\n# A\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(root.join("b.md"), "# B\n").unwrap_or_else(|e| panic!("{e}"));
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let out = livenote_with(root, args, env);
+        assert_eq!(out.status.code(), Some(0), "{args:?} {env:?}: {out:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{args:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert_eq!(run(&["check"], &[]), "");
+    for args in [&["-v", "check"][..], &["check", "--verbose"][..]] {
+        let stderr = run(args, &[]);
+        assert!(stderr.contains("INFO checked 2 notes"), "{args:?}: {stderr}");
+    }
+    assert!(run(&["-vv", "check"], &[]).contains("INFO checked 2 notes"));
+    assert!(run(&["check"], &[("LIVENOTE_LOG", "livenote=info")]).contains("INFO checked 2 notes"));
+    assert_eq!(run(&["-vv", "check"], &[("LIVENOTE_LOG", "error")]), "", "LIVENOTE_LOG wins over -v");
+    let bad = run(&["check"], &[("LIVENOTE_LOG", "[[nonsense")]);
+    assert!(bad.contains("LIVENOTE_LOG=\"[[nonsense\" is not a log filter"), "{bad}");
+    // An ignore file that is a link to a folder: skipped with a warning, which `-q` hides.
+    std::os::unix::fs::symlink(".", root.join(".ignore")).unwrap_or_else(|e| panic!("{e}"));
+    let warned = run(&["check"], &[]);
+    assert!(warned.contains("WARN skip") && warned.contains("not a regular file"), "{warned}");
+    assert_eq!(run(&["-q", "check"], &[]), "");
+    assert!(run(&["check", "--quiet"], &[("LIVENOTE_LOG", "warn")]).contains("WARN skip"));
+    let both = livenote(root, &["-q", "-v", "check"]);
+    assert_eq!(both.status.code(), Some(2), "{both:?}");
 }

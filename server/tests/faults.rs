@@ -18,7 +18,6 @@ mod faults {
     pub mod schedulers;
 }
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
@@ -193,7 +192,7 @@ impl NoteSource for FreshSource {
 
 /// One scheduler pass; returns how many notes it fired.
 pub fn pass(s: &Arc<Scheduler>) -> usize {
-    s.pass(&mut HashMap::new()).fired.len()
+    s.pass(&mut livenote::scheduler::Memory::default()).fired.len()
 }
 
 /// Wait (real time, bounded) until none of the schedulers' engines runs anything.

@@ -1,12 +1,13 @@
 //! The real `livenote lsp` binary over stdio: initialize → open → diagnostics → code action
 //! → executeCommand → applyEdit round trip → shutdown → exit with status 0, with nothing on
-//! stdout but framed JSON-RPC.
+//! stdout but framed JSON-RPC; and where its log goes (stderr, the editor, `--log-file`).
 
 mod common;
 
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -17,25 +18,58 @@ struct Server {
     rx: mpsc::Receiver<Value>,
     /// Messages that arrived while waiting for another one.
     backlog: Vec<Value>,
+    /// What the server wrote on stderr so far, and the thread that reads it.
+    stderr: Arc<Mutex<String>>,
+    stderr_reader: std::thread::JoinHandle<()>,
 }
 
 impl Server {
-    fn start(root: &std::path::Path) -> Server {
+    fn start(root: &Path) -> Server {
         // `--stdio` as vscode-languageclient passes it (ignored; plain `lsp` is tested by
         // tests/helix.rs, which starts the server as Helix's languages.toml says).
+        Server::spawn(root, &["lsp", "--stdio"], root)
+    }
+
+    /// `livenote ARGS` in `root`, with its trust list and user config in `data`, and the log
+    /// levels it chooses itself (no `LIVENOTE_LOG`).
+    fn spawn(root: &Path, args: &[&str], data: &Path) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_livenote"))
-            .args(["lsp", "--stdio"])
+            .args(args)
             .current_dir(root)
-            .env("RUST_LOG", "warn")
+            .env("LIVENOTE_DATA_DIR", data.join(".data"))
+            .env("LIVENOTE_CONFIG_DIR", data.join(".data"))
+            .env_remove("LIVENOTE_LOG")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("spawn livenote lsp: {e}"));
         let stdin = child.stdin.take().unwrap_or_else(|| panic!("no stdin"));
         let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
+        let stderr_pipe = child.stderr.take().unwrap_or_else(|| panic!("no stderr"));
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = stderr.clone();
+        let stderr_reader = std::thread::spawn(move || {
+            for line in BufReader::new(stderr_pipe).lines().map_while(Result::ok) {
+                let mut s = sink.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                s.push_str(&line);
+                s.push('\n');
+            }
+        });
         let rx = common::read_frames(stdout);
-        Server { child, stdin, rx, backlog: Vec::new() }
+        Server { child, stdin, rx, backlog: Vec::new(), stderr, stderr_reader }
+    }
+
+    /// Shut down and exit; the exit status and everything the server wrote on stderr.
+    fn finish(mut self) -> (Option<i32>, String) {
+        self.send(json!({"jsonrpc": "2.0", "id": 9999, "method": "shutdown", "params": null}));
+        self.wait("shutdown", |m| m["id"] == 9999);
+        self.send(json!({"jsonrpc": "2.0", "method": "exit", "params": null}));
+        let status = self.child.wait().unwrap_or_else(|e| panic!("{e}"));
+        // The reader sees the end of stderr once the process is gone.
+        let _ = self.stderr_reader.join();
+        let stderr = self.stderr.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        (status.code(), stderr)
     }
 
     fn send(&mut self, msg: Value) {
@@ -173,4 +207,98 @@ fn lsp_over_stdio_round_trip() {
     s.send(json!({"jsonrpc": "2.0", "method": "exit", "params": null}));
     let status = s.child.wait().unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(status.code(), Some(0));
+}
+
+/// A trusted folder with a command provider and a live note without triggers (it runs only
+/// when asked); its URI and the folder's.
+fn runnable_workspace(root: &Path) -> (String, String) {
+    common::write(&root.join(".livenote.toml"), &common::command_config("printf 'Fresh news.\\n'"));
+    let note = root.join("news.md");
+    common::write(&note, "---\nlive:\n  objective: the news\n---\n# News\n\nold\n");
+    let trusted = Command::new(env!("CARGO_BIN_EXE_livenote"))
+        .args(["trust", "."])
+        .current_dir(root)
+        .env("LIVENOTE_DATA_DIR", root.join(".data"))
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(trusted.status.success(), "{}", String::from_utf8_lossy(&trusted.stderr));
+    let uri = |p: &Path| {
+        tower_lsp_server::ls_types::Uri::from_file_path(p).map(|u| u.as_str().to_owned()).unwrap_or_default()
+    };
+    (uri(&note), uri(root))
+}
+
+/// Initialize, run the note by hand, and return the `window/logMessage` texts received up to
+/// the run's end.
+fn run_by_hand(s: &mut Server, uri: &str, root_uri: &str) -> Vec<String> {
+    s.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "processId": null, "rootUri": root_uri, "capabilities": {}}}));
+    s.wait("initialize", |m| m["id"] == 1);
+    s.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    s.send(json!({"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand", "params": {
+        "command": "livenote.run", "arguments": [uri]}}));
+    let reply = s.wait("executeCommand reply", |m| m["id"] == 2);
+    assert!(reply.get("error").is_none(), "{reply}");
+    let mut logged = Vec::new();
+    loop {
+        let m = s.wait("window/logMessage", |m| m["method"] == "window/logMessage");
+        let text = m["params"]["message"].as_str().unwrap_or_default().to_owned();
+        logged.push(text.clone());
+        if text.starts_with("done news.md") || text.starts_with("failed news.md") {
+            return logged;
+        }
+    }
+}
+
+/// By default `livenote lsp` writes only warnings and errors on stderr (Neovim records every
+/// stderr line as an error); what a user should see reaches the editor as `window/logMessage`.
+#[test]
+fn lsp_logs_runs_to_the_editor_and_keeps_stderr_to_warnings() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path();
+    let (uri, root_uri) = runnable_workspace(root);
+    let mut s = Server::spawn(root, &["lsp"], root);
+    let logged = run_by_hand(&mut s, &uri, &root_uri);
+    assert!(logged.iter().any(|l| l == "run news.md (manual)"), "{logged:?}");
+    assert_eq!(logged.last().map(String::as_str), Some("done news.md: Updated: Fresh news."), "{logged:?}");
+    let (code, stderr) = s.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("INFO"), "INFO lines on stderr:\n{stderr}");
+    assert!(!stderr.contains("news.md"), "{stderr}");
+}
+
+/// `--log-file PATH` appends the whole log (INFO and up) to PATH; a path that is not a regular
+/// file (a FIFO would block the server) is refused with a clear error, and the server goes on.
+#[test]
+fn lsp_log_file_gets_the_whole_log_and_a_fifo_is_refused() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path();
+    let (uri, root_uri) = runnable_workspace(root);
+    let logs = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file = logs.path().join("livenote.log");
+    common::write(&file, "an earlier session\n");
+    let file_arg = file.to_string_lossy().into_owned();
+    let mut s = Server::spawn(root, &["lsp", "--log-file", &file_arg], root);
+    run_by_hand(&mut s, &uri, &root_uri);
+    let (code, stderr) = s.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("INFO"), "INFO lines on stderr:\n{stderr}");
+    let log = std::fs::read_to_string(&file).unwrap_or_default();
+    assert!(log.starts_with("an earlier session\n"), "appended, not replaced:\n{log}");
+    for line in ["INFO indexed ", "INFO run news.md (manual)", "INFO done news.md: Updated: Fresh news."] {
+        assert!(log.contains(line), "{line:?} missing from the log file:\n{log}");
+    }
+
+    let fifo = logs.path().join("fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let fifo_arg = fifo.to_string_lossy().into_owned();
+    let mut s = Server::spawn(root, &["lsp", "--log-file", &fifo_arg], root);
+    let logged = run_by_hand(&mut s, &uri, &root_uri);
+    let refusal =
+        format!("--log-file: refused {fifo_arg}: not a regular file; logging to stderr and the editor only");
+    assert!(logged.contains(&refusal), "{logged:?}");
+    let (code, stderr) = s.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains(&refusal), "{stderr}");
 }

@@ -101,7 +101,7 @@ impl Server {
     pub fn spawn(bin: &Path, env: &[(&str, &Path)]) -> Server {
         let spawned = Instant::now();
         let mut cmd = Command::new(bin);
-        cmd.arg("lsp").env("RUST_LOG", "info").env("TZ", "UTC");
+        cmd.arg("lsp").env("LIVENOTE_LOG", "info").env("TZ", "UTC");
         for (k, v) in env {
             cmd.env(k, v);
         }

@@ -594,7 +594,7 @@ fn req(name: &str, on: &str, s: client::Sampled) -> Value {
 /// `livenote` with the bench's environment, in `dir`.
 fn cli(bin: &Path, dir: &Path, env: &[(&str, &Path)], args: &[&str]) -> Command {
     let mut c = Command::new(bin);
-    c.args(args).current_dir(dir).env("RUST_LOG", "warn").env("TZ", "UTC");
+    c.args(args).current_dir(dir).env("LIVENOTE_LOG", "warn").env("TZ", "UTC");
     for (k, v) in env {
         c.env(k, v);
     }

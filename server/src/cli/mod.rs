@@ -6,6 +6,7 @@ mod event;
 mod history;
 mod init;
 mod list;
+mod log;
 mod man;
 mod run;
 mod stop;
@@ -24,9 +25,18 @@ use clap::{Parser, Subcommand, ValueEnum};
     version,
     about = "Keeps markdown notes live: a language server and CLI",
     // Our own `help`, so that `livenote help --help` works like every other command.
-    disable_help_subcommand = true
+    disable_help_subcommand = true,
+    after_help = "Logs go to stderr: warnings and errors (`watch` adds one line per fire, skip, done and \
+failed; `lsp` sends what you should see to the editor). -v/-q change that; LIVENOTE_LOG (e.g. \
+`debug`, `livenote=trace`: tracing's EnvFilter syntax) overrides both."
 )]
 pub struct Cli {
+    /// Log more: `-v` info, `-vv` debug, `-vvv` trace (`watch`: one level more than its own).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    /// Log errors only.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -48,11 +58,18 @@ pub enum Command {
         format: Format,
     },
     /// Run the language server over stdio (for editors).
+    ///
+    /// Its stderr gets warnings and errors; the editor gets what you should see (runs, trust,
+    /// configuration problems) as log messages (window/logMessage); `--log-file` keeps it all.
     Lsp {
         /// Accepted and ignored: stdio is the only transport, and some clients
         /// (vscode-languageclient's `TransportKind.stdio`) always pass it.
         #[arg(long, hide = true)]
         stdio: bool,
+        /// Append the whole log (INFO and up, or as LIVENOTE_LOG says) to this file; it must be a
+        /// regular file or not exist yet (its folder must).
+        #[arg(long, value_name = "PATH")]
+        log_file: Option<PathBuf>,
     },
     /// Run one note now (manual run; ignores `active` and backoff; in an untrusted folder only
     /// your own configuration is used, and a note that needs the folder's does not run).
@@ -68,7 +85,8 @@ pub enum Command {
         #[arg(long, hide = true)]
         clock_file: Option<PathBuf>,
     },
-    /// The headless scheduler: fire due notes in DIR until interrupted.
+    /// The headless scheduler: fire due notes in DIR until interrupted, with one log line per
+    /// fire, skip, done and failed on stderr.
     Watch {
         /// The workspace folder (default: the current folder); it must exist.
         dir: Option<PathBuf>,
@@ -168,7 +186,6 @@ pub enum Command {
 
 /// Entry point of the binary.
 pub fn main() -> ExitCode {
-    init_tracing();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -180,16 +197,30 @@ pub fn main() -> ExitCode {
     ExitCode::from(run(cli))
 }
 
-/// Run a parsed command; returns the exit status.
+/// Run a parsed command, logging as its flags say; returns the exit status.
 pub fn run(cli: Cli) -> u8 {
+    // `watch` reports its runs in its log: that is its output.
+    let default = match cli.command {
+        Command::Watch { .. } => log::Level::Info,
+        _ => log::Level::Warn,
+    };
+    let log_file = match &cli.command {
+        Command::Lsp { log_file, .. } => log_file.as_deref(),
+        _ => None,
+    };
+    let client_log = log::init(&log::Setup {
+        level: log::Level::from_flags(default, cli.verbose, cli.quiet),
+        lsp: matches!(cli.command, Command::Lsp { .. }),
+        log_file,
+    });
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let result = match cli.command {
         Command::Check { paths, format } => check::run(&paths, format, &mut out),
         Command::List { dir, format, at } => list::run(dir, format, at.as_deref(), &mut out),
-        Command::Lsp { stdio: _ } => {
+        Command::Lsp { .. } => {
             drop(out);
-            return lsp();
+            return lsp(client_log);
         }
         Command::Run { note, context, workspace, clock_file } => {
             drop(out);
@@ -321,7 +352,7 @@ fn short_digest(d: &str) -> String {
 }
 
 /// Serve LSP on stdio. stdout carries the protocol, so nothing else may print there.
-fn lsp() -> u8 {
+fn lsp(log: Option<crate::lsp::log::ClientLog>) -> u8 {
     let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
         Ok(r) => r,
         Err(e) => {
@@ -329,22 +360,10 @@ fn lsp() -> u8 {
             return 2;
         }
     };
-    let status = runtime.block_on(crate::lsp::run_stdio());
+    let status = runtime.block_on(crate::lsp::run_stdio(log));
     // File operations still under way get a moment to finish; nothing may hold up the exit.
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     status
-}
-
-fn init_tracing() {
-    use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .compact()
-        .try_init();
 }
 
 /// A path for display: relative to `base` when under it.

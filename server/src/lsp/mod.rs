@@ -7,7 +7,7 @@
 //! Files form layers and import only from layers after their own (`scripts/import-graph.py`
 //! lists any cycle): `server`; `notifications`; `lifecycle`, `commands`; `file_events`; `runs`,
 //! `custom`, `requests`; `config_sync`; `refresh`; `snapshots`, `run_facts`; `state`;
-//! `documents`, `convert`, `raw_results`.
+//! `documents`, `convert`, `raw_results`; `log`.
 
 mod commands;
 mod config_sync;
@@ -17,6 +17,7 @@ pub mod documents;
 mod file_events;
 mod framing;
 mod lifecycle;
+pub mod log;
 mod notifications;
 mod raw_results;
 mod refresh;
@@ -47,15 +48,16 @@ pub fn service(opts: Options) -> (LspService<Backend>, ClientSocket) {
 }
 
 /// Serve over stdin/stdout until the client says `exit` (or closes stdin). Returns the exit
-/// status: 0 after `shutdown`, 1 otherwise (LSP: `exit` without `shutdown` exits 1).
-pub async fn run_stdio() -> u8 {
+/// status: 0 after `shutdown`, 1 otherwise (LSP: `exit` without `shutdown` exits 1). `log`:
+/// the log lines to send the client as `window/logMessage`.
+pub async fn run_stdio(log: Option<log::ClientLog>) -> u8 {
     let opts = Options {
         clock: Arc::new(SystemClock) as Arc<dyn Clock>,
         zone: Zone::Local,
         watch_files: true,
         trust: crate::workspace::trust::TrustStore::user(),
     };
-    serve(stdin_pipe(), tokio::io::stdout(), opts).await
+    serve(stdin_pipe(), tokio::io::stdout(), opts, log).await
 }
 
 /// Stdin through a thread of its own: tokio's `stdin()` reads in the runtime's blocking pool,
@@ -94,12 +96,15 @@ fn stdin_pipe() -> tokio::io::DuplexStream {
 
 /// Serve over any byte streams, behind the transport guard (`framing`); returns the exit status
 /// as [`run_stdio`] does.
-pub async fn serve<I, O>(input: I, output: O, opts: Options) -> u8
+pub async fn serve<I, O>(input: I, output: O, opts: Options, log: Option<log::ClientLog>) -> u8
 where
     I: tokio::io::AsyncRead + Unpin + Send + 'static,
     O: tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let (service, socket) = service(opts);
+    if let Some(log) = log {
+        log.forward(service.inner().client.clone());
+    }
     let shut_down = service.inner().shutdown_flag();
     framing::serve(input, output, service, socket).await;
     if shut_down.load(std::sync::atomic::Ordering::SeqCst) {

@@ -96,6 +96,7 @@ pub fn spawn_run(
     let (client, state) = (client.clone(), state.clone());
     tokio::spawn(async move {
         let rel = engine.rel(&path);
+        tracing::info!("run {rel} (manual)");
         let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context };
         let outcome = engine.run(spec, &mut |_| {}).await;
         log_outcome(&rel, &outcome);

@@ -160,9 +160,10 @@ impl<E: Editor> NoteIo for BufferIo<E> {
                             Ok(Err(_)) | Err(_) => break,
                         }
                     }
-                    tracing::info!("retry {}: the edit did not show up in the buffer", path.display());
+                    // How the edit gets there, not news for the user: debug, not the editor's log.
+                    tracing::debug!("retry {}: the edit did not show up in the buffer", path.display());
                 } else {
-                    tracing::info!("retry {}: the editor rejected the edit as stale", path.display());
+                    tracing::debug!("retry {}: the editor rejected the edit as stale", path.display());
                     // Wait for the change that made it stale (or a moment), then recompute.
                     let pause = Duration::from_millis(20 * (attempt as u64 + 1));
                     let _ = tokio::time::timeout(pause, changes.changed()).await;

@@ -10,6 +10,7 @@
 //! - [`open_regular`]: open a file that may be reached through a symlink (a note, a config, an
 //!   ignore file, a file the agent reads) only if it resolves to a regular file: a FIFO, a
 //!   device or `/proc/self/fd/0` is refused before it is opened, and checked again after.
+//! - [`open_append`]: the same for a file the user named to append to (`--log-file`).
 //!
 //! Not covered: another local process racing to swap a checked folder for a link between the
 //! check and the use. The threat here is what a folder holds when it is cloned or unpacked.
@@ -129,6 +130,29 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
+/// Open `path` (links followed: the user named it) to append to, created when missing
+/// (readable by the user only), only if it is a regular file: a FIFO would block the writer,
+/// a device would swallow or spill the log. Checked before opening and on the opened file.
+pub fn open_append(path: &Path) -> io::Result<File> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => return Err(Refused::NotRegular(path.to_path_buf()).into()),
+        Ok(_) => {}
+        Err(e) if e.kind() == ErrorKind::NotFound => {}
+        Err(e) => return Err(at(path, e)),
+    }
+    let file = OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| at(path, e))?;
+    if !file.metadata().map_err(|e| at(path, e))?.is_file() {
+        return Err(Refused::NotRegular(path.to_path_buf()).into());
+    }
+    Ok(file)
+}
+
 /// The bytes of `file`, at most `max` of them (`InvalidData` when there are more).
 pub fn read_capped(file: File, path: &Path, max: u64) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
@@ -230,5 +254,33 @@ mod tests {
         }
         assert!(open_regular(root).is_err_and(|e| is_refusal(&e)));
         assert_eq!(regular_files(root), [root.join("target")]);
+    }
+
+    #[test]
+    fn open_append_creates_or_appends_to_regular_files_only() {
+        use std::io::Write;
+        let ws = tmp();
+        let root = ws.path();
+        let log = root.join("log");
+        for line in ["one\n", "two\n"] {
+            let mut f = open_append(&log).unwrap_or_else(|e| panic!("{e}"));
+            f.write_all(line.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+        }
+        assert_eq!(std::fs::read_to_string(&log).unwrap_or_default(), "one\ntwo\n");
+        // A link to a regular file is the user's own choice: followed.
+        symlink(&log, root.join("link")).unwrap_or_else(|e| panic!("{e}"));
+        open_append(&root.join("link"))
+            .and_then(|mut f| f.write_all(b"three\n"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(std::fs::read_to_string(&log).unwrap_or_default(), "one\ntwo\nthree\n");
+        nix::unistd::mkfifo(&root.join("fifo"), nix::sys::stat::Mode::from_bits_truncate(0o600))
+            .unwrap_or_else(|e| panic!("{e}"));
+        symlink(root.join("fifo"), root.join("to-fifo")).unwrap_or_else(|e| panic!("{e}"));
+        for p in ["fifo", "to-fifo", "."] {
+            let e = open_append(&root.join(p)).err();
+            assert!(e.is_some_and(|e| is_refusal(&e)), "{p}");
+        }
+        // A missing folder is not created.
+        assert!(open_append(&root.join("absent/log")).is_err_and(|e| e.kind() == ErrorKind::NotFound));
     }
 }

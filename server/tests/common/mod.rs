@@ -111,7 +111,7 @@ impl Workspace {
             .current_dir(&self.root)
             .env("LIVENOTE_DATA_DIR", self.data.path())
             .env("LIVENOTE_CONFIG_DIR", self.data.path())
-            .env("RUST_LOG", "info")
+            .env("LIVENOTE_LOG", "info")
             .env("TZ", "UTC");
         c
     }

@@ -87,7 +87,7 @@ fn run_cli(body: &str, script: Vec<ScriptedReply>) -> (String, String, Vec<Strin
         .current_dir(dir.path())
         .env("LIVENOTE_DATA_DIR", &data)
         .env("LIVENOTE_CONFIG_DIR", &data)
-        .env("RUST_LOG", "info")
+        .env("LIVENOTE_LOG", "info")
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();

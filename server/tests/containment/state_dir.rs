@@ -49,7 +49,7 @@ impl Folder {
             .current_dir(&self.root)
             .env("LIVENOTE_DATA_DIR", self.data.path())
             .env("LIVENOTE_CONFIG_DIR", self.data.path())
-            .env("RUST_LOG", "info")
+            .env("LIVENOTE_LOG", "info")
             .env("TZ", "UTC");
         c
     }
@@ -264,7 +264,7 @@ fn opening_a_folder_with_a_linked_state_folder_in_the_editor_writes_nothing_outs
     symlink(&f.outside, f.root.join(".livenote")).unwrap_or_else(|e| panic!("{e}"));
     let mut child = f
         .livenote(&["lsp"])
-        .env("RUST_LOG", "warn")
+        .env("LIVENOTE_LOG", "warn")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

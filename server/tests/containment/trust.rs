@@ -66,7 +66,7 @@ impl Folder {
             .env("LIVENOTE_CONFIG_DIR", self.data.path())
             .env_remove("OPENAI_API_KEY")
             .env_remove("ANTHROPIC_API_KEY")
-            .env("RUST_LOG", "warn")
+            .env("LIVENOTE_LOG", "warn")
             .env("TZ", "UTC");
         c
     }
