@@ -60,7 +60,6 @@ impl Home {
             .env("LIVENOTE_DATA_DIR", self.path().join(".data"))
             .env("LIVENOTE_CONFIG_DIR", self.path().join(".config"))
             .env_remove("LIVENOTE_LOG")
-            .env_remove("RUST_LOG")
             .env_remove("OPENAI_API_KEY")
             .env_remove("ANTHROPIC_API_KEY");
         c

@@ -78,7 +78,7 @@ describe('the extension in a fake VS Code', { skip: bin ? false : 'LIVENOTE_BIN 
     process.env.PATH = `${binDir}${path.delimiter}${process.env.PATH ?? ''}`;
     process.env.LIVENOTE_CONFIG_DIR = path.join(tmp, 'config');
     process.env.LIVENOTE_DATA_DIR = path.join(tmp, 'data');
-    process.env.RUST_LOG = 'info';
+    process.env.LIVENOTE_LOG = 'info';
 
     fake = createFakeVscode(workspace);
     fake.settings.set('livenote.agent.provider', { globalValue: 'smoke' });

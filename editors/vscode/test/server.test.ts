@@ -250,7 +250,7 @@ describe('livenote lsp over stdio', { skip: bin ? false : 'LIVENOTE_BIN is not s
         LIVENOTE_DATA_DIR: path.join(tmp, 'data'),
         XDG_CONFIG_HOME: path.join(tmp, 'xdg-config'),
         XDG_DATA_HOME: path.join(tmp, 'xdg-data'),
-        RUST_LOG: 'info',
+        LIVENOTE_LOG: 'info',
       },
     });
     child.stderr?.setEncoding('utf8');
