@@ -159,6 +159,9 @@ fn the_tour_runs_as_written() {
     assert!(check.stdout.is_empty() && check.stderr.is_empty(), "check is not silent: {check:?}");
     let at = String::from_utf8_lossy(&out("livenote list --at").stdout).into_owned();
     assert!(at.contains("clock.md") && at.contains("2026-11-24T08:00:00+00:00"), "{at}");
+    let run = out("livenote run clock.md");
+    let summary = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(summary.lines().count() == 1 && run.stderr.is_empty(), "run prints its summary only: {run:?}");
     let history = String::from_utf8_lossy(&out("livenote history").stdout).into_owned();
     assert!(history.contains("manual") && history.contains("done"), "{history}");
     // `undo` brought back the body from before the run.

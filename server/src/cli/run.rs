@@ -45,8 +45,10 @@ pub fn run(
     let rel = engine.rel(&path);
     let outcome = runtime.block_on(async {
         let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context };
+        // The run's steps (provider, process, tool calls) are progress, not news: `-v` shows
+        // them; by default only the outcome is printed.
         let mut show = |e: &crate::providers::RunEvent| {
-            let _ = writeln!(std::io::stderr(), "{} {rel}: {}", e.kind, e.message);
+            tracing::info!("{} {rel}: {}", e.kind, e.message);
         };
         let run = engine.run(spec, &mut show);
         tokio::select! {
