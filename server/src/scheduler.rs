@@ -39,6 +39,24 @@ pub struct Scheduler {
     pub source: Arc<dyn NoteSource>,
     /// Notified to re-plan now.
     pub wake: Arc<Notify>,
+    /// Notes whose scheduled run was skipped (a read-only note, one another user owns, a full
+    /// disk): written by the run's task, read by the passes. Without it such a note stays due
+    /// (its `lastAttemptAt` could not be written) and was fired and skipped every
+    /// [`REFIRE_PAUSE`] for its whole grace window.
+    skipped: std::sync::Mutex<HashMap<PathBuf, Skipped>>,
+}
+
+/// How long a skipped note waits when nothing about it changes: a full disk or a permission
+/// fixed elsewhere (a parent folder) is then noticed within a minute.
+const SKIP_PAUSE: chrono::TimeDelta = chrono::TimeDelta::seconds(60);
+
+/// A note's scheduled run was skipped while the note was in this state.
+#[derive(Debug)]
+pub struct Skipped {
+    /// [`Scheduler::stamp`] of the note when the run was skipped.
+    stamp: u64,
+    /// When to try again even if the note has not changed.
+    until: DateTime<Utc>,
 }
 
 /// What the scheduler did in one pass, for logs and tests.
@@ -82,6 +100,10 @@ fn text_hash(text: &str) -> u64 {
 }
 
 impl Scheduler {
+    pub fn new(engine: Arc<Engine>, source: Arc<dyn NoteSource>, wake: Arc<Notify>) -> Self {
+        Scheduler { engine, source, wake, skipped: Default::default() }
+    }
+
     /// Run until the process ends.
     pub async fn run(self: Arc<Self>) {
         let mut memory = Memory::default();
@@ -130,6 +152,10 @@ impl Scheduler {
                     );
                 }
                 Some(trigger) if !memory.recently.contains_key(&path) => {
+                    if let Some(until) = self.still_skipped(&path, now) {
+                        pass.next = Some(pass.next.map_or(until, |p| p.min(until)));
+                        continue;
+                    }
                     if !self.due_as_it_reads(&path, now, memory, &mut pass) {
                         continue;
                     }
@@ -143,7 +169,15 @@ impl Scheduler {
                     tokio::spawn(async move {
                         let spec = RunSpec { path: path.clone(), trigger: kind, context: None };
                         let outcome = me.engine.run_registered(spec, token, &mut |_| {}).await;
-                        log_outcome(&rel, &outcome);
+                        match &outcome {
+                            Outcome::Skipped(reason) => {
+                                tracing::info!(
+                                    "skip {rel} ({reason}; not tried again until the note changes, or for a minute)"
+                                );
+                                me.remember_skip(&path);
+                            }
+                            _ => log_outcome(&rel, &outcome),
+                        }
                         me.wake.notify_one();
                     });
                 }
@@ -157,6 +191,38 @@ impl Scheduler {
             }
         }
         pass
+    }
+
+    /// What the scheduler compares to tell whether a skipped note changed: the text its run
+    /// would edit (the buffer when open) and the file's metadata (a `chmod` changes no byte).
+    fn stamp(&self, path: &Path) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.engine.io.read(path).ok().hash(&mut h);
+        if let Ok(meta) = std::fs::metadata(path) {
+            use std::os::unix::fs::MetadataExt;
+            (meta.len(), meta.mode(), meta.uid(), meta.ino(), meta.mtime_nsec(), meta.mtime()).hash(&mut h);
+            (meta.ctime(), meta.ctime_nsec()).hash(&mut h);
+        }
+        h.finish()
+    }
+
+    fn remember_skip(&self, path: &Path) {
+        let skip = Skipped { stamp: self.stamp(path), until: self.engine.clock.now() + SKIP_PAUSE };
+        self.skipped
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(path.to_path_buf(), skip);
+    }
+
+    /// Until when a note whose run was skipped waits, if it has not changed since.
+    fn still_skipped(&self, path: &Path, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        let mut skipped = self.skipped.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let until = skipped.get(path)?.until;
+        if now < until && skipped.get(path).is_some_and(|s| s.stamp == self.stamp(path)) {
+            return Some(until);
+        }
+        skipped.remove(path);
+        None
     }
 
     /// Whether a note due on disk is due in the text its run would edit (the editor's buffer
@@ -273,11 +339,11 @@ mod tests {
             Some(trust.clone()),
         ));
         let (index, _) = Index::build(std::slice::from_ref(&root), &[]);
-        let scheduler = Arc::new(Scheduler {
+        let scheduler = Arc::new(Scheduler::new(
             engine,
-            source: Arc::new(IndexSource(RwLock::new(index))),
-            wake: Arc::new(Notify::new()),
-        });
+            Arc::new(IndexSource(RwLock::new(index))),
+            Arc::new(Notify::new()),
+        ));
         Fixture { dir, clock, scheduler, trust }
     }
 
@@ -486,5 +552,52 @@ mod tests {
         memory.recently.clear();
         assert_eq!(f.scheduler.pass(&mut memory).fired.len(), 1);
         settle(&f).await;
+    }
+
+    /// A note the run cannot write stays due (its `lastAttemptAt` cannot be written either):
+    /// it is skipped once, not fired and skipped every pause, and tried again as soon as it
+    /// changes (a `chmod` counts) or a minute has passed.
+    #[tokio::test]
+    async fn a_note_that_cannot_be_written_is_skipped_once_until_it_changes() {
+        use std::os::unix::fs::PermissionsExt;
+        let f = fixture("echo hi", NOTE);
+        f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let note = f.dir.path().join("n.md");
+        let mode = |m: u32| std::fs::set_permissions(&note, std::fs::Permissions::from_mode(m));
+        mode(0o444).unwrap_or_else(|e| panic!("{e}"));
+        let mut memory = Memory::default();
+        let mut fired = 0;
+        for _ in 0..20 {
+            memory.recently.clear();
+            fired += f.scheduler.pass(&mut memory).fired.len();
+            settle(&f).await;
+            f.clock.advance(TimeDelta::seconds(2));
+        }
+        assert_eq!(fired, 1, "fired again while nothing changed");
+        assert_eq!(note_text(f.dir.path()), NOTE);
+        // Made writable: runs at the next pass.
+        mode(0o644).unwrap_or_else(|e| panic!("{e}"));
+        memory.recently.clear();
+        assert_eq!(f.scheduler.pass(&mut memory).fired.len(), 1);
+        settle(&f).await;
+        assert!(note_text(f.dir.path()).contains("lastRunAt"));
+        // Unchanged but a minute later: tried again (a full disk may have room by then).
+        let g = fixture("echo hi", NOTE);
+        g.trust.trust(g.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let note = g.dir.path().join("n.md");
+        std::fs::set_permissions(&note, std::fs::Permissions::from_mode(0o444))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut memory = Memory::default();
+        assert_eq!(g.scheduler.pass(&mut memory).fired.len(), 1);
+        settle(&g).await;
+        g.clock.advance(TimeDelta::seconds(30));
+        memory.recently.clear();
+        let pass = g.scheduler.pass(&mut memory);
+        assert!(pass.fired.is_empty());
+        assert_eq!(pass.next, Some(t("2026-11-23T09:01:30Z")), "wakes when the pause ends");
+        g.clock.advance(TimeDelta::seconds(31));
+        memory.recently.clear();
+        assert_eq!(g.scheduler.pass(&mut memory).fired.len(), 1);
+        settle(&g).await;
     }
 }

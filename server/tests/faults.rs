@@ -147,11 +147,11 @@ impl Ws {
 
     /// A scheduler over its own engine, reading the notes fresh from disk at every pass.
     pub fn scheduler(&self) -> Arc<Scheduler> {
-        Arc::new(Scheduler {
-            engine: self.engine(),
-            source: Arc::new(FreshSource::new(&self.root, 1)),
-            wake: Arc::new(Notify::new()),
-        })
+        Arc::new(Scheduler::new(
+            self.engine(),
+            Arc::new(FreshSource::new(&self.root, 1)),
+            Arc::new(Notify::new()),
+        ))
     }
 }
 

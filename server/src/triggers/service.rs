@@ -43,7 +43,7 @@ impl RootService {
         let stop = CancellationToken::new();
         let processor = Arc::new(Processor::for_engine(engine.clone(), notes));
         let events_wake = events::spawn(processor, stop.clone());
-        let scheduler = Arc::new(Scheduler { engine: engine.clone(), source, wake: scheduler_wake.clone() });
+        let scheduler = Arc::new(Scheduler::new(engine.clone(), source, scheduler_wake.clone()));
         tokio::spawn(scheduler.run());
         RootService { engine, scheduler_wake, events_wake, stop }
     }

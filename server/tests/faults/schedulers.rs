@@ -19,11 +19,11 @@ const LOG_NOW: &str = "echo \"$LIVENOTE_NOW\" >> runs.log; echo \"updated at $LI
 /// every third look), each over its own engine.
 fn three(ws: &Ws) -> [Arc<Scheduler>; 3] {
     let make = |every: usize| {
-        Arc::new(Scheduler {
-            engine: ws.engine(),
-            source: Arc::new(FreshSource::new(&ws.root, every)),
-            wake: Arc::new(Notify::new()),
-        })
+        Arc::new(Scheduler::new(
+            ws.engine(),
+            Arc::new(FreshSource::new(&ws.root, every)),
+            Arc::new(Notify::new()),
+        ))
     };
     [make(1), make(1), make(3)]
 }
