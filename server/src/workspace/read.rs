@@ -58,15 +58,16 @@ impl std::fmt::Display for Skipped {
     }
 }
 
-/// An I/O failure, in words that do not repeat the path for the common ones.
+/// An I/O failure, in words that do not repeat the path for the common ones (callers say
+/// "cannot read ..." or "skip ..." before it).
 fn io_reason(e: &std::io::Error) -> String {
     use std::io::ErrorKind;
     match e.kind() {
         ErrorKind::NotFound => "no such file".to_owned(),
         kind @ (ErrorKind::PermissionDenied | ErrorKind::IsADirectory | ErrorKind::NotADirectory) => {
-            format!("cannot read it: {kind}")
+            kind.to_string()
         }
-        _ => format!("cannot read it: {e}"),
+        _ => e.to_string(),
     }
 }
 
