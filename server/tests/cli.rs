@@ -450,3 +450,222 @@ fn check_is_silent_on_success_and_log_levels_follow_flags_and_livenote_log() {
     let both = livenote(root, &["-q", "-v", "check"]);
     assert_eq!(both.status.code(), Some(2), "{both:?}");
 }
+
+/// What the user reads on stderr: the log lines' level and message without their timestamp
+/// (`2026-… WARN skip x.md: …` → `WARN skip x.md: …`), and `livenote: …` lines as they are.
+fn stderr_lines(out: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .map(|l| match l.split_once("Z ") {
+            Some((time, rest)) if time.starts_with("20") => rest.trim_start().to_owned(),
+            _ => l.to_owned(),
+        })
+        .collect()
+}
+
+/// A typo in a DIR or NOTE argument (relative, as users type them) comes back naming the path
+/// as typed, saying whether it does not exist or is the wrong kind of thing: never an empty
+/// name or a bare OS error. `init` on a file says so instead of "File exists (os error 17)".
+#[test]
+fn path_arguments_name_the_path_as_typed() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("note.md"), "---\nlive:\n  objective: x\n---\n# N\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir(dir.path().join("folder")).unwrap_or_else(|e| panic!("{e}"));
+    let mut transcript = String::new();
+    for args in [
+        &["watch", "nosuch"][..],
+        &["watch", "note.md/"],
+        &["list", "nosuch"],
+        &["list", "note.md"],
+        &["trust", "nosuch"],
+        &["trust", "note.md"],
+        &["untrust", "note.md"],
+        &["init", "note.md"],
+        &["init", "note.md/sub"],
+        &["event", "--source", "s", "--type", "t", "nosuch"],
+        &["event", "--source", "s", "--type", "t", "--target", "nosuch.md", "."],
+        &["run", "nosuch.md"],
+        &["run", "folder"],
+        &["run", "note.md", "--workspace", "nosuch"],
+        &["stop", "nosuch.md"],
+        &["undo", "folder"],
+        &["history", "note.md/x.md"],
+        &["check", "nosuch.md"],
+    ] {
+        let out = livenote(dir.path(), args);
+        let lines = stderr_lines(&out);
+        transcript.push_str(&format!("$ livenote {}  [{:?}]\n", args.join(" "), out.status.code()));
+        for l in &lines {
+            transcript.push_str(&format!("  {l}\n"));
+        }
+    }
+    expect![[r#"
+        $ livenote watch nosuch  [Some(2)]
+          livenote: nosuch: no such file or folder
+        $ livenote watch note.md/  [Some(2)]
+          livenote: note.md/ is a file, not a folder
+        $ livenote list nosuch  [Some(2)]
+          livenote: nosuch: no such folder
+        $ livenote list note.md  [Some(2)]
+          livenote: note.md is a file, not a folder
+        $ livenote trust nosuch  [Some(2)]
+          livenote: trust: nosuch: no such folder
+        $ livenote trust note.md  [Some(2)]
+          livenote: trust: note.md is a file, not a folder
+        $ livenote untrust note.md  [Some(2)]
+          livenote: untrust: note.md is a file, not a folder
+        $ livenote init note.md  [Some(2)]
+          livenote: note.md is a file, not a folder
+        $ livenote init note.md/sub  [Some(2)]
+          livenote: note.md/sub: cannot create it: note.md is a file, not a folder
+        $ livenote event --source s --type t nosuch  [Some(2)]
+          livenote: nosuch: no such file or folder
+        $ livenote event --source s --type t --target nosuch.md .  [Some(2)]
+          livenote: --target nosuch.md: no such note
+        $ livenote run nosuch.md  [Some(2)]
+          livenote: nosuch.md: no such note
+        $ livenote run folder  [Some(2)]
+          livenote: folder is a folder, not a note
+        $ livenote run note.md --workspace nosuch  [Some(2)]
+          livenote: --workspace: nosuch: no such file or folder
+        $ livenote stop nosuch.md  [Some(2)]
+          livenote: nosuch.md: no such note
+        $ livenote undo folder  [Some(2)]
+          livenote: folder is a folder, not a note
+        $ livenote history note.md/x.md  [Some(2)]
+          livenote: note.md/x.md: no such note: note.md is a file, not a folder
+        $ livenote check nosuch.md  [Some(2)]
+          ERROR nosuch.md: no such file or folder
+    "#]]
+    .assert_eq(&transcript);
+    // Nothing was created or trusted by the refusals.
+    assert!(!dir.path().join("note.md/sub").exists());
+    assert!(!dir.path().join(".test-data/trust.json").exists());
+}
+
+/// `check` counts only the notes it checked, and says what it skipped and why; `list` skips the
+/// same files for the same reasons, in the same words.
+#[test]
+fn check_and_list_skip_the_same_files_for_the_same_reasons() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let outside = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path();
+    let note = "---\nlive:\n  objective: x\n---\n# N\n";
+    std::fs::write(root.join("good.md"), note).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(root.join("binary.md"), b"---\n\0\n---\n").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(root.join("latin1.md"), b"---\ntitle: caf\xe9\n---\n").unwrap_or_else(|e| panic!("{e}"));
+    // Sparse: 65 MiB on paper, nothing on disk.
+    let big = std::fs::File::create(root.join("huge.md")).unwrap_or_else(|e| panic!("{e}"));
+    big.set_len(65 * 1024 * 1024).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(outside.path().join("private.md"), note).unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink(outside.path().join("private.md"), root.join("private.md"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink("gone.md", root.join("dangling.md")).unwrap_or_else(|e| panic!("{e}"));
+    nix::unistd::mkfifo(&root.join("pipe.md"), nix::sys::stat::Mode::from_bits_truncate(0o600))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_livenote"))
+            .args(args)
+            .current_dir(root)
+            .env("LIVENOTE_DATA_DIR", root.join(".test-data"))
+            .env("LIVENOTE_CONFIG_DIR", root.join(".test-data"))
+            // The summary of `check` is an INFO line.
+            .env("RUST_LOG", "info")
+            .env("LIVENOTE_LOG", "info")
+            .output()
+            .unwrap_or_else(|e| panic!("run livenote: {e}"))
+    };
+    let check = run(&["check"]);
+    assert_eq!(check.status.code(), Some(0), "{check:?}");
+    let skips = |out: &Output| -> Vec<String> {
+        let mut v: Vec<String> = stderr_lines(out)
+            .into_iter()
+            .filter_map(|l| l.strip_prefix("WARN skip ").map(str::to_owned))
+            .collect();
+        v.sort();
+        v
+    };
+    let private = std::fs::canonicalize(outside.path().join("private.md")).unwrap_or_else(|e| panic!("{e}"));
+    let want = [
+        "binary.md: a binary file (NUL byte at offset 4)".to_owned(),
+        "dangling.md: a symlink to gone.md, which does not exist".to_owned(),
+        "huge.md: 65 MiB is over the 64 MiB limit for a note".to_owned(),
+        "latin1.md: not UTF-8 text (invalid byte at offset 14)".to_owned(),
+        "pipe.md: not a regular file (a FIFO)".to_owned(),
+        format!("private.md: a symlink to {}, outside the workspace", private.display()),
+    ];
+    assert_eq!(skips(&check), want, "{check:?}");
+    let summary: Vec<String> = stderr_lines(&check).into_iter().filter(|l| l.starts_with("INFO ")).collect();
+    assert_eq!(summary, ["INFO checked 1 note: 0 errors, 0 warnings; skipped 6 files"], "{check:?}");
+    let list = run(&["list", "--format", "json"]);
+    assert_eq!(list.status.code(), Some(0), "{list:?}");
+    assert_eq!(skips(&list), want, "{list:?}");
+    let items: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap_or_default();
+    let paths: Vec<&str> =
+        items.as_array().into_iter().flatten().filter_map(|i| i["path"].as_str()).collect();
+    assert_eq!(paths, ["good.md"]);
+}
+
+/// The examples read as English: `reading-stats.md` counts "1 heading", a run summary of
+/// `recent-changes.md` names what the list holds instead of "Updated: Most recently changed
+/// files:", and `watch` says what to set for routing events with a model.
+#[test]
+fn the_examples_speak_plainly() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples"), dir.path());
+    assert_eq!(livenote(dir.path(), &["trust", "."]).status.code(), Some(0));
+    let out = livenote(dir.path(), &["run", "reading-stats.md"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stats = std::fs::read_to_string(dir.path().join("reading-stats.md")).unwrap_or_default();
+    assert!(stats.contains(" lines, with 1 heading.\n"), "{stats}");
+    let out = livenote(dir.path(), &["-v", "run", "recent-changes.md"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        summary.starts_with("Most recently changed files: ") && summary.ends_with(" and 2 more\n"),
+        "{summary}"
+    );
+    let note = std::fs::read_to_string(dir.path().join("recent-changes.md")).unwrap_or_default();
+    assert!(note.contains(&format!("lastRunSummary: \"{}\"", summary.trim_end())), "{note}");
+    // `run -v` shows its progress without naming the note twice.
+    assert!(
+        stderr_lines(&out).iter().any(|l| l.starts_with("INFO start recent-changes.md: trigger=manual run=")),
+        "{out:?}"
+    );
+
+    // The examples' default provider is a command: `watch` routes events by keyword and says
+    // which setting would route them with a model.
+    let mut watch = Command::new(env!("CARGO_BIN_EXE_livenote"))
+        .args(["watch", "."])
+        .current_dir(dir.path())
+        .env("LIVENOTE_DATA_DIR", dir.path().join(".test-data"))
+        .env("LIVENOTE_CONFIG_DIR", dir.path().join(".test-data"))
+        .env("RUST_LOG", "info")
+        .env("LIVENOTE_LOG", "info")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stderr = watch.stderr.take().unwrap_or_else(|| panic!("no stderr"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains("routing events") {
+                let _ = tx.send(line);
+                return;
+            }
+        }
+    });
+    let line = rx.recv_timeout(std::time::Duration::from_secs(30));
+    let _ = watch.kill();
+    let _ = watch.wait();
+    let line = line.unwrap_or_else(|_| panic!("watch never said how it routes events"));
+    assert!(
+        line.ends_with(
+            "routing events by keyword overlap: `[agent] provider` is `clock`, a command provider; to route events with a model, set `[agent] provider` to an `openai` or `anthropic` provider"
+        ),
+        "{line}"
+    );
+}

@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agent::prompt;
 use crate::agent::tools::{self, Caps, Fetcher, HttpFetcher, Toolbox, Workspace, clip};
 use crate::model::ModelError;
-use crate::model::http::{format_bytes, json_len};
+use crate::model::http::json_len;
 use crate::model::{Message, ModelClient, Request, Role, ToolCall, Turn};
 use crate::note::body;
 use crate::run_types::{EditReply, EditSink, ProviderError, RunEvent, RunOutput, RunRequest, TriggerKind};
@@ -221,7 +221,7 @@ fn check_conversation(messages: &[Message], limit: usize) -> Result<(), Provider
         return Err(ProviderError::TooLarge(format!(
             "conversation too large: the run's conversation with the model grew past {} \
              (agent.max_conversation_bytes)",
-            format_bytes(limit)
+            crate::text::count::bytes(limit as u64)
         )));
     }
     Ok(())

@@ -255,7 +255,7 @@ async fn reads_patches_twice_and_summarises() {
     );
     assert_eq!(ran.events[3].message, r#"edit_note {"new_text":"\n4:00 PM\n","old_text":"\n3:00 PM\n"}"#);
     assert_eq!(ran.events[4].message, "input=100 output=10 total=220 stop=tool_calls");
-    assert_eq!(ran.events[5].message, "edit_note ok: Edited: 2 line(s) replaced by 2 line(s).");
+    assert_eq!(ran.events[5].message, "edit_note ok: Edited: 2 lines replaced by 2 lines.");
     assert_eq!(ran.events[12].message, "Updated the time to 4:00 PM.");
 }
 

@@ -30,23 +30,30 @@ pub fn run(paths: &[PathBuf], format: Format, out: &mut impl Write) -> Result<u8
     let paths = if paths.is_empty() { &default[..] } else { paths };
     let mut files: Vec<PathBuf> = Vec::new();
     let mut io_failure = false;
+    let mut skipped = 0usize;
     for p in paths {
-        if p.is_dir() {
-            let (found, errors) = workspace::markdown_files(p, &[]);
-            for e in errors {
-                tracing::warn!("skip {e}");
+        match workspace::given::existing(p, workspace::given::Want::FolderOrNote) {
+            Ok((_, meta)) if meta.is_dir() => {
+                let (found, skips) = workspace::markdown_files(p, &[]);
+                for s in &skips {
+                    tracing::warn!("skip {}", s.shown(shown));
+                }
+                skipped +=
+                    skips.iter().filter(|s| s.path.as_deref().is_some_and(workspace::is_markdown)).count();
+                files.extend(found);
             }
-            files.extend(found);
-        } else if p.is_file() {
-            files.push(p.clone());
-        } else {
-            tracing::error!("missing {}: no such file or folder", p.display());
-            io_failure = true;
+            // Named on its own, a FIFO or a device is read below, which says why it is skipped.
+            Ok(_) => files.push(p.clone()),
+            Err(e) => {
+                tracing::error!("{e}");
+                io_failure = true;
+            }
         }
     }
     let mut items = Vec::new();
     let mut errors = 0usize;
     let mut warnings = 0usize;
+    let mut checked = 0usize;
     // `provider:` is checked against the configuration of the note's workspace, as the
     // language server does (one load per workspace).
     let mut providers: std::collections::HashMap<PathBuf, Vec<String>> = std::collections::HashMap::new();
@@ -54,10 +61,12 @@ pub fn run(paths: &[PathBuf], format: Format, out: &mut impl Write) -> Result<u8
         let text = match workspace::read_note(file) {
             Ok(t) => t,
             Err(e) => {
-                tracing::warn!("skip {}: {e}", file.display());
+                tracing::warn!("skip {}", workspace::Skipped::new(file, e).shown(shown));
+                skipped += 1;
                 continue;
             }
         };
+        checked += 1;
         let canonical = std::fs::canonicalize(file).unwrap_or_else(|_| file.clone());
         let root = workspace::note_root(&canonical);
         let known = providers
@@ -94,7 +103,7 @@ pub fn run(paths: &[PathBuf], format: Format, out: &mut impl Write) -> Result<u8
             for i in &items {
                 writeln!(out, "{}:{}:{}: {} {} {}", i.path, i.line, i.column, i.severity, i.code, i.message)?;
             }
-            tracing::info!("checked {} notes: {errors} errors, {warnings} warnings", files.len());
+            tracing::info!("{}", summary(checked, skipped, errors, warnings));
         }
     }
     Ok(if io_failure {
@@ -106,7 +115,26 @@ pub fn run(paths: &[PathBuf], format: Format, out: &mut impl Write) -> Result<u8
     })
 }
 
+/// "checked 3 notes: 1 error, 0 warnings; skipped 1 file".
+fn summary(checked: usize, skipped: usize, errors: usize, warnings: usize) -> String {
+    use crate::text::count;
+    let mut s = format!(
+        "checked {}: {}, {}",
+        count(checked, "note"),
+        count(errors, "error"),
+        count(warnings, "warning")
+    );
+    if skipped > 0 {
+        s.push_str(&format!("; skipped {}", count(skipped, "file")));
+    }
+    s
+}
+
 fn shown(path: &Path) -> String {
     let s = path.display().to_string();
-    s.strip_prefix("./").map(str::to_owned).unwrap_or(s)
+    match s.strip_prefix("./") {
+        Some("") => ".".to_owned(),
+        Some(rest) => rest.to_owned(),
+        None => s,
+    }
 }

@@ -23,10 +23,8 @@ pub struct Args {
 
 /// Queue the event; bad input is an error (exit 2 through the caller).
 pub fn run(args: Args, input: &mut impl Read, out: &mut impl Write, err: &mut impl Write) -> Result<u8> {
-    let root = super::watch::root_of(&args.dir.clone().unwrap_or_else(|| PathBuf::from(".")))?;
-    if !root.is_dir() {
-        bail!("{} is not a folder", root.display());
-    }
+    let root =
+        crate::workspace::given::folder_or_note(&args.dir.clone().unwrap_or_else(|| PathBuf::from(".")))?;
     if args.source.trim().is_empty() || args.kind.trim().is_empty() {
         bail!("--source and --type must not be empty");
     }
@@ -77,11 +75,8 @@ fn target_rel(root: &Path, target: &Path) -> Result<String> {
     } else {
         target.to_path_buf()
     };
-    let path = std::fs::canonicalize(&candidate)
-        .with_context(|| format!("--target {}: no such note", target.display()))?;
-    if !path.is_file() {
-        bail!("--target {}: not a file", target.display());
-    }
+    // Only a found file is taken from under the workspace: an error names the target as typed.
+    let path = crate::workspace::given::note(&candidate).map_err(|e| anyhow::anyhow!("--target {e}"))?;
     let rel = crate::workspace::NotePath::of(root, &path)
         .ok_or_else(|| anyhow::anyhow!("--target {}: not inside {}", target.display(), root.display()))?;
     Ok(rel.into_string())

@@ -39,7 +39,7 @@ live:
 
 pub fn run(dir: Option<PathBuf>, out: &mut impl Write) -> Result<u8> {
     let dir = dir.unwrap_or_else(|| PathBuf::from("."));
-    std::fs::create_dir_all(&dir)?;
+    crate::workspace::given::create_folder(&dir)?;
     let mut created = Vec::new();
     for (name, text) in [(".livenote.toml", CONFIG), ("what-time-is-it.md", NOTE)] {
         let p = dir.join(name);

@@ -22,7 +22,7 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
         }
         None => (crate::schedule::Clock::now(&crate::schedule::SystemClock), None),
     };
-    let root = crate::workspace::trust::existing_folder(&dir.unwrap_or_else(|| PathBuf::from(".")))?;
+    let root = crate::workspace::given::folder(&dir.unwrap_or_else(|| PathBuf::from(".")))?;
     // What the scheduler would consider: the config's excludes are left out here too (the
     // folder's config counts only when trusted, as for runs).
     let exclude = crate::config::Config::load(Some(&root), None).0.scheduler.exclude;
@@ -40,15 +40,16 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
             root.display()
         );
     }
-    for e in errors {
-        tracing::warn!("skip {e}");
+    let shown = |p: &std::path::Path| super::display_path(p, Some(&root));
+    for s in errors {
+        tracing::warn!("skip {}", s.shown(shown));
     }
     let mut items = Vec::new();
     for file in &files {
         let text = match workspace::read_frontmatter(file) {
             Ok(t) => t,
             Err(e) => {
-                tracing::warn!("skip {}: {e}", file.display());
+                tracing::warn!("skip {}", workspace::Skipped::new(file, e).shown(shown));
                 continue;
             }
         };

@@ -20,9 +20,9 @@ pub fn run(
     dir: Option<PathBuf>,
     clock_file: Option<PathBuf>,
 ) -> Result<u8> {
-    let path = std::fs::canonicalize(&note).with_context(|| format!("{}: no such note", note.display()))?;
+    let path = crate::workspace::given::note(&note)?;
     let root = match dir {
-        Some(d) => super::watch::root_of(&d)?,
+        Some(d) => crate::workspace::given::folder_or_note(&d).context("--workspace")?,
         None => crate::workspace::note_root(&path),
     };
     let config = super::watch::load_config(&root);
@@ -48,7 +48,12 @@ pub fn run(
         // The run's steps (provider, process, tool calls) are progress, not news: `-v` shows
         // them; by default only the outcome is printed.
         let mut show = |e: &crate::providers::RunEvent| {
-            tracing::info!("{} {rel}: {}", e.kind, e.message);
+            // The start event names the note for transcripts; here the line names it already.
+            let message = match e.message.strip_prefix(rel.as_str()) {
+                Some(rest) if e.kind == "start" => rest.trim_start(),
+                _ => e.message.as_str(),
+            };
+            tracing::info!("{} {rel}: {message}", e.kind);
         };
         let run = engine.run(spec, &mut show);
         tokio::select! {

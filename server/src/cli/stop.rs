@@ -15,7 +15,7 @@ use crate::runs::Store;
 const WAIT: Duration = Duration::from_secs(10);
 
 pub fn run(note: &Path, out: &mut impl Write, err: &mut impl Write) -> Result<u8> {
-    let path = std::fs::canonicalize(note).with_context(|| format!("{}: no such note", note.display()))?;
+    let path = crate::workspace::given::note(note)?;
     let root = crate::workspace::note_root(&path);
     let rel = crate::workspace::NotePath::of_or_whole(&root, &path).into_string();
     let store = Store::new(&root);

@@ -15,11 +15,7 @@ use crate::workspace::trust::TrustStore;
 
 /// The engine of the workspace a note belongs to (as `livenote run` finds it).
 pub fn engine_for(note: &Path) -> Result<(Engine, PathBuf)> {
-    let path = std::fs::canonicalize(note).with_context(|| format!("{}: no such note", note.display()))?;
-    let meta = std::fs::metadata(&path).with_context(|| format!("{}", note.display()))?;
-    if !meta.is_file() {
-        anyhow::bail!("{}: not a regular file", note.display());
-    }
+    let path = crate::workspace::given::note(note)?;
     let root = crate::workspace::note_root(&path);
     let config = super::watch::load_config(&root);
     let engine = Engine::new(

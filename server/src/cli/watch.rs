@@ -51,19 +51,6 @@ pub fn clock(clock_file: Option<PathBuf>) -> Arc<dyn Clock> {
     }
 }
 
-/// The workspace root for a path: the folder itself, or the folder of a note. A path that
-/// does not exist is an error, never its parent.
-pub fn root_of(path: &Path) -> Result<PathBuf> {
-    let p = match std::fs::canonicalize(path) {
-        Ok(p) => p,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            anyhow::bail!("{}: no such file or folder", path.display())
-        }
-        Err(e) => return Err(e).with_context(|| path.display().to_string()),
-    };
-    Ok(if p.is_dir() { p } else { p.parent().map(Path::to_path_buf).unwrap_or(p) })
-}
-
 pub fn load_config(root: &Path) -> Config {
     let (config, problems) = Config::load(Some(root), None);
     for p in problems {
@@ -73,10 +60,7 @@ pub fn load_config(root: &Path) -> Config {
 }
 
 pub fn run(dir: Option<PathBuf>, clock_file: Option<PathBuf>) -> Result<u8> {
-    let root = root_of(&dir.unwrap_or_else(|| PathBuf::from(".")))?;
-    if !root.is_dir() {
-        anyhow::bail!("{} is not a folder", root.display());
-    }
+    let root = crate::workspace::given::folder_or_note(&dir.unwrap_or_else(|| PathBuf::from(".")))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -95,7 +79,7 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
         tracing::warn!("skip {p}");
     }
     let live = index.live_notes().count();
-    tracing::info!("watch {}: {} notes, {live} live", root.display(), index.len());
+    tracing::info!("watch {}: {}, {live} live", root.display(), crate::text::count(index.len(), "note"));
     if !engine.scheduling_enabled() {
         tracing::warn!(
             "scheduling off {}: `[scheduler] enabled = false` in the configuration; nothing runs on its own",

@@ -66,7 +66,7 @@ fn parse_toml(text: &str, cx: &mut Cx<'_>) -> Option<Node> {
         cx.report(e.span(), None, message);
     }
     if total > MAX_SYNTAX_PROBLEMS {
-        cx.report(None, None, format!("{} more TOML errors", total - MAX_SYNTAX_PROBLEMS));
+        cx.report(None, None, crate::text::count(total - MAX_SYNTAX_PROBLEMS, "more TOML error"));
     }
     None
 }

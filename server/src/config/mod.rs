@@ -104,22 +104,19 @@ impl IgnoredFolderConfig {
         )
     }
 
-    /// One line for the user: the file is not used, why, and how to trust.
-    pub fn message(&self) -> String {
-        format!("{}: {}", self.path.display(), self.problem())
-    }
-
     /// Why a run cannot start without the file.
     pub fn run_error(&self, provider: Option<&str>) -> String {
+        format!("{}; review it, then run `livenote trust {}`", self.needed_by(provider), self.root.display())
+    }
+
+    /// "this note's provider `p` comes from <file>, which is not used: <why>": what a run
+    /// needs from the file, for [`Self::run_error`] and the editor's question.
+    pub fn needed_by(&self, provider: Option<&str>) -> String {
         let what = match provider {
             Some(p) => format!("this note's provider `{p}` comes from {}", self.path.display()),
             None => format!("this note's provider comes from {}", self.path.display()),
         };
-        format!(
-            "{what}, which is not used: {}; review it, then run `livenote trust {}`",
-            self.trust.reason(),
-            self.root.display()
-        )
+        format!("{what}, which is not used: {}", self.trust.reason())
     }
 }
 

@@ -252,7 +252,14 @@ pub(super) async fn process_claim(
                 return None;
             }
             let rels: Vec<&str> = candidates.iter().map(|n| n.rel.as_str()).collect();
-            tracing::info!("event {id}: dispatching to {} candidates: {}", rels.len(), rels.join(", "));
+            match rels.as_slice() {
+                [] => tracing::info!("event {id}: no candidate note"),
+                _ => tracing::info!(
+                    "event {id}: dispatching to {}: {}",
+                    crate::text::count(rels.len(), "candidate"),
+                    rels.join(", ")
+                ),
+            }
             let mut results = Vec::new();
             for note in &candidates {
                 let outcome = runner.run(note, run_context(&event, &note.criteria), cancel.clone()).await;
@@ -327,7 +334,7 @@ pub(super) async fn candidates<'n>(
     if notes.is_empty() {
         return (Vec::new(), Vec::new());
     }
-    tracing::info!("event {}: routing against {} live notes", event.id, notes.len());
+    tracing::info!("event {}: routing against {}", event.id, crate::text::count(notes.len(), "live note"));
     let batches = notes.len().div_ceil(BATCH_SIZE);
     let mut picked: HashSet<&str> = HashSet::new();
     let mut errors = Vec::new();
@@ -409,8 +416,10 @@ impl Processor {
             let waiting = pending_events(&self.root).len();
             if waiting > 0 && !self.warned_untrusted.swap(true, Ordering::Relaxed) {
                 tracing::warn!(
-                    "hold {}: {waiting} event(s) wait in .livenote/events/pending until the workspace is trusted (`livenote trust`) and scheduling is enabled",
-                    self.root.display()
+                    "hold {}: {} {} in .livenote/events/pending until the workspace is trusted (`livenote trust`) and scheduling is enabled",
+                    self.root.display(),
+                    crate::text::count(waiting, "event"),
+                    if waiting == 1 { "waits" } else { "wait" }
                 );
             }
             return Vec::new();

@@ -308,7 +308,15 @@ pub(super) fn model_client(config: &Config) -> Result<Arc<dyn ModelClient>, Stri
     let (name, provider) = config.resolve_provider(None).map_err(|e| e.to_string())?;
     match model::client_for(&provider, None, &ProcessEnv, HttpOptions::default()) {
         Ok(client) => Ok(Arc::from(client)),
-        Err(ModelError::NotAModel) => Err(format!("provider `{name}` is a command, not a model")),
+        Err(ModelError::NotAModel) => {
+            let which = match &config.agent.provider {
+                Some(_) => format!("`[agent] provider` is `{name}`, a command provider"),
+                None => format!("the default provider `{name}` is a command provider"),
+            };
+            Err(format!(
+                "{which}; to route events with a model, set `[agent] provider` to an `openai` or `anthropic` provider"
+            ))
+        }
         Err(e) => Err(format!("provider `{name}`: {e}")),
     }
 }

@@ -223,7 +223,20 @@ fn routing_uses_the_default_providers_model_when_there_is_one() {
     );
     assert!(model_client(&keyless).is_err());
     let command = load("[providers.p]\nkind = \"command\"\ncommand = [\"true\"]\n");
-    assert_eq!(model_client(&command).err().as_deref(), Some("provider `p` is a command, not a model"));
+    assert_eq!(
+        model_client(&command).err().as_deref(),
+        Some(
+            "the default provider `p` is a command provider; to route events with a model, set `[agent] provider` to an `openai` or `anthropic` provider"
+        )
+    );
+    let named = load("[agent]\nprovider = \"p\"\n[providers.p]\nkind = \"command\"\ncommand = [\"true\"]\n");
+    assert!(
+        model_client(&named)
+            .err()
+            .is_some_and(|e| e.starts_with("`[agent] provider` is `p`, a command provider; ")),
+        "{:?}",
+        model_client(&named).err()
+    );
     assert_eq!(read_done(dir.path(), "../x"), None);
 }
 

@@ -76,7 +76,7 @@ fn status_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live, state: Status) -> Strin
         Status::Running => "Updating…".to_owned(),
         Status::Invalid => {
             let n = ctx.analysis.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
-            if n == 1 { "Invalid: fix 1 error".to_owned() } else { format!("Invalid: fix {n} errors") }
+            format!("Invalid: fix {}", crate::text::count(n, "error"))
         }
         Status::Paused => "Paused".to_owned(),
         Status::Untrusted => "Waiting for trust".to_owned(),

@@ -57,7 +57,7 @@ pub(super) fn reindex_if_excludes_changed(client: &Client, state: &Arc<State>) {
         for p in problems {
             tracing::warn!("skip {p}");
         }
-        tracing::info!("reindex: the excludes changed ({} notes)", index.len());
+        tracing::info!("reindex: the excludes changed ({})", crate::text::count(index.len(), "note"));
         if let Ok(mut slot) = state.index.write() {
             *slot = Some(index);
         }

@@ -164,7 +164,11 @@ async fn index_workspace(client: Client, state: Arc<State>) {
         *slot = Some(index);
     }
     tokio::spawn(super::runs::start_scheduler(client.clone(), state.clone()));
-    tracing::info!("indexed {notes} notes ({live} live) in {} ms", started.elapsed().as_millis());
+    tracing::info!(
+        "indexed {} ({live} live) in {} ms",
+        crate::text::count(notes, "note"),
+        started.elapsed().as_millis()
+    );
     let caps = state.caps();
     if caps.pull_diagnostics {
         if caps.diagnostic_refresh {

@@ -263,8 +263,10 @@ pub fn offer_trust(client: &Client, state: &Arc<State>, engine: &Arc<Engine>) {
             ask_trust(&client, &state, &engine, ignored.as_ref()).await;
         } else if let Some(ignored) = ignored {
             let msg = format!(
-                "livenote: {} Notes are still checked, and Run now uses your own configuration; use “Trust workspace” to use the folder's.",
-                ignored.message()
+                "livenote: {} is ignored: {}. Notes are still checked, and Run now uses only your own configuration; to use the folder's, use “Trust workspace” or run `livenote trust {}`.",
+                ignored.path.display(),
+                ignored.trust.reason(),
+                ignored.root.display()
             );
             // Information, not a warning: nothing is wrong, and nothing runs that the user did
             // not ask for.
@@ -284,20 +286,23 @@ pub fn config_changed(client: &Client, state: &Arc<State>, engine: &Arc<Engine>)
     offer_trust(client, state, engine);
 }
 
+/// What trusting the folder means, what its `.livenote.toml` would bring, and last the
+/// question itself, without closing punctuation: Neovim shows a request's message as the
+/// prompt of its choices followed by ": " (a final "." or "?" would read ".: ").
 fn trust_question(engine: &Engine, ignored: Option<&crate::config::IgnoredFolderConfig>) -> String {
-    let config = match ignored {
-        Some(i) if i.changed() => format!(
-            " Its .livenote.toml CHANGED since you trusted it ({}); review it before you allow.",
-            i.path.display()
+    let (config, with) = match ignored {
+        Some(i) if i.changed() => (
+            " Its .livenote.toml CHANGED since you trusted it: review it before you allow.",
+            " with its .livenote.toml as it is now",
         ),
-        Some(i) => format!(
-            " Its .livenote.toml ({}) is then used: it may name programs to run and model endpoints to send your API keys to.",
-            i.path.display()
+        Some(_) => (
+            " Its .livenote.toml is then used too: it may name programs to run and model endpoints to send your API keys to.",
+            " with its .livenote.toml as it is now",
         ),
-        None => String::new(),
+        None => ("", ""),
     };
     format!(
-        "livenote: trust {}? Live notes there then run on their schedules and on events, and may call paid models or programs.{config}",
+        "Once trusted, the folder's live notes run on their schedules and on events, and may call paid models or run programs.{config} Trust {}{with}",
         engine.root.display()
     )
 }
@@ -337,7 +342,11 @@ async fn ask_trust(
 ) {
     let allow = MessageActionItem { title: "Allow".to_owned(), properties: Default::default() };
     let not_now = MessageActionItem { title: "Not now".to_owned(), properties: Default::default() };
-    let msg = trust_question(engine, ignored);
+    let msg = format!(
+        "livenote: live notes in {} wait for trust. {}",
+        engine.root.display(),
+        trust_question(engine, ignored)
+    );
     let answer = client.show_message_request(MessageType::INFO, msg, Some(vec![allow, not_now])).await;
     if let Ok(Some(item)) = answer
         && item.title == "Allow"
@@ -364,7 +373,11 @@ pub fn ask_trust_then_run(
         let error = ignored.run_error(provider.as_deref());
         let allow = MessageActionItem { title: "Allow".to_owned(), properties: Default::default() };
         let not_now = MessageActionItem { title: "Not now".to_owned(), properties: Default::default() };
-        let msg = format!("livenote: {rel}: {error}. {}", trust_question(&engine, Some(&ignored)));
+        let msg = format!(
+            "livenote: {rel} needs the folder's configuration: {}. {}",
+            ignored.needed_by(provider.as_deref()),
+            trust_question(&engine, Some(&ignored))
+        );
         let answer = client.show_message_request(MessageType::WARNING, msg, Some(vec![allow, not_now])).await;
         let allowed = matches!(&answer, Ok(Some(item)) if item.title == "Allow");
         if allowed && grant(&client, &state, &engine, Some(&ignored)).await {

@@ -34,6 +34,6 @@ pub enum ModelError {
     Config(String),
     /// The provider is not a model (a `command` provider): [`super::client_for`] has no client
     /// for it.
-    #[error("a command, not a model")]
+    #[error("a command provider, not a model")]
     NotAModel,
 }

@@ -76,7 +76,7 @@ impl Default for HttpOptions {
 pub fn reply_too_large(limit: usize) -> ModelError {
     ModelError::TooLarge(format!(
         "model reply too large: over {} (agent.max_reply_bytes)",
-        format_bytes(limit)
+        crate::text::count::bytes(limit as u64)
     ))
 }
 
@@ -84,19 +84,8 @@ pub fn reply_too_large(limit: usize) -> ModelError {
 pub fn tool_args_too_large(limit: usize) -> ModelError {
     ModelError::TooLarge(format!(
         "model reply too large: a tool call's arguments are over {} (agent.max_tool_args_bytes)",
-        format_bytes(limit)
+        crate::text::count::bytes(limit as u64)
     ))
-}
-
-/// `n` bytes for people: "4 MiB", "512 KiB", "1000 bytes".
-pub fn format_bytes(n: usize) -> String {
-    if n >= MIB && n.is_multiple_of(MIB) {
-        format!("{} MiB", n / MIB)
-    } else if n >= 1024 && n.is_multiple_of(1024) {
-        format!("{} KiB", n / 1024)
-    } else {
-        format!("{n} bytes")
-    }
 }
 
 /// The length of `value` as compact JSON (a string: its text), without building that text.

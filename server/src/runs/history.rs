@@ -32,6 +32,7 @@ use serde_json::{Value, json};
 
 use super::{Engine, Store, timestamp};
 use crate::note::{self, body::agent_region};
+use crate::text::count;
 
 pub use crate::config::{DEFAULT_EVENTS_KEEP, DEFAULT_RUNS_KEEP};
 
@@ -173,7 +174,7 @@ pub fn describe_edits(left: &str, now: &str, first_line: usize) -> (String, Vec<
         let (o, n) = (op.old_range(), op.new_range());
         let at = first_line + n.start;
         places.push(match n.len() {
-            0 => format!("{} removed before line {at}", plural(o.len(), "line")),
+            0 => format!("{} removed before line {at}", count(o.len(), "line")),
             1 => format!("line {at}"),
             k => format!("lines {at}-{}", at + k - 1),
         });
@@ -187,13 +188,9 @@ pub fn describe_edits(left: &str, now: &str, first_line: usize) -> (String, Vec<
     if preview.len() > PREVIEW_LINES {
         let more = preview.len() - PREVIEW_LINES;
         preview.truncate(PREVIEW_LINES);
-        preview.push(format!("… and {}", plural(more, "more line")));
+        preview.push(format!("… and {}", count(more, "more line")));
     }
     (places.join(", "), preview)
-}
-
-fn plural(n: usize, what: &str) -> String {
-    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
 }
 
 /// 1-based line of the note where its agent region starts.

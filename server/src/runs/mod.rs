@@ -9,6 +9,7 @@ pub mod history;
 pub mod io;
 pub mod registry;
 pub mod store;
+pub mod summary;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
@@ -28,7 +29,7 @@ use crate::note::{self, frontmatter};
 use crate::providers::{self, RunEvent, RunRequest, TriggerKind};
 use crate::schedule::{self, Clock, Zone};
 use crate::status;
-use crate::text::TextEdit;
+use crate::text::{TextEdit, count};
 use crate::workspace::trust::TrustStore;
 
 /// What to run.
@@ -328,16 +329,13 @@ impl Engine {
             }
             Ok(output) => {
                 let patch = Patch::compute(&base, &output.body);
-                // Without a summary from the provider, the first line of the new content says
-                // what the note now holds, which beats a generic "Updated.".
-                let summary = output.summary.clone().filter(|s| !s.trim().is_empty()).unwrap_or_else(|| {
-                    output
-                        .body
-                        .lines()
-                        .map(|l| l.trim().trim_start_matches('#').trim())
-                        .find(|l| !l.is_empty())
-                        .map_or_else(|| "Updated.".to_owned(), |l| format!("Updated: {l}"))
-                });
+                // Without a summary from the provider, the new content says what the note now
+                // holds, which beats a generic "Updated.".
+                let summary = output
+                    .summary
+                    .clone()
+                    .filter(|s| !s.trim().is_empty())
+                    .unwrap_or_else(|| summary::of_body(&output.body));
                 let summary = one_line(&summary, 200);
                 let done = timestamp(self.clock.now());
                 // One result (a command provider's, or a model's last word after its steps
@@ -351,7 +349,10 @@ impl Engine {
                         conflicts.store(r.conflicts, std::sync::atomic::Ordering::Relaxed);
                         let summary = match r.conflicts {
                             0 => summary.clone(),
-                            n => one_line(&format!("{summary} ({n} change(s) not applied: {CONFLICT})"), 300),
+                            n => one_line(
+                                &format!("{summary} ({} not applied: {CONFLICT})", count(n, "change")),
+                                300,
+                            ),
                         };
                         let mut edits: Vec<TextEdit> = r.edits;
                         edits.extend(

@@ -644,7 +644,7 @@ fn divides(n: u16, whole: u16) -> bool {
 }
 
 fn every(n: u16, unit: &str) -> String {
-    if n == 1 { format!("every {unit}") } else { format!("every {n} {unit}s") }
+    if n == 1 { format!("every {unit}") } else { format!("every {}", crate::text::count(n.into(), unit)) }
 }
 
 fn weekdays_phrase(days: &[u16]) -> String {

@@ -1,10 +1,12 @@
 //! Plain text plumbing shared by every layer: byte offsets to line/column positions in any
-//! encoding, text edits expressed as byte ranges, and did-you-mean distances.
+//! encoding, text edits expressed as byte ranges, did-you-mean distances and counted nouns.
 
+pub mod count;
 pub mod edit;
 pub mod line_index;
 pub mod short;
 pub mod words;
 
+pub use count::count;
 pub use edit::TextEdit;
 pub use line_index::{Encoding, LineCol, LineIndex};

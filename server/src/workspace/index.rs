@@ -36,16 +36,16 @@ pub struct Index {
 }
 
 impl Index {
-    /// Walk `roots` and read every note's frontmatter, on every core. Returns walk problems
-    /// beside the index.
-    pub fn build(roots: &[PathBuf], exclude: &[String]) -> (Index, Vec<String>) {
+    /// Walk `roots` and read every note's frontmatter, on every core. Returns what the walk
+    /// skipped beside the index.
+    pub fn build(roots: &[PathBuf], exclude: &[String]) -> (Index, Vec<super::Skipped>) {
         let per_root: Vec<(PathBuf, Vec<String>)> =
             roots.iter().map(|r| (r.clone(), exclude.to_vec())).collect();
         Index::build_per_root(&per_root)
     }
 
     /// [`Index::build`] with each root's own excludes (each root has its own config).
-    pub fn build_per_root(roots: &[(PathBuf, Vec<String>)]) -> (Index, Vec<String>) {
+    pub fn build_per_root(roots: &[(PathBuf, Vec<String>)]) -> (Index, Vec<super::Skipped>) {
         let t = std::time::Instant::now();
         let mut problems = Vec::new();
         let mut files = Vec::new();

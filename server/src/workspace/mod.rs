@@ -4,6 +4,7 @@
 
 pub mod confine;
 pub mod exclude;
+pub mod given;
 pub mod index;
 pub mod note_path;
 pub mod read;
@@ -12,7 +13,7 @@ pub mod walk;
 pub mod write;
 
 pub use note_path::NotePath;
-pub use read::{ReadError, read_frontmatter, read_note, read_text};
+pub use read::{ReadError, Skipped, read_frontmatter, read_note, read_text};
 pub use walk::{is_markdown, markdown_files, visible_entries};
 
 /// The folder of livenote's own state in a workspace (history, transcripts, events, locks):

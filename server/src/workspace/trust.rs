@@ -117,10 +117,9 @@ impl Trust {
 /// Why trusting or untrusting failed. `Display` is one line for the user.
 #[derive(Debug, thiserror::Error)]
 pub enum TrustError {
-    #[error("{0}: no such folder")]
-    NoSuchFolder(String),
-    #[error("{0} is not a folder (trust takes the workspace folder)")]
-    NotAFolder(String),
+    /// Not an existing folder (as typed).
+    #[error(transparent)]
+    Path(#[from] super::given::GivenError),
     #[error("refusing a path with a newline or another control character: {0:?}")]
     ControlCharacter(String),
     #[error("refusing a path that is not valid UTF-8: {0}")]
@@ -276,9 +275,9 @@ impl TrustStore {
     pub fn untrust(&self, root: &Path) -> Result<bool, TrustError> {
         let path = match existing_folder(root) {
             Ok(p) => p,
-            Err(TrustError::NoSuchFolder(_)) => {
+            Err(TrustError::Path(e)) if e.is_missing() => {
                 let abs = std::path::absolute(root).map_err(io_err(root))?;
-                lexical_normal(&abs).ok_or_else(|| TrustError::NoSuchFolder(root.display().to_string()))?
+                lexical_normal(&abs).ok_or(TrustError::Path(e))?
             }
             Err(e) => return Err(e),
         };
@@ -390,22 +389,14 @@ pub fn nested_config_dir(root: &Path, note: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-/// `path` as a canonical, existing folder, or why not. Never its parent.
-pub fn existing_folder(path: &Path) -> Result<PathBuf, TrustError> {
-    let shown = path.display().to_string();
+/// `path` as a canonical, existing folder the store can hold, or why not. Never its parent.
+fn existing_folder(path: &Path) -> Result<PathBuf, TrustError> {
     if let Some(s) = path.to_str()
         && s.chars().any(char::is_control)
     {
-        return Err(TrustError::ControlCharacter(shown));
+        return Err(TrustError::ControlCharacter(path.display().to_string()));
     }
-    let canonical = match std::fs::canonicalize(path) {
-        Ok(p) => p,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(TrustError::NoSuchFolder(shown)),
-        Err(e) => return Err(TrustError::Io { path: shown, source: e }),
-    };
-    if !canonical.is_dir() {
-        return Err(TrustError::NotAFolder(shown));
-    }
+    let canonical = super::given::folder(path)?;
     checked_str(&canonical)?;
     Ok(canonical)
 }
@@ -455,6 +446,7 @@ impl fmt::Display for Record {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workspace::given::GivenError;
 
     fn tmp() -> tempfile::TempDir {
         tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"))
@@ -551,10 +543,19 @@ mod tests {
         assert!(matches!(store.trust(&nl), Err(TrustError::ControlCharacter(_))));
         std::fs::create_dir_all(&nl).unwrap_or_else(|e| panic!("{e}"));
         assert!(matches!(store.trust(&nl), Err(TrustError::ControlCharacter(_))), "even when it exists");
-        assert!(matches!(store.trust(Path::new("/nope-livenote-test")), Err(TrustError::NoSuchFolder(_))));
-        assert!(matches!(store.trust(&ws.path().join("typo")), Err(TrustError::NoSuchFolder(_))));
+        assert!(matches!(
+            store.trust(Path::new("/nope-livenote-test")),
+            Err(TrustError::Path(GivenError::Missing { .. }))
+        ));
+        assert!(matches!(
+            store.trust(&ws.path().join("typo")),
+            Err(TrustError::Path(GivenError::Missing { .. }))
+        ));
         write(&ws.path().join("n.md"), "x");
-        assert!(matches!(store.trust(&ws.path().join("n.md")), Err(TrustError::NotAFolder(_))));
+        assert!(matches!(
+            store.trust(&ws.path().join("n.md")),
+            Err(TrustError::Path(GivenError::WrongKind { .. }))
+        ));
         assert!(store.records().unwrap_or_else(|e| panic!("{e}")).0.is_empty());
         assert!(!store.is_trusted(Path::new("/tmp")));
     }

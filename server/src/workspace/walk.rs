@@ -16,6 +16,8 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::{Match, WalkBuilder};
 
 use super::confine;
+use super::given::bad_link;
+use super::read::{ReadError, Skipped};
 
 use super::STATE_DIR;
 
@@ -149,26 +151,50 @@ pub fn walk_builder(root: &Path) -> WalkBuilder {
 }
 
 /// Whether the entry is a symlink whose target is outside `canonical_root` (or dangling).
-fn leaves(entry: &ignore::DirEntry, canonical_root: &Path) -> Option<String> {
+fn leaves(entry: &ignore::DirEntry, canonical_root: &Path) -> Option<Skipped> {
     if !entry.path_is_symlink() {
         return None;
     }
-    match std::fs::canonicalize(entry.path()) {
-        Ok(t) if t.starts_with(canonical_root) => None,
-        Ok(t) => Some(format!(
-            "{}: skipped, a symlink to {} outside the workspace",
-            entry.path().display(),
-            t.display()
-        )),
-        Err(e) => {
-            Some(format!("{}: skipped, a symlink that cannot be resolved: {e}", entry.path().display()))
-        }
-    }
+    let reason = match std::fs::canonicalize(entry.path()) {
+        Ok(t) if t.starts_with(canonical_root) => return None,
+        Ok(t) => format!("a symlink to {}, outside the workspace", t.display()),
+        Err(e) => bad_link(entry.path()).unwrap_or_else(|| ReadError::Io(e).to_string()),
+    };
+    Some(Skipped::new(entry.path(), reason))
 }
 
-/// Every markdown file under `root`, sorted by path; walk errors (unreadable folders, symlink
-/// loops, symlinks leaving the workspace) come back as messages beside the files.
-pub fn markdown_files(root: &Path, exclude: &[String]) -> (Vec<PathBuf>, Vec<String>) {
+/// A walk error as a skip: the path it concerns and why, in the words of every other skip.
+fn walk_skip(mut e: ignore::Error) -> Skipped {
+    let mut path = None;
+    loop {
+        e = match e {
+            ignore::Error::WithPath { path: p, err } => {
+                path.get_or_insert(p);
+                *err
+            }
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => *err,
+            _ => break,
+        }
+    }
+    let reason = match e {
+        // The same words from every root (the folder it leads back to depends on where the
+        // walk started).
+        ignore::Error::Loop { child, .. } => {
+            return Skipped::new(&child, "a symlink loop (back to a folder above it)");
+        }
+        ignore::Error::Io(e) => match path.as_deref().and_then(bad_link) {
+            Some(reason) => reason,
+            None => ReadError::Io(e).to_string(),
+        },
+        e => e.to_string(),
+    };
+    Skipped { path, reason }
+}
+
+/// Every markdown file under `root`, sorted by path; what was skipped (unreadable folders,
+/// symlink loops, symlinks leaving the workspace, FIFOs named like notes, bad exclude globs)
+/// comes back beside the files.
+pub fn markdown_files(root: &Path, exclude: &[String]) -> (Vec<PathBuf>, Vec<Skipped>) {
     let mut errors = Vec::new();
     let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let rules = IgnoreRules::new(root);
@@ -188,19 +214,23 @@ pub fn markdown_files(root: &Path, exclude: &[String]) -> (Vec<PathBuf>, Vec<Str
         !rules.is_ignored(e.path(), is_dir)
     });
     let (excludes, bad) = super::exclude::Excludes::new(root, exclude);
-    errors.extend(bad);
+    errors.extend(bad.into_iter().map(|reason| Skipped { path: None, reason }));
     if let Some(o) = excludes.overrides() {
         builder.overrides(o);
     }
     let mut files = Vec::new();
     for entry in builder.build() {
         match entry {
-            Ok(e) => {
-                if e.file_type().is_some_and(|t| t.is_file()) && is_markdown(e.path()) {
-                    files.push(e.into_path());
+            Ok(e) => match e.file_type() {
+                Some(t) if t.is_dir() => {}
+                Some(t) if t.is_file() && is_markdown(e.path()) => files.push(e.into_path()),
+                // Never opened, but said: a FIFO named `x.md` is not silently missing.
+                Some(t) if !t.is_file() && is_markdown(e.path()) => {
+                    errors.push(Skipped::new(e.path(), ReadError::NotRegular(super::given::kind_of(t))));
                 }
-            }
-            Err(e) => errors.push(e.to_string()),
+                _ => {}
+            },
+            Err(e) => errors.push(walk_skip(e)),
         }
     }
     errors.extend(std::mem::take(&mut *skipped.lock().unwrap_or_else(PoisonError::into_inner)));
@@ -292,7 +322,7 @@ mod tests {
             files.iter().map(|f| f.strip_prefix(root).unwrap_or(f).display().to_string()).collect();
         assert_eq!(rel, ["alias.md", "inside/n.md", "real/n.md"]);
         assert_eq!(errors.len(), 3, "{errors:?}");
-        assert!(errors.iter().all(|e| e.contains("outside the workspace")), "{errors:?}");
+        assert!(errors.iter().all(|e| e.reason.contains("outside the workspace")), "{errors:?}");
     }
 
     #[test]

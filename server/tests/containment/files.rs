@@ -52,7 +52,7 @@ fn folders_linked_to_the_root_or_a_private_folder_are_not_walked() {
     assert!(stderr.contains("outside the workspace"), "{stderr}");
     let out = finish(&mut f.livenote(&["check"]), 30);
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("checked 1 notes"), "only n.md is checked: {stderr}");
+    assert!(stderr.contains("checked 1 note:"), "only n.md is checked: {stderr}");
     assert!(stderr.to_lowercase().contains("loop"), "the loop is reported: {stderr}");
 }
 
@@ -81,8 +81,8 @@ fn running_a_fifo_named_like_a_note_fails_at_once() {
     mkfifo(&f.root.join("x.md"));
     let out = finish(&mut f.livenote(&["run", "x.md"]), 30);
     let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("not a regular file"), "{stderr}");
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("x.md is a FIFO, not a note"), "{stderr}");
 }
 
 #[test]

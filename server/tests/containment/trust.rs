@@ -467,13 +467,16 @@ async fn trust_workspace_accepts_only_the_folders_the_editor_opened() {
 async fn run_now_in_an_untrusted_folder_asks_for_trust_first() {
     let mut c =
         harness::TestClient::start(&[(".livenote.toml", ECHO_CONFIG), ("n.md", MANUAL_NOTE)], caps()).await;
+    let root = std::fs::canonicalize(c.root.path()).unwrap_or_else(|e| panic!("{e}"));
+    let root = root.display();
     // Opening the folder says its config is ignored (once), and asks nothing.
     let warning = c.next_notification("window/showMessage").await;
     assert_eq!(warning["type"], 3, "information, not a warning: {warning}");
-    assert!(
-        warning["message"]
-            .as_str()
-            .is_some_and(|m| m.contains(".livenote.toml: ignored: this folder is not trusted")),
+    assert_eq!(
+        warning["message"].as_str().unwrap_or_default(),
+        format!(
+            "livenote: {root}/.livenote.toml is ignored: this folder is not trusted. Notes are still checked, and Run now uses only your own configuration; to use the folder's, use “Trust workspace” or run `livenote trust {root}`."
+        ),
         "{warning}"
     );
     let uri = c.open("n.md", MANUAL_NOTE).await;
@@ -481,8 +484,16 @@ async fn run_now_in_an_untrusted_folder_asks_for_trust_first() {
         c.request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]})).await;
     assert!(res.get("error").is_none(), "{res}");
     let ask = c.next_notification("window/showMessageRequest").await;
-    let msg = ask["message"].as_str().unwrap_or_default();
-    assert!(msg.contains("provider comes from") && msg.contains(".livenote.toml"), "{ask}");
+    // One sentence after another, each punctuated once, the question last and without a
+    // final mark (Neovim appends ": " to it); the CLI's `livenote trust` advice is left out
+    // where "Allow" does it.
+    assert_eq!(
+        ask["message"].as_str().unwrap_or_default(),
+        format!(
+            "livenote: n.md needs the folder's configuration: this note's provider comes from {root}/.livenote.toml, which is not used: this folder is not trusted. Once trusted, the folder's live notes run on their schedules and on events, and may call paid models or run programs. Its .livenote.toml is then used too: it may name programs to run and model endpoints to send your API keys to. Trust {root} with its .livenote.toml as it is now"
+        ),
+        "{ask}"
+    );
     // The test client answers "Allow" (the first action).
     assert_eq!(ask["actions"][0]["title"], "Allow", "{ask}");
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -516,8 +527,15 @@ async fn a_changed_config_makes_the_editor_ask_again() {
     let uri = c.uri(".livenote.toml");
     c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri, "type": 2}]})).await;
     let again = c.next_notification("window/showMessageRequest").await;
-    let msg = again["message"].as_str().unwrap_or_default();
-    assert!(msg.contains("CHANGED since you trusted it"), "{again}");
+    let root = std::fs::canonicalize(c.root.path()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        again["message"].as_str().unwrap_or_default(),
+        format!(
+            "livenote: live notes in {root} wait for trust. Once trusted, the folder's live notes run on their schedules and on events, and may call paid models or run programs. Its .livenote.toml CHANGED since you trusted it: review it before you allow. Trust {root} with its .livenote.toml as it is now",
+            root = root.display()
+        ),
+        "{again}"
+    );
     // Allowed: the store now holds the new content's digest.
     let want =
         livenote::workspace::trust::digest_bytes(std::fs::read(&config).unwrap_or_default().as_slice());

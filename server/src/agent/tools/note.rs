@@ -94,7 +94,7 @@ impl NoteBody {
                 text.push_str(&new);
                 text.push_str(&self.text[at + old.len()..]);
                 self.commit(text)?;
-                Ok(format!("Edited: {} line(s) replaced by {} line(s).", line_count(old), line_count(&new)))
+                Ok(format!("Edited: {} replaced by {}.", lines(old), lines(&new)))
             }
             n => {
                 let n = if n >= MAX_COUNTED { format!("{n} or more") } else { n.to_string() };
@@ -157,13 +157,13 @@ impl NoteBody {
                 if !last {
                     repl.push_str(nl);
                 }
-                let old_lines = line_count(&self.text[h.end..end]);
+                let old_lines = lines(&self.text[h.end..end]);
                 let text = format!("{}{}{}", &self.text[..h.end], repl, &self.text[end..]);
                 let changed = text != self.text;
                 self.commit(text)?;
                 Ok(if changed {
                     format!(
-                        "Replaced the content of `{marks} {}` ({old_lines} line(s) before, {} now).",
+                        "Replaced the content of `{marks} {}` ({old_lines} before, {} now).",
                         h.title,
                         line_count(&body)
                     )
@@ -193,7 +193,7 @@ impl NoteBody {
             new.push_str(nl);
         }
         self.commit(new)?;
-        Ok(format!("Appended {} line(s) at the end of the note.", line_count(text)))
+        Ok(format!("Appended {} at the end of the note.", lines(text)))
     }
 
     /// Accept a new body unless it breaks a rule the tools enforce.
@@ -247,6 +247,11 @@ fn to_newline(text: &str, nl: &str) -> String {
 
 fn line_count(text: &str) -> usize {
     text.lines().count()
+}
+
+/// "1 line", "3 lines".
+fn lines(text: &str) -> String {
+    crate::text::count(line_count(text), "line")
 }
 
 /// A markdown ATX heading line of the body.

@@ -59,7 +59,7 @@ fn edits_keep_the_h1() {
 fn replace_section_replaces_up_to_the_next_peer() {
     let mut b = body("# T\n\nSummary.\n\n## Weather\n\nRain.\n\n### Detail\n\nwet\n\n## News\n\nNone.\n");
     let msg = b.replace_section("Weather", "## Weather\n\nSun.\n\n").map_err(|e| e.0);
-    assert_eq!(msg.as_deref(), Ok("Replaced the content of `## Weather` (7 line(s) before, 1 now)."));
+    assert_eq!(msg.as_deref(), Ok("Replaced the content of `## Weather` (7 lines before, 1 now)."));
     assert_eq!(b.text(), "# T\n\nSummary.\n\n## Weather\n\nSun.\n\n## News\n\nNone.\n");
     // The last section, and case-insensitive matching.
     assert!(b.replace_section("## news", "- quiet").is_ok());

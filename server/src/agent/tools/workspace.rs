@@ -261,9 +261,7 @@ fn has_state_dir(root: &Path, path: &Path) -> bool {
 fn read_text(path: &Path, cap: u64) -> Result<String, String> {
     workspace::read_text(path, cap).map_err(|e| match e {
         // Only a regular file: a FIFO or device would block the run past its timeout and Stop.
-        ReadError::Io(io) if workspace::confine::is_refusal(&io) => {
-            "not a regular file; only regular files can be read".to_owned()
-        }
+        ReadError::NotRegular(kind) => format!("not a regular file ({kind}); only regular files can be read"),
         ReadError::Io(io) => format!("cannot read: {}", io.kind()),
         ReadError::TooLarge { size, max } => {
             format!("{size} bytes, over the {max} byte limit for reading a file")
