@@ -72,12 +72,13 @@ function M.check()
       return vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ':~:.')
     end, vim.tbl_keys(client.attached_buffers or {}))
     health.ok(
-      ('client %d: %s %s, root %s, %d buffer(s)%s'):format(
+      ('client %d: %s %s, root %s, %d %s%s'):format(
         client.id,
         info.name or 'livenote',
         info.version or '',
         client.root_dir or '(none)',
         #bufs,
+        #bufs == 1 and 'buffer' or 'buffers',
         #bufs > 0 and (': ' .. table.concat(bufs, ', ')) or ''
       )
     )
