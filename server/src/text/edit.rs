@@ -60,6 +60,37 @@ pub fn apply(text: &str, edits: &[TextEdit]) -> Result<String, ApplyError> {
     Ok(out)
 }
 
+/// The same edits, none of them starting after the text's final line ending.
+///
+/// An edit there starts on a line that line-based editors do not have: Neovim appends its lines
+/// after the buffer's last line, and a new text that ends with a line ending then leaves an
+/// extra empty line (the first run of `init`'s note in the editor did), where every other path
+/// writes none. Starting the edit at that final line ending instead, and writing the line ending
+/// again in front of the new text, gives the same bytes, and Neovim applies such an edit
+/// exactly (its end past the last line is the case it fixes up). An edit that would then meet
+/// another one is left as it is.
+pub fn start_within_lines(text: &str, edits: &[TextEdit]) -> Vec<TextEdit> {
+    let nl = if text.ends_with("\r\n") {
+        "\r\n"
+    } else if text.ends_with('\n') {
+        "\n"
+    } else {
+        return edits.to_vec();
+    };
+    let before_nl = text.len() - nl.len();
+    let past_end = |e: &TextEdit| e.range.start == text.len();
+    let others_clear = edits.iter().filter(|e| !past_end(e)).all(|e| e.range.end < before_nl);
+    edits
+        .iter()
+        .map(|e| match e {
+            e if past_end(e) && others_clear && !e.new_text.is_empty() => {
+                TextEdit { range: before_nl..text.len(), new_text: format!("{nl}{}", e.new_text) }
+            }
+            e => e.clone(),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,5 +109,26 @@ mod tests {
         ));
         assert!(matches!(apply("abc", &[TextEdit::delete(2..9)]), Err(ApplyError::OutOfBounds(_))));
         assert!(matches!(apply("é", &[TextEdit::delete(1..2)]), Err(ApplyError::OutOfBounds(_))));
+    }
+
+    #[test]
+    fn edits_past_the_final_line_ending_start_on_it() {
+        let moved = |text: &str, edits: &[TextEdit]| {
+            let out = start_within_lines(text, edits);
+            assert_eq!(apply(text, &out), apply(text, edits), "same bytes");
+            out
+        };
+        assert_eq!(
+            moved("# T\n", &[TextEdit::insert(4, "\nbody\n")]),
+            [TextEdit::replace(3..4, "\n\nbody\n")]
+        );
+        assert_eq!(moved("# T\r\n", &[TextEdit::insert(5, "x")]), [TextEdit::replace(3..5, "\r\nx")]);
+        // No final line ending: the end is on the last line already.
+        assert_eq!(moved("# T", &[TextEdit::insert(3, "x")]), [TextEdit::insert(3, "x")]);
+        // Another edit touches the final line ending: both stay as they are.
+        let touching = [TextEdit::replace(2..4, "U\n"), TextEdit::insert(4, "x\n")];
+        assert_eq!(moved("# T\n", &touching), touching);
+        let clear = [TextEdit::replace(0..1, "="), TextEdit::insert(4, "x\n")];
+        assert_eq!(moved("# T\n", &clear), [TextEdit::replace(0..1, "="), TextEdit::replace(3..4, "\nx\n")]);
     }
 }
