@@ -3,6 +3,7 @@
 
 mod buffer_and_disk;
 mod harness;
+mod next_fire;
 
 use expect_test::{Expect, expect};
 use harness::{TestClient, pos};
