@@ -60,15 +60,15 @@ pub fn apply(text: &str, edits: &[TextEdit]) -> Result<String, ApplyError> {
     Ok(out)
 }
 
-/// The same edits, none of them starting after the text's final line ending.
+/// The same edits (the same bytes when applied), none of them starting after the text's final
+/// line ending.
 ///
 /// An edit there starts on a line that line-based editors do not have: Neovim appends its lines
 /// after the buffer's last line, and a new text that ends with a line ending then leaves an
 /// extra empty line (the first run of `init`'s note in the editor did), where every other path
-/// writes none. Starting the edit at that final line ending instead, and writing the line ending
-/// again in front of the new text, gives the same bytes, and Neovim applies such an edit
-/// exactly (its end past the last line is the case it fixes up). An edit that would then meet
-/// another one is left as it is.
+/// writes none. Such an insertion is made part of the edit that reaches the final line ending,
+/// or else starts at that line ending and writes it again in front of its text: an edit that
+/// ends past the last line is one Neovim applies exactly.
 pub fn start_within_lines(text: &str, edits: &[TextEdit]) -> Vec<TextEdit> {
     let nl = if text.ends_with("\r\n") {
         "\r\n"
@@ -79,16 +79,22 @@ pub fn start_within_lines(text: &str, edits: &[TextEdit]) -> Vec<TextEdit> {
     };
     let before_nl = text.len() - nl.len();
     let past_end = |e: &TextEdit| e.range.start == text.len();
-    let others_clear = edits.iter().filter(|e| !past_end(e)).all(|e| e.range.end < before_nl);
-    edits
-        .iter()
-        .map(|e| match e {
-            e if past_end(e) && others_clear && !e.new_text.is_empty() => {
-                TextEdit { range: before_nl..text.len(), new_text: format!("{nl}{}", e.new_text) }
+    let mut out: Vec<TextEdit> = edits.iter().filter(|e| !past_end(e)).cloned().collect();
+    // An empty insertion there changes nothing, yet Neovim would append an empty line for it.
+    for insert in edits.iter().filter(|e| past_end(e) && !e.new_text.is_empty()) {
+        match out.iter_mut().filter(|e| e.range.end >= before_nl).max_by_key(|e| e.range.end) {
+            Some(e) if e.range.end == text.len() => e.new_text.push_str(&insert.new_text),
+            Some(e) if e.range.end == before_nl => {
+                e.range.end = text.len();
+                e.new_text.push_str(nl);
+                e.new_text.push_str(&insert.new_text);
             }
-            e => e.clone(),
-        })
-        .collect()
+            // Between a `\r` and its `\n`: no position names that place anyway.
+            Some(_) => out.push(insert.clone()),
+            None => out.push(TextEdit::replace(before_nl..text.len(), format!("{nl}{}", insert.new_text))),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -125,10 +131,18 @@ mod tests {
         assert_eq!(moved("# T\r\n", &[TextEdit::insert(5, "x")]), [TextEdit::replace(3..5, "\r\nx")]);
         // No final line ending: the end is on the last line already.
         assert_eq!(moved("# T", &[TextEdit::insert(3, "x")]), [TextEdit::insert(3, "x")]);
-        // Another edit touches the final line ending: both stay as they are.
-        let touching = [TextEdit::replace(2..4, "U\n"), TextEdit::insert(4, "x\n")];
-        assert_eq!(moved("# T\n", &touching), touching);
+        // An edit reaching the final line ending takes the insertion.
+        assert_eq!(
+            moved("# T\n\n", &[TextEdit::insert(4, "a\n"), TextEdit::insert(5, "a\n")]),
+            [TextEdit::replace(4..5, "a\n\na\n")]
+        );
+        assert_eq!(
+            moved("# T\n", &[TextEdit::replace(2..4, "U\n"), TextEdit::insert(4, "x\n")]),
+            [TextEdit::replace(2..4, "U\nx\n")]
+        );
         let clear = [TextEdit::replace(0..1, "="), TextEdit::insert(4, "x\n")];
         assert_eq!(moved("# T\n", &clear), [TextEdit::replace(0..1, "="), TextEdit::replace(3..4, "\nx\n")]);
+        // An empty insertion there is dropped.
+        assert_eq!(moved("# T\n", &[TextEdit::insert(4, "")]), []);
     }
 }
