@@ -79,7 +79,7 @@ pub fn execute_command(
                 Some(ignored) => {
                     super::runs::ask_trust_then_run(client, state, engine, path, context, provider, ignored)
                 }
-                None => super::runs::spawn_run(client, state, engine, path, context),
+                None => super::runs::spawn_run(client, engine, path, context),
             }
             Ok(None)
         }

@@ -86,14 +86,8 @@ impl NoteSource for StateSource {
 
 /// Start a run by hand in the background; its `$/progress` comes from [`ProgressObserver`]
 /// like every run's. A run that did not happen or failed is also shown as a message.
-pub fn spawn_run(
-    client: &Client,
-    state: &Arc<State>,
-    engine: Arc<Engine>,
-    path: PathBuf,
-    context: Option<String>,
-) {
-    let (client, state) = (client.clone(), state.clone());
+pub fn spawn_run(client: &Client, engine: Arc<Engine>, path: PathBuf, context: Option<String>) {
+    let client = client.clone();
     tokio::spawn(async move {
         let rel = engine.rel(&path);
         let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context };
@@ -105,7 +99,6 @@ pub fn spawn_run(
         if let Outcome::Failed { error, .. } = &outcome {
             client.show_message(MessageType::ERROR, format!("livenote: {rel}: run failed: {error}")).await;
         }
-        super::refresh::refresh_views(&client, &state).await;
     });
 }
 
@@ -167,7 +160,7 @@ impl RunObserver for ProgressObserver {
                 send_progress(&client, &token, WorkDoneProgress::Begin(begin)).await;
             }
             if let Some(s) = state.upgrade() {
-                super::refresh::refresh_views(&client, &s).await;
+                s.refresh_views();
             }
             while let Some(msg) = rx.recv().await {
                 match msg {
@@ -187,6 +180,11 @@ impl RunObserver for ProgressObserver {
                             if let Some(s) = state.upgrade() {
                                 s.progress_tokens().remove(&token);
                             }
+                        }
+                        // The run is over and the note free: "updating…" and the old runtime
+                        // fields go, whatever started the run (by hand, a schedule, an event).
+                        if let Some(s) = state.upgrade() {
+                            s.refresh_views();
                         }
                         break;
                     }
@@ -367,7 +365,7 @@ pub fn ask_trust_then_run(
         let answer = client.show_message_request(MessageType::WARNING, msg, Some(vec![allow, not_now])).await;
         let allowed = matches!(&answer, Ok(Some(item)) if item.title == "Allow");
         if allowed && grant(&client, &state, &engine, Some(&ignored)).await {
-            spawn_run(&client, &state, engine, path, context);
+            spawn_run(&client, engine, path, context);
         } else if !allowed {
             client.show_message(MessageType::WARNING, format!("livenote: {rel}: nothing ran: {error}")).await;
         }

@@ -80,7 +80,7 @@ impl TestClient {
         settings: Value,
     ) -> TestClient {
         let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        TestClient::start_with(root, files, capabilities, settings, false, false).await
+        TestClient::start_with(root, files, capabilities, settings, false, false, false).await
     }
 
     /// [`TestClient::start_with_settings`] in `root`, trusted beforehand when `trusted` (in the
@@ -92,7 +92,18 @@ impl TestClient {
         settings: Value,
         trusted: bool,
     ) -> TestClient {
-        TestClient::start_with(root, files, capabilities, settings, trusted, true).await
+        TestClient::start_with(root, files, capabilities, settings, trusted, true, false).await
+    }
+
+    /// [`TestClient::start_in`] with the server watching files itself (`notify`) where the
+    /// client does not: the workspace unless the client registers a watcher, and the trust store.
+    pub async fn start_watching(
+        root: tempfile::TempDir,
+        files: &[(&str, &str)],
+        capabilities: Value,
+        settings: Value,
+    ) -> TestClient {
+        TestClient::start_with(root, files, capabilities, settings, false, true, true).await
     }
 
     async fn start_with(
@@ -102,6 +113,7 @@ impl TestClient {
         settings: Value,
         trusted: bool,
         folder: bool,
+        watch_files: bool,
     ) -> TestClient {
         if trusted {
             let store = livenote::workspace::trust::TrustStore::in_dir(&root.path().join(".data"));
@@ -116,7 +128,7 @@ impl TestClient {
         let opts = livenote::lsp::Options {
             clock: Arc::new(clock.clone()),
             zone: Zone::Named(chrono_tz::America::Chicago),
-            watch_files: false,
+            watch_files,
             trust: Some(livenote::workspace::trust::TrustStore::in_dir(&root.path().join(".data"))),
         };
         let (service, socket) = livenote::lsp::service(opts);

@@ -4,6 +4,7 @@
 mod buffer_and_disk;
 mod harness;
 mod next_fire;
+mod refresh;
 
 use expect_test::{Expect, expect};
 use harness::{TestClient, pos};
