@@ -379,11 +379,15 @@ pub fn stop(state: &State, path: &Path) -> serde_json::Value {
 }
 
 /// `livenote.undoLastRun`: undo; when the body was edited since the run (or livenote cannot
-/// tell), ask before restoring anyway (the current body stays in history either way).
-pub async fn undo(client: Client, engine: Arc<Engine>, path: PathBuf, force: bool) {
+/// tell), ask before restoring anyway (the current body stays in history either way). Lenses
+/// and hints are redrawn once the note is free again.
+pub async fn undo(client: Client, state: Arc<State>, engine: Arc<Engine>, path: PathBuf, force: bool) {
     use crate::runs::history::UndoError;
     let err = match engine.undo_last_run(&path, force).await {
-        Ok(_) => return,
+        Ok(_) => {
+            state.refresh_views();
+            return;
+        }
         Err(e) => e,
     };
     if matches!(err, UndoError::Edited { .. } | UndoError::Unknown { .. }) {
@@ -392,11 +396,13 @@ pub async fn undo(client: Client, engine: Arc<Engine>, path: PathBuf, force: boo
         let msg = format!("livenote: undo last run: {err}");
         match client.show_message_request(MessageType::WARNING, msg.clone(), Some(vec![anyway, cancel])).await
         {
-            Ok(Some(item)) if item.title == "Restore anyway" => {
-                if let Err(e) = engine.undo_last_run(&path, true).await {
+            Ok(Some(item)) if item.title == "Restore anyway" => match engine.undo_last_run(&path, true).await
+            {
+                Ok(_) => state.refresh_views(),
+                Err(e) => {
                     client.show_message(MessageType::WARNING, format!("livenote: undo last run: {e}")).await;
                 }
-            }
+            },
             Ok(_) => {}
             // A client without message requests still hears why nothing happened.
             Err(_) => client.show_message(MessageType::WARNING, msg).await,

@@ -5,6 +5,7 @@ mod buffer_and_disk;
 mod harness;
 mod next_fire;
 mod refresh;
+mod undo;
 
 use expect_test::{Expect, expect};
 use harness::{TestClient, pos};
