@@ -1,5 +1,6 @@
-//! File events: the watcher (the client's when it can register one, else `notify`) and what
-//! one changed file means (a note, a pending event, a `.livenote.toml`, the trust store).
+//! File events: the workspace's watcher (the client's when it can register one, else
+//! `notify`), the trust store's (`notify`, from `initialized` on), and what one changed file
+//! means (a note, a pending event, a `.livenote.toml`, the trust store).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
