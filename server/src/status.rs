@@ -86,11 +86,30 @@ impl ScheduleView {
     }
 }
 
+/// The one answer every surface gives (lens, hints, hover, `list`, `livenote/listNotes`, the
+/// scheduler's plan): `schedule::due` and `schedule::next_due` over the note's block.
 pub fn schedule_view<Tz: TimeZone>(live: &Live, at: DateTime<Utc>, tz: &Tz) -> ScheduleView {
+    view(live, Scope::All, at, tz)
+}
+
+/// [`schedule_view`] of the cron trigger alone (the windows left out): what the cron's own hint
+/// says. The backoff and the grace count as for the note, so on a note without windows it is
+/// the note's view, and the hint's "next" is the lens's and `list`'s.
+pub fn cron_view<Tz: TimeZone>(live: &Live, at: DateTime<Utc>, tz: &Tz) -> ScheduleView {
+    view(live, Scope::CronOnly, at, tz)
+}
+
+#[derive(Clone, Copy)]
+enum Scope {
+    All,
+    CronOnly,
+}
+
+fn view<Tz: TimeZone>(live: &Live, scope: Scope, at: DateTime<Utc>, tz: &Tz) -> ScheduleView {
     if live.has_errors {
         return ScheduleView { decision: None, next_due: None };
     }
-    with_input(live, |input| ScheduleView {
+    with_input(live, scope, |input| ScheduleView {
         decision: Some(schedule::due(input, at, tz)),
         next_due: schedule::next_due(input, at, tz),
     })
@@ -99,11 +118,14 @@ pub fn schedule_view<Tz: TimeZone>(live: &Live, at: DateTime<Utc>, tz: &Tz) -> S
 /// Whether the scheduler would fire the note at an instant (`None` for invalid notes, which
 /// are never considered); the decision alone, without the next due instant.
 pub fn decision<Tz: TimeZone>(live: &Live, at: DateTime<Utc>, tz: &Tz) -> Option<Decision> {
-    (!live.has_errors).then(|| with_input(live, |input| schedule::due(input, at, tz)))
+    (!live.has_errors).then(|| with_input(live, Scope::All, |input| schedule::due(input, at, tz)))
 }
 
-fn with_input<R>(live: &Live, f: impl FnOnce(&ScheduleInput) -> R) -> R {
-    let windows: Vec<Window> = live.valid_windows();
+fn with_input<R>(live: &Live, scope: Scope, f: impl FnOnce(&ScheduleInput) -> R) -> R {
+    let windows: Vec<Window> = match scope {
+        Scope::All => live.valid_windows(),
+        Scope::CronOnly => Vec::new(),
+    };
     f(&ScheduleInput {
         active: live.active,
         cron: live.cron.as_ref(),

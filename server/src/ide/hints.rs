@@ -14,8 +14,11 @@
 //!   during a backoff that ends before the band does, "done today" once a successful run landed
 //!   in it (after its start, as the scheduler counts), "closed today" after it without one, and
 //!   "missed today" when a backoff outlasts the band.
-//! - "retry in 4 min" appears only when the backoff holds back a cycle that is due (after a
-//!   successful run nothing is pending, so there is nothing to retry).
+//! - "retry in 4 min" appears only when the backoff holds back a cycle that is due and that
+//!   fires when the backoff ends (after a successful run nothing is pending, so there is nothing
+//!   to retry; a cron occurrence whose grace ends first is missed).
+//! - A cron's "next 10:00" is when the cron next makes the note due ([`status::cron_view`]), the
+//!   instant the lens, hover and `list` name for a note without windows.
 //! - Statuses with no value of their own go at the end of the `live:` line: "updating…",
 //!   "waiting for trust", "failed 2 min ago" (the message is the tooltip).
 
@@ -27,7 +30,7 @@ use super::Ctx;
 use super::text::{ago, at_local, until};
 use crate::note::model::Live;
 use crate::schedule::window::local_date;
-use crate::schedule::{Decision, DueTrigger, SkipReason, Window};
+use crate::schedule::{Decision, SkipReason, Window};
 use crate::status::{self, ScheduleView, Status};
 
 /// A hint shown inline at `offset`, right after the value it follows.
@@ -79,17 +82,18 @@ pub fn inlay_hints<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Hint
     if let (Some(expr), Some(cron)) = (&live.cron_expr, &live.cron) {
         let mut label = cron.describe();
         if scheduled {
-            let when = match &view.decision {
-                Some(Decision::Due(DueTrigger::Cron { .. })) => Some("due now".to_owned()),
-                // A cycle held back by the backoff fires when it ends, not at the next
-                // occurrence.
-                Some(Decision::NotDue(SkipReason::Backoff {
-                    until: end,
-                    pending: Some(DueTrigger::Cron { .. }),
-                })) => Some(format!("due in {}", until(*end, ctx.now))),
-                _ => {
-                    cron.next_after(ctx.now, ctx.tz).map(|t| format!("next {}", at_local(t, ctx.now, ctx.tz)))
-                }
+            // When the cron next fires, as the lens and `list` say it (not merely its next
+            // occurrence: a backoff can hold one back past its grace).
+            let cron_view = status::cron_view(live, ctx.now, ctx.tz);
+            let when = match (&cron_view.decision, cron_view.next_due) {
+                (Some(Decision::Due(_)), _) => Some("due now".to_owned()),
+                // A cycle held back by the backoff fires when it ends.
+                (
+                    Some(Decision::NotDue(SkipReason::Backoff { until: end, pending: Some(_) })),
+                    Some(next),
+                ) if next == *end => Some(format!("due in {}", until(next, ctx.now))),
+                (_, Some(next)) => Some(format!("next {}", at_local(next, ctx.now, ctx.tz))),
+                (_, None) => None,
             };
             if let Some(when) = when {
                 label.push_str(" · ");
@@ -127,7 +131,10 @@ pub fn inlay_hints<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Hint
         );
     }
 
-    if let Some(Decision::NotDue(SkipReason::Backoff { until: end, pending: Some(_) })) = &view.decision {
+    // Only while the held-back cycle does fire when the backoff ends (it may be missed by then).
+    if let Some(Decision::NotDue(SkipReason::Backoff { until: end, pending: Some(_) })) = &view.decision
+        && view.next_due == Some(*end)
+    {
         let at = live.runtime_span("lastAttemptAt").map_or(live_line_end, |s| s.end);
         let why =
             "The latest run started less than 5 minutes ago; scheduled runs wait 5 minutes after each start.";
@@ -295,6 +302,35 @@ live:
                   lastRunError: "connection refused"
                 ---
                 # Chicago time
+            "#]],
+        );
+    }
+
+    #[test]
+    fn backoff_past_the_grace_names_the_next_fire() {
+        // Every 5 minutes; an attempt at 09:03:30 holds runs back until 09:08:30, after the
+        // 09:05 occurrence's grace: that one is missed, the next fire is 09:10 (as the lens says).
+        check(
+            r#"---
+live:
+  objective: x
+  triggers:
+    cronExpr: "*/5 * * * *"
+  lastAttemptAt: "2026-11-23T15:03:30Z"
+  lastRunAt: "2026-11-23T15:00:05Z"
+  lastRunError: boom
+---
+"#,
+            expect![[r#"
+                ---
+                live:[failed 3 min ago]
+                  objective: x
+                  triggers:
+                    cronExpr: "*/5 * * * *"[every 5 minutes · next 09:10]
+                  lastAttemptAt: "2026-11-23T15:03:30Z"
+                  lastRunAt: "2026-11-23T15:00:05Z"[6 min ago]
+                  lastRunError: boom
+                ---
             "#]],
         );
     }

@@ -79,7 +79,7 @@ pub fn execute_command(
                 Some(ignored) => {
                     super::runs::ask_trust_then_run(client, state, engine, path, context, provider, ignored)
                 }
-                None => super::runs::spawn_run(client, state, engine, path, context),
+                None => super::runs::spawn_run(client, engine, path, context),
             }
             Ok(None)
         }
@@ -98,8 +98,7 @@ pub fn execute_command(
                 .ok_or_else(|| Error::invalid_params("the note is outside the workspace folders"))?;
             // Optional second argument: `true` restores even over later edits.
             let force = args.get(1).and_then(Value::as_bool).unwrap_or(false);
-            let client = client.clone();
-            tokio::spawn(super::runs::undo(client, engine, path, force));
+            tokio::spawn(super::runs::undo(client.clone(), state.clone(), engine, path, force));
             Ok(None)
         }
         commands::TRUST_WORKSPACE => {

@@ -9,7 +9,6 @@ use serde_json::Value;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
-use super::refresh::refresh_views;
 use super::snapshots::reanalyse_open_documents;
 use super::state::State;
 use crate::workspace::index::Index;
@@ -33,7 +32,7 @@ pub(super) fn root_excludes(state: &State) -> Vec<(PathBuf, Vec<String>)> {
 
 /// After a configuration change: when a root's excludes changed, walk again (a note no longer
 /// excluded must come back) and swap the index in.
-pub(super) fn reindex_if_excludes_changed(client: &Client, state: &Arc<State>) {
+pub(super) fn reindex_if_excludes_changed(state: &Arc<State>) {
     let wanted = root_excludes(state);
     let same = state
         .with_index(|idx| {
@@ -48,7 +47,7 @@ pub(super) fn reindex_if_excludes_changed(client: &Client, state: &Arc<State>) {
     if same {
         return;
     }
-    let (client, state) = (client.clone(), state.clone());
+    let state = state.clone();
     tokio::spawn(async move {
         let Ok((index, problems)) = tokio::task::spawn_blocking(move || Index::build_per_root(&wanted)).await
         else {
@@ -63,7 +62,7 @@ pub(super) fn reindex_if_excludes_changed(client: &Client, state: &Arc<State>) {
         }
         state.wake.notify_waiters();
         state.wake_events();
-        refresh_views(&client, &state).await;
+        state.refresh_views_and_diagnostics();
     });
 }
 
@@ -92,12 +91,11 @@ pub fn reload_config(client: &Client, state: &Arc<State>, engine: &Arc<crate::ru
         *c = config;
     }
     tracing::info!("reload configuration {}", engine.root.display());
-    reindex_if_excludes_changed(client, state);
+    reindex_if_excludes_changed(state);
     reanalyse_open_documents(state);
     state.wake.notify_waiters();
     state.wake_events();
-    let (client, state) = (client.clone(), state.clone());
-    tokio::spawn(async move { refresh_views(&client, &state).await });
+    state.refresh_views_and_diagnostics();
 }
 
 /// Reload the engine's configuration when it was loaded under another trust than the store

@@ -58,7 +58,8 @@ pub fn text_edit(text: &str, lines: &LineIndex, e: &TextEdit, enc: Encoding) -> 
 }
 
 /// A workspace edit of one document, versioned when the document is open so the client
-/// rejects it if the user typed since.
+/// rejects it if the user typed since. No edit starts past the last line, where line-based
+/// editors apply it differently (`text::edit::start_within_lines`).
 pub fn document_edit(
     uri: &lsp::Uri,
     version: Option<i32>,
@@ -67,7 +68,10 @@ pub fn document_edit(
     enc: Encoding,
 ) -> lsp::WorkspaceEdit {
     let lines = LineIndex::new(text);
-    let edits = edits.iter().map(|e| lsp::OneOf::Left(text_edit(text, &lines, e, enc))).collect();
+    let edits = crate::text::edit::start_within_lines(text, edits)
+        .iter()
+        .map(|e| lsp::OneOf::Left(text_edit(text, &lines, e, enc)))
+        .collect();
     lsp::WorkspaceEdit {
         changes: None,
         document_changes: Some(lsp::DocumentChanges::Edits(vec![lsp::TextDocumentEdit {

@@ -24,11 +24,14 @@ pub struct Document {
     rope: Rope,
     pub version: i32,
     snapshot: Option<Arc<Snapshot>>,
+    /// What the document's lenses and hints last showed of its runtime fields and `active`
+    /// (a digest; `None` until first seen), so that a change there redraws them.
+    pub shown: Option<u64>,
 }
 
 impl Document {
     pub fn new(text: &str, version: i32) -> Self {
-        Document { rope: Rope::from_str(text), version, snapshot: None }
+        Document { rope: Rope::from_str(text), version, snapshot: None, shown: None }
     }
 
     /// Apply one `didChange` batch. Changes apply in order, each against the result of the

@@ -1,5 +1,6 @@
-//! File events: the watcher (the client's when it can register one, else `notify`) and what
-//! one changed file means (a note, a pending event, a `.livenote.toml`, the trust store).
+//! File events: the workspace's watcher (the client's when it can register one, else
+//! `notify`), the trust store's (`notify`, from `initialized` on), and what one changed file
+//! means (a note, a pending event, a `.livenote.toml`, the trust store).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -8,39 +9,13 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
 use super::config_sync::{reload_config, sync_trust};
-use super::refresh::refresh_views;
 use super::state::{ClientCaps, State};
 use crate::workspace;
 
 /// Keep the index current: through the client's file watcher when it can register one,
 /// else through `notify`.
 pub(super) async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
-    if caps.watched_files_registration {
-        let options = DidChangeWatchedFilesRegistrationOptions {
-            watchers: vec![
-                FileSystemWatcher {
-                    glob_pattern: GlobPattern::String("**/*.{md,markdown}".to_owned()),
-                    kind: None,
-                },
-                FileSystemWatcher {
-                    glob_pattern: GlobPattern::String("**/.livenote/events/pending/*.json".to_owned()),
-                    kind: None,
-                },
-                // A changed config is untrusted until trusted again: reload and ask.
-                FileSystemWatcher {
-                    glob_pattern: GlobPattern::String("**/.livenote.toml".to_owned()),
-                    kind: None,
-                },
-            ],
-        };
-        let registration = Registration {
-            id: "livenote-watch".to_owned(),
-            method: "workspace/didChangeWatchedFiles".to_owned(),
-            register_options: serde_json::to_value(options).ok(),
-        };
-        if let Err(e) = client.register_capability(vec![registration]).await {
-            tracing::warn!("register file watcher: {e}");
-        }
+    if caps.watched_files_registration && register_watcher(&client).await {
         return;
     }
     if !state.opts.watch_files {
@@ -48,6 +23,47 @@ pub(super) async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
     }
     let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PathBuf>();
+    let Some(mut watcher) = watcher(tx) else { return };
+    for root in &roots {
+        if let Err(e) = notify::Watcher::watch(&mut watcher, root, notify::RecursiveMode::Recursive) {
+            tracing::warn!("watch {}: {e}", root.display());
+        }
+    }
+    let trust_file = state.opts.trust.as_ref().map(|t| t.file());
+    while let Some(path) = rx.recv().await {
+        // A trust store inside a root is [`watch_trust_store`]'s.
+        if trust_file.as_deref() != Some(path.as_path()) {
+            file_changed(&client, &state, &path);
+        }
+    }
+}
+
+/// Watch the trust store (in the user's data folder, where no client's watcher looks): trust
+/// granted or withdrawn from a shell applies at once. Set up before it returns, so that a
+/// change made after the client's `initialized` is seen.
+pub(super) fn watch_trust_store(client: &Client, state: &Arc<State>) {
+    let Some(file) = state.opts.trust.as_ref().map(|t| t.file()) else { return };
+    let Some(dir) = file.parent().filter(|_| state.opts.watch_files) else { return };
+    let _ = std::fs::create_dir_all(dir);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PathBuf>();
+    let Some(mut watcher) = watcher(tx) else { return };
+    if let Err(e) = notify::Watcher::watch(&mut watcher, dir, notify::RecursiveMode::NonRecursive) {
+        tracing::warn!("watch {}: {e}", dir.display());
+        return;
+    }
+    let (client, state) = (client.clone(), state.clone());
+    tokio::spawn(async move {
+        let _watcher = watcher;
+        while let Some(path) = rx.recv().await {
+            if path == file {
+                trust_changed(&client, &state);
+            }
+        }
+    });
+}
+
+/// A `notify` watcher that sends the paths it sees change to `tx`.
+fn watcher(tx: tokio::sync::mpsc::UnboundedSender<PathBuf>) -> Option<notify::RecommendedWatcher> {
     let watcher = <notify::RecommendedWatcher as notify::Watcher>::new(
         move |res: notify::Result<notify::Event>| {
             // Reads are events too (inotify's open/close); only changes matter, and reacting to
@@ -63,44 +79,64 @@ pub(super) async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
         // A symlinked folder is not watched through: `everything -> /` would watch the disk.
         notify::Config::default().with_follow_symlinks(false),
     );
-    let mut watcher = match watcher {
-        Ok(w) => w,
-        Err(e) => {
-            tracing::warn!("watch files: {e}");
-            return;
-        }
+    watcher.map_err(|e| tracing::warn!("watch files: {e}")).ok()
+}
+
+/// Ask the client to watch the workspace's notes, pending events and `.livenote.toml` files;
+/// whether it will.
+async fn register_watcher(client: &Client) -> bool {
+    let options = DidChangeWatchedFilesRegistrationOptions {
+        watchers: vec![
+            FileSystemWatcher {
+                glob_pattern: GlobPattern::String("**/*.{md,markdown}".to_owned()),
+                kind: None,
+            },
+            FileSystemWatcher {
+                glob_pattern: GlobPattern::String("**/.livenote/events/pending/*.json".to_owned()),
+                kind: None,
+            },
+            // A changed config is untrusted until trusted again: reload and ask.
+            FileSystemWatcher {
+                glob_pattern: GlobPattern::String("**/.livenote.toml".to_owned()),
+                kind: None,
+            },
+        ],
     };
-    for root in &roots {
-        if let Err(e) = notify::Watcher::watch(&mut watcher, root, notify::RecursiveMode::Recursive) {
-            tracing::warn!("watch {}: {e}", root.display());
+    let registration = Registration {
+        id: "livenote-watch".to_owned(),
+        method: "workspace/didChangeWatchedFiles".to_owned(),
+        register_options: serde_json::to_value(options).ok(),
+    };
+    match client.register_capability(vec![registration]).await {
+        Ok(()) => true,
+        Err(e) => {
+            tracing::warn!("register file watcher: {e}");
+            false
         }
     }
-    // The trust store: trust granted or withdrawn from a shell applies at once.
-    let trust_file = state.opts.trust.as_ref().map(|t| t.file());
-    if let Some(dir) = trust_file.as_deref().and_then(Path::parent) {
-        let _ = std::fs::create_dir_all(dir);
-        let _ = notify::Watcher::watch(&mut watcher, dir, notify::RecursiveMode::NonRecursive);
+}
+
+/// The trust store changed (`livenote trust` or `untrust` in a shell): each root's
+/// configuration follows it, the schedulers re-plan, and every live note's lenses and hints
+/// show the new trust, whether or not its folder has a `.livenote.toml`.
+fn trust_changed(client: &Client, state: &Arc<State>) {
+    for engine in state.engines() {
+        sync_trust(client, state, &engine);
     }
-    while let Some(path) = rx.recv().await {
-        if trust_file.as_deref() == Some(path.as_path()) {
-            for engine in state.engines() {
-                sync_trust(&client, &state, &engine);
-            }
-            continue;
-        }
-        file_changed(&client, &state, &path);
-    }
+    state.wake.notify_waiters();
+    state.wake_events();
+    state.refresh_views();
 }
 
 pub(super) fn file_changed(client: &Client, state: &Arc<State>, path: &Path) {
     let Some(service) = state.service_for(path) else {
         // Before the roots' triggers start (indexing), a note still refreshes the index.
         if workspace::is_markdown(path) {
-            note_changed(client, state, path);
+            note_changed(state, path);
         }
         return;
     };
-    let refresh = |p: &Path| note_changed(client, state, p);
+    let refresh = |p: &Path| note_changed(state, p);
     let reload = || {
         reload_config(client, state, &service.engine);
         super::runs::config_changed(client, state, &service.engine);
@@ -110,7 +146,7 @@ pub(super) fn file_changed(client: &Client, state: &Arc<State>, path: &Path) {
 
 /// Re-read a note into the index; publish its diagnostics when it is closed (push clients),
 /// and redraw when its frontmatter changed. Whether the scheduler must re-plan.
-fn note_changed(client: &Client, state: &Arc<State>, path: &Path) -> bool {
+fn note_changed(state: &Arc<State>, path: &Path) -> bool {
     let changed = state.with_index_mut(|idx| idx.refresh(path)).unwrap_or(false);
     if let Some(uri) = Uri::from_file_path(path) {
         let open = state.docs().contains_key(&uri);
@@ -119,8 +155,7 @@ fn note_changed(client: &Client, state: &Arc<State>, path: &Path) -> bool {
         }
     }
     if changed {
-        let (client, state) = (client.clone(), state.clone());
-        tokio::spawn(async move { refresh_views(&client, &state).await });
+        state.refresh_views_and_diagnostics();
     }
     changed
 }

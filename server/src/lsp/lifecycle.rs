@@ -9,8 +9,8 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
 use super::config_sync::{client_settings, load_config, report_config_problems, root_excludes, sync_trust};
-use super::file_events::watch;
-use super::refresh::{publisher, refresh_views};
+use super::file_events::{watch, watch_trust_store};
+use super::refresh::{publisher, refresher};
 use super::snapshots::{reanalyse_open_documents, snapshot};
 use super::state::{ClientCaps, State};
 use crate::ide::commands;
@@ -114,6 +114,8 @@ pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
 
 pub fn initialized(client: &Client, state: &Arc<State>) {
     tokio::spawn(publisher(client.clone(), state.clone()));
+    tokio::spawn(refresher(client.clone(), state.clone()));
+    watch_trust_store(client, state);
     tokio::spawn(refresh_ticker(client.clone(), state.clone()));
     // A client with no folder open (VS Code's single-file mode, Neovim outside a project)
     // gets its root from the first note it opens.
@@ -236,7 +238,7 @@ async fn refresh_ticker(client: Client, state: Arc<State>) {
             sync_trust(&client, &state, &engine);
         }
         if shows_live {
-            refresh_views(&client, &state).await;
+            state.refresh_views();
         }
     }
 }

@@ -11,7 +11,6 @@ use super::config_sync::{client_settings, load_config, reindex_if_excludes_chang
 use super::documents::Document;
 use super::file_events::file_changed;
 use super::lifecycle::adopt_root;
-use super::refresh::refresh_views;
 use super::snapshots::reanalyse_open_documents;
 use super::state::State;
 use crate::workspace;
@@ -83,12 +82,11 @@ pub fn did_change_configuration(client: &Client, state: &Arc<State>, params: Did
         super::runs::offer_trust(client, state, &engine);
     }
     tracing::info!("reload configuration from the client's settings");
-    reindex_if_excludes_changed(client, state);
+    reindex_if_excludes_changed(state);
     reanalyse_open_documents(state);
     state.wake.notify_waiters();
     state.wake_events();
-    let (client, state) = (client.clone(), state.clone());
-    tokio::spawn(async move { refresh_views(&client, &state).await });
+    state.refresh_views_and_diagnostics();
 }
 
 /// Cancelling a run's progress stops the run.

@@ -86,14 +86,8 @@ impl NoteSource for StateSource {
 
 /// Start a run by hand in the background; its `$/progress` comes from [`ProgressObserver`]
 /// like every run's. A run that did not happen or failed is also shown as a message.
-pub fn spawn_run(
-    client: &Client,
-    state: &Arc<State>,
-    engine: Arc<Engine>,
-    path: PathBuf,
-    context: Option<String>,
-) {
-    let (client, state) = (client.clone(), state.clone());
+pub fn spawn_run(client: &Client, engine: Arc<Engine>, path: PathBuf, context: Option<String>) {
+    let client = client.clone();
     tokio::spawn(async move {
         let rel = engine.rel(&path);
         tracing::info!("run {rel} (manual)");
@@ -106,7 +100,6 @@ pub fn spawn_run(
         if let Outcome::Failed { error, .. } = &outcome {
             client.show_message(MessageType::ERROR, format!("livenote: {rel}: run failed: {error}")).await;
         }
-        super::refresh::refresh_views(&client, &state).await;
     });
 }
 
@@ -168,7 +161,7 @@ impl RunObserver for ProgressObserver {
                 send_progress(&client, &token, WorkDoneProgress::Begin(begin)).await;
             }
             if let Some(s) = state.upgrade() {
-                super::refresh::refresh_views(&client, &s).await;
+                s.refresh_views();
             }
             while let Some(msg) = rx.recv().await {
                 match msg {
@@ -188,6 +181,11 @@ impl RunObserver for ProgressObserver {
                             if let Some(s) = state.upgrade() {
                                 s.progress_tokens().remove(&token);
                             }
+                        }
+                        // The run is over and the note free: "updating…" and the old runtime
+                        // fields go, whatever started the run (by hand, a schedule, an event).
+                        if let Some(s) = state.upgrade() {
+                            s.refresh_views();
                         }
                         break;
                     }
@@ -381,7 +379,7 @@ pub fn ask_trust_then_run(
         let answer = client.show_message_request(MessageType::WARNING, msg, Some(vec![allow, not_now])).await;
         let allowed = matches!(&answer, Ok(Some(item)) if item.title == "Allow");
         if allowed && grant(&client, &state, &engine, Some(&ignored)).await {
-            spawn_run(&client, &state, engine, path, context);
+            spawn_run(&client, engine, path, context);
         } else if !allowed {
             client.show_message(MessageType::WARNING, format!("livenote: {rel}: nothing ran: {error}")).await;
         }
@@ -395,11 +393,15 @@ pub fn stop(state: &State, path: &Path) -> serde_json::Value {
 }
 
 /// `livenote.undoLastRun`: undo; when the body was edited since the run (or livenote cannot
-/// tell), ask before restoring anyway (the current body stays in history either way).
-pub async fn undo(client: Client, engine: Arc<Engine>, path: PathBuf, force: bool) {
+/// tell), ask before restoring anyway (the current body stays in history either way). Lenses
+/// and hints are redrawn once the note is free again.
+pub async fn undo(client: Client, state: Arc<State>, engine: Arc<Engine>, path: PathBuf, force: bool) {
     use crate::runs::history::UndoError;
     let err = match engine.undo_last_run(&path, force).await {
-        Ok(_) => return,
+        Ok(_) => {
+            state.refresh_views();
+            return;
+        }
         Err(e) => e,
     };
     if matches!(err, UndoError::Edited { .. } | UndoError::Unknown { .. }) {
@@ -408,11 +410,13 @@ pub async fn undo(client: Client, engine: Arc<Engine>, path: PathBuf, force: boo
         let msg = format!("livenote: undo last run: {err}");
         match client.show_message_request(MessageType::WARNING, msg.clone(), Some(vec![anyway, cancel])).await
         {
-            Ok(Some(item)) if item.title == "Restore anyway" => {
-                if let Err(e) = engine.undo_last_run(&path, true).await {
+            Ok(Some(item)) if item.title == "Restore anyway" => match engine.undo_last_run(&path, true).await
+            {
+                Ok(_) => state.refresh_views(),
+                Err(e) => {
                     client.show_message(MessageType::WARNING, format!("livenote: undo last run: {e}")).await;
                 }
-            }
+            },
             Ok(_) => {}
             // A client without message requests still hears why nothing happened.
             Err(_) => client.show_message(MessageType::WARNING, msg).await,

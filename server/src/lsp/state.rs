@@ -63,6 +63,10 @@ pub struct State {
     pub doc_changes: tokio::sync::watch::Sender<u64>,
     /// Answers written to the client as serialised (under the stdio transport).
     pub raw: super::raw_results::RawResults,
+    /// Wakes the refresher: lenses and hints are to be redrawn (`refresh::refresher`).
+    pub views_signal: tokio::sync::Notify,
+    /// With `views_signal`: pulled diagnostics are to be asked for again too.
+    pub diagnostics_stale: std::sync::atomic::AtomicBool,
 }
 
 impl State {
@@ -83,7 +87,23 @@ impl State {
             trust_asked: Mutex::new(HashSet::new()),
             doc_changes: tokio::sync::watch::Sender::new(0),
             raw: Default::default(),
+            views_signal: tokio::sync::Notify::new(),
+            diagnostics_stale: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// What lenses and hints show changed (trust, a note's runtime fields, a run starting or
+    /// ending, the time): the client is asked to redraw them, from the refresher's task, once
+    /// for a burst.
+    pub fn refresh_views(&self) {
+        self.views_signal.notify_one();
+    }
+
+    /// [`State::refresh_views`], and a client that pulls diagnostics pulls them again (what a
+    /// closed note or the configuration says changed).
+    pub fn refresh_views_and_diagnostics(&self) {
+        self.diagnostics_stale.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.views_signal.notify_one();
     }
 
     /// An open document changed: wake the runs waiting for their edits to show up.

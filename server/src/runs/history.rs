@@ -17,6 +17,12 @@
 //! killed), since it then cannot tell the run's edits from the user's. Undo is a run of its
 //! own (trigger `undo`): the current body is snapshotted first, so undoing an undo redoes.
 //!
+//! Undo keeps the runtime fields truthful about the restored body ([`undo_fields`]):
+//! `lastRunSummary` says that the run was undone (`Undone: <its summary>`; a redo takes the
+//! mark off again), and a `lastRunError` of the undone run goes with its edits. `lastRunAt`
+//! and `lastAttemptAt` stay: they anchor the schedule, and rewinding them would fire the note
+//! again at once. `lastRunId` stays too: that run is still the latest attempt.
+//!
 //! Run ids are ULIDs (26 Crockford base32 characters); nothing that is not one is ever used in
 //! a path, so a `lastRunId` from a cloned folder cannot name a file elsewhere. Pruning deletes
 //! only regular files whose names livenote gives them and never follows symlinks.
@@ -31,6 +37,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{Engine, Store, timestamp};
+use crate::note::rewrite::{self, RuntimeField};
 use crate::note::{self, body::agent_region};
 use crate::text::count;
 
@@ -266,6 +273,46 @@ pub enum UndoError {
     Io(String),
 }
 
+/// How an undo's `lastRunSummary` says that the body it describes was undone.
+pub const UNDONE: &str = "Undone: ";
+
+/// The runtime fields an undo of run `run` writes into the note `text`, with the body from
+/// before that run (`redo`: `run` was itself an undo). Nothing outside a live note.
+///
+/// - Undoing a run that failed (its error is the note's `lastRunError`, its id `lastRunId`):
+///   the error goes with its edits; `lastRunSummary` is an earlier run's, describing the body
+///   restored, and stays. (`lastAttemptAt` stays as well, so the failed cycle is still retried
+///   after the backoff.)
+/// - Undoing any other run: `lastRunSummary` describes the text that run (or a later one that
+///   changed nothing) left, so it is marked `Undone: `.
+/// - Redoing: the mark comes off.
+pub fn undo_fields(text: &str, run: &str, redo: bool) -> Vec<(RuntimeField, Option<String>)> {
+    let analysis = note::analyze(text, &note::Options::default());
+    let Some(live) = analysis.live else { return Vec::new() };
+    let summary = live.last_run_summary.as_deref();
+    if redo {
+        return match summary.and_then(|s| s.strip_prefix(UNDONE)) {
+            Some(s) => vec![(RuntimeField::LastRunSummary, Some(s.to_owned()))],
+            None => Vec::new(),
+        };
+    }
+    if live.last_run_error.is_some() && live.last_run_id.as_deref() == Some(run) {
+        return vec![(RuntimeField::LastRunError, None)];
+    }
+    match summary {
+        Some(s) if !s.starts_with(UNDONE) => {
+            vec![(RuntimeField::LastRunSummary, Some(super::one_line(&format!("{UNDONE}{s}"), 300)))]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The trigger run `id` of the note `rel` had, from its transcript (`None` once pruned).
+fn run_trigger(store: &Store, rel: &str, id: &str) -> Option<String> {
+    let dir = real_dir(store.dir(), &["runs"]).ok()??;
+    read_transcript(&dir.join(format!("{id}.jsonl")), id, rel)?.trigger
+}
+
 /// What an undo did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Undone {
@@ -409,13 +456,28 @@ impl Engine {
             }
         };
         log("start", &format!("{rel} trigger={UNDO_TRIGGER} run={id}"));
+        // Undoing an undo; with its transcript pruned, the summary's mark says so.
+        let redo = match run_trigger(&self.store, &rel, &run) {
+            Some(trigger) => trigger == UNDO_TRIGGER,
+            None => note::analyze(&text, &note::Options::default())
+                .live
+                .and_then(|l| l.last_run_summary)
+                .is_some_and(|s| s.starts_with(UNDONE)),
+        };
         let applied = self
             .io
             .apply(path, &|t: &str| {
                 if t[agent_region(t)] != *current {
                     return Err("the note changed while undoing; try again".to_owned());
                 }
-                Ok(note::body::replace_region_edits(t, &restore))
+                let mut edits = note::body::replace_region_edits(t, &restore);
+                let fields = undo_fields(t, &run, redo);
+                if !fields.is_empty() {
+                    let fields: Vec<(RuntimeField, Option<&str>)> =
+                        fields.iter().map(|(f, v)| (*f, v.as_deref())).collect();
+                    edits.extend(rewrite::set_runtime_fields(t, &fields).map_err(|e| e.to_string())?);
+                }
+                Ok(edits)
             })
             .await;
         if let Err(e) = applied {
@@ -664,6 +726,44 @@ mod tests {
             plan(&runs, "y\n"),
             Plan::Restore { run: A.to_owned(), restore: "x\n".to_owned(), left: None }
         );
+    }
+
+    fn note(runtime: &str) -> String {
+        format!("---\nlive:\n  objective: x\n{runtime}---\n# T\n\nbody\n")
+    }
+
+    #[test]
+    fn undo_marks_the_summary_and_a_redo_takes_the_mark_off() {
+        let ran = note(&format!(
+            "  lastRunId: \"{A}\"\n  lastRunSummary: \"Updated: new\"\n  lastRunError: null\n"
+        ));
+        let undone = vec![(RuntimeField::LastRunSummary, Some("Undone: Updated: new".to_owned()))];
+        assert_eq!(undo_fields(&ran, A, false), undone);
+        // A later attempt that failed without editing: its error is its own and stays.
+        let later = note(&format!(
+            "  lastRunId: \"{B}\"\n  lastRunSummary: \"Updated: new\"\n  lastRunError: boom\n"
+        ));
+        assert_eq!(undo_fields(&later, A, false), undone);
+        // Redo: the undone run was an undo.
+        let marked = note("  lastRunSummary: \"Undone: Updated: new\"\n");
+        assert_eq!(
+            undo_fields(&marked, C, true),
+            [(RuntimeField::LastRunSummary, Some("Updated: new".to_owned()))]
+        );
+        // Never marked twice; nothing to say without a summary or outside a live note.
+        assert_eq!(undo_fields(&marked, C, false), []);
+        assert_eq!(undo_fields(&note(""), A, false), []);
+        assert_eq!(undo_fields("# plain\n", A, false), []);
+    }
+
+    #[test]
+    fn undoing_a_failed_run_clears_its_error_and_keeps_the_earlier_summary() {
+        // Run B edited the body step by step, then failed: the summary is run A's, which
+        // describes the body the undo restores.
+        let failed = note(&format!(
+            "  lastRunId: \"{B}\"\n  lastRunSummary: \"Updated: new\"\n  lastRunError: boom\n"
+        ));
+        assert_eq!(undo_fields(&failed, B, false), [(RuntimeField::LastRunError, None)]);
     }
 
     #[test]

@@ -88,6 +88,7 @@ pub struct Engine {
 /// Watches the runs of an engine, whatever started them (by hand, a schedule, an event).
 pub trait RunObserver: Send + Sync {
     /// A run of `path` started (its lock is held). `title` is the note's H1, else its path.
+    /// The watch is ended once the run is over and the note's lock released.
     fn started(&self, path: &Path, title: &str, trigger: TriggerKind) -> Box<dyn RunWatch>;
 }
 
@@ -204,17 +205,26 @@ impl Engine {
                 dir.display()
             ));
         }
-        let outcome = self.run_locked(&spec, &rel, cancel, on_event).await;
+        let mut watch = None;
+        let outcome = self.run_locked(&spec, &rel, cancel, on_event, &mut watch).await;
         self.registry.finish(&spec.path);
+        // Once the note is free again (its lock released, no longer registered): what the
+        // observer shows next (an editor's lenses and hints) no longer reads "updating".
+        if let Some(w) = watch {
+            w.ended(&outcome);
+        }
         outcome
     }
 
+    /// The run under the note's lock; `watch` receives the observer's watch once the run
+    /// starts, for the caller to end.
     async fn run_locked(
         &self,
         spec: &RunSpec,
         rel: &str,
         cancel: CancellationToken,
         on_event: &mut (dyn FnMut(&RunEvent) + Send),
+        watch: &mut Option<Box<dyn RunWatch>>,
     ) -> Outcome {
         let _lock = match self.store.try_lock(rel) {
             Ok(Some(l)) => l,
@@ -272,7 +282,7 @@ impl Engine {
             RunEvent::new("start", format!("{rel} trigger={} run={run_id}", spec.trigger.as_str()));
         log(&start_event, &mut transcript);
         on_event(&start_event);
-        let mut watch = self.observer.read().ok().and_then(|o| o.clone()).map(|o| {
+        *watch = self.observer.read().ok().and_then(|o| o.clone()).map(|o| {
             let title = frontmatter::locate(&text)
                 .and_then(|fm| frontmatter::title(&text, fm.body_start()))
                 .or_else(|| frontmatter::title(&text, 0))
@@ -405,9 +415,6 @@ impl Engine {
         };
         log(&end, &mut transcript);
         on_event(&end);
-        if let Some(w) = watch.take() {
-            w.ended(&outcome);
-        }
         outcome
     }
 

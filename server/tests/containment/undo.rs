@@ -287,3 +287,54 @@ fn undo_after_a_run_without_a_record_needs_force() {
     assert!(forced.status.success(), "{}", stderr(&forced));
     assert_eq!(body(&ws), "\nold\n");
 }
+
+/// Issue 14: after an undo the runtime fields describe the body that is there: the summary says
+/// the run was undone, while `lastRunAt`/`lastAttemptAt` (the schedule's anchors) and
+/// `lastRunId` stay, so the note is not due again at once. The run stays in history, and
+/// undoing the undo gives back the very same note.
+#[test]
+fn undo_marks_the_summary_keeps_the_schedule_and_a_redo_restores_the_note() {
+    let note = NOTE.replace(
+        "  objective: Keep this current\n",
+        "  objective: Keep this current\n  triggers:\n    cronExpr: \"*/5 * * * *\"\n",
+    );
+    let ws = Workspace::with_note(&command_config(SCRIPT), &note);
+    assert!(run(&ws, "2026-11-23T09:00:30Z", Some("new\n")).status.success());
+    let ran = ws.note();
+    let id = last_run_id(&ws);
+    let runtime = |text: &str| -> String {
+        text.lines().filter(|l| l.starts_with("  last")).map(|l| format!("{l}\n")).collect()
+    };
+    let ran_fields = format!(
+        "  lastAttemptAt: \"2026-11-23T09:00:30.000Z\"\n  lastRunId: \"{id}\"\n  lastRunAt: \"2026-11-23T09:00:30.000Z\"\n  lastRunSummary: \"Updated: new\"\n  lastRunError: null\n"
+    );
+    assert_eq!(runtime(&ran), ran_fields);
+
+    let undo = livenote(&ws, &["undo", "n.md"]);
+    assert!(undo.status.success(), "{}", stderr(&undo));
+    assert_eq!(body(&ws), "\nold\n");
+    assert_eq!(runtime(&ws.note()), ran_fields.replace("\"Updated: new\"", "\"Undone: Updated: new\""));
+    // Still not due: the 09:00 cycle ran; next is 09:05.
+    let list = livenote(&ws, &["list", "--format", "json", "--at", "2026-11-23T09:01:00Z"]);
+    assert!(list.status.success(), "{}", stderr(&list));
+    let items: Value =
+        serde_json::from_str(&stdout(&list)).unwrap_or_else(|e| panic!("{e}: {}", stdout(&list)));
+    assert_eq!(items[0]["due"], Value::Null, "{items}");
+    assert_eq!(items[0]["nextDue"], "2026-11-23T09:05:00+00:00", "{items}");
+    // History: the undo, then the run it undid.
+    let history = livenote(&ws, &["history", "n.md", "--format", "json"]);
+    let runs: Value = serde_json::from_str(&stdout(&history)).unwrap_or_else(|e| panic!("{e}"));
+    let listed: Vec<(&str, &str)> = runs
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| (r["id"].as_str().unwrap_or(""), r["trigger"].as_str().unwrap_or("")))
+        .collect();
+    assert_eq!(listed.len(), 2, "{runs}");
+    assert_eq!(listed[0].1, "undo", "{runs}");
+    assert_eq!(listed[1], (id.as_str(), "manual"), "{runs}");
+
+    let redo = livenote(&ws, &["undo", "n.md"]);
+    assert!(redo.status.success(), "{}", stderr(&redo));
+    assert_eq!(ws.note(), ran);
+}

@@ -34,9 +34,10 @@ struct Shared {
     /// Before answering the next applyEdit, "type" this (insert `.1` after the first `.0`),
     /// send it, and reject the edit as stale — a user racing the agent.
     type_before_next_apply: Option<(String, String)>,
-    /// Behave like Neovim: each applied edit is followed by a second version of the document
-    /// that reaches the server late (just before its next edit), and an edit for an older
-    /// version is rejected yet answered with `applied: true`.
+    /// Behave like Neovim: edits are applied to a buffer of lines ([`apply_like_neovim`]),
+    /// each applied edit is followed by a second version of the document that reaches the
+    /// server late (just before its next edit), and an edit for an older version is rejected
+    /// yet answered with `applied: true`.
     neovim: bool,
     /// Documents whose second version is still to be sent (`neovim`).
     pending_bumps: Vec<String>,
@@ -79,7 +80,7 @@ impl TestClient {
         settings: Value,
     ) -> TestClient {
         let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        TestClient::start_with(root, files, capabilities, settings, false, false).await
+        TestClient::start_with(root, files, capabilities, settings, false, false, false).await
     }
 
     /// [`TestClient::start_with_settings`] in `root`, trusted beforehand when `trusted` (in the
@@ -91,7 +92,18 @@ impl TestClient {
         settings: Value,
         trusted: bool,
     ) -> TestClient {
-        TestClient::start_with(root, files, capabilities, settings, trusted, true).await
+        TestClient::start_with(root, files, capabilities, settings, trusted, true, false).await
+    }
+
+    /// [`TestClient::start_in`] with the server watching files itself (`notify`) where the
+    /// client does not: the workspace unless the client registers a watcher, and the trust store.
+    pub async fn start_watching(
+        root: tempfile::TempDir,
+        files: &[(&str, &str)],
+        capabilities: Value,
+        settings: Value,
+    ) -> TestClient {
+        TestClient::start_with(root, files, capabilities, settings, false, true, true).await
     }
 
     async fn start_with(
@@ -101,6 +113,7 @@ impl TestClient {
         settings: Value,
         trusted: bool,
         folder: bool,
+        watch_files: bool,
     ) -> TestClient {
         if trusted {
             let store = livenote::workspace::trust::TrustStore::in_dir(&root.path().join(".data"));
@@ -115,7 +128,7 @@ impl TestClient {
         let opts = livenote::lsp::Options {
             clock: Arc::new(clock.clone()),
             zone: Zone::Named(chrono_tz::America::Chicago),
-            watch_files: false,
+            watch_files,
             trust: Some(livenote::workspace::trust::TrustStore::in_dir(&root.path().join(".data"))),
         };
         let (service, socket) = livenote::lsp::service(opts);
@@ -401,22 +414,12 @@ fn answer(shared: &Mutex<Shared>, msg: &Value) -> (Value, Vec<Value>) {
                     // Neovim logs "Buffer ... newer than edits" and still answers applied.
                     return (json!({"applied": neovim, "failureReason": "stale version"}), follow_ups);
                 }
-                let mut edits: Vec<(usize, usize, String)> = change["edits"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|e| {
-                        (
-                            offset_of(&doc.text, &e["range"]["start"], utf8),
-                            offset_of(&doc.text, &e["range"]["end"], utf8),
-                            e["newText"].as_str().unwrap_or_default().to_owned(),
-                        )
-                    })
-                    .collect();
-                edits.sort_by_key(|e| std::cmp::Reverse(e.0));
-                for (start, end, text) in edits {
-                    doc.text.replace_range(start..end, &text);
-                }
+                let edits = change["edits"].as_array().map(Vec::as_slice).unwrap_or_default();
+                doc.text = if neovim {
+                    apply_like_neovim(&doc.text, edits, utf8)
+                } else {
+                    apply(&doc.text, edits, utf8)
+                };
                 doc.version += 1;
                 follow_ups.push(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
                     "textDocument": {"uri": uri, "version": doc.version},
@@ -432,4 +435,105 @@ fn answer(shared: &Mutex<Shared>, msg: &Value) -> (Value, Vec<Value>) {
         _ => Value::Null,
     };
     (reply, follow_ups)
+}
+
+/// LSP text edits applied to `text` as VS Code does: positions are offsets into the text.
+pub fn apply(text: &str, edits: &[Value], utf8: bool) -> String {
+    let mut edits: Vec<(usize, usize, String)> = edits
+        .iter()
+        .map(|e| {
+            (
+                offset_of(text, &e["range"]["start"], utf8),
+                offset_of(text, &e["range"]["end"], utf8),
+                e["newText"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let mut text = text.to_owned();
+    for (start, end, new) in edits {
+        text.replace_range(start..end, &new);
+    }
+    text
+}
+
+/// LSP text edits applied to `text` as Neovim does (`vim.lsp.util.apply_text_edits`, 0.10 and
+/// 0.11): the buffer is a list of lines plus 'eol' (the text ends with a line ending), CRLF
+/// only when every line ends so ('fileformat' dos); new text has its `\r\n` and `\r` turned
+/// into line breaks; an edit starting past the last line appends its lines, one ending past it
+/// is cut at the end of the last line and then an empty last line is dropped.
+pub fn apply_like_neovim(text: &str, edits: &[Value], utf8: bool) -> String {
+    let dos = text.contains("\r\n") && text.matches('\n').count() == text.matches("\r\n").count();
+    let nl = if dos { "\r\n" } else { "\n" };
+    let eol = text.ends_with(nl);
+    let body = if eol { &text[..text.len() - nl.len()] } else { text };
+    let mut lines: Vec<String> = body.split(nl).map(str::to_owned).collect();
+    // Position → byte column on that line, clamped to the line (`vim.str_byteindex`, not strict).
+    let byte_col = |lines: &[String], p: &Value| -> usize {
+        let line = p["line"].as_u64().unwrap_or(0) as usize;
+        let col = p["character"].as_u64().unwrap_or(0) as usize;
+        let Some(l) = lines.get(line) else { return 0 };
+        let mut units = 0;
+        for (i, ch) in l.char_indices() {
+            if units >= col {
+                return i;
+            }
+            units += if utf8 { ch.len_utf8() } else { ch.len_utf16() };
+        }
+        l.len()
+    };
+    let key = |e: &Value| {
+        (
+            e["range"]["start"]["line"].as_u64().unwrap_or(0),
+            e["range"]["start"]["character"].as_u64().unwrap_or(0),
+        )
+    };
+    // Last first; of two at one place, the later one first.
+    let mut order: Vec<usize> = (0..edits.len()).collect();
+    order.sort_by(|&a, &b| key(&edits[b]).cmp(&key(&edits[a])).then(b.cmp(&a)));
+    let mut eol_edit = false;
+    for i in order {
+        let e = &edits[i];
+        let new_text = e["newText"].as_str().unwrap_or_default().replace("\r\n", "\n").replace('\r', "\n");
+        let mut new_lines: Vec<String> = new_text.split('\n').map(str::to_owned).collect();
+        let start_row = e["range"]["start"]["line"].as_u64().unwrap_or(0) as usize;
+        let mut end_row = e["range"]["end"]["line"].as_u64().unwrap_or(0) as usize;
+        let start_col = byte_col(&lines, &e["range"]["start"]);
+        let mut end_col = byte_col(&lines, &e["range"]["end"]);
+        let max = lines.len();
+        if max <= start_row {
+            lines.extend(new_lines);
+            continue;
+        }
+        let last_line_len = lines[end_row.min(max - 1)].len();
+        if max <= end_row {
+            end_row = max - 1;
+            end_col = last_line_len;
+            eol_edit = true;
+        } else if end_col >= last_line_len
+            && e["range"]["end"]["character"].as_u64().unwrap_or(0) as usize > end_col
+            && new_text.ends_with('\n')
+        {
+            new_lines.pop();
+        }
+        let end_col = end_col.min(last_line_len);
+        let prefix = lines[start_row][..start_col.min(lines[start_row].len())].to_owned();
+        let suffix = lines[end_row][end_col..].to_owned();
+        if let Some(first) = new_lines.first_mut() {
+            first.insert_str(0, &prefix);
+        }
+        if let Some(last) = new_lines.last_mut() {
+            last.push_str(&suffix);
+        }
+        lines.splice(start_row..=end_row, new_lines);
+    }
+    // 'fixeol' is on by default, so this holds for a buffer without 'eol' too.
+    if eol_edit && lines.len() > 1 && lines.last().is_some_and(String::is_empty) {
+        lines.pop();
+    }
+    let mut out = lines.join(nl);
+    if eol {
+        out.push_str(nl);
+    }
+    out
 }

@@ -1,7 +1,11 @@
 //! Protocol tests: the real language server driven in-process over framed JSON-RPC, with
 //! fixtures where `$0` marks the cursor and expect-test snapshots of what an editor receives.
 
+mod buffer_and_disk;
 mod harness;
+mod next_fire;
+mod refresh;
+mod undo;
 
 use expect_test::{Expect, expect};
 use harness::{TestClient, pos};
