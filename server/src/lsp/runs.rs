@@ -396,7 +396,6 @@ pub fn stop(state: &State, path: &Path) -> serde_json::Value {
 /// tell), ask before restoring anyway (the current body stays in history either way). Lenses
 /// and hints are redrawn once the note is free again.
 pub async fn undo(client: Client, state: Arc<State>, engine: Arc<Engine>, path: PathBuf, force: bool) {
-    use crate::runs::history::UndoError;
     let err = match engine.undo_last_run(&path, force).await {
         Ok(_) => {
             state.refresh_views();
@@ -404,12 +403,10 @@ pub async fn undo(client: Client, state: Arc<State>, engine: Arc<Engine>, path: 
         }
         Err(e) => e,
     };
-    if matches!(err, UndoError::Edited { .. } | UndoError::Unknown { .. }) {
+    if let Some(msg) = err.restore_anyway_question() {
         let anyway = MessageActionItem { title: "Restore anyway".to_owned(), properties: Default::default() };
         let cancel = MessageActionItem { title: "Cancel".to_owned(), properties: Default::default() };
-        let msg = format!("livenote: undo last run: {err}");
-        match client.show_message_request(MessageType::WARNING, msg.clone(), Some(vec![anyway, cancel])).await
-        {
+        match client.show_message_request(MessageType::WARNING, msg, Some(vec![anyway, cancel])).await {
             Ok(Some(item)) if item.title == "Restore anyway" => match engine.undo_last_run(&path, true).await
             {
                 Ok(_) => state.refresh_views(),
@@ -419,7 +416,9 @@ pub async fn undo(client: Client, state: Arc<State>, engine: Arc<Engine>, path: 
             },
             Ok(_) => {}
             // A client without message requests still hears why nothing happened.
-            Err(_) => client.show_message(MessageType::WARNING, msg).await,
+            Err(_) => {
+                client.show_message(MessageType::WARNING, format!("livenote: undo last run: {err}")).await
+            }
         }
         return;
     }

@@ -249,6 +249,25 @@ pub fn plan(runs: &[RunBodies], current: &str) -> Plan {
     Plan::Nothing
 }
 
+impl UndoError {
+    /// The question an editor asks before restoring anyway, when undo can be forced: no CLI
+    /// advice beside the editor's own buttons, and no final punctuation (Neovim shows a
+    /// request's message as a prompt followed by ": ").
+    pub fn restore_anyway_question(&self) -> Option<String> {
+        let why = match self {
+            UndoError::Edited { places, .. } => format!("the body was edited since the last run ({places})"),
+            UndoError::Unknown { .. } => {
+                "livenote has no record of what the last run left, so it cannot tell its edits from later ones"
+                    .to_owned()
+            }
+            _ => return None,
+        };
+        Some(format!(
+            "Undo last run: {why}. The current body is kept in history either way. Restore the body from before that run anyway"
+        ))
+    }
+}
+
 /// Why undo did nothing.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UndoError {

@@ -41,6 +41,8 @@ struct Shared {
     neovim: bool,
     /// Documents whose second version is still to be sent (`neovim`).
     pending_bumps: Vec<String>,
+    /// The messages of the `window/showMessageRequest`s the server sent, in order.
+    asked: Vec<String>,
 }
 
 pub struct TestClient {
@@ -224,6 +226,11 @@ impl TestClient {
     }
 
     /// Answer `workspace/applyEdit` as Neovim does (see `Shared::neovim`).
+    /// The questions (`window/showMessageRequest`) the server asked so far.
+    pub fn asked(&self) -> Vec<String> {
+        lock(&self.shared).asked.clone()
+    }
+
     pub fn behave_like_neovim(&self) {
         lock(&self.shared).neovim = true;
     }
@@ -431,7 +438,11 @@ fn answer(shared: &Mutex<Shared>, msg: &Value) -> (Value, Vec<Value>) {
             s.pending_bumps.extend(bumps);
             json!({"applied": true})
         }
-        Some("window/showMessageRequest") => msg.pointer("/params/actions/0").cloned().unwrap_or(Value::Null),
+        Some("window/showMessageRequest") => {
+            let text = msg.pointer("/params/message").and_then(Value::as_str).unwrap_or_default();
+            lock(shared).asked.push(text.to_owned());
+            msg.pointer("/params/actions/0").cloned().unwrap_or(Value::Null)
+        }
         _ => Value::Null,
     };
     (reply, follow_ups)

@@ -888,6 +888,15 @@ async fn undo_over_edits_in_the_buffer_asks_and_keeps_a_copy() {
     assert!(res.get("error").is_none(), "{res}");
     let undone = doc_until(&c, &uri, |t| t.ends_with("# Undo\n\nmine\n")).await;
     assert!(undone.ends_with("# Undo\n\nmine\n"), "{undone}");
+    // The question reads as one, for the buttons beside it: no CLI advice, no preview, no final
+    // punctuation (Neovim shows it followed by ": ").
+    let asked = c.asked();
+    let question = asked.iter().find(|q| q.starts_with("Undo last run")).cloned().unwrap_or_default();
+    assert_eq!(
+        question,
+        "Undo last run: the body was edited since the last run (line 13). The current body is kept in history either way. Restore the body from before that run anyway",
+        "{asked:?}"
+    );
     let at = undone.len() - 1;
     assert!(action_titles(&mut c, &uri, &undone, at).await.contains("Undo last run"));
     let res = c
