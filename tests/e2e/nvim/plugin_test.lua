@@ -418,7 +418,7 @@ check('log_file: the server appends its log to the file', function()
     return 'skipped: ' .. server_bin .. ' lsp has no --log-file'
   end
   local log = table.concat(vim.fn.readfile(log_file), '\n')
-  assert(log:find('indexed %d+ notes'), 'no "indexed N notes" in ' .. log_file .. ':\n' .. log)
+  assert(log:find('indexed %d+ note'), 'no "indexed N notes" in ' .. log_file .. ':\n' .. log)
   return log_file
 end)
 
