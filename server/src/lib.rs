@@ -24,6 +24,7 @@ pub mod runs;
 pub mod schedule;
 pub mod scheduler;
 pub mod status;
+pub mod survey;
 pub mod text;
 pub mod triggers;
 pub mod workspace;

@@ -366,15 +366,6 @@ fn lsp(log: Option<crate::lsp::log::ClientLog>) -> u8 {
     status
 }
 
-/// A path for display: relative to `base` when under it (`.` for `base` itself, never empty).
-fn display_path(path: &std::path::Path, base: Option<&std::path::Path>) -> String {
-    match base.and_then(|b| crate::workspace::NotePath::of(b, path)) {
-        Some(rel) if rel.as_str().is_empty() => ".".to_owned(),
-        Some(rel) => rel.into_string(),
-        None => path.display().to_string(),
-    }
-}
-
 /// `livenote help [COMMAND]`: the long help of livenote or of one command.
 fn help(command: Option<&str>, out: &mut impl Write) -> anyhow::Result<u8> {
     let mut cli = <Cli as clap::CommandFactory>::command();
