@@ -28,12 +28,7 @@ pub fn live_notes(root: &Path, at: DateTime<Utc>, zone: &crate::schedule::Zone) 
     // The folder's config counts only when trusted, as for runs.
     let exclude = crate::config::Config::load(Some(root), None).0.scheduler.exclude;
     let (files, errors) = workspace::markdown_files(root, &exclude);
-    let store = crate::runs::Store::new(root);
-    let trust_list = trust::TrustStore::user().map(|t| t.list());
-    let trust = trust_list.as_ref().map(|t| t.check(root));
-    let trusted = trust.as_ref().is_some_and(|t| t.is_trusted());
-    let ignored_config = (!trusted && root.join(trust::CONFIG_FILE).exists())
-        .then(|| trust.as_ref().map_or("no trust store", |t| t.reason()));
+    let facts = Facts::of(root);
     let shown = |p: &Path| shown_in(p, root);
     for s in errors {
         tracing::warn!("skip {}", s.shown(shown));
@@ -47,22 +42,62 @@ pub fn live_notes(root: &Path, at: DateTime<Utc>, zone: &crate::schedule::Zone) 
                 continue;
             }
         };
-        let analysis = note::analyze(&text, &note::Options::default());
-        let Some(live) = analysis.live else { continue };
-        let path = shown(file);
+        items.extend(facts.item(file, &text, at, zone));
+    }
+    Listing { items, ignored_config: facts.ignored_config }
+}
+
+/// What a note's list item needs from outside the note: whether it runs (its lock) and whether
+/// its folder is trusted. Read once per listing.
+pub struct Facts {
+    root: PathBuf,
+    store: crate::runs::Store,
+    trust_list: Option<trust::TrustList>,
+    trusted: bool,
+    /// Why the folder's `.livenote.toml` is ignored, when it has one and is not trusted.
+    pub ignored_config: Option<&'static str>,
+}
+
+impl Facts {
+    pub fn of(root: &Path) -> Facts {
+        let trust_list = trust::TrustStore::user().map(|t| t.list());
+        let trust = trust_list.as_ref().map(|t| t.check(root));
+        let trusted = trust.as_ref().is_some_and(|t| t.is_trusted());
+        let ignored_config = (!trusted && root.join(trust::CONFIG_FILE).exists())
+            .then(|| trust.as_ref().map_or("no trust store", |t| t.reason()));
+        Facts {
+            root: root.to_path_buf(),
+            store: crate::runs::Store::new(root),
+            trust_list,
+            trusted,
+            ignored_config,
+        }
+    }
+
+    /// The list item of the note at `file` (under the root) whose text (or frontmatter) is
+    /// `text`; `None` when it is not live.
+    pub fn item(
+        &self,
+        file: &Path,
+        text: &str,
+        at: DateTime<Utc>,
+        zone: &crate::schedule::Zone,
+    ) -> Option<ListItem> {
+        let analysis = note::analyze(text, &note::Options::default());
+        let live = analysis.live?;
+        let path = shown_in(file, &self.root);
         // A folder inside with its own `.livenote.toml` needs its own trust.
-        let trusted = trusted
-            && trust::nested_config_dir(root, file)
-                .is_none_or(|d| trust_list.as_ref().is_some_and(|l| l.contains(&d)));
+        let trusted = self.trusted
+            && trust::nested_config_dir(&self.root, file)
+                .is_none_or(|d| self.trust_list.as_ref().is_some_and(|l| l.contains(&d)));
         let facts = status::RunFacts {
-            running: store.is_locked(&path),
+            running: self.store.is_locked(&path),
             trusted: Some(trusted),
             ..Default::default()
         };
         let title = workspace::index::note_title(analysis.title, file);
-        items.push(status::list_item(path, title, &live, facts, at, zone));
+        Some(status::list_item(path, title, &live, facts, at, zone))
     }
-    Listing { items, ignored_config }
 }
 
 /// One diagnostic as `livenote check --format json` prints it: 1-based lines and columns

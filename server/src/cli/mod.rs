@@ -8,6 +8,7 @@ mod init;
 mod list;
 mod log;
 mod man;
+mod mcp;
 mod run;
 mod stop;
 mod undo;
@@ -70,6 +71,16 @@ pub enum Command {
         /// regular file or not exist yet (its folder must).
         #[arg(long, value_name = "PATH")]
         log_file: Option<PathBuf>,
+    },
+    /// Serve the workspace DIR to chat assistants as an MCP server over stdio.
+    ///
+    /// Tools: list_live_notes, note_status, make_live, run_note, set_active, make_passive,
+    /// undo_last_run, check; the prompt make_live_note; the live notes as resources
+    /// (livenote://<path>). Runs use the folder's .livenote.toml only when it is trusted, as
+    /// `livenote run` does. stdout carries the protocol; the log goes to stderr.
+    Mcp {
+        /// The workspace folder (default: the current folder); it must exist.
+        dir: Option<PathBuf>,
     },
     /// Run one note now (manual run; ignores `active` and backoff; in an untrusted folder only
     /// your own configuration is used, and a note that needs the folder's does not run).
@@ -221,6 +232,10 @@ pub fn run(cli: Cli) -> u8 {
         Command::Lsp { .. } => {
             drop(out);
             return lsp(client_log);
+        }
+        Command::Mcp { dir } => {
+            drop(out);
+            return mcp::run(dir);
         }
         Command::Run { note, context, workspace, clock_file } => {
             drop(out);
