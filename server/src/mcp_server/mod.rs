@@ -329,3 +329,34 @@ impl ServerHandler for Server {
         .into())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The names the issue fixes, and docs/mcp.md naming each of them.
+    #[test]
+    fn the_tools_and_prompt_have_their_names_and_are_documented() {
+        let mut tools: Vec<String> =
+            Server::tool_router().list_all().into_iter().map(|t| t.name.into_owned()).collect();
+        tools.sort();
+        let want = [
+            "check",
+            "list_live_notes",
+            "make_live",
+            "make_passive",
+            "note_status",
+            "run_note",
+            "set_active",
+            "undo_last_run",
+        ];
+        assert_eq!(tools, want);
+        let prompts: Vec<String> = Server::prompt_router().list_all().into_iter().map(|p| p.name).collect();
+        assert_eq!(prompts, ["make_live_note"]);
+        let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/mcp.md"))
+            .unwrap_or_else(|e| panic!("docs/mcp.md: {e}"));
+        for name in want.iter().chain(["make_live_note", "livenote://<path>"].iter()) {
+            assert!(doc.contains(&format!("`{name}`")), "docs/mcp.md does not name `{name}`");
+        }
+    }
+}
