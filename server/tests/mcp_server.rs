@@ -8,7 +8,8 @@
 //! body; `list_live_notes`, `note_status`, the resources and the prompt answer what is on disk.
 //!
 //! The venv comes from `LIVENOTE_MCP_VENV` (`bash tests/e2e/mcp/install.sh` prints one; CI
-//! exports it). Without it the test is skipped with a message, or fails under `CI=true`.
+//! exports it). Without it that test is skipped with a message, or fails under `CI=true`; the
+//! raw-protocol test below needs no venv.
 
 // The skip message goes to stderr.
 #![allow(clippy::print_stderr)]
@@ -110,6 +111,70 @@ fn refused(r: &Value) -> String {
 
 fn read(ws: &Workspace, rel: &str) -> String {
     std::fs::read_to_string(ws.root.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// Without any SDK: raw JSON-RPC lines in, and stdout holds nothing but the answers; the
+/// process ends (status 0) when stdin closes. docs/mcp.md names every tool and the prompt.
+#[test]
+fn stdout_is_the_protocol_and_the_docs_name_every_tool() {
+    use std::io::Write;
+    let ws = Workspace::with_note("", "# N\n");
+    let mut child = ws
+        .livenote(&["mcp", "."])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "prompts/list"}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "make_live", "arguments": {"path": "n.md", "objective": "x", "cronExpr": "* * *"}}}),
+    ];
+    let mut stdin = child.stdin.take().unwrap_or_else(|| panic!("no stdin"));
+    for r in &requests {
+        writeln!(stdin, "{r}").unwrap_or_else(|e| panic!("{e}"));
+    }
+    drop(stdin);
+    let start = Instant::now();
+    while child.try_wait().ok().flatten().is_none() && start.elapsed() < TIMEOUT {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    let answers: Vec<Value> = stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str(l)
+                .unwrap_or_else(|e| panic!("stdout carried a non-protocol line {l:?}: {e}"))
+        })
+        .collect();
+    let by_id = |id: u64| {
+        answers.iter().find(|a| a["id"] == id).cloned().unwrap_or_else(|| panic!("no answer {id}: {stdout}"))
+    };
+    let names = |v: &Value, list: &str| -> Vec<String> {
+        v["result"][list]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["name"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let tools = names(&by_id(1), "tools");
+    assert_eq!(tools.len(), 8, "{tools:?}");
+    assert_eq!(names(&by_id(2), "prompts"), ["make_live_note"]);
+    let bad_cron = &by_id(3)["result"];
+    assert_eq!(bad_cron["isError"], true, "{bad_cron}");
+    assert_eq!(ws.note(), "# N\n");
+    let doc = std::fs::read_to_string(repo_root().join("docs/mcp.md"))
+        .unwrap_or_else(|e| panic!("docs/mcp.md: {e}"));
+    for name in tools.iter().map(String::as_str).chain(["make_live_note", "livenote://<path>"]) {
+        assert!(doc.contains(&format!("`{name}`")), "docs/mcp.md does not name `{name}`");
+    }
 }
 
 const WEATHER: &str = "---\ntitle: Weather   # mine\ntags: [berlin]\n---\n# Weather\n\nold forecast\n";

@@ -259,6 +259,18 @@ impl Workspace {
         }))
     }
 
+    /// The `make_live_note` prompt for `request` (about the note at `path`, when given).
+    pub fn prompt(&self, request: &str, path: Option<&str>) -> String {
+        let zone = Zone::Local;
+        let now = self.now().with_timezone(&zone).format("%Y-%m-%d %H:%M (%A)").to_string();
+        super::prompt::make_live_note(&super::prompt::Setting {
+            request,
+            path,
+            zone: &zone.name(),
+            now: &now,
+        })
+    }
+
     /// The live notes as resources: `(uri, path, title)`.
     pub fn resources(&self) -> Vec<(String, String, String)> {
         survey::live_notes(&self.root, self.now(), &Zone::Local)
