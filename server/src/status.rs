@@ -258,12 +258,15 @@ pub fn trigger_name(t: DueTrigger) -> &'static str {
 #[serde(rename_all = "camelCase")]
 pub struct ListItem {
     pub path: String,
+    /// `title:` from the frontmatter, else the file name without extension.
+    pub title: String,
     pub active: bool,
     pub status: &'static str,
     pub triggers: Triggers,
     pub due: Option<&'static str>,
     pub next_due: Option<String>,
     pub last_run_at: Option<String>,
+    pub last_run_summary: Option<String>,
     pub last_attempt_at: Option<String>,
     pub last_run_error: Option<String>,
 }
@@ -290,17 +293,19 @@ pub struct WindowItem {
 /// One live note as `livenote list --format json` and `livenote.listNotes` show it.
 pub fn list_item<Tz: TimeZone>(
     path: String,
+    title: String,
     live: &Live,
     facts: RunFacts,
     at: DateTime<Utc>,
     tz: &Tz,
 ) -> ListItem {
-    list_item_from(path, live, facts, Upcoming::at(live, at, tz), tz)
+    list_item_from(path, title, live, facts, Upcoming::at(live, at, tz), tz)
 }
 
 /// [`list_item`] with the schedule already known (e.g. from a [`ScheduleMemo`]).
 pub fn list_item_from<Tz: TimeZone>(
     path: String,
+    title: String,
     live: &Live,
     facts: RunFacts,
     upcoming: Upcoming,
@@ -318,6 +323,7 @@ pub fn list_item_from<Tz: TimeZone>(
     };
     ListItem {
         path,
+        title,
         active: live.active,
         status: status(live, facts).as_str(),
         triggers,
@@ -326,6 +332,7 @@ pub fn list_item_from<Tz: TimeZone>(
             .next_due
             .map(|t| t.with_timezone(tz).fixed_offset().to_rfc3339_opts(SecondsFormat::Secs, false)),
         last_run_at: live.last_run_at.map(utc),
+        last_run_summary: live.last_run_summary.clone(),
         last_attempt_at: live.last_attempt_at.map(utc),
         last_run_error: live.last_run_error.clone(),
     }

@@ -147,6 +147,7 @@ fn list_json_at_an_instant() {
             [
               {
                 "path": "hourly.md",
+                "title": "hourly",
                 "active": true,
                 "status": "live",
                 "triggers": {
@@ -155,11 +156,13 @@ fn list_json_at_an_instant() {
                 "due": "cron",
                 "nextDue": "2026-11-23T15:01:30+00:00",
                 "lastRunAt": "2026-11-23T14:00:01.000Z",
+                "lastRunSummary": "Updated.",
                 "lastAttemptAt": "2026-11-23T14:00:00.000Z",
                 "lastRunError": null
               },
               {
                 "path": "morning.md",
+                "title": "morning",
                 "active": true,
                 "status": "live",
                 "triggers": {
@@ -177,11 +180,13 @@ fn list_json_at_an_instant() {
                 "due": "window",
                 "nextDue": "2026-11-23T15:01:30+00:00",
                 "lastRunAt": "2026-11-22T14:30:00.000Z",
+                "lastRunSummary": null,
                 "lastAttemptAt": null,
                 "lastRunError": null
               },
               {
                 "path": "paused.md",
+                "title": "paused",
                 "active": false,
                 "status": "paused",
                 "triggers": {
@@ -190,22 +195,26 @@ fn list_json_at_an_instant() {
                 "due": null,
                 "nextDue": null,
                 "lastRunAt": null,
+                "lastRunSummary": null,
                 "lastAttemptAt": null,
                 "lastRunError": null
               },
               {
                 "path": "sub/broken-crlf.md",
+                "title": "日本 😀",
                 "active": true,
                 "status": "invalid",
                 "triggers": {},
                 "due": null,
                 "nextDue": null,
                 "lastRunAt": null,
+                "lastRunSummary": null,
                 "lastAttemptAt": null,
                 "lastRunError": null
               },
               {
                 "path": "sub/failed.md",
+                "title": "failed",
                 "active": true,
                 "status": "failed",
                 "triggers": {
@@ -214,6 +223,7 @@ fn list_json_at_an_instant() {
                 "due": null,
                 "nextDue": null,
                 "lastRunAt": null,
+                "lastRunSummary": null,
                 "lastAttemptAt": "2026-11-23T14:58:00.000Z",
                 "lastRunError": "provider timed out after 10m"
               }

@@ -5,110 +5,30 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use serde::Serialize;
 
 use super::Format;
-use crate::note::{self, Severity};
-use crate::text::{Encoding, LineIndex};
-use crate::workspace;
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Item {
-    pub path: String,
-    pub line: u32,
-    pub column: u32,
-    pub end_line: u32,
-    pub end_column: u32,
-    pub severity: &'static str,
-    pub code: &'static str,
-    pub message: String,
-}
+use crate::survey;
 
 pub fn run(paths: &[PathBuf], format: Format, out: &mut impl Write) -> Result<u8> {
     let default = [PathBuf::from(".")];
     let paths = if paths.is_empty() { &default[..] } else { paths };
-    let mut files: Vec<PathBuf> = Vec::new();
-    let mut io_failure = false;
-    let mut skipped = 0usize;
-    for p in paths {
-        match workspace::given::existing(p, workspace::given::Want::FolderOrNote) {
-            Ok((_, meta)) if meta.is_dir() => {
-                let (found, skips) = workspace::markdown_files(p, &[]);
-                for s in &skips {
-                    tracing::warn!("skip {}", s.shown(shown));
-                }
-                skipped +=
-                    skips.iter().filter(|s| s.path.as_deref().is_some_and(workspace::is_markdown)).count();
-                files.extend(found);
-            }
-            // Named on its own, a FIFO or a device is read below, which says why it is skipped.
-            Ok(_) => files.push(p.clone()),
-            Err(e) => {
-                tracing::error!("{e}");
-                io_failure = true;
-            }
-        }
-    }
-    let mut items = Vec::new();
-    let mut errors = 0usize;
-    let mut warnings = 0usize;
-    let mut checked = 0usize;
-    // `provider:` is checked against the configuration of the note's workspace, as the
-    // language server does (one load per workspace).
-    let mut providers: std::collections::HashMap<PathBuf, Vec<String>> = std::collections::HashMap::new();
-    for file in &files {
-        let text = match workspace::read_note(file) {
-            Ok(t) => t,
-            Err(e) => {
-                tracing::warn!("skip {}", workspace::Skipped::new(file, e).shown(shown));
-                skipped += 1;
-                continue;
-            }
-        };
-        checked += 1;
-        let canonical = std::fs::canonicalize(file).unwrap_or_else(|_| file.clone());
-        let root = workspace::note_root(&canonical);
-        let known = providers
-            .entry(root)
-            .or_insert_with_key(|root| crate::config::Config::load(Some(root), None).0.names_for_notes());
-        let analysis = note::analyze(&text, &note::Options { providers: Some(known), scan_body: true });
-        let index = LineIndex::new(&text);
-        for d in &analysis.diagnostics {
-            match d.severity {
-                Severity::Error => errors += 1,
-                Severity::Warning => warnings += 1,
-                _ => {}
-            }
-            let start = index.position(&text, d.range.start, Encoding::Scalar);
-            let end = index.position(&text, d.range.end, Encoding::Scalar);
-            items.push(Item {
-                path: shown(file),
-                line: start.line + 1,
-                column: start.col + 1,
-                end_line: end.line + 1,
-                end_column: end.col + 1,
-                severity: d.severity.as_str(),
-                code: d.code.as_str(),
-                message: d.message.clone(),
-            });
-        }
-    }
+    let checked = survey::check(paths, &shown);
+    let items = &checked.items;
     match format {
         Format::Json => {
             serde_json::to_writer_pretty(&mut *out, &items)?;
             writeln!(out)?;
         }
         Format::Text => {
-            for i in &items {
+            for i in items {
                 writeln!(out, "{}:{}:{}: {} {} {}", i.path, i.line, i.column, i.severity, i.code, i.message)?;
             }
-            tracing::info!("{}", summary(checked, skipped, errors, warnings));
+            tracing::info!("{}", summary(checked.checked, checked.skipped, checked.errors, checked.warnings));
         }
     }
-    Ok(if io_failure {
+    Ok(if checked.io_failure {
         2
-    } else if errors > 0 {
+    } else if checked.errors > 0 {
         1
     } else {
         0

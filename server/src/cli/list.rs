@@ -8,9 +8,8 @@ use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 
 use super::Format;
-use crate::note;
 use crate::status;
-use crate::workspace;
+use crate::survey;
 
 pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut impl Write) -> Result<u8> {
     let (at, shown_in) = match at {
@@ -23,16 +22,8 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
         None => (crate::schedule::Clock::now(&crate::schedule::SystemClock), None),
     };
     let root = crate::workspace::given::folder(&dir.unwrap_or_else(|| PathBuf::from(".")))?;
-    // What the scheduler would consider: the config's excludes are left out here too (the
-    // folder's config counts only when trusted, as for runs).
-    let exclude = crate::config::Config::load(Some(&root), None).0.scheduler.exclude;
-    let (files, errors) = workspace::markdown_files(&root, &exclude);
-    let store = crate::runs::Store::new(&root);
-    let trust_list = crate::workspace::trust::TrustStore::user().map(|t| t.list());
-    let trust = trust_list.as_ref().map(|t| t.check(&root));
-    let trusted = trust.as_ref().is_some_and(|t| t.is_trusted());
-    if !trusted && root.join(crate::workspace::trust::CONFIG_FILE).exists() {
-        let reason = trust.as_ref().map_or("no trust store", |t| t.reason());
+    let listing = survey::live_notes(&root, at, &crate::schedule::Zone::Local);
+    if let Some(reason) = listing.ignored_config {
         let _ = writeln!(
             std::io::stderr(),
             "livenote: {}/.livenote.toml is ignored: {reason}; notes run only by hand, with your own configuration, until you run `livenote trust {}`",
@@ -40,37 +31,12 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
             root.display()
         );
     }
-    let shown = |p: &std::path::Path| super::display_path(p, Some(&root));
-    for s in errors {
-        tracing::warn!("skip {}", s.shown(shown));
-    }
-    let mut items = Vec::new();
-    for file in &files {
-        let text = match workspace::read_frontmatter(file) {
-            Ok(t) => t,
-            Err(e) => {
-                tracing::warn!("skip {}", workspace::Skipped::new(file, e).shown(shown));
-                continue;
-            }
-        };
-        let analysis = note::analyze(&text, &note::Options::default());
-        let Some(live) = analysis.live else { continue };
-        let path = super::display_path(file, Some(&root));
-        // A folder inside with its own `.livenote.toml` needs its own trust.
-        let trusted = trusted
-            && crate::workspace::trust::nested_config_dir(&root, file)
-                .is_none_or(|d| trust_list.as_ref().is_some_and(|l| l.contains(&d)));
-        let facts = status::RunFacts {
-            running: store.is_locked(&path),
-            trusted: Some(trusted),
-            ..Default::default()
-        };
-        let mut item = status::list_item(path, &live, facts, at, &crate::schedule::Zone::Local);
-        // Times in the zone the question was asked in.
-        if let Some(offset) = shown_in {
-            item.next_due = item.next_due.map(|t| in_offset(&t, offset));
+    let mut items = listing.items;
+    // Times in the zone the question was asked in.
+    if let Some(offset) = shown_in {
+        for item in &mut items {
+            item.next_due = item.next_due.take().map(|t| in_offset(&t, offset));
         }
-        items.push(item);
     }
     match format {
         Format::Json => {

@@ -8,6 +8,7 @@ mod init;
 mod list;
 mod log;
 mod man;
+mod mcp;
 mod run;
 mod stop;
 mod undo;
@@ -70,6 +71,16 @@ pub enum Command {
         /// regular file or not exist yet (its folder must).
         #[arg(long, value_name = "PATH")]
         log_file: Option<PathBuf>,
+    },
+    /// Serve the workspace DIR to chat assistants as an MCP server over stdio.
+    ///
+    /// Tools: list_live_notes, note_status, make_live, run_note, set_active, make_passive,
+    /// undo_last_run, check; the prompt make_live_note; the live notes as resources
+    /// (livenote://<path>). Runs use the folder's .livenote.toml only when it is trusted, as
+    /// `livenote run` does. stdout carries the protocol; the log goes to stderr.
+    Mcp {
+        /// The workspace folder (default: the current folder); it must exist.
+        dir: Option<PathBuf>,
     },
     /// Run one note now (manual run; ignores `active` and backoff; in an untrusted folder only
     /// your own configuration is used, and a note that needs the folder's does not run).
@@ -222,6 +233,10 @@ pub fn run(cli: Cli) -> u8 {
             drop(out);
             return lsp(client_log);
         }
+        Command::Mcp { dir } => {
+            drop(out);
+            return mcp::run(dir);
+        }
         Command::Run { note, context, workspace, clock_file } => {
             drop(out);
             return finish(run::run(note, context, workspace, clock_file));
@@ -364,15 +379,6 @@ fn lsp(log: Option<crate::lsp::log::ClientLog>) -> u8 {
     // File operations still under way get a moment to finish; nothing may hold up the exit.
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     status
-}
-
-/// A path for display: relative to `base` when under it (`.` for `base` itself, never empty).
-fn display_path(path: &std::path::Path, base: Option<&std::path::Path>) -> String {
-    match base.and_then(|b| crate::workspace::NotePath::of(b, path)) {
-        Some(rel) if rel.as_str().is_empty() => ".".to_owned(),
-        Some(rel) => rel.into_string(),
-        None => path.display().to_string(),
-    }
 }
 
 /// `livenote help [COMMAND]`: the long help of livenote or of one command.

@@ -25,19 +25,18 @@ pub fn run(
         Some(d) => crate::workspace::given::folder_or_note(&d).context("--workspace")?,
         None => crate::workspace::note_root(&path),
     };
-    let config = super::watch::load_config(&root);
-    if let Some(error) = needs_trust(&config, &path) {
-        let _ = writeln!(std::io::stderr(), "livenote: nothing ran: {error}");
-        return Ok(1);
-    }
     let engine = Engine::new(
         &root,
         super::watch::clock(clock_file),
         Zone::Local,
         Arc::new(DiskIo),
-        config,
+        crate::config::Config::load_logged(&root),
         TrustStore::user(),
     );
+    if let Some(error) = engine.needs_trust(&path) {
+        let _ = writeln!(std::io::stderr(), "livenote: nothing ran: {error}");
+        return Ok(1);
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -80,14 +79,4 @@ pub fn run(
             Ok(1)
         }
     }
-}
-
-/// Why the note cannot run before the folder is trusted: its run would need the folder's
-/// ignored `.livenote.toml`. Checked before the run touches the note.
-fn needs_trust(config: &crate::config::Config, path: &std::path::Path) -> Option<String> {
-    config.ignored_folder.as_ref()?;
-    let text = crate::workspace::read_note(path).ok()?;
-    let analysis = crate::note::analyze(&text, &crate::note::Options::default());
-    let provider = analysis.live.as_ref().and_then(|l| l.provider.as_ref()).map(|p| p.value.as_str());
-    config.needs_ignored_folder(provider).map(|ignored| ignored.run_error(provider))
 }

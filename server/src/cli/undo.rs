@@ -17,7 +17,7 @@ use crate::workspace::trust::TrustStore;
 pub fn engine_for(note: &Path) -> Result<(Engine, PathBuf)> {
     let path = crate::workspace::given::note(note)?;
     let root = crate::workspace::note_root(&path);
-    let config = super::watch::load_config(&root);
+    let config = crate::config::Config::load_logged(&root);
     let engine = Engine::new(
         &root,
         super::watch::clock(None),

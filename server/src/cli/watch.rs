@@ -51,14 +51,6 @@ pub fn clock(clock_file: Option<PathBuf>) -> Arc<dyn Clock> {
     }
 }
 
-pub fn load_config(root: &Path) -> Config {
-    let (config, problems) = Config::load(Some(root), None);
-    for p in problems {
-        tracing::warn!("config {p}");
-    }
-    config
-}
-
 pub fn run(dir: Option<PathBuf>, clock_file: Option<PathBuf>) -> Result<u8> {
     let root = crate::workspace::given::folder_or_note(&dir.unwrap_or_else(|| PathBuf::from(".")))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -70,7 +62,7 @@ pub fn run(dir: Option<PathBuf>, clock_file: Option<PathBuf>) -> Result<u8> {
 }
 
 async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
-    let config = load_config(&root);
+    let config = Config::load_logged(&root);
     let exclude = config.scheduler.exclude.clone();
     let trust = TrustStore::user();
     let engine = Arc::new(Engine::new(&root, clock, Zone::Local, Arc::new(DiskIo), config, trust));
@@ -144,7 +136,7 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
                 // Trust granted from another shell, or the folder's config changed (a changed
                 // file is untrusted until trusted again): reload the configuration.
                 let reload = || {
-                    let config = load_config(&service.engine.root);
+                    let config = Config::load_logged(&service.engine.root);
                     if let Ok(mut c) = service.engine.config.write() {
                         *c = config;
                     }

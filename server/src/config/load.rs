@@ -43,6 +43,16 @@ impl Config {
         Config::load_gated(workspace_root, client, &ProcessEnv, store.as_ref())
     }
 
+    /// [`Config::load`] for a workspace, its problems logged as warnings (the long-lived
+    /// commands: `watch`, `run`, `mcp`).
+    pub fn load_logged(workspace_root: &Path) -> Config {
+        let (config, problems) = Config::load(Some(workspace_root), None);
+        for p in problems {
+            tracing::warn!("config {p}");
+        }
+        config
+    }
+
     /// [`Config::load`] with an explicit environment and trust store (`None`: nothing is
     /// trusted). The folder's file is read once; the bytes whose digest is checked against
     /// the store are the bytes that are parsed. An ignored file is still parsed, only to tell

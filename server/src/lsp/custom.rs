@@ -69,7 +69,8 @@ pub fn list_notes_json(state: &State) -> Vec<u8> {
                 let upcoming = entry.schedule.upcoming(live, now, &zone);
                 let json = entry.list_item.json(root, f, upcoming, || {
                     let rel = root.and_then(|r| path.strip_prefix(r).ok()).unwrap_or(path);
-                    let item = status::list_item_from(rel.display().to_string(), live, f, upcoming, &zone);
+                    let (rel, title) = (rel.display().to_string(), entry.title.clone());
+                    let item = status::list_item_from(rel, title, live, f, upcoming, &zone);
                     item_json(&item)
                 });
                 out.extend_from_slice(json.as_bytes());
@@ -113,7 +114,11 @@ pub fn note_status(state: &State, uri: &Uri) -> Result<NoteStatus> {
             None => p.display().to_string(),
         })
         .unwrap_or_else(|| uri.as_str().to_owned());
-    let item = status::list_item(rel, live, facts, state.opts.clock.now(), &state.opts.zone);
+    let title = crate::workspace::index::note_title(
+        analysis.title.clone(),
+        path.as_deref().unwrap_or(std::path::Path::new(&rel)),
+    );
+    let item = status::list_item(rel, title, live, facts, state.opts.clock.now(), &state.opts.zone);
     Ok(NoteStatus::Live { item: Box::new(item), live: true, scheduler_enabled: !facts.scheduling_off })
 }
 

@@ -24,7 +24,9 @@ use crate::note::outline::{KeyLine, LineKind, Outline};
 use crate::note::yaml::{self, Kind, Node, Scalar};
 use crate::text::TextEdit;
 
+mod live_fields;
 mod track;
+pub use live_fields::{TriggerEdits, make_live_with};
 pub use track::convert_track_fence;
 
 /// Why a rewrite cannot be done; the messages are shown to users as they are.
@@ -50,6 +52,10 @@ pub enum RewriteError {
     NotLive,
     #[error("this note is already live")]
     AlreadyLive,
+    #[error(
+        "`triggers:` is not written as indented `key: value` lines (flow style or a plain value); write it that way to edit it"
+    )]
+    TriggersNotMapping,
     #[error("the frontmatter has more than one `live:` block; remove the extra one first")]
     DuplicateLive,
     #[error(
@@ -475,8 +481,13 @@ impl<'a> Doc<'a> {
     /// The child of `live:` named `name`; two of them is an error, since editing one would
     /// leave the YAML invalid anyway.
     fn child(&self, live: &LiveBlock, name: &str) -> Result<Option<usize>, RewriteError> {
+        self.child_in(&live.children, name)
+    }
+
+    /// The line among `children` whose key is `name`; two of them is an error.
+    fn child_in(&self, children: &[usize], name: &str) -> Result<Option<usize>, RewriteError> {
         let mut found =
-            live.children.iter().copied().filter(|&i| self.outline.key(i).is_some_and(|k| k.name == name));
+            children.iter().copied().filter(|&i| self.outline.key(i).is_some_and(|k| k.name == name));
         let first = found.next();
         if found.next().is_some() {
             return Err(RewriteError::DuplicateKey(name.to_owned()));
@@ -633,17 +644,13 @@ impl NewLive {
         if self.cron.is_some() || !self.windows.is_empty() || self.event.is_some() {
             out.push_str(&format!("  triggers:{nl}"));
             if let Some(cron) = &self.cron {
-                out.push_str(&format!("    cronExpr: {}{nl}", yaml_string(cron)));
+                out.push_str(&trigger_line(4, TriggerKey::CronExpr, cron, nl));
             }
             if !self.windows.is_empty() {
-                out.push_str(&format!("    windows:{nl}"));
-                for (start, end) in &self.windows {
-                    out.push_str(&format!("      - startTime: {}{nl}", yaml_string(start)));
-                    out.push_str(&format!("        endTime: {}{nl}", yaml_string(end)));
-                }
+                out.push_str(&windows_entry(4, &self.windows, nl));
             }
             if let Some(event) = &self.event {
-                out.push_str(&format!("    eventMatchCriteria: {}{nl}", yaml_string(event)));
+                out.push_str(&trigger_line(4, TriggerKey::EventMatchCriteria, event, nl));
             }
         }
         for note in &self.notes {
@@ -656,6 +663,38 @@ impl NewLive {
         }
         out
     }
+}
+
+/// The trigger keys written as one quoted line.
+#[derive(Debug, Clone, Copy)]
+enum TriggerKey {
+    CronExpr,
+    EventMatchCriteria,
+}
+
+impl TriggerKey {
+    fn key(self) -> &'static str {
+        match self {
+            TriggerKey::CronExpr => "cronExpr",
+            TriggerKey::EventMatchCriteria => "eventMatchCriteria",
+        }
+    }
+}
+
+/// `cronExpr: "..."` (or `eventMatchCriteria`) at column `col`, with its line ending.
+fn trigger_line(col: usize, key: TriggerKey, value: &str, nl: &str) -> String {
+    format!("{}{}: {}{nl}", " ".repeat(col), key.key(), yaml_string(value))
+}
+
+/// A `windows:` entry at column `col`: one `- startTime/endTime` item per window.
+fn windows_entry(col: usize, windows: &[(String, String)], nl: &str) -> String {
+    let (key, item, field) = (" ".repeat(col), " ".repeat(col + 2), " ".repeat(col + 4));
+    let mut out = format!("{key}windows:{nl}");
+    for (start, end) in windows {
+        out.push_str(&format!("{item}- startTime: {}{nl}", yaml_string(start)));
+        out.push_str(&format!("{field}endTime: {}{nl}", yaml_string(end)));
+    }
+    out
 }
 
 /// The edit that adds `block` as the note's `live:`, creating the frontmatter if needed.

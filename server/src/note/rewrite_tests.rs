@@ -1206,6 +1206,55 @@ mod props {
         }
 
         #[test]
+        fn make_live_with_changes_only_the_values_given(
+            note in note(),
+            objective in any_text(),
+            cron in proptest::option::of(prop_oneof![Just(String::new()), Just(" ".to_owned()), any_text()]),
+            windows in proptest::option::of(proptest::collection::vec(("[0-2][0-9]:[0-5][0-9]", "[0-2][0-9]:[0-5][0-9]"), 0..3)),
+            event in proptest::option::of(prop_oneof![Just(String::new()), any_text()]),
+        ) {
+            let before = parsed(&note.text)?;
+            let t = TriggerEdits { cron_expr: cron.clone(), windows: windows.clone(), event_match_criteria: event.clone() };
+            let Ok(edits) = make_live_with(&note.text, &objective, &t) else {
+                // Refused only where the block cannot be edited line-wise (flow-style triggers).
+                prop_assert!(note.has_live && note.text.contains("triggers: {"), "{:?}", make_live_with(&note.text, &objective, &t));
+                return Ok(());
+            };
+            let out = edited(&note.text, &edits)?;
+            check_common(&note, &out, false)?;
+            let after = parsed(&out)?;
+            prop_assert_eq!(without(&after, "live"), without(&before, "live"));
+            let (bl, al) = (if note.has_live { live_of(&before)? } else { Vec::new() }, live_of(&after)?);
+            let others = |m: &Map| -> Map { without(&without(m, "objective"), "triggers") };
+            prop_assert_eq!(others(&al), others(&bl));
+            let blank = |s: &str| s.trim().is_empty();
+            match get(&al, "objective") {
+                Some(V::Str(o)) if !blank(&objective) => prop_assert_eq!(o, &objective),
+                got => {
+                    if note.has_live {
+                        prop_assert_eq!(got, get(&bl, "objective"));
+                    }
+                }
+            }
+            let tr = |m: &Map| match get(m, "triggers") { Some(V::Map(t)) => t.clone(), _ => Vec::new() };
+            let (bt, at) = (tr(&bl), tr(&al));
+            let expect = |key: &str, given: Option<V>| -> Option<V> {
+                match given {
+                    None => if note.has_live { get(&bt, key).cloned() } else { None },
+                    Some(v) => Some(v),
+                }
+            };
+            let text_value = |v: &Option<String>| v.as_ref().map(|s| if blank(s) { V::Null } else { V::Str(s.clone()) });
+            let windows_value = windows.as_ref().map(|w| if w.is_empty() { V::Null } else {
+                V::Seq(w.iter().map(|(a, b)| V::Map(vec![("startTime".into(), V::Str(a.clone())), ("endTime".into(), V::Str(b.clone()))])).collect())
+            });
+            for (key, given) in [("cronExpr", text_value(&cron)), ("windows", windows_value), ("eventMatchCriteria", text_value(&event))] {
+                let want = expect(key, given).filter(|v| *v != V::Null);
+                prop_assert_eq!(get(&at, key), want.as_ref(), "{}:\n{}", key, out);
+            }
+        }
+
+        #[test]
         fn make_live_without_frontmatter_round_trips(
             bom in any::<bool>(),
             crlf in any::<bool>(),

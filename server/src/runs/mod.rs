@@ -177,6 +177,34 @@ impl Engine {
         self.registry.is_running(path) || self.store.is_locked(&self.rel(path))
     }
 
+    /// Take the note's lock for an edit of its frontmatter made outside a run (`livenote mcp`'s
+    /// `make_live`, `set_active`, `make_passive`): held while the edit is computed and written,
+    /// so that it never lands between a run's reads and writes of the same block. Refused while
+    /// a run of the note goes on, here or in another livenote process.
+    pub fn lock_for_edit(&self, path: &Path) -> Result<store::NoteLock, String> {
+        const BUSY: &str = "the note is updating; wait for its run to end (or stop it) and try again";
+        if self.registry.is_running(path) {
+            return Err(BUSY.to_owned());
+        }
+        match self.store.try_lock(&self.rel(path)) {
+            Ok(Some(lock)) => Ok(lock),
+            Ok(None) => Err(BUSY.to_owned()),
+            Err(e) => Err(format!("cannot take the note's lock: {e}")),
+        }
+    }
+
+    /// Why a manual run of the note cannot start before the folder is trusted: it would need
+    /// the folder's ignored `.livenote.toml`. Checked before the run touches the note (`livenote
+    /// run`, `livenote mcp`); `None` when it may run.
+    pub fn needs_trust(&self, path: &Path) -> Option<String> {
+        let config = self.config.read().ok()?;
+        config.ignored_folder.as_ref()?;
+        let text = self.io.read(path).ok()?;
+        let analysis = note::analyze(&text, &note::Options::default());
+        let provider = analysis.live.as_ref().and_then(|l| l.provider.as_ref()).map(|p| p.value.as_str());
+        config.needs_ignored_folder(provider).map(|ignored| ignored.run_error(provider))
+    }
+
     /// Run a note once. `on_event` sees progress (for logs, transcripts and `$/progress`).
     pub async fn run(&self, spec: RunSpec, on_event: &mut (dyn FnMut(&RunEvent) + Send)) -> Outcome {
         let Some(cancel) = self.registry.start(&spec.path) else {

@@ -185,6 +185,12 @@ fn read_entries(files: &[PathBuf]) -> Vec<Option<Arc<Entry>>> {
     chunks.into_iter().flat_map(|(_, entries)| entries).collect()
 }
 
+/// A note's title where one is listed: `title:` from its frontmatter (`title`, from the
+/// analysis), else the file name without extension.
+pub fn note_title(title: Option<String>, path: &Path) -> String {
+    title.unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default())
+}
+
 fn read_entry(path: &Path) -> Option<Arc<Entry>> {
     let head = match super::read_frontmatter(path) {
         Ok(h) => h,
@@ -197,9 +203,7 @@ fn read_entry(path: &Path) -> Option<Arc<Entry>> {
     if analysis.live.is_none() && analysis.diagnostics.is_empty() {
         return None;
     }
-    let title = analysis
-        .title
-        .unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
+    let title = note_title(analysis.title, path);
     Some(Arc::new(Entry {
         live: analysis.live,
         diagnostics: analysis.diagnostics,

@@ -1,0 +1,227 @@
+//! "Make live" with the objective and triggers given (`livenote mcp`'s `make_live`): a passive
+//! note gets a whole `live:` block, inserted exactly as the editor's *Make live* inserts one; a
+//! live note has its objective and the triggers given replaced in place, every other line
+//! (runtime fields, comments, other keys, quoting) left as it is.
+
+use super::*;
+
+/// The triggers a [`make_live_with`] writes. `None` leaves a trigger as it is; an empty value
+/// (blank text, no windows) removes it; anything else replaces it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TriggerEdits {
+    pub cron_expr: Option<String>,
+    /// `(startTime, endTime)` pairs, as written.
+    pub windows: Option<Vec<(String, String)>>,
+    pub event_match_criteria: Option<String>,
+}
+
+/// A value to write: `None` (leave), `Some(None)` (remove) or `Some(Some(v))` (write).
+fn wanted<T: ?Sized>(value: Option<&T>, empty: impl Fn(&T) -> bool) -> Option<Option<&T>> {
+    value.map(|v| (!empty(v)).then_some(v))
+}
+
+/// Make the note live with `objective` and `triggers` (a blank objective: derived from the
+/// title, as *Make live* does), or, when it is live already, replace its objective (a blank one
+/// is left as it is) and the triggers given.
+pub fn make_live_with(
+    text: &str,
+    objective: &str,
+    triggers: &TriggerEdits,
+) -> Result<Vec<TextEdit>, RewriteError> {
+    if frontmatter::locate(text).is_some() {
+        let doc = Doc::open(text)?;
+        doc.check_top_level()?;
+        if doc.top_live()?.is_some() {
+            return doc.update_live(objective, triggers);
+        }
+    }
+    let objective = if objective.trim().is_empty() {
+        let body_start = frontmatter::locate(text).map_or(frontmatter::bom_len(text), |fm| fm.body_start());
+        default_objective(frontmatter::title(text, body_start))
+    } else {
+        objective.to_owned()
+    };
+    let block = NewLive {
+        objective,
+        cron: triggers.cron_expr.clone().filter(|c| !c.trim().is_empty()),
+        windows: triggers.windows.clone().unwrap_or_default(),
+        event: triggers.event_match_criteria.clone().filter(|e| !e.trim().is_empty()),
+        ..NewLive::default()
+    };
+    Ok(vec![insert_live(text, &block)?])
+}
+
+impl Doc<'_> {
+    fn update_live(&self, objective: &str, triggers: &TriggerEdits) -> Result<Vec<TextEdit>, RewriteError> {
+        let live = self.live_block()?;
+        let nl = self.nl();
+        let mut edits = Vec::new();
+        // Lines inserted right after the `live:` line (an objective the block lacks).
+        let mut after_key = String::new();
+        if !objective.trim().is_empty() {
+            match self.child(&live, "objective")? {
+                Some(i) => edits.push(self.objective_edit(i, objective)?),
+                None => {
+                    let value = objective_value(objective, live.child_col + 2, nl);
+                    after_key.push_str(&format!("{}objective:{value}{nl}", " ".repeat(live.child_col)));
+                }
+            }
+        }
+        let blank = |s: &str| s.trim().is_empty();
+        let cron = wanted(triggers.cron_expr.as_deref(), blank);
+        let windows = wanted(triggers.windows.as_deref(), <[_]>::is_empty);
+        let event = wanted(triggers.event_match_criteria.as_deref(), blank);
+        match self.child(&live, "triggers")? {
+            Some(t) => self.update_triggers(t, cron, windows, event, &mut edits)?,
+            None => {
+                let col = live.child_col + 2;
+                let mut lines = String::new();
+                if let Some(Some(c)) = cron {
+                    lines.push_str(&trigger_line(col, TriggerKey::CronExpr, c, nl));
+                }
+                if let Some(Some(w)) = windows {
+                    lines.push_str(&windows_entry(col, w, nl));
+                }
+                if let Some(Some(e)) = event {
+                    lines.push_str(&trigger_line(col, TriggerKey::EventMatchCriteria, e, nl));
+                }
+                if !lines.is_empty() {
+                    let block = format!("{}triggers:{nl}{lines}", " ".repeat(live.child_col));
+                    let at = self.before_runtime_fields(&live);
+                    if at == self.outline.lines[live.line].full.end {
+                        after_key.push_str(&block);
+                    } else {
+                        edits.push(TextEdit::insert(at, block));
+                    }
+                }
+            }
+        }
+        if !after_key.is_empty() {
+            edits.push(TextEdit::insert(self.outline.lines[live.line].full.end, after_key));
+        }
+        Ok(edits)
+    }
+
+    /// Where a new key of `live:` goes so that it sits above the runtime fields livenote
+    /// writes (and the comment that introduces them): before the first of them, else after
+    /// the block's last entry.
+    fn before_runtime_fields(&self, live: &LiveBlock) -> usize {
+        let o = &self.outline;
+        let runtime = live
+            .children
+            .iter()
+            .copied()
+            .find(|&i| o.key(i).is_some_and(|k| RuntimeField::ALL.iter().any(|f| f.key() == k.name)));
+        let Some(first) = runtime else { return live.insert_at };
+        // A comment at the key's column or less right above it introduces it.
+        let mut at = first;
+        while at > live.line + 1
+            && matches!(o.lines[at - 1].kind, LineKind::Comment)
+            && o.lines[at - 1].indent <= live.child_col
+        {
+            at -= 1;
+        }
+        o.lines[at].full.start
+    }
+
+    fn update_triggers(
+        &self,
+        t: usize,
+        cron: Option<Option<&str>>,
+        windows: Option<Option<&[(String, String)]>>,
+        event: Option<Option<&str>>,
+        edits: &mut Vec<TextEdit>,
+    ) -> Result<(), RewriteError> {
+        let o = &self.outline;
+        let nl = self.nl();
+        let Some(key) = o.key(t) else { return Err(RewriteError::NoKeyAt) };
+        let adds = [cron.flatten().is_some(), windows.flatten().is_some(), event.flatten().is_some()];
+        if let Some(v) = &key.value {
+            // `triggers: {}` (or null) is an empty block: its value goes, keys come under it.
+            if !matches!(&self.text[v.clone()], "{}" | "null" | "Null" | "NULL" | "~") {
+                return Err(RewriteError::TriggersNotMapping);
+            }
+            if adds.contains(&true) {
+                let start = self.text[..v.start].trim_end_matches([' ', '\t']).len();
+                edits.push(TextEdit::delete(start..v.end));
+            }
+        }
+        let last = o.last_line(t);
+        if let Some(j) =
+            (t + 1..=last).find(|&j| !matches!(o.lines[j].kind, LineKind::Blank | LineKind::Comment))
+            && !matches!(&o.lines[j].kind, LineKind::Key(k) if k.dash_col.is_none())
+        {
+            return Err(RewriteError::TriggersNotMapping);
+        }
+        let children = o.children(t);
+        let col = children.first().and_then(|&c| o.key(c)).map_or(key.col + 2, |k| k.col);
+        let mut inserted = String::new();
+        let scalar = |name: TriggerKey,
+                      value: Option<Option<&str>>,
+                      edits: &mut Vec<TextEdit>,
+                      inserted: &mut String| {
+            let Some(value) = value else { return Ok(()) };
+            match (self.child_in(&children, name.key())?, value) {
+                (Some(i), Some(v)) => edits.push(self.value_edit(i, &yaml_string(v))?),
+                (Some(i), None) => edits.push(TextEdit::delete(self.removal_span(i))),
+                (None, Some(v)) => inserted.push_str(&trigger_line(col, name, v, nl)),
+                (None, None) => {}
+            }
+            Ok::<(), RewriteError>(())
+        };
+        scalar(TriggerKey::CronExpr, cron, edits, &mut inserted)?;
+        if let Some(value) = windows {
+            match (self.child_in(&children, "windows")?, value) {
+                (Some(i), Some(w)) => {
+                    let k_col = o.key(i).map_or(col, |k| k.col);
+                    let span = o.lines[i].full.start..o.lines[o.last_line(i)].full.end;
+                    edits.push(TextEdit::replace(span, windows_entry(k_col, w, nl)));
+                }
+                (Some(i), None) => edits.push(TextEdit::delete(self.removal_span(i))),
+                (None, Some(w)) => inserted.push_str(&windows_entry(col, w, nl)),
+                (None, None) => {}
+            }
+        }
+        scalar(TriggerKey::EventMatchCriteria, event, edits, &mut inserted)?;
+        if !inserted.is_empty() {
+            let end = match children.last() {
+                Some(&c) => self.trailing_comments(self.entry_end(c), key.col),
+                None => t,
+            };
+            edits.push(TextEdit::insert(o.lines[end].full.end, inserted));
+        }
+        Ok(())
+    }
+
+    /// Replace the objective's value: one quoted line or a literal block (as *Make live* writes
+    /// it), keeping a trailing comment of the key line (after a block's `|`).
+    fn objective_edit(&self, i: usize, objective: &str) -> Result<TextEdit, RewriteError> {
+        let o = &self.outline;
+        let Some(k) = o.key(i) else { return Err(RewriteError::NoKeyAt) };
+        let text = self.text;
+        let nl = self.nl();
+        let line = &o.lines[i];
+        let space = [' ', '\t'];
+        let (start, comment) = match &k.value {
+            Some(v) => {
+                let tail = &text[v.end..line.range.end];
+                let is_comment = tail.starts_with(space) && tail.trim_start_matches(space).starts_with('#');
+                (v.start, if is_comment { tail.trim_end_matches(space).to_owned() } else { String::new() })
+            }
+            None => {
+                let c = text[k.value_start..line.range.end].trim_matches(space);
+                (k.value_start, if c.is_empty() { String::new() } else { format!(" {c}") })
+            }
+        };
+        let rendered = objective_value(objective, k.col + 2, nl);
+        let rendered = rendered.strip_prefix(' ').unwrap_or(&rendered);
+        let (head, rest) = rendered.find(nl).map_or((rendered, ""), |at| rendered.split_at(at));
+        let sep = if text[..start].ends_with(space) { "" } else { " " };
+        let end = o.lines[o.last_line(i)].range.end;
+        Ok(TextEdit::replace(start..end, format!("{sep}{head}{comment}{rest}")))
+    }
+}
+
+#[cfg(test)]
+#[path = "live_fields_tests.rs"]
+mod tests;

@@ -1,0 +1,221 @@
+//! What `livenote list` and `livenote check` find in a workspace, for every surface that shows
+//! it (the command line, `livenote mcp`): the live notes with their status, and the
+//! diagnostics of notes with their positions. The callers format; nothing here prints.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::note::{self, Diagnostic, Severity};
+use crate::status::{self, ListItem};
+use crate::text::{Encoding, LineIndex};
+use crate::workspace::{self, trust};
+
+/// The live notes of a workspace, as `livenote list` sees them.
+#[derive(Debug)]
+pub struct Listing {
+    pub items: Vec<ListItem>,
+    /// Why the folder's `.livenote.toml` is ignored (not trusted), when it has one.
+    pub ignored_config: Option<&'static str>,
+}
+
+/// Every live note under `root` (the folder's `[scheduler] exclude` left out, as the scheduler
+/// would), with its status and schedule at `at` in `zone`. Reads only frontmatter; paths are
+/// relative to `root`. Files that cannot be read are logged and skipped.
+pub fn live_notes(root: &Path, at: DateTime<Utc>, zone: &crate::schedule::Zone) -> Listing {
+    // The folder's config counts only when trusted, as for runs.
+    let exclude = crate::config::Config::load(Some(root), None).0.scheduler.exclude;
+    let (files, errors) = workspace::markdown_files(root, &exclude);
+    let facts = Facts::of(root);
+    let shown = |p: &Path| shown_in(p, root);
+    for s in errors {
+        tracing::warn!("skip {}", s.shown(shown));
+    }
+    let mut items = Vec::new();
+    for file in &files {
+        let text = match workspace::read_frontmatter(file) {
+            Ok(t) => t,
+            Err(e) => {
+                tracing::warn!("skip {}", workspace::Skipped::new(file, e).shown(shown));
+                continue;
+            }
+        };
+        items.extend(facts.item(file, &text, at, zone));
+    }
+    Listing { items, ignored_config: facts.ignored_config }
+}
+
+/// What a note's list item needs from outside the note: whether it runs (its lock) and whether
+/// its folder is trusted. Read once per listing.
+pub struct Facts {
+    root: PathBuf,
+    store: crate::runs::Store,
+    trust_list: Option<trust::TrustList>,
+    trusted: bool,
+    /// Why the folder's `.livenote.toml` is ignored, when it has one and is not trusted.
+    pub ignored_config: Option<&'static str>,
+}
+
+impl Facts {
+    pub fn of(root: &Path) -> Facts {
+        let trust_list = trust::TrustStore::user().map(|t| t.list());
+        let trust = trust_list.as_ref().map(|t| t.check(root));
+        let trusted = trust.as_ref().is_some_and(|t| t.is_trusted());
+        let ignored_config = (!trusted && root.join(trust::CONFIG_FILE).exists())
+            .then(|| trust.as_ref().map_or("no trust store", |t| t.reason()));
+        Facts {
+            root: root.to_path_buf(),
+            store: crate::runs::Store::new(root),
+            trust_list,
+            trusted,
+            ignored_config,
+        }
+    }
+
+    /// The list item of the note at `file` (under the root) whose text (or frontmatter) is
+    /// `text`; `None` when it is not live.
+    pub fn item(
+        &self,
+        file: &Path,
+        text: &str,
+        at: DateTime<Utc>,
+        zone: &crate::schedule::Zone,
+    ) -> Option<ListItem> {
+        let analysis = note::analyze(text, &note::Options::default());
+        let live = analysis.live?;
+        let path = shown_in(file, &self.root);
+        // A folder inside with its own `.livenote.toml` needs its own trust.
+        let trusted = self.trusted
+            && trust::nested_config_dir(&self.root, file)
+                .is_none_or(|d| self.trust_list.as_ref().is_some_and(|l| l.contains(&d)));
+        let facts = status::RunFacts {
+            running: self.store.is_locked(&path),
+            trusted: Some(trusted),
+            ..Default::default()
+        };
+        let title = workspace::index::note_title(analysis.title, file);
+        Some(status::list_item(path, title, &live, facts, at, zone))
+    }
+}
+
+/// One diagnostic as `livenote check --format json` prints it: 1-based lines and columns
+/// counted in characters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Item {
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub severity: &'static str,
+    pub code: &'static str,
+    pub message: String,
+}
+
+/// The diagnostics of notes, as `livenote check` finds them.
+#[derive(Debug, Default)]
+pub struct Checked {
+    pub items: Vec<Item>,
+    pub checked: usize,
+    /// Markdown files that could not be read (binary, too large, not UTF-8, ...).
+    pub skipped: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    /// A path given does not exist or is not a folder or note (logged).
+    pub io_failure: bool,
+}
+
+/// The options `livenote check` analyses a note of the workspace `root` with: `provider:`
+/// checked against that workspace's configuration, the body scanned.
+pub fn check_options(providers: &[String]) -> note::Options<'_> {
+    note::Options { providers: Some(providers), scan_body: true }
+}
+
+/// Check notes and folders (each folder walked, gitignore-aware). `shown` writes a file's path
+/// for the items and the log.
+pub fn check(paths: &[PathBuf], shown: &dyn Fn(&Path) -> String) -> Checked {
+    let mut out = Checked::default();
+    let mut files: Vec<PathBuf> = Vec::new();
+    for p in paths {
+        match workspace::given::existing(p, workspace::given::Want::FolderOrNote) {
+            Ok((_, meta)) if meta.is_dir() => {
+                let (found, skips) = workspace::markdown_files(p, &[]);
+                for s in &skips {
+                    tracing::warn!("skip {}", s.shown(shown));
+                }
+                out.skipped +=
+                    skips.iter().filter(|s| s.path.as_deref().is_some_and(workspace::is_markdown)).count();
+                files.extend(found);
+            }
+            // Named on its own, a FIFO or a device is read below, which says why it is skipped.
+            Ok(_) => files.push(p.clone()),
+            Err(e) => {
+                tracing::error!("{e}");
+                out.io_failure = true;
+            }
+        }
+    }
+    // `provider:` is checked against the configuration of the note's workspace, as the
+    // language server does (one load per workspace).
+    let mut providers: HashMap<PathBuf, Vec<String>> = HashMap::new();
+    for file in &files {
+        let text = match workspace::read_note(file) {
+            Ok(t) => t,
+            Err(e) => {
+                tracing::warn!("skip {}", workspace::Skipped::new(file, e).shown(shown));
+                out.skipped += 1;
+                continue;
+            }
+        };
+        out.checked += 1;
+        let canonical = std::fs::canonicalize(file).unwrap_or_else(|_| file.clone());
+        let root = workspace::note_root(&canonical);
+        let known = providers
+            .entry(root)
+            .or_insert_with_key(|root| crate::config::Config::load(Some(root), None).0.names_for_notes());
+        let analysis = note::analyze(&text, &check_options(known));
+        for d in &analysis.diagnostics {
+            match d.severity {
+                Severity::Error => out.errors += 1,
+                Severity::Warning => out.warnings += 1,
+                _ => {}
+            }
+        }
+        out.items.extend(items(&shown(file), &text, &analysis.diagnostics));
+    }
+    out
+}
+
+/// The diagnostics of one note's `text` as items naming it `path`.
+pub fn items(path: &str, text: &str, diagnostics: &[Diagnostic]) -> Vec<Item> {
+    let index = LineIndex::new(text);
+    diagnostics
+        .iter()
+        .map(|d| {
+            let start = index.position(text, d.range.start, Encoding::Scalar);
+            let end = index.position(text, d.range.end, Encoding::Scalar);
+            Item {
+                path: path.to_owned(),
+                line: start.line + 1,
+                column: start.col + 1,
+                end_line: end.line + 1,
+                end_column: end.col + 1,
+                severity: d.severity.as_str(),
+                code: d.code.as_str(),
+                message: d.message.clone(),
+            }
+        })
+        .collect()
+}
+
+/// A path relative to `root` when under it (`.` for the root itself), else as given.
+pub fn shown_in(path: &Path, root: &Path) -> String {
+    match workspace::NotePath::of(root, path) {
+        Some(rel) if rel.as_str().is_empty() => ".".to_owned(),
+        Some(rel) => rel.into_string(),
+        None => path.display().to_string(),
+    }
+}
