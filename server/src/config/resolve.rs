@@ -44,6 +44,20 @@ impl Config {
         names
     }
 
+    /// The MCP server names `live.tools` may name without a diagnostic: those configured here
+    /// (usable or not) and those of the folder's ignored `.livenote.toml` (the note is valid;
+    /// its servers start once the folder is trusted).
+    pub fn mcp_names_for_notes(&self) -> Vec<String> {
+        let mut names: Vec<String> =
+            self.mcp_servers.keys().chain(self.broken_mcp_servers.keys()).cloned().collect();
+        if let Some(ignored) = &self.ignored_folder {
+            names.extend(ignored.would_be.mcp_names_for_notes());
+        }
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
     pub fn provider_names(&self) -> Vec<&str> {
         let mut names: Vec<&str> = self
             .providers
