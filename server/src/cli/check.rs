@@ -54,9 +54,12 @@ pub fn run(paths: &[PathBuf], format: Format, out: &mut impl Write) -> Result<u8
     let mut errors = 0usize;
     let mut warnings = 0usize;
     let mut checked = 0usize;
-    // `provider:` is checked against the configuration of the note's workspace, as the
-    // language server does (one load per workspace).
-    let mut providers: std::collections::HashMap<PathBuf, Vec<String>> = std::collections::HashMap::new();
+    // `provider:` and `tools:` are checked against the configuration of the note's workspace
+    // (and the MCP servers' tool lists as runs last saw them), as the language server does
+    // (one load per workspace).
+    let mut known: std::collections::HashMap<PathBuf, (Vec<String>, note::tools::McpCatalog)> =
+        std::collections::HashMap::new();
+    let tool_lists = crate::mcp::cache::ToolCache::user();
     for file in &files {
         let text = match workspace::read_note(file) {
             Ok(t) => t,
@@ -69,10 +72,12 @@ pub fn run(paths: &[PathBuf], format: Format, out: &mut impl Write) -> Result<u8
         checked += 1;
         let canonical = std::fs::canonicalize(file).unwrap_or_else(|_| file.clone());
         let root = workspace::note_root(&canonical);
-        let known = providers
-            .entry(root)
-            .or_insert_with_key(|root| crate::config::Config::load(Some(root), None).0.names_for_notes());
-        let analysis = note::analyze(&text, &note::Options { providers: Some(known), scan_body: true });
+        let (providers, mcp) = known.entry(root).or_insert_with_key(|root| {
+            let config = crate::config::Config::load(Some(root), None).0;
+            (config.names_for_notes(), crate::mcp::catalog(&config, tool_lists.as_ref()))
+        });
+        let opts = note::Options { providers: Some(providers), mcp: Some(mcp), scan_body: true };
+        let analysis = note::analyze(&text, &opts);
         let index = LineIndex::new(&text);
         for d in &analysis.diagnostics {
             match d.severity {

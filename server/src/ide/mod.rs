@@ -86,7 +86,7 @@ pub(crate) mod fixture {
     }
 
     pub fn analysis(text: &str, providers: &[String]) -> Analysis {
-        note::analyze(text, &note::Options { providers: Some(providers), scan_body: true })
+        note::analyze(text, &note::Options { providers: Some(providers), mcp: None, scan_body: true })
     }
 
     /// Run `f` with a context over `text` in America/Chicago at [`now`].
