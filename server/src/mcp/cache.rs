@@ -32,6 +32,15 @@ pub struct CachedTool {
     pub input_schema: Value,
 }
 
+/// A tool as its server listed it, as kept (its description, else its title).
+pub fn listed(t: &rmcp::model::Tool) -> CachedTool {
+    CachedTool {
+        name: t.name.to_string(),
+        description: t.description.as_ref().map(ToString::to_string).or_else(|| t.title.clone()),
+        input_schema: Value::Object((*t.input_schema).clone()),
+    }
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ListFile {

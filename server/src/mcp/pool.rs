@@ -165,14 +165,7 @@ impl Pool {
     /// Keep the tool list for the editor and `livenote check` (best effort).
     fn remember(&self, name: &str, cfg: &McpServerConfig, tools: &[Tool]) {
         let Some(cache) = &self.cache else { return };
-        let listed: Vec<CachedTool> = tools
-            .iter()
-            .map(|t| CachedTool {
-                name: t.name.to_string(),
-                description: t.description.as_ref().map(ToString::to_string),
-                input_schema: serde_json::Value::Object((*t.input_schema).clone()),
-            })
-            .collect();
+        let listed: Vec<CachedTool> = tools.iter().map(super::cache::listed).collect();
         if let Err(e) = cache.store(name, cfg, &listed, self.clock.now()) {
             tracing::warn!("write the tool list of mcp {name}: {e}");
         }

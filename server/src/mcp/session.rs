@@ -12,6 +12,7 @@ use rmcp::model::JsonObject;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::cache::{CachedTool, listed};
 use super::pool::Pool;
 use super::select::Selected;
 use super::{content, names};
@@ -77,30 +78,20 @@ impl Session {
             let (pool, s, root) = (Arc::clone(&pool), s.clone(), root.to_path_buf());
             starts.spawn(async move { (i, pool.acquire(&s.name, &s.config, &root).await) });
         }
-        let mut started: Vec<Option<Result<Vec<(String, Option<String>, Value)>, String>>> =
-            vec![None; servers.len()];
+        let mut started: Vec<Option<Result<Vec<CachedTool>, String>>> = vec![None; servers.len()];
         while let Some(joined) = starts.join_next().await {
             let Ok((i, result)) = joined else { continue };
-            started[i] = Some(result.map(|inst| {
-                inst.tools()
-                    .iter()
-                    .map(|t| {
-                        let description = t.description.as_ref().map(ToString::to_string).or(t.title.clone());
-                        (t.name.to_string(), description, Value::Object((*t.input_schema).clone()))
-                    })
-                    .collect()
-            }));
+            started[i] = Some(result.map(|inst| inst.tools().iter().map(listed).collect()));
         }
         let mut problems = Vec::new();
-        let mut offered: Vec<(String, String, Option<String>, Value)> = Vec::new();
+        let mut offered: Vec<(String, CachedTool)> = Vec::new();
         for (s, result) in servers.iter().zip(started) {
-            let listed = match result {
+            let tools = match result {
                 Some(Ok(tools)) => tools,
                 Some(Err(why)) => {
                     problems.push(format!("MCP server `{}` did not start: {why}", s.name));
                     // What it listed before, if anything: calling one tries again.
-                    let cached = pool.cache().and_then(|c| c.load(&s.config)).unwrap_or_default();
-                    cached.into_iter().map(|t| (t.name, t.description, t.input_schema)).collect()
+                    pool.cache().and_then(|c| c.load(&s.config)).unwrap_or_default()
                 }
                 None => {
                     problems.push(format!("MCP server `{}` did not start", s.name));
@@ -108,29 +99,30 @@ impl Session {
                 }
             };
             if let Some(wanted) = &s.tools {
-                for w in wanted.iter().filter(|w| !listed.iter().any(|(n, _, _)| n == *w)) {
+                for w in wanted.iter().filter(|w| !tools.iter().any(|t| t.name == **w)) {
                     problems.push(format!("MCP server `{}` has no tool `{w}` (live.tools)", s.name));
                 }
             }
-            for (tool, description, schema) in listed {
-                if s.tools.as_ref().is_none_or(|w| w.contains(&tool)) {
-                    offered.push((s.name.clone(), tool, description, schema));
+            for tool in tools {
+                if s.tools.as_ref().is_none_or(|w| w.contains(&tool.name)) {
+                    offered.push((s.name.clone(), tool));
                 }
             }
         }
-        let pairs: Vec<(&str, &str)> = offered.iter().map(|(s, t, _, _)| (s.as_str(), t.as_str())).collect();
+        let pairs: Vec<(&str, &str)> = offered.iter().map(|(s, t)| (s.as_str(), t.name.as_str())).collect();
         let named = names::assign(&pairs);
         let tools = offered
             .into_iter()
             .zip(named)
-            .map(|((server, tool, description, input_schema), name)| SessionTool {
-                description: description
+            .map(|((server, t), name)| SessionTool {
+                description: t
+                    .description
                     .filter(|d| !d.trim().is_empty())
-                    .unwrap_or_else(|| format!("The tool `{tool}` of the MCP server `{server}`.")),
+                    .unwrap_or_else(|| format!("The tool `{}` of the MCP server `{server}`.", t.name)),
                 name,
                 server,
-                tool,
-                input_schema,
+                tool: t.name,
+                input_schema: t.input_schema,
             })
             .collect();
         Session { pool, root: root.to_path_buf(), servers, tools, problems }

@@ -22,6 +22,13 @@ pub fn parse_entry(entry: &str) -> ToolEntry<'_> {
     }
 }
 
+/// An entry as YAML: plain when it reads back as the same string, else double-quoted.
+pub fn entry_yaml(entry: &str) -> String {
+    let plain = entry.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        && entry.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+    if plain { entry.to_owned() } else { super::rewrite::yaml_string(entry) }
+}
+
 /// The MCP servers a note may name, with their tools when a run has listed them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct McpCatalog {

@@ -517,7 +517,7 @@ impl<'a> Cx<'a> {
                 };
                 d = d.with_fix(
                     format!("Use `{with}`"),
-                    vec![TextEdit::replace(span.clone(), tool_scalar(&with))],
+                    vec![TextEdit::replace(span.clone(), super::tools::entry_yaml(&with))],
                     known.len() == 1 || Some(k) == near,
                 );
             }
@@ -543,7 +543,11 @@ impl<'a> Cx<'a> {
         );
         if let Some(n) = near {
             let with = format!("{}.{n}", server.name);
-            d = d.with_fix(format!("Use `{with}`"), vec![TextEdit::replace(span, tool_scalar(&with))], true);
+            d = d.with_fix(
+                format!("Use `{with}`"),
+                vec![TextEdit::replace(span, super::tools::entry_yaml(&with))],
+                true,
+            );
         }
         self.push(d);
     }
@@ -802,13 +806,6 @@ impl<'a> Cx<'a> {
             }
         }
     }
-}
-
-/// A `tools` entry as YAML: plain when it reads back as the same string, else quoted.
-fn tool_scalar(entry: &str) -> String {
-    let plain = entry.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-        && entry.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
-    if plain { entry.to_owned() } else { super::rewrite::yaml_string(entry) }
 }
 
 /// Keep the user's quoting style when replacing a scalar.
