@@ -9,6 +9,9 @@
 //! names (scripts/test.sh exports it). Without it these tests say so and pass, except on CI
 //! (`CI=true`), where they fail.
 
+// A skipped test says so on stdout (shown with --nocapture).
+#![allow(clippy::print_stdout)]
+
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -36,7 +39,7 @@ fn venv() -> Option<PathBuf> {
             panic!("LIVENOTE_MCP_VENV is not set: run `bash tests/e2e/mcp/install.sh` and export its output")
         }
         None => {
-            eprintln!(
+            println!(
                 "skipped: LIVENOTE_MCP_VENV is not set (export LIVENOTE_MCP_VENV=\"$(bash tests/e2e/mcp/install.sh)\")"
             );
             None
