@@ -1,5 +1,6 @@
 //! MCP servers as tools of model runs (issue 15, part 1), through the real `livenote run`,
-//! `livenote watch` and `livenote stop`, with real MCP servers: `mcp-server-time` from PyPI and
+//! `livenote watch` and `livenote stop`, with real MCP servers: `mcp-server-time` from PyPI (over
+//! stdio, and over streamable HTTP with tests/e2e/mcp/time_http.py) and
 //! tests/e2e/mcp/fake_server.py (on the official Python SDK) for the faults: a call that hangs
 //! is cut at the server's `timeout`, a server that exits mid-run is started again at its next
 //! use, Stop kills the server's whole process group, an idle server is stopped (injected clock).
@@ -331,6 +332,77 @@ fn an_untrusted_folders_server_never_starts() {
     let out = livenote(&["check", "."]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!marker.exists());
+}
+
+/// A child process of the test, killed when the test ends however it ends.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A server reached over streamable HTTP (`url`): the same tools and results as over stdio.
+/// One that cannot be reached leaves the run going without its tools.
+#[test]
+fn a_server_at_a_url_is_a_tool_of_a_model_run() {
+    let Some(venv) = venv() else { return };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/e2e/mcp/time_http.py");
+    let _server = KillOnDrop(
+        std::process::Command::new(venv.join("bin/python"))
+            .arg(&script)
+            .arg(port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{e}")),
+    );
+    wait_until("the HTTP server", 30, || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let rt = runtime();
+    let model = rt.block_on(MockModelServer::start(
+        Flavor::OpenAi,
+        vec![
+            calls("mcp__remote__get_current_time", json!({"timezone": "Asia/Tokyo"})),
+            ScriptedReply::Text("Noted the time in Tokyo.".to_owned()),
+        ],
+    ));
+    let config = format!(
+        "{}\n[mcp.servers.remote]\nurl = \"http://127.0.0.1:{port}/mcp\"\n\n[mcp.servers.nobody]\nurl = \"http://127.0.0.1:{closed}/mcp\"\ntimeout = \"5s\"\n",
+        provider(&model)
+    );
+    let p = Workspace::with_note(&config, NOTE);
+    let (code, stderr) = run_note(&p);
+    assert_eq!(code, 0, "{stderr}");
+    let reqs = model.requests();
+    assert_eq!(reqs.len(), 2, "{stderr}");
+    let offered = tool_names(&reqs[0]);
+    assert!(offered.contains(&"mcp__remote__get_current_time".to_owned()), "{offered:?}");
+    assert!(!offered.iter().any(|t| t.starts_with("mcp__nobody__")), "{offered:?}");
+    let results = tool_results(&reqs[1]);
+    let result: Value = serde_json::from_str(&results[0]).unwrap_or_else(|e| panic!("{e}: {results:?}"));
+    assert_eq!(result["timezone"], "Asia/Tokyo");
+    assert!(result["datetime"].as_str().is_some_and(|d| d.ends_with("+09:00")), "{result}");
+    let lines = mcp_lines(&p.root);
+    assert!(
+        lines.iter().any(|l| l["message"].as_str().is_some_and(|m| m.starts_with(&format!(
+            "MCP server `nobody` did not start: cannot reach it at http://127.0.0.1:{closed}/mcp"
+        )))),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.iter().any(|l| l["data"]["server"] == "remote" && l["data"].get("error").is_none()),
+        "{lines:#?}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

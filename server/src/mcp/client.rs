@@ -134,7 +134,7 @@ fn with_tail(what: &str, stderr: &Mutex<VecDeque<String>>) -> String {
     if tail.is_empty() { what.to_owned() } else { format!("{what} (its stderr: {tail})") }
 }
 
-fn client_info() -> ClientConfig {
+pub(super) fn client_info() -> ClientConfig {
     ClientConfig::new(
         ClientCapabilities::default(),
         Implementation::new("livenote", env!("CARGO_PKG_VERSION")),
