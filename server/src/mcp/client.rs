@@ -134,7 +134,7 @@ fn with_tail(what: &str, stderr: &Mutex<VecDeque<String>>) -> String {
     if tail.is_empty() { what.to_owned() } else { format!("{what} (its stderr: {tail})") }
 }
 
-pub(super) fn client_info() -> ClientConfig {
+fn client_info() -> ClientConfig {
     ClientConfig::new(
         ClientCapabilities::default(),
         Implementation::new("livenote", env!("CARGO_PKG_VERSION")),
@@ -146,9 +146,14 @@ pub(super) fn client_info() -> ClientConfig {
 pub async fn connect(name: &str, cfg: &McpServerConfig, root: &Path) -> Result<Connection, String> {
     match &cfg.transport {
         McpTransport::Stdio { command } => spawn(name, command, cfg, root).await,
-        McpTransport::Http { url } => super::http::connect(url, cfg.timeout).await.map(|service| {
-            Connection { service, group: None, stderr: Arc::default(), killed: AtomicBool::new(false) }
-        }),
+        McpTransport::Http { url } => {
+            super::http::connect(url, cfg.timeout, client_info()).await.map(|service| Connection {
+                service,
+                group: None,
+                stderr: Arc::default(),
+                killed: AtomicBool::new(false),
+            })
+        }
     }
 }
 

@@ -37,10 +37,11 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 type Error = StreamableHttpError<reqwest::Error>;
 
-/// Connect to the server at `url` and run the MCP handshake within `timeout`.
+/// Connect to the server at `url` and run the MCP handshake (as `client`) within `timeout`.
 pub(super) async fn connect(
     url: &str,
     timeout: Duration,
+    client: ClientConfig,
 ) -> Result<RunningService<RoleClient, ClientConfig>, String> {
     let http = reqwest::Client::builder()
         .connect_timeout(CONNECT_TIMEOUT)
@@ -52,7 +53,7 @@ pub(super) async fn connect(
         Reqwest(http),
         StreamableHttpClientTransportConfig::with_uri(url),
     );
-    match tokio::time::timeout(timeout, super::client::client_info().serve(transport)).await {
+    match tokio::time::timeout(timeout, client.serve(transport)).await {
         Ok(Ok(service)) => Ok(service),
         Ok(Err(e)) => {
             Err(format!("cannot reach it at {url}: {}", crate::text::short::one_line(&e.to_string(), 300)))
