@@ -586,8 +586,17 @@ impl WatchProcess {
     fn stop(mut self) -> Vec<String> {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        self.seen.extend(self.lines.try_iter());
-        self.seen
+        let mut seen = std::mem::take(&mut self.seen);
+        seen.extend(self.lines.try_iter());
+        seen
+    }
+}
+
+impl Drop for WatchProcess {
+    /// A test that fails half-way leaves no watcher behind.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
