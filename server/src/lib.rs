@@ -16,6 +16,7 @@ pub mod config;
 pub mod events;
 pub mod ide;
 pub mod lsp;
+pub mod mcp;
 pub mod mcp_server;
 pub mod model;
 pub mod note;

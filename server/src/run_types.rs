@@ -3,8 +3,9 @@
 //! the agent in `agent/`). It sits below all of them so that the agent and the providers that
 //! dispatch to it share these types without importing each other.
 //!
-//! Dependencies: `config` (durations in messages) and `model` (a model client's
-//! [`ModelError`] becomes a [`ProviderError`] with the same text); nothing above.
+//! Dependencies: `config` (durations in messages), `model` (a model client's [`ModelError`]
+//! becomes a [`ProviderError`] with the same text) and `mcp` (the servers a run may use);
+//! nothing above.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -40,6 +41,9 @@ pub struct RunRequest {
     pub workspace_root: PathBuf,
     pub run_id: String,
     pub model: Option<String>,
+    /// The MCP servers this run may use, and which of their tools (`mcp::select`: the
+    /// configuration, the note's `live.tools`, event runs, trust).
+    pub mcp_servers: Vec<crate::mcp::Selected>,
 }
 
 /// What a provider produced.
@@ -113,11 +117,19 @@ pub struct RunEvent {
     /// like "start" and "done").
     pub kind: String,
     pub message: String,
+    /// Structured details for the transcript (an MCP call's server, tool, arguments, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
 }
 
 impl RunEvent {
     pub fn new(kind: impl Into<String>, message: impl Into<String>) -> Self {
-        RunEvent { kind: kind.into(), message: message.into() }
+        RunEvent { kind: kind.into(), message: message.into(), data: None }
+    }
+
+    pub fn with_data(mut self, data: serde_json::Value) -> Self {
+        self.data = Some(data);
+        self
     }
 }
 

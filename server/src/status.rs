@@ -378,8 +378,10 @@ mod tests {
             text += &format!("  lastAttemptAt: \"{}\"\n", stamp(a));
         }
         text += "---\n";
-        let analysis =
-            crate::note::analyze(&text, &crate::note::Options { providers: None, scan_body: false });
+        let analysis = crate::note::analyze(
+            &text,
+            &crate::note::Options { providers: None, mcp: None, scan_body: false },
+        );
         analysis.live.unwrap_or_else(|| panic!("no live block in {text}"))
     }
 

@@ -128,10 +128,25 @@ pub struct Checked {
     pub io_failure: bool,
 }
 
-/// The options `livenote check` analyses a note of the workspace `root` with: `provider:`
-/// checked against that workspace's configuration, the body scanned.
-pub fn check_options(providers: &[String]) -> note::Options<'_> {
-    note::Options { providers: Some(providers), scan_body: true }
+/// What `livenote check` checks a note of a workspace against: the provider names and MCP
+/// servers of that workspace's configuration (with the servers' tool lists as runs last saw
+/// them; no server is started to check a note).
+pub struct Known {
+    pub providers: Vec<String>,
+    pub mcp: note::tools::McpCatalog,
+}
+
+impl Known {
+    pub fn of(config: &crate::config::Config) -> Known {
+        let cache = crate::mcp::cache::ToolCache::user();
+        Known { providers: config.names_for_notes(), mcp: crate::mcp::catalog(config, cache.as_ref()) }
+    }
+
+    /// The options `livenote check` analyses a note with: `provider:` and `tools:` checked
+    /// against these, the body scanned.
+    pub fn options(&self) -> note::Options<'_> {
+        note::Options { providers: Some(&self.providers), mcp: Some(&self.mcp), scan_body: true }
+    }
 }
 
 /// Check notes and folders (each folder walked, gitignore-aware). `shown` writes a file's path
@@ -158,9 +173,9 @@ pub fn check(paths: &[PathBuf], shown: &dyn Fn(&Path) -> String) -> Checked {
             }
         }
     }
-    // `provider:` is checked against the configuration of the note's workspace, as the
-    // language server does (one load per workspace).
-    let mut providers: HashMap<PathBuf, Vec<String>> = HashMap::new();
+    // `provider:` and `tools:` are checked against the configuration of the note's workspace,
+    // as the language server does (one load per workspace).
+    let mut known: HashMap<PathBuf, Known> = HashMap::new();
     for file in &files {
         let text = match workspace::read_note(file) {
             Ok(t) => t,
@@ -173,10 +188,10 @@ pub fn check(paths: &[PathBuf], shown: &dyn Fn(&Path) -> String) -> Checked {
         out.checked += 1;
         let canonical = std::fs::canonicalize(file).unwrap_or_else(|_| file.clone());
         let root = workspace::note_root(&canonical);
-        let known = providers
+        let known = known
             .entry(root)
-            .or_insert_with_key(|root| crate::config::Config::load(Some(root), None).0.names_for_notes());
-        let analysis = note::analyze(&text, &check_options(known));
+            .or_insert_with_key(|root| Known::of(&crate::config::Config::load(Some(root), None).0));
+        let analysis = note::analyze(&text, &known.options());
         for d in &analysis.diagnostics {
             match d.severity {
                 Severity::Error => out.errors += 1,

@@ -335,6 +335,36 @@ fn check_reports_unknown_providers_with_did_you_mean() {
     );
 }
 
+/// `livenote check` checks `tools:` against the MCP servers of the note's workspace (those of
+/// a folder not trusted yet count, as for providers) without starting any: `nosuch` is a
+/// warning with "did you mean" for a typo, and warnings alone exit 0.
+#[test]
+fn check_reports_unknown_mcp_servers_in_tools() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let marker = dir.path().join("server-started");
+    std::fs::write(
+        dir.path().join(".livenote.toml"),
+        format!("[mcp.servers.time]\ncommand = [\"sh\", \"-c\", \"touch {}\"]\n", marker.display()),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("good.md"), "---\nlive:\n  objective: x\n  tools: [time]\n---\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        dir.path().join("typo.md"),
+        "---\nlive:\n  objective: x\n  tools: [nosuch, tme.get_current_time]\n---\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    check_output(
+        &livenote(dir.path(), &["check", "."]),
+        0,
+        expect![[r#"
+        typo.md:4:11: warning live/unknown-tool no MCP server named `nosuch` (configured: time); see [mcp.servers.*] in .livenote.toml
+        typo.md:4:19: warning live/unknown-tool no MCP server named `tme` (did you mean `time`? configured: time); see [mcp.servers.*] in .livenote.toml
+    "#]],
+    );
+    assert!(!marker.exists(), "checking started an MCP server");
+}
+
 /// Shell completions from the CLI definition, for three shells; `help` works like `--help`;
 /// every positional argument says what it is.
 #[test]

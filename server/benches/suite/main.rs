@@ -32,12 +32,16 @@
 //!    process, for 4 cycles (+1 to catch the last due note): CPU per pass, average CPU, RSS, and
 //!    the latency of 10 notes coming due at evenly spread phases.
 //!
+//! Once, whatever the size (`mcp.rs`): what an MCP-using run adds, server start once and then
+//! each call, with the servers of `LIVENOTE_MCP_VENV` (skipped without it).
+//!
 //! Environment knobs (for development; the published figures use the defaults):
-//! `LIVENOTE_BENCH_SIZES=1000,10000` picks sizes; `LIVENOTE_BENCH_QUICK=1` takes fewer samples,
+//! `LIVENOTE_BENCH_ONLY=mcp` measures only the MCP part; `LIVENOTE_BENCH_SIZES=1000,10000` picks sizes; `LIVENOTE_BENCH_QUICK=1` takes fewer samples,
 //! idles 5 s and polls the reference every 5 s (figures then are not comparable);
 //! `LIVENOTE_BENCH_OUT=path.json` writes the results elsewhere.
 
 mod client;
+mod mcp;
 mod procfs;
 mod reference;
 mod vault;
@@ -108,10 +112,12 @@ fn main() {
         load_start,
         if settings.quick { ", QUICK mode (figures not comparable)" } else { "" }
     ));
+    let only_mcp = std::env::var("LIVENOTE_BENCH_ONLY").is_ok_and(|v| v == "mcp");
     let mut sizes = Vec::new();
-    for &n in &settings.sizes {
+    for &n in settings.sizes.iter().filter(|_| !only_mcp) {
         sizes.push(bench_size(&settings, manifest, &bin, n));
     }
+    let mcp = mcp::bench(&bin, settings.run_samples, manifest);
     let results = json!({
         "suite": "livenote benchmark suite (server/benches/suite)",
         "format": 1,
@@ -133,6 +139,7 @@ fn main() {
             "profile": "bench (release + line tables)",
         },
         "sizes": sizes,
+        "mcp": mcp,
     });
     let out = std::env::var_os("LIVENOTE_BENCH_OUT")
         .map(PathBuf::from)
@@ -656,11 +663,16 @@ fn median(v: &[f64]) -> f64 {
 fn summary(r: &Value) {
     let sizes = r["sizes"].as_array().cloned().unwrap_or_default();
     let mut out = String::new();
-    let head: Vec<String> = sizes.iter().map(|s| format!("{} notes", s["notes"])).collect();
-    out.push_str(&format!("| | {} |\n|---|{}\n", head.join(" | "), "---|".repeat(sizes.len())));
     let nums = |v: &Value| {
         v.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect::<Vec<_>>()).unwrap_or_default()
     };
+    mcp_summary(r, &mut out, &nums);
+    if sizes.is_empty() {
+        let _ = std::io::stdout().lock().write_all(out.as_bytes());
+        return;
+    }
+    let head: Vec<String> = sizes.iter().map(|s| format!("{} notes", s["notes"])).collect();
+    out.push_str(&format!("| | {} |\n|---|{}\n", head.join(" | "), "---|".repeat(sizes.len())));
     let mut row = |name: &str, f: &dyn Fn(&Value) -> String| {
         let cells: Vec<String> = sizes.iter().map(f).collect();
         out.push_str(&format!("| {name} | {} |\n", cells.join(" | ")));
@@ -714,4 +726,28 @@ fn summary(r: &Value) {
         format!("{:.1}", l.iter().sum::<f64>() / l.len().max(1) as f64)
     });
     let _ = std::io::stdout().lock().write_all(out.as_bytes());
+}
+
+/// The MCP figures (`mcp.rs`), when measured.
+fn mcp_summary(r: &Value, out: &mut String, nums: &dyn Fn(&Value) -> Vec<f64>) {
+    let pool = &r["mcp"]["pool"];
+    for server in ["mcp-server-time", "fake echo"] {
+        let p = &pool[server];
+        if p.is_object() {
+            out.push_str(&format!(
+                "MCP {server}: start {:.0} ms, reuse {:.3} ms, call {:.2} ms (medians)\n",
+                median(&nums(&p["start_ms"])),
+                median(&nums(&p["reuse_ms"])),
+                median(&nums(&p["call_ms"]))
+            ));
+        }
+    }
+    let run = &r["mcp"]["run"];
+    if run.is_object() {
+        out.push_str(&format!(
+            "livenote run with one tool call: read_note {:.0} ms, mcp__time__get_current_time {:.0} ms (medians)\n\n",
+            median(&nums(&run["read_note_ms"])),
+            median(&nums(&run["mcp_time_ms"]))
+        ));
+    }
 }

@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::prompt;
 use crate::agent::tools::{self, Caps, Fetcher, HttpFetcher, Toolbox, Workspace, clip};
+use crate::mcp::{Pool, Selected, Session};
 use crate::model::ModelError;
 use crate::model::http::json_len;
 use crate::model::{Message, ModelClient, Request, Role, ToolCall, Turn};
@@ -98,13 +99,36 @@ pub async fn run_agent_with(
     let fetcher = fetcher.filter(|_| req.trigger != TriggerKind::Event);
     let workspace = Workspace::new(&req.workspace_root, &req.note_path, caps)
         .map_err(|e| ProviderError::Config(e.to_string()))?;
-    let toolbox = Toolbox::new(workspace, agent_body(req), fetcher);
-    let work = converse(client, req, limits, toolbox, cancel.clone(), on_edit, events);
+    let work = async {
+        // The MCP servers start inside the run's time limit and Stop, like everything it does.
+        let session = start_mcp(req, events).await;
+        let toolbox = Toolbox::new(workspace, agent_body(req), fetcher).with_mcp(&session);
+        converse(client, req, limits, toolbox, cancel.clone(), on_edit, events).await
+    };
     tokio::select! {
         biased;
         () = cancel.cancelled() => Err(ProviderError::Stopped),
         r = tokio::time::timeout(limits.timeout, work) => r.unwrap_or(Err(ProviderError::TimedOut(limits.timeout))),
     }
+}
+
+/// The run's MCP tools: its servers started (or reused), with what failed in the transcript.
+/// An event run gets only servers marked `events = true`, whatever the caller selected.
+async fn start_mcp(req: &RunRequest, events: &mut (dyn FnMut(&RunEvent) + Send)) -> Session {
+    let servers: Vec<Selected> = req
+        .mcp_servers
+        .iter()
+        .filter(|s| req.trigger != TriggerKind::Event || s.config.events)
+        .cloned()
+        .collect();
+    if servers.is_empty() {
+        return Session::none();
+    }
+    let session = Session::start(Pool::global(), &req.workspace_root, servers).await;
+    for problem in session.problems() {
+        events(&RunEvent::new("mcp", problem.clone()));
+    }
+    session
 }
 
 /// The body the model works on: the request's body, with the note's H1 on top when the body
@@ -124,7 +148,10 @@ async fn converse(
     events: &mut (dyn FnMut(&RunEvent) + Send),
 ) -> Result<RunOutput, ProviderError> {
     let specs = toolbox.specs();
-    let system = prompt::system_prompt(specs.iter().any(|s| s.name == tools::FETCH_URL));
+    let system = prompt::system_prompt(
+        specs.iter().any(|s| s.name == tools::FETCH_URL),
+        specs.iter().any(|s| s.name.starts_with(crate::mcp::names::PREFIX)),
+    );
     let mut messages = vec![Message::user(prompt::run_message(req))];
     let mut tokens: u64 = 0;
     let mut steps: u32 = 0;
@@ -199,6 +226,9 @@ async fn converse(
                         return Err(ProviderError::Io(format!("cannot write the note: {e}")));
                     }
                 }
+            }
+            if let Some(event) = out.event.take() {
+                events(&event);
             }
             let status = if out.is_error { "error" } else { "ok" };
             events(&RunEvent::new(

@@ -118,6 +118,7 @@ fn request(root: &Path, trigger: TriggerKind) -> RunRequest {
         workspace_root: root.to_path_buf(),
         run_id: "run1".to_owned(),
         model: None,
+        mcp_servers: Vec::new(),
     }
 }
 

@@ -205,7 +205,10 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    ExitCode::from(run(cli))
+    let code = run(cli);
+    // The MCP servers runs started end with the process (their process groups).
+    crate::mcp::shutdown();
+    ExitCode::from(code)
 }
 
 /// Run a parsed command, logging as its flags say; returns the exit status.

@@ -12,8 +12,9 @@ use super::resolve::env_providers;
 use super::tree::{Entry, Node, Val, describe, from_json, toml_table};
 use super::{
     ANTHROPIC_KEY_ENV, AgentConfig, AnthropicConfig, CommandConfig, Config, ConfigProblem,
-    DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_COMMAND_TIMEOUT, DEFAULT_OPENAI_BASE_URL, Env, HistoryConfig,
-    OPENAI_KEY_ENV, OpenAiConfig, Origin, ProviderConfig, ProviderKind, SchedulerConfig, known_list,
+    DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_COMMAND_TIMEOUT, DEFAULT_MCP_TIMEOUT, DEFAULT_OPENAI_BASE_URL, Env,
+    HistoryConfig, McpServerConfig, McpTransport, OPENAI_KEY_ENV, OpenAiConfig, Origin, ProviderConfig,
+    ProviderKind, SchedulerConfig, known_list,
 };
 
 /// Enough to fix a broken file from the list; more would only bury the first one.
@@ -120,6 +121,7 @@ struct Partial {
     keep: Option<usize>,
     runs_keep: Option<usize>,
     events_keep: Option<usize>,
+    mcp_servers: BTreeMap<String, PartialMcpServer>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,6 +157,22 @@ impl PartialProvider {
             timeout: None,
         }
     }
+}
+
+/// One `[mcp.servers.NAME]` as merged so far. `command` and `url` exclude each other: a layer
+/// that sets one drops the other's earlier value, so a workspace can point a user's server
+/// elsewhere.
+struct PartialMcpServer {
+    at: At,
+    origin: Origin,
+    command: Option<Set<Vec<String>>>,
+    url: Option<Set<String>>,
+    /// Merged by variable across layers.
+    env: BTreeMap<String, String>,
+    events: Option<bool>,
+    timeout: Option<Duration>,
+    /// Why the latest layer's definition cannot be used, already reported.
+    broken: Option<String>,
 }
 
 /// The layer being read and where its problems go.
@@ -276,7 +294,7 @@ fn set_entries(entries: &[Entry]) -> impl Iterator<Item = &Entry> {
     entries.iter().filter(|e| !matches!(e.node.val, Val::Null))
 }
 
-const TOP_KEYS: &[&str] = &["agent", "providers", "scheduler", "history"];
+const TOP_KEYS: &[&str] = &["agent", "providers", "scheduler", "history", "mcp"];
 const AGENT_KEYS: &[&str] = &[
     "provider",
     "max_steps",
@@ -289,6 +307,8 @@ const AGENT_KEYS: &[&str] = &[
 const SCHEDULER_KEYS: &[&str] = &["enabled", "exclude"];
 const HISTORY_KEYS: &[&str] = &["keep", "runs_keep", "events_keep"];
 const PROVIDER_KEYS: &[&str] = &["kind", "base_url", "model", "api_key_env", "command", "timeout"];
+const MCP_KEYS: &[&str] = &["servers"];
+const MCP_SERVER_KEYS: &[&str] = &["command", "url", "env", "events", "timeout"];
 
 fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
     let Some(entries) = cx.table("settings", root) else { return };
@@ -341,6 +361,20 @@ fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
                         "enabled" => acc.enabled = cx.boolean(&key, &f.node).or(acc.enabled),
                         "exclude" => acc.exclude = cx.strings(&key, &f.node).or(acc.exclude.take()),
                         _ => cx.unknown(&key, f, SCHEDULER_KEYS),
+                    }
+                }
+            }
+            "mcp" => {
+                let Some(fields) = cx.table("mcp", &e.node) else { continue };
+                for f in set_entries(fields) {
+                    match f.key.as_str() {
+                        "servers" => {
+                            let Some(servers) = cx.table("mcp.servers", &f.node) else { continue };
+                            for server in set_entries(servers) {
+                                apply_mcp_server(acc, server, cx);
+                            }
+                        }
+                        _ => cx.unknown(&format!("mcp.{}", f.key), f, MCP_KEYS),
                     }
                 }
             }
@@ -457,6 +491,91 @@ fn apply_provider(acc: &mut Partial, entry: &Entry, cx: &mut Cx<'_>) {
     }
 }
 
+/// Whether `name` may name an MCP server: it becomes part of tool names (`mcp__NAME__tool`)
+/// and of `live.tools` entries (`NAME.tool`), so only letters, digits, `_` and `-`.
+pub(crate) fn is_mcp_server_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+fn apply_mcp_server(acc: &mut Partial, entry: &Entry, cx: &mut Cx<'_>) {
+    let name = entry.key.as_str();
+    let prefix = format!("mcp.servers.{name}");
+    if !is_mcp_server_name(name) {
+        let message = format!(
+            "`{prefix}`: a server name may hold only letters, digits, `_` and `-` (it becomes part of tool names); ignored"
+        );
+        cx.report(entry.key_span.clone(), Some(&prefix), message);
+        return;
+    }
+    let Some(fields) = cx.table(&prefix, &entry.node) else { return };
+    let at = cx.at(entry.key_span.clone());
+    let s = acc.mcp_servers.entry(name.to_owned()).or_insert_with(|| PartialMcpServer {
+        at: at.clone(),
+        origin: cx.origin,
+        command: None,
+        url: None,
+        env: BTreeMap::new(),
+        events: None,
+        timeout: None,
+        broken: None,
+    });
+    s.at = at;
+    s.origin = cx.origin;
+    s.broken = None;
+    let (mut command, mut url) = (None, None);
+    for f in set_entries(fields) {
+        let key = format!("{prefix}.{}", f.key);
+        let at = cx.at(f.node.span.clone());
+        match f.key.as_str() {
+            "command" => command = cx.strings(&key, &f.node).map(|v| Set { value: v, at }),
+            "url" => url = cx.string(&key, &f.node).map(|v| Set { value: v, at }),
+            "env" => {
+                let Some(vars) = cx.table(&key, &f.node) else { continue };
+                for v in set_entries(vars) {
+                    let var_key = format!("{key}.{}", v.key);
+                    if !is_env_name(&v.key) {
+                        let message =
+                            format!("`{var_key}`: not an environment variable name (letters, digits, `_`)");
+                        cx.report(v.key_span.clone(), Some(&var_key), message);
+                        continue;
+                    }
+                    // Never echo a value: it may well be a token.
+                    if let Some(value) = cx.string(&var_key, &v.node) {
+                        if value.contains('\0') {
+                            let message = format!("`{var_key}` must not contain a NUL character");
+                            cx.report(v.node.span.clone(), Some(&var_key), message);
+                            continue;
+                        }
+                        s.env.insert(v.key.clone(), value);
+                    }
+                }
+            }
+            "events" => s.events = cx.boolean(&key, &f.node).or(s.events),
+            "timeout" => s.timeout = cx.duration(&key, &f.node).or(s.timeout),
+            _ => cx.unknown(&key, f, MCP_SERVER_KEYS),
+        }
+    }
+    match (command, url) {
+        (Some(c), Some(u)) => {
+            let message =
+                format!("`{prefix}` sets both `command` and `url`; set one (a program, or a server's URL)");
+            cx.report(u.at.span.clone(), Some(&prefix), message);
+            s.broken = Some("both `command` and `url` are set".to_owned());
+            s.command = Some(c);
+            s.url = None;
+        }
+        (Some(c), None) => {
+            s.command = Some(c);
+            s.url = None;
+        }
+        (None, Some(u)) => {
+            s.url = Some(u);
+            s.command = None;
+        }
+        (None, None) => {}
+    }
+}
+
 fn looks_like_secret_key(key: &str) -> bool {
     let k = key.to_ascii_lowercase();
     ["key", "token", "secret", "password"].iter().any(|w| k.contains(w))
@@ -503,7 +622,19 @@ fn finish(
         broken_providers: BTreeMap::new(),
         env_providers,
         ignored_folder: None,
+        mcp_servers: BTreeMap::new(),
+        broken_mcp_servers: BTreeMap::new(),
     };
+    for (name, s) in acc.mcp_servers {
+        match build_mcp_server(&name, s, problems) {
+            Ok(server) => {
+                config.mcp_servers.insert(name, server);
+            }
+            Err(reason) => {
+                config.broken_mcp_servers.insert(name, reason);
+            }
+        }
+    }
     for (name, p) in acc.providers {
         match build_provider(&name, p, problems) {
             Ok(provider) => {
@@ -615,6 +746,54 @@ fn build_provider(
         }
     };
     Ok(ProviderConfig { kind, origin: p.origin })
+}
+
+/// A usable MCP server, or why not (reported here unless the layer reported it already).
+fn build_mcp_server(
+    name: &str,
+    s: PartialMcpServer,
+    problems: &mut Vec<ConfigProblem>,
+) -> Result<McpServerConfig, String> {
+    let prefix = format!("mcp.servers.{name}");
+    if let Some(reason) = s.broken {
+        return Err(reason);
+    }
+    let transport = match (s.command, s.url) {
+        (Some(c), _) if c.value.first().is_some_and(|p| !p.is_empty()) => {
+            McpTransport::Stdio { command: c.value }
+        }
+        (Some(c), _) => {
+            let key = format!("{prefix}.command");
+            problems.push(c.at.problem(Some(&key), format!("`{key}` needs a program as its first element")));
+            return Err("`command` needs a program as its first element".to_owned());
+        }
+        (None, Some(u)) => {
+            let url = u.value.trim();
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                let key = format!("{prefix}.url");
+                problems
+                    .push(u.at.problem(Some(&key), format!("`{key}` must start with http:// or https://")));
+                return Err("`url` must start with http:// or https://".to_owned());
+            }
+            McpTransport::Http { url: url.to_owned() }
+        }
+        (None, None) => {
+            let reason = "no `command` (e.g. command = [\"uvx\", \"mcp-server-time\"]) or `url`".to_owned();
+            problems.push(s.at.problem(Some(&prefix), format!("MCP server `{name}` has {reason}")));
+            return Err(reason);
+        }
+    };
+    if matches!(transport, McpTransport::Http { .. }) && !s.env.is_empty() {
+        let key = format!("{prefix}.env");
+        problems.push(s.at.problem(Some(&key), format!("`{key}` applies only to a `command`; ignored")));
+    }
+    Ok(McpServerConfig {
+        transport,
+        env: s.env,
+        events: s.events.unwrap_or(false),
+        timeout: s.timeout.unwrap_or(DEFAULT_MCP_TIMEOUT),
+        origin: s.origin,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -368,3 +368,93 @@ fn line_col_counts_characters() {
     assert_eq!(line_col("ab\ncdé f", 8), (2, 5));
     assert_eq!(line_col("ab", 99), (1, 3));
 }
+
+#[test]
+fn mcp_servers_load_with_defaults_and_merge_by_name() {
+    let user = r#"
+[mcp.servers.time]
+command = ["uvx", "mcp-server-time"]
+env = { TZ = "Europe/Berlin" }
+
+[mcp.servers.remote]
+url = "http://127.0.0.1:8931/mcp"
+"#;
+    let workspace = r#"
+[mcp.servers.time]
+env = { LANG = "C" }
+events = true
+timeout = "5s"
+
+[mcp.servers.remote]
+command = ["./local-server"]
+"#;
+    let (config, problems) = toml_layers(&[(user, Origin::User), (workspace, Origin::Workspace)]);
+    assert_eq!(messages(&problems), Vec::<String>::new());
+    let time = &config.mcp_servers["time"];
+    assert_eq!(time.transport, McpTransport::Stdio { command: vec!["uvx".into(), "mcp-server-time".into()] });
+    let env: Vec<(&str, &str)> = time.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(env, [("LANG", "C"), ("TZ", "Europe/Berlin")], "env merges by variable");
+    assert!(time.events);
+    assert_eq!(time.timeout, Duration::from_secs(5));
+    assert_eq!(time.origin, Origin::Workspace);
+    assert!(time.needs_trust());
+    // A later `command` replaces an earlier `url`.
+    assert_eq!(
+        config.mcp_servers["remote"].transport,
+        McpTransport::Stdio { command: vec!["./local-server".into()] }
+    );
+    let (config, _) = toml_layers(&[(user, Origin::User)]);
+    let time = &config.mcp_servers["time"];
+    assert!(!time.events, "events is off unless asked for");
+    assert_eq!(time.timeout, DEFAULT_MCP_TIMEOUT);
+    assert!(!time.needs_trust());
+    assert_eq!(config.mcp_names_for_notes(), ["remote", "time"]);
+}
+
+#[test]
+fn broken_mcp_servers_are_problems_and_keep_their_names() {
+    let (config, problems) = one(r#"
+[mcp.servers.none]
+events = true
+
+[mcp.servers.both]
+command = ["x"]
+url = "http://127.0.0.1:1/mcp"
+
+[mcp.servers.ftp]
+url = "ftp://example.com"
+
+[mcp.servers.empty]
+command = []
+
+[mcp.servers."a.b"]
+command = ["x"]
+
+[mcp.servers.bad]
+command = ["x"]
+env = { "1X" = "v", OK = 3 }
+timeout = "soon"
+colour = "red"
+
+[mcp]
+server = {}
+"#);
+    assert_eq!(
+        messages(&problems),
+        [
+            "/cfg/workspace.toml:25:1: unknown key `mcp.server` (did you mean `servers`?)",
+            "/cfg/workspace.toml:15:14: `mcp.servers.a.b`: a server name may hold only letters, digits, `_` and `-` (it becomes part of tool names); ignored",
+            "/cfg/workspace.toml:22:1: unknown key `mcp.servers.bad.colour`",
+            "/cfg/workspace.toml:20:9: `mcp.servers.bad.env.1X`: not an environment variable name (letters, digits, `_`)",
+            "/cfg/workspace.toml:20:26: `mcp.servers.bad.env.OK` must be a string, not an integer",
+            "/cfg/workspace.toml:21:11: `mcp.servers.bad.timeout`: invalid duration \"soon\": expected a number, e.g. \"30s\"",
+            "/cfg/workspace.toml:7:7: `mcp.servers.both` sets both `command` and `url`; set one (a program, or a server's URL)",
+            "/cfg/workspace.toml:13:11: `mcp.servers.empty.command` needs a program as its first element",
+            "/cfg/workspace.toml:10:7: `mcp.servers.ftp.url` must start with http:// or https://",
+            "/cfg/workspace.toml:2:14: MCP server `none` has no `command` (e.g. command = [\"uvx\", \"mcp-server-time\"]) or `url`",
+        ]
+    );
+    assert_eq!(config.mcp_servers.keys().collect::<Vec<_>>(), ["bad"]);
+    assert_eq!(config.broken_mcp_servers.keys().collect::<Vec<_>>(), ["both", "empty", "ftp", "none"]);
+    assert_eq!(config.mcp_names_for_notes(), ["bad", "both", "empty", "ftp", "none"]);
+}

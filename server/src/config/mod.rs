@@ -42,6 +42,9 @@ pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-haiku-4-5";
 pub const OPENAI_KEY_ENV: &str = "OPENAI_API_KEY";
 pub const ANTHROPIC_KEY_ENV: &str = "ANTHROPIC_API_KEY";
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long an MCP server may take to start, and each of its tool calls, unless
+/// `[mcp.servers.NAME] timeout` says otherwise.
+pub const DEFAULT_MCP_TIMEOUT: Duration = Duration::from_secs(30);
 /// Transcripts kept (all notes together) and processed events kept in `events/done/`, unless
 /// `[history] runs_keep` / `events_keep` say otherwise.
 pub const DEFAULT_RUNS_KEEP: usize = 1000;
@@ -72,6 +75,11 @@ pub struct Config {
     /// The folder's `.livenote.toml` when it exists but is not used because the folder is not
     /// trusted with that content (SPEC 7). `None` when it is used, or there is none.
     pub ignored_folder: Option<Box<IgnoredFolderConfig>>,
+    /// Usable MCP servers (`[mcp.servers.NAME]`) by name: their tools are offered to model runs.
+    pub mcp_servers: BTreeMap<String, McpServerConfig>,
+    /// MCP servers that are defined but unusable (no `command`, ...), with the reason; their
+    /// names still count as known in `live.tools`.
+    pub broken_mcp_servers: BTreeMap<String, String>,
 }
 
 /// A folder's `.livenote.toml` that is not used: the folder is not trusted with its content.
@@ -279,6 +287,40 @@ pub struct CommandConfig {
     /// Program and arguments, never a shell line (use `["sh", "-c", "..."]` for that).
     pub command: Vec<String>,
     pub timeout: Duration,
+}
+
+/// `[mcp.servers.NAME]`: a Model Context Protocol server whose tools model runs may call.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct McpServerConfig {
+    pub transport: McpTransport,
+    /// Variables added to the server's environment (a program's only).
+    pub env: BTreeMap<String, String>,
+    /// Offered to event runs too. Off by default: an event's payload is text from outside, and
+    /// a prompt injection in it must not reach tools with side effects.
+    pub events: bool,
+    /// Limit of each tool call, and of starting the server.
+    pub timeout: Duration,
+    /// The latest layer that set any of its keys (as for providers).
+    pub origin: Origin,
+}
+
+impl McpServerConfig {
+    /// Whether it is something the user did not write into their own config: a folder's
+    /// `.livenote.toml` or the editor's settings (which may come with a cloned folder). Such a
+    /// server starts only as providers from there run: in a trusted folder (SPEC 7).
+    pub fn needs_trust(&self) -> bool {
+        self.origin != Origin::User
+    }
+}
+
+/// How livenote talks to an MCP server.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum McpTransport {
+    /// A program (and its arguments) speaking MCP on its stdin and stdout; started by livenote
+    /// in the workspace folder, in a process group of its own.
+    Stdio { command: Vec<String> },
+    /// A server already running, reached over streamable HTTP.
+    Http { url: String },
 }
 
 // ---------------------------------------------------------------------------------------------

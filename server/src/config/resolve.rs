@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::{
     ANTHROPIC_KEY_ENV, AnthropicConfig, Config, ConfigError, DEFAULT_ANTHROPIC_BASE_URL,
     DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, Env, IgnoredFolderConfig,
-    OPENAI_KEY_ENV, OpenAiConfig, Origin, ProviderConfig, ProviderKind,
+    McpServerConfig, OPENAI_KEY_ENV, OpenAiConfig, Origin, ProviderConfig, ProviderKind,
 };
 
 impl Config {
@@ -42,6 +42,38 @@ impl Config {
         names.sort_unstable();
         names.dedup();
         names
+    }
+
+    /// The MCP servers `live.tools` may name without a diagnostic, sorted by name, each with
+    /// its configuration when usable: those configured here (usable or not) and those of the
+    /// folder's ignored `.livenote.toml` (the note is valid; its servers start once the folder
+    /// is trusted).
+    pub fn mcp_servers_for_notes(&self) -> Vec<(&str, Option<&McpServerConfig>)> {
+        let mut all: BTreeMap<&str, Option<&McpServerConfig>> = BTreeMap::new();
+        if let Some(ignored) = &self.ignored_folder {
+            all.extend(ignored.would_be.mcp_servers_for_notes());
+        }
+        all.extend(self.broken_mcp_servers.keys().map(|n| (n.as_str(), None)));
+        all.extend(self.mcp_servers.iter().map(|(n, c)| (n.as_str(), Some(c))));
+        all.into_iter().collect()
+    }
+
+    /// The names of [`Config::mcp_servers_for_notes`].
+    pub fn mcp_names_for_notes(&self) -> Vec<String> {
+        self.mcp_servers_for_notes().into_iter().map(|(n, _)| n.to_owned()).collect()
+    }
+
+    /// The MCP servers only the folder's ignored `.livenote.toml` defines: not started until
+    /// the folder is trusted.
+    pub fn ignored_mcp_servers(&self) -> Vec<&str> {
+        let Some(ignored) = &self.ignored_folder else { return Vec::new() };
+        ignored
+            .would_be
+            .mcp_servers
+            .keys()
+            .filter(|n| !self.mcp_servers.contains_key(*n))
+            .map(String::as_str)
+            .collect()
     }
 
     pub fn provider_names(&self) -> Vec<&str> {

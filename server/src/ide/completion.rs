@@ -1,6 +1,7 @@
 //! Completion inside a note's frontmatter: the `live` key (scaffolding a whole block, or the
 //! whole frontmatter in a note that has none), the keys valid at the cursor's level, and values
-//! (`true`/`false`, cron presets, provider names, times, window items).
+//! (`true`/`false`, cron presets, provider names, times, window items, and in `tools` the MCP
+//! servers and, once a run has listed them, their tools).
 //!
 //! Everything is placed with the tolerant [`Outline`], never with the YAML parser: completion
 //! is asked for while the user types, which is exactly when the YAML is broken. The cursor
@@ -44,6 +45,10 @@ pub enum CompletionKind {
     Preset,
     /// The name of a configured provider.
     Provider,
+    /// A configured MCP server (in `tools`: all of its tools).
+    McpServer,
+    /// One tool of an MCP server (`server.tool`).
+    McpTool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,6 +81,9 @@ pub fn completion<Tz: TimeZone>(ctx: &Ctx<Tz>, offset: usize) -> Vec<CompletionI
         return new_frontmatter(ctx.text, offset).into_iter().collect();
     };
     let Some(spot) = Spot::new(ctx.text, fm, offset) else { return Vec::new() };
+    if let Some(items) = tools_item(ctx, &spot) {
+        return items;
+    }
     match spot.key() {
         Some(k) if spot.in_value(ctx.text, k) => values(ctx, &spot, k),
         _ => keys(ctx, &spot),
@@ -328,6 +336,9 @@ fn window_item(spot: &Spot, word: Range<usize>) -> CompletionItem {
 fn values<Tz: TimeZone>(ctx: &Ctx<Tz>, spot: &Spot, k: &KeyLine) -> Vec<CompletionItem> {
     let Scope::Block { level, owner } = spot.scope(k.col) else { return Vec::new() };
     let Some(field) = fields::field(level, &k.name) else { return Vec::new() };
+    if field.kind == Kind::ToolList {
+        return tools_inline(ctx, spot, k);
+    }
     let Some(slot) = ValueSlot::at(ctx.text, spot.offset, k) else { return Vec::new() };
     match field.kind {
         Kind::Bool => bools(&slot),
@@ -449,6 +460,213 @@ fn providers<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &ValueSlot) -> Vec<CompletionIte
             )
         })
         .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// `tools`: MCP servers and their tools
+
+/// Where an entry of `tools` goes: the text it replaces and how it must be written there.
+struct EntrySlot {
+    replace: Range<usize>,
+    /// Inside quotes the user opened: the bare entry.
+    quoted: bool,
+    /// The opening quote has no closing one yet.
+    close: Option<char>,
+    /// After `tools:` with no value yet: the entry goes in a new `[...]` list, after a space
+    /// when the cursor is right after the colon.
+    new_list: Option<bool>,
+}
+
+/// On the line of `tools:`: a new list after the colon, or the entry of a `[...]` list the
+/// cursor is in.
+fn tools_inline<Tz: TimeZone>(ctx: &Ctx<Tz>, spot: &Spot, k: &KeyLine) -> Vec<CompletionItem> {
+    let (text, offset) = (ctx.text, spot.offset);
+    let Some(v) = k.value.clone() else {
+        // A trailing comment starts where the value would; complete only before it.
+        if offset > k.value_start {
+            return Vec::new();
+        }
+        let slot = EntrySlot {
+            replace: offset..offset,
+            quoted: false,
+            close: None,
+            new_list: Some(text[..offset].ends_with(':')),
+        };
+        return tool_entries(ctx, &slot);
+    };
+    if !text[v.clone()].starts_with('[') || offset <= v.start || offset > v.end {
+        return Vec::new();
+    }
+    // The entry around the cursor: after the last `,` (or the `[`) outside quotes.
+    let mut start = v.start + 1;
+    let mut quote = None;
+    for (i, c) in text[v.start + 1..offset].char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '"' | '\'') => quote = Some(c),
+            (None, ',') => start = v.start + 1 + i + 1,
+            (None, ']') => return Vec::new(),
+            _ => {}
+        }
+    }
+    let start = start + text[start..offset].len() - text[start..offset].trim_start_matches([' ', '\t']).len();
+    match entry_slot(text, start, offset, v.end, &[',', ']']) {
+        Some(slot) => tool_entries(ctx, &slot),
+        None => Vec::new(),
+    }
+}
+
+/// On a `- ` item line of a block list under `live.tools`: the entry after the dash.
+fn tools_item<Tz: TimeZone>(ctx: &Ctx<Tz>, spot: &Spot) -> Option<Vec<CompletionItem>> {
+    let Some(LineKind::Item { dash_col }) = spot.kind() else { return None };
+    let dash = *dash_col;
+    let o = &spot.outline;
+    // Up past the sibling items to the key that holds them.
+    let mut j = spot.line;
+    let owner = loop {
+        j = j.checked_sub(1)?;
+        match &o.lines[j].kind {
+            LineKind::Blank | LineKind::Comment | LineKind::Continuation => {}
+            LineKind::Item { dash_col } if *dash_col == dash => {}
+            LineKind::Key(k) if k.dash_col.is_none() && k.col <= dash && k.value.is_none() => break j,
+            _ => return None,
+        }
+    };
+    let k = o.key(owner)?;
+    let in_live = matches!(super::cursor::scope(o, owner, k.col), Scope::Block { level: Level::Live, .. });
+    if k.name != "tools" || !in_live {
+        return None;
+    }
+    let text = ctx.text;
+    let after_dash = spot.line_start + dash + 1;
+    let rest = &text[after_dash..spot.line_end];
+    let start = after_dash + rest.len() - rest.trim_start_matches([' ', '\t']).len();
+    if spot.offset < start {
+        return Some(Vec::new());
+    }
+    // A comment after the entry is not part of it.
+    let end = text[start..spot.line_end].find(" #").map_or(spot.line_end, |i| start + i);
+    Some(
+        entry_slot(text, start, spot.offset, end, &[])
+            .map(|slot| tool_entries(ctx, &slot))
+            .unwrap_or_default(),
+    )
+}
+
+/// The entry starting at `start` that the cursor at `offset` is in, ending before one of
+/// `stops` (outside quotes) or at `end`.
+fn entry_slot(text: &str, start: usize, offset: usize, end: usize, stops: &[char]) -> Option<EntrySlot> {
+    let first = text[start..].chars().next();
+    if let Some(q @ ('"' | '\'')) = first.filter(|_| offset > start) {
+        let inner = start + 1;
+        let close_at = text[inner..end].find(q).map(|i| inner + i);
+        if close_at.is_some_and(|c| offset > c) {
+            return None;
+        }
+        let stop = close_at.unwrap_or_else(|| {
+            let rest = &text[inner..end];
+            inner + rest.find(stops).unwrap_or(rest.len())
+        });
+        let stop = inner + text[inner..stop].trim_end_matches([' ', '\t']).len();
+        return Some(EntrySlot {
+            replace: inner..stop.max(offset),
+            quoted: true,
+            close: close_at.is_none().then_some(q),
+            new_list: None,
+        });
+    }
+    let rest = &text[start..end];
+    let stop = start + rest.find(stops).unwrap_or(rest.len());
+    let stop = start + text[start..stop].trim_end_matches([' ', '\t']).len();
+    (offset <= stop.max(start)).then_some(EntrySlot {
+        replace: start..stop.max(offset),
+        quoted: false,
+        close: None,
+        new_list: None,
+    })
+}
+
+/// The configured MCP servers, then the tools of those a run has listed, as entries of
+/// `tools` (those the note already names elsewhere left out).
+fn tool_entries<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &EntrySlot) -> Vec<CompletionItem> {
+    let named: Vec<&str> = ctx
+        .analysis
+        .live
+        .as_ref()
+        .and_then(|l| l.tools.as_ref())
+        .map(|t| {
+            t.iter()
+                .filter(|e| e.span.end < slot.replace.start || e.span.start > slot.replace.end)
+                .map(|e| e.value.as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    let insert = |entry: &str| {
+        let mut value = if slot.quoted { entry.to_owned() } else { crate::note::tools::entry_yaml(entry) };
+        value.extend(slot.close);
+        match slot.new_list {
+            Some(space) => format!("{}[{value}]", if space { " " } else { "" }),
+            None => value,
+        }
+    };
+    let mut items = Vec::new();
+    for server in &ctx.mcp.servers {
+        if named.contains(&server.name.as_str()) {
+            continue;
+        }
+        let detail = match &server.tools {
+            Some(tools) => format!("MCP server: all {}", crate::text::count(tools.len(), "tool")),
+            None => "MCP server: all its tools".to_owned(),
+        };
+        let documentation = server.tools.as_ref().map(|tools| {
+            tools
+                .iter()
+                .map(|t| format!("- `{}`: {}", t.name, t.description.as_deref().unwrap_or("")))
+                .collect::<Vec<_>>()
+                .join("\n")
+        });
+        items.push((server.name.clone(), CompletionKind::McpServer, detail, documentation));
+    }
+    for server in &ctx.mcp.servers {
+        for t in server.tools.iter().flatten() {
+            let entry = format!("{}.{}", server.name, t.name);
+            if named.contains(&entry.as_str()) {
+                continue;
+            }
+            let detail = t.description.as_deref().and_then(|d| d.lines().next()).map_or_else(
+                || format!("a tool of MCP server `{}`", server.name),
+                |d| crate::text::short::clip(d, 80),
+            );
+            items.push((entry, CompletionKind::McpTool, detail, Some(tool_doc(t))));
+        }
+    }
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, (label, kind, detail, documentation))| CompletionItem {
+            insert_text: insert(&label),
+            label,
+            kind,
+            detail: Some(detail),
+            documentation,
+            snippet: false,
+            replace: slot.replace.clone(),
+            sort_text: Some(format!("{i:04}")),
+        })
+        .collect()
+}
+
+/// A tool's description and arguments, in markdown (completion and hover).
+pub(super) fn tool_doc(t: &crate::note::tools::McpToolInfo) -> String {
+    let mut doc = t.description.clone().unwrap_or_default();
+    if !t.params.is_empty() {
+        let params: Vec<String> = t.params.iter().map(|p| format!("`{p}`")).collect();
+        if !doc.is_empty() {
+            doc.push_str("\n\n");
+        }
+        doc.push_str(&format!("Arguments: {}", params.join(", ")));
+    }
+    doc
 }
 
 /// A few round times; for `endTime`, only those not before the item's `startTime`.

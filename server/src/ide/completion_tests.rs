@@ -189,6 +189,7 @@ fn keys_under_live() {
                 triggers  Key  cron, windows, events  -> triggers:\n    cronExpr: "${1:0 9 * * *}"
                 provider  Key  provider name  -> provider: 
                 model  Key  text  -> model: 
+                tools  Key  list of MCP servers or server.tool  -> tools: 
             "#]],
     );
     // Present keys and runtime fields are not offered.
@@ -199,6 +200,7 @@ fn keys_under_live() {
                 active  Key  true | false  -> active: 
                 provider  Key  provider name  -> provider: 
                 model  Key  text  -> model: 
+                tools  Key  list of MCP servers or server.tool  -> tools: 
             "#]],
     );
     // The key being renamed is not "present"; only its name is replaced.
@@ -209,6 +211,7 @@ fn keys_under_live() {
                 active  Key  true | false  -> active
                 triggers  Key  cron, windows, events  -> triggers
                 provider  Key  provider name  -> provider
+                tools  Key  list of MCP servers or server.tool  -> tools
             "#]],
     );
     // The note's own indentation is followed.
@@ -220,6 +223,7 @@ fn keys_under_live() {
                 triggers  Key  cron, windows, events  -> triggers:\n        cronExpr: "${1:0 9 * * *}"
                 provider  Key  provider name  -> provider: 
                 model  Key  text  -> model: 
+                tools  Key  list of MCP servers or server.tool  -> tools: 
             "#]],
     );
 }
@@ -282,6 +286,7 @@ fn no_keys_where_they_cannot_go() {
                 triggers  Key  cron, windows, events  -> triggers:\n    cronExpr: "${1:0 9 * * *}"
                 provider  Key  provider name  -> provider: 
                 model  Key  text  -> model: 
+                tools  Key  list of MCP servers or server.tool  -> tools: 
             "#]],
     );
     check("---\nlive:\n  # a$0\n---\n", expect!["(none)\n"]);
@@ -397,6 +402,81 @@ fn provider_and_objective_values() {
 }
 
 #[test]
+fn tools_values() {
+    // After `tools:`: a new list, with the servers and the tools a run listed.
+    check(
+        "---\nlive:\n  objective: x\n  tools:$0\n---\n",
+        expect![[r#"
+            replaces ""
+            github  McpServer  MCP server: all its tools  ->  [github]
+            time  McpServer  MCP server: all 2 tools  ->  [time]
+            time.get_current_time  McpTool  Get current time in a specific timezone  ->  [time.get_current_time]
+            time.convert_time  McpTool  Convert time between timezones  ->  [time.convert_time]
+        "#]],
+    );
+    // Inside a flow list: the entry around the cursor; those named already are left out.
+    check(
+        "---\nlive:\n  objective: x\n  tools: [time, ti$0]\n---\n",
+        expect![[r#"
+        replaces "ti"
+        github  McpServer  MCP server: all its tools  -> github
+        time.get_current_time  McpTool  Get current time in a specific timezone  -> time.get_current_time
+        time.convert_time  McpTool  Convert time between timezones  -> time.convert_time
+    "#]],
+    );
+    check(
+        "---\nlive:\n  objective: x\n  tools: [\"tim$0\", github]\n---\n",
+        expect![[r#"
+        replaces "tim"
+        time  McpServer  MCP server: all 2 tools  -> time
+        time.get_current_time  McpTool  Get current time in a specific timezone  -> time.get_current_time
+        time.convert_time  McpTool  Convert time between timezones  -> time.convert_time
+    "#]],
+    );
+    check(
+        "---\nlive:\n  objective: x\n  tools: [gith$0\n---\n",
+        expect![[r#"
+        replaces "gith"
+        github  McpServer  MCP server: all its tools  -> github
+        time  McpServer  MCP server: all 2 tools  -> time
+        time.get_current_time  McpTool  Get current time in a specific timezone  -> time.get_current_time
+        time.convert_time  McpTool  Convert time between timezones  -> time.convert_time
+    "#]],
+    );
+    // A block list.
+    check(
+        "---\nlive:\n  objective: x\n  tools:\n    - github\n    - $0\n---\n",
+        expect![[r#"
+        replaces ""
+        time  McpServer  MCP server: all 2 tools  -> time
+        time.get_current_time  McpTool  Get current time in a specific timezone  -> time.get_current_time
+        time.convert_time  McpTool  Convert time between timezones  -> time.convert_time
+    "#]],
+    );
+    check(
+        "---\nlive:\n  objective: x\n  tools:\n  - ti$0me  # mine\n---\n",
+        expect![[r#"
+        replaces "time"
+        github  McpServer  MCP server: all its tools  -> github
+        time  McpServer  MCP server: all 2 tools  -> time
+        time.get_current_time  McpTool  Get current time in a specific timezone  -> time.get_current_time
+        time.convert_time  McpTool  Convert time between timezones  -> time.convert_time
+    "#]],
+    );
+    // Not after the list, nor in a list elsewhere.
+    check("---\nlive:\n  objective: x\n  tools: [time]$0\n---\n", expect!["(none)\n"]);
+    check("---\ntags:\n  - $0\nlive:\n  objective: x\n---\n", expect!["(none)\n"]);
+    let (text, items) = complete("---\nlive:\n  objective: x\n  tools: [time.get$0]\n---\n");
+    let item =
+        items.iter().find(|i| i.label == "time.get_current_time").unwrap_or_else(|| panic!("{items:?}"));
+    assert_eq!(apply(&text, item), "---\nlive:\n  objective: x\n  tools: [time.get_current_time]\n---\n");
+    assert_eq!(
+        item.documentation.as_deref(),
+        Some("Get current time in a specific timezone\n\nArguments: `timezone`")
+    );
+}
+
+#[test]
 fn window_values() {
     check(
         "---\nlive:\n  triggers:\n    windows:\n      - startTime: $0\n---\n",
@@ -447,6 +527,7 @@ fn unicode_before_the_cursor() {
                 triggers  Key  cron, windows, events  -> triggers:\n    cronExpr: "${1:0 9 * * *}"
                 provider  Key  provider name  -> provider: 
                 model  Key  text  -> model: 
+                tools  Key  list of MCP servers or server.tool  -> tools: 
             "#]],
     );
     check(

@@ -1,6 +1,7 @@
 //! Hover inside a note's frontmatter: a cron value's meaning and next fire times, a window's
-//! band and today's state, a runtime field's meaning and age, any key's documentation, and a
-//! summary of the whole block on the `live` key.
+//! band and today's state, a runtime field's meaning and age, an MCP server's or tool's
+//! description on an entry of `tools`, any key's documentation, and a summary of the whole
+//! block on the `live` key.
 //!
 //! Like completion, it finds the hovered key on the tolerant outline, so hover keeps working
 //! while the YAML is broken; facts that need the validated block (last run, status) come from
@@ -32,6 +33,9 @@ pub struct Hover {
 pub fn hover<Tz: TimeZone>(ctx: &Ctx<Tz>, offset: usize) -> Option<Hover> {
     let offset = floor_offset(ctx.text, offset);
     let spot = Spot::new(ctx.text, frontmatter::locate(ctx.text)?, offset)?;
+    if let Some(h) = tool_entry(ctx, offset) {
+        return Some(h);
+    }
     let k = spot.key()?;
     let (range, on_key) = target(k, spot.offset)?;
     let markdown = match spot.scope(k.col) {
@@ -40,6 +44,49 @@ pub fn hover<Tz: TimeZone>(ctx: &Ctx<Tz>, offset: usize) -> Option<Hover> {
         _ => return None,
     };
     Some(Hover { range, markdown })
+}
+
+/// An entry of `tools` under the cursor (as the validated block read it): the server and its
+/// tools, or the tool's description and arguments. Nothing for a name the configuration does
+/// not know (its diagnostic says so).
+fn tool_entry<Tz: TimeZone>(ctx: &Ctx<Tz>, offset: usize) -> Option<Hover> {
+    let tools = ctx.analysis.live.as_ref()?.tools.as_ref()?;
+    let entry = tools.iter().find(|e| e.span.start <= offset && offset <= e.span.end)?;
+    let parsed = crate::note::tools::parse_entry(&entry.value);
+    let server = ctx.mcp.server(parsed.server)?;
+    const UNLISTED: &str = "Its tools are known once a run has started it.";
+    let markdown = match (parsed.tool, &server.tools) {
+        (None, Some(tools)) => {
+            let list: Vec<String> = tools
+                .iter()
+                .map(|t| {
+                    format!(
+                        "- `{}`: {}",
+                        t.name,
+                        t.description.as_deref().and_then(|d| d.lines().next()).unwrap_or("")
+                    )
+                })
+                .collect();
+            format!(
+                "**MCP server `{}`**: all of its {}\n\n{}",
+                server.name,
+                crate::text::count(tools.len(), "tool"),
+                list.join("\n")
+            )
+        }
+        (None, None) => format!("**MCP server `{}`**: all of its tools\n\n{UNLISTED}", server.name),
+        (Some(tool), Some(_)) => {
+            let t = server.tool(tool)?;
+            format!(
+                "**`{}`** · a tool of MCP server `{}`\n\n{}",
+                t.name,
+                server.name,
+                super::completion::tool_doc(t)
+            )
+        }
+        (Some(tool), None) => format!("**`{tool}`** · a tool of MCP server `{}`\n\n{UNLISTED}", server.name),
+    };
+    Some(Hover { range: entry.span.clone(), markdown })
 }
 
 /// The hovered part of key line `k` and whether it is the key (else the value). A cursor just

@@ -723,3 +723,79 @@ fn crlf_and_unicode_before_the_cursor() {
         "#]],
     );
 }
+
+#[test]
+fn tools_entries() {
+    let note = |tools: &str| format!("---\nlive:\n  objective: x\n  tools: {tools}\n---\n");
+    check(
+        &note("[ti$0me, github]"),
+        expect![[r#"
+        time
+        ~~~~
+        **MCP server `time`**: all of its 2 tools
+
+        - `get_current_time`: Get current time in a specific timezone
+        - `convert_time`: Convert time between timezones
+    "#]],
+    );
+    check(
+        &note("[time, \"time.conv$0ert_time\"]"),
+        expect![[r#"
+        "time.convert_time"
+        ~~~~
+        **`convert_time`** · a tool of MCP server `time`
+
+        Convert time between timezones
+
+        Arguments: `source_timezone`, `time`, `target_timezone`
+    "#]],
+    );
+    check(
+        &note("[git$0hub]"),
+        expect![[r#"
+        github
+        ~~~~
+        **MCP server `github`**: all of its tools
+
+        Its tools are known once a run has started it.
+    "#]],
+    );
+    check(
+        &note("[github.list_iss$0ues]"),
+        expect![[r#"
+        github.list_issues
+        ~~~~
+        **`list_issues`** · a tool of MCP server `github`
+
+        Its tools are known once a run has started it.
+    "#]],
+    );
+    // Unknown names: the diagnostic speaks.
+    check(&note("[nos$0uch, time.nos]"), expect!["(none)\n"]);
+    check(&note("[time, time.no$0s]"), expect!["(none)\n"]);
+    check(
+        "---\nlive:\n  objective: x\n  tools:\n    - time.get_cur$0rent_time\n---\n",
+        expect![[r#"
+        time.get_current_time
+        ~~~~
+        **`get_current_time`** · a tool of MCP server `time`
+
+        Get current time in a specific timezone
+
+        Arguments: `timezone`
+    "#]],
+    );
+    // The key: its documentation.
+    check(
+        &note("[time]").replacen("too", "t$0oo", 1),
+        expect![[r#"
+        tools
+        ~~~~
+        `live.tools` · list of MCP servers or server.tool
+
+        The MCP tools the agent may use (`[mcp.servers.NAME]` in config): server names (all of
+        that server's tools) or `server.tool` for one tool, like `[time, "github.list_issues"]`.
+        Absent: every configured server's tools; an empty list: none.
+    "#]],
+    );
+}

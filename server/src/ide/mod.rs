@@ -24,6 +24,8 @@ pub struct Ctx<'a, Tz: TimeZone> {
     pub tz: &'a Tz,
     /// Names of the configured providers (for completion and checks).
     pub providers: &'a [String],
+    /// The MCP servers `live.tools` may name, with their tools when known.
+    pub mcp: &'a crate::note::tools::McpCatalog,
     pub facts: RunFacts,
 }
 
@@ -69,6 +71,7 @@ pub(crate) mod fixture {
     use chrono::{DateTime, Utc};
 
     use super::Ctx;
+    use crate::note::tools::{McpCatalog, McpServerInfo, McpToolInfo};
     use crate::note::{self, Analysis};
     use crate::status::RunFacts;
 
@@ -86,7 +89,32 @@ pub(crate) mod fixture {
     }
 
     pub fn analysis(text: &str, providers: &[String]) -> Analysis {
-        note::analyze(text, &note::Options { providers: Some(providers), scan_body: true })
+        note::analyze(text, &note::Options { providers: Some(providers), mcp: Some(&mcp()), scan_body: true })
+    }
+
+    /// `time` with two tools listed by a run, `github` not listed yet.
+    pub fn mcp() -> McpCatalog {
+        let tool = |name: &str, description: &str, params: &[&str]| McpToolInfo {
+            name: name.to_owned(),
+            description: Some(description.to_owned()),
+            params: params.iter().map(|p| p.to_string()).collect(),
+        };
+        McpCatalog {
+            servers: vec![
+                McpServerInfo { name: "github".to_owned(), tools: None },
+                McpServerInfo {
+                    name: "time".to_owned(),
+                    tools: Some(vec![
+                        tool("get_current_time", "Get current time in a specific timezone", &["timezone"]),
+                        tool(
+                            "convert_time",
+                            "Convert time between timezones",
+                            &["source_timezone", "time", "target_timezone"],
+                        ),
+                    ]),
+                },
+            ],
+        }
     }
 
     /// Run `f` with a context over `text` in America/Chicago at [`now`].
@@ -94,7 +122,9 @@ pub(crate) mod fixture {
         let providers = vec!["local".to_owned(), "claude".to_owned()];
         let analysis = analysis(text, &providers);
         let tz = chrono_tz::America::Chicago;
-        let ctx = Ctx { text, analysis: &analysis, now: now(), tz: &tz, providers: &providers, facts };
+        let mcp = mcp();
+        let ctx =
+            Ctx { text, analysis: &analysis, now: now(), tz: &tz, providers: &providers, mcp: &mcp, facts };
         f(&ctx)
     }
 }

@@ -77,6 +77,7 @@ pub fn kind_detail(f: &Field) -> String {
         Kind::Time => "HH:MM local time",
         Kind::Timestamp => "timestamp",
         Kind::ProviderName => "provider name",
+        Kind::ToolList => "list of MCP servers or server.tool",
     };
     match f {
         f if f.required => format!("{what}, required"),

@@ -56,6 +56,7 @@ pub async fn run_stdio(log: Option<log::ClientLog>) -> u8 {
         zone: Zone::Local,
         watch_files: true,
         trust: crate::workspace::trust::TrustStore::user(),
+        mcp_tools: crate::mcp::cache::ToolCache::user().map(Arc::new),
     };
     serve(stdin_pipe(), tokio::io::stdout(), opts, log).await
 }

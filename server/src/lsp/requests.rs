@@ -11,7 +11,7 @@ use tower_lsp_server::ls_types::*;
 use super::convert;
 use super::documents::Snapshot;
 use super::run_facts::{FactsCache, facts};
-use super::snapshots::{diagnostics_for, providers_for, rel_path, snapshot};
+use super::snapshots::{diagnostics_for, mcp_for, providers_for, rel_path, snapshot};
 use super::state::State;
 use crate::ide::{self, Ctx};
 use crate::status::{self, RunFacts};
@@ -27,12 +27,14 @@ fn with_ctx<R>(
     let zone = state.opts.zone;
     let path = uri.to_file_path();
     let providers = providers_for(state, uri).unwrap_or_default();
+    let mcp = mcp_for(state, uri).unwrap_or_default();
     let ctx = Ctx {
         text: &snap.text,
         analysis: &snap.analysis,
         now: state.opts.clock.now(),
         tz: &zone,
         providers: &providers,
+        mcp: &mcp,
         facts: facts(state, path.as_deref()),
     };
     Some(f(&ctx, &snap))
@@ -53,6 +55,8 @@ pub fn completion(state: &State, params: CompletionParams) -> Option<CompletionR
                     ide::completion::CompletionKind::Snippet => CompletionItemKind::SNIPPET,
                     ide::completion::CompletionKind::Preset => CompletionItemKind::CONSTANT,
                     ide::completion::CompletionKind::Provider => CompletionItemKind::MODULE,
+                    ide::completion::CompletionKind::McpServer => CompletionItemKind::MODULE,
+                    ide::completion::CompletionKind::McpTool => CompletionItemKind::FUNCTION,
                 }),
                 detail: c.detail.clone(),
                 documentation: c.documentation.clone().map(|d| {

@@ -17,7 +17,7 @@ use crate::workspace;
 
 pub(super) fn note_options() -> note::Options<'static> {
     // Provider names come with configuration; until then the check is skipped.
-    note::Options { providers: None, scan_body: true }
+    note::Options { providers: None, mcp: None, scan_body: true }
 }
 
 /// The diagnostics of an open document, or of a closed note from the index.
@@ -42,7 +42,8 @@ pub(super) fn diagnostics_for(state: &State, uri: &Uri) -> (Vec<Diagnostic>, Opt
 
 pub(super) fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
     let providers = providers_for(state, uri);
-    let opts = note::Options { providers: providers.as_deref(), scan_body: true };
+    let mcp = mcp_for(state, uri);
+    let opts = note::Options { providers: providers.as_deref(), mcp: mcp.as_ref(), scan_body: true };
     state.docs().get_mut(uri).map(|d| d.snapshot(&opts))
 }
 
@@ -53,6 +54,15 @@ pub(super) fn providers_for(state: &State, uri: &Uri) -> Option<Vec<String>> {
     let path = uri.to_file_path()?;
     let engine = state.engine_for(&path)?;
     engine.config.read().ok().map(|c| c.names_for_notes())
+}
+
+/// The MCP servers a note at `uri` may name in `live.tools`, with the tools the cache knows;
+/// `None` outside every root.
+pub(super) fn mcp_for(state: &State, uri: &Uri) -> Option<note::tools::McpCatalog> {
+    let path = uri.to_file_path()?;
+    let engine = state.engine_for(&path)?;
+    let config = engine.config.read().ok()?;
+    Some(crate::mcp::catalog(&config, state.opts.mcp_tools.as_deref()))
 }
 
 /// The configuration changed (provider names among it): analyses of open documents are

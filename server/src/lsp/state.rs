@@ -22,6 +22,9 @@ pub struct Options {
     pub watch_files: bool,
     /// Where trusted workspaces are listed; `None` when no data dir exists (nothing trusted).
     pub trust: Option<crate::workspace::trust::TrustStore>,
+    /// The MCP servers' tool lists as runs last saw them (`live.tools` completion, hover and
+    /// checks); `None` when no data dir exists. Never a server started for them.
+    pub mcp_tools: Option<Arc<crate::mcp::cache::ToolCache>>,
 }
 
 /// What the client said it supports, fixed at `initialize`.

@@ -118,12 +118,12 @@ impl Workspace {
         }
         let found = paths::resolve(&self.root, &rel)?;
         self.reload_config();
-        let providers = self.providers();
+        let known = self.known();
         let compute = |text: &str| -> Result<Vec<TextEdit>, String> {
             let edits =
                 rewrite::make_live_with(text, &args.objective, &args.triggers).map_err(|e| e.to_string())?;
             let after = apply(text, &edits).map_err(|e| e.to_string())?;
-            let errors = self.diagnostics(&rel, &after, &providers, Some(Severity::Error));
+            let errors = self.diagnostics(&rel, &after, &known, Some(Severity::Error));
             if !errors.is_empty() {
                 return Err(format!(
                     "refused, nothing was written: the note would have errors:\n{}",
@@ -155,7 +155,7 @@ impl Workspace {
         Ok(json!({
             "path": rel.as_str(),
             "created": created,
-            "diagnostics": self.diagnostics(&rel, &text, &providers, None),
+            "diagnostics": self.diagnostics(&rel, &text, &known, None),
             "status": self.status_of(&rel, &file, &text),
         }))
     }
@@ -287,8 +287,11 @@ impl Workspace {
         read(&file, &rel)
     }
 
-    fn providers(&self) -> Vec<String> {
-        self.engine.config.read().map(|c| c.names_for_notes()).unwrap_or_default()
+    fn known(&self) -> survey::Known {
+        match self.engine.config.read() {
+            Ok(c) => survey::Known::of(&c),
+            Err(_) => survey::Known { providers: Vec::new(), mcp: Default::default() },
+        }
     }
 
     /// The note's diagnostics as `livenote check` reports them (all, or those of one severity).
@@ -296,10 +299,10 @@ impl Workspace {
         &self,
         rel: &NotePath,
         text: &str,
-        providers: &[String],
+        known: &survey::Known,
         only: Option<Severity>,
     ) -> Vec<survey::Item> {
-        let analysis = note::analyze(text, &survey::check_options(providers));
+        let analysis = note::analyze(text, &known.options());
         let wanted: Vec<_> =
             analysis.diagnostics.into_iter().filter(|d| only.is_none_or(|s| d.severity == s)).collect();
         survey::items(rel.as_str(), text, &wanted)

@@ -47,6 +47,8 @@ pub enum Kind {
     /// An RFC 3339 timestamp.
     Timestamp,
     ProviderName,
+    /// A list of MCP server names or `server.tool` names.
+    ToolList,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -73,6 +75,7 @@ pub const FIELDS: &[Field] = &[
     f("triggers", Level::Live, Kind::Mapping),
     f("provider", Level::Live, Kind::ProviderName),
     f("model", Level::Live, Kind::Text),
+    f("tools", Level::Live, Kind::ToolList),
     rt("lastAttemptAt", Kind::Timestamp),
     rt("lastRunAt", Kind::Timestamp),
     rt("lastRunId", Kind::Text),

@@ -39,6 +39,10 @@ pub struct LiveBlock {
     pub provider: Option<String>,
     /// Model name, overriding the provider's; empty means the provider's default.
     pub model: Option<String>,
+    /// The MCP tools the agent may use (`[mcp.servers.NAME]` in config): server names (all of
+    /// that server's tools) or `server.tool` for one tool, like `[time, "github.list_issues"]`.
+    /// Absent: every configured server's tools; an empty list: none.
+    pub tools: Option<Vec<String>>,
     /// Written by livenote: when the latest run started (every run). Drives the 5-minute
     /// retry backoff.
     #[schemars(extend("format" = "date-time"))]
@@ -132,6 +136,8 @@ pub struct Live {
     pub event_match_criteria: Option<String>,
     pub provider: Option<Spanned<String>>,
     pub model: Option<String>,
+    /// `tools` as written: each entry with its place; `None` when absent.
+    pub tools: Option<Vec<Spanned<String>>>,
     pub last_attempt_at: Option<DateTime<Utc>>,
     pub last_run_at: Option<DateTime<Utc>>,
     pub last_run_id: Option<String>,
@@ -151,6 +157,11 @@ impl Live {
 
     pub fn has_triggers(&self) -> bool {
         self.cron.is_some() || self.windows.iter().any(|w| w.window.is_some())
+    }
+
+    /// The entries of `tools` (`None` when absent: every configured MCP server).
+    pub fn tool_names(&self) -> Option<Vec<String>> {
+        self.tools.as_ref().map(|t| t.iter().map(|e| e.value.clone()).collect())
     }
 
     /// The span of a runtime field as written.

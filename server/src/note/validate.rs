@@ -21,6 +21,9 @@ use crate::text::TextEdit;
 pub struct Options<'a> {
     /// Names of the configured providers; `None` skips the `provider` check.
     pub providers: Option<&'a [String]>,
+    /// The configured MCP servers (and their tools, when known); `None` skips checking the
+    /// entries of `tools` against them.
+    pub mcp: Option<&'a super::tools::McpCatalog>,
     /// Also scan the body (for legacy ```` ```track ```` fences). The frontmatter checks never
     /// read the body.
     pub scan_body: bool,
@@ -350,6 +353,7 @@ impl<'a> Cx<'a> {
                 "model" => {
                     live.model = self.opt_str(e, "a model name").filter(|m| !m.trim().is_empty());
                 }
+                "tools" => live.tools = self.tools(e, opts),
                 "lastAttemptAt" | "lastRunAt" => {
                     let ts = self.timestamp(e);
                     live.runtime_spans.push((field_name(&e.key), e.value.span.clone()));
@@ -434,6 +438,115 @@ impl<'a> Cx<'a> {
                 format!("Use provider `{k}`"),
                 vec![TextEdit::replace(span.clone(), quoted)],
                 known.len() == 1 || Some(k.as_str()) == near,
+            );
+        }
+        self.push(d);
+    }
+
+    /// `tools`: a list of server names or `server.tool` names; `None` when absent (or null).
+    fn tools(&mut self, e: &Entry, opts: &Options) -> Option<Vec<Spanned<String>>> {
+        const EXPECTED: &str =
+            "a list of MCP server names or `server.tool` names, like [time, \"github.list_issues\"]";
+        let items = match &e.value.kind {
+            Kind::Seq(items) => items,
+            Kind::Scalar(Scalar::Null) => return None,
+            _ => {
+                self.wrong_type("tools", &e.value, EXPECTED);
+                return None;
+            }
+        };
+        let mut entries = Vec::with_capacity(items.len());
+        for item in items {
+            match &item.kind {
+                Kind::Scalar(Scalar::Str(s)) if !s.trim().is_empty() => {
+                    entries.push(Spanned { value: s.trim().to_owned(), span: item.span.clone() });
+                }
+                Kind::Scalar(Scalar::Str(_) | Scalar::Null) => {
+                    let span = self.widen(item.span.clone());
+                    let span = if span.is_empty() { e.key_span.clone() } else { span };
+                    self.push(Diagnostic::error(
+                        Code::EmptyValue,
+                        span,
+                        "an entry of `tools` is empty: name an MCP server, or one of its tools as `server.tool`",
+                    ));
+                }
+                _ => self.wrong_type("tools", item, "an MCP server name or `server.tool`, as text"),
+            }
+        }
+        if let Some(catalog) = opts.mcp {
+            for entry in &entries {
+                self.check_tool(entry, catalog);
+            }
+        }
+        Some(entries)
+    }
+
+    /// An entry of `tools` against the configured servers, and against the server's tools
+    /// when a run has listed them.
+    fn check_tool(&mut self, entry: &Spanned<String>, catalog: &super::tools::McpCatalog) {
+        use crate::text::words::{closest, edit_distance, typo_budget};
+        let parsed = super::tools::parse_entry(&entry.value);
+        let span = self.widen(entry.span.clone());
+        let Some(server) = catalog.server(parsed.server) else {
+            let known: Vec<&str> = catalog.names().collect();
+            let list = if known.is_empty() {
+                "none are configured".to_owned()
+            } else {
+                format!("configured: {}", known.join(", "))
+            };
+            let near = closest(parsed.server, known.iter().copied(), typo_budget(parsed.server));
+            let hint = near.map(|n| format!("did you mean `{n}`? ")).unwrap_or_default();
+            let mut d = Diagnostic::warning(
+                Code::UnknownTool,
+                span.clone(),
+                format!(
+                    "no MCP server named `{}` ({hint}{list}); see [mcp.servers.*] in .livenote.toml",
+                    parsed.server
+                ),
+            );
+            let mut order = known.clone();
+            order.sort_by_key(|k| (Some(*k) != near, edit_distance(parsed.server, k)));
+            // Another server rarely has a tool of the same name: only the likely one then.
+            if parsed.tool.is_some() {
+                order.retain(|k| Some(*k) == near);
+            }
+            for k in order {
+                let with = match parsed.tool {
+                    Some(t) => format!("{k}.{t}"),
+                    None => k.to_owned(),
+                };
+                d = d.with_fix(
+                    format!("Use `{with}`"),
+                    vec![TextEdit::replace(span.clone(), super::tools::entry_yaml(&with))],
+                    known.len() == 1 || Some(k) == near,
+                );
+            }
+            self.push(d);
+            return;
+        };
+        let (Some(tool), Some(tools)) = (parsed.tool, server.tools.as_ref()) else { return };
+        if tools.iter().any(|t| t.name == tool) {
+            return;
+        }
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        let near = closest(tool, names.iter().copied(), typo_budget(tool));
+        let hint = near.map(|n| format!("did you mean `{n}`? ")).unwrap_or_default();
+        let list = if names.is_empty() {
+            "it lists none".to_owned()
+        } else {
+            format!("its tools: {}", names.join(", "))
+        };
+        let mut d = Diagnostic::warning(
+            Code::UnknownTool,
+            span.clone(),
+            format!("the MCP server `{}` has no tool `{tool}` ({hint}{list})", server.name),
+        );
+        if let Some(n) = near {
+            let with = format!("{}.{n}", server.name);
+            d = d.with_fix(
+                format!("Use `{with}`"),
+                vec![TextEdit::replace(span, super::tools::entry_yaml(&with))],
+                true,
             );
         }
         self.push(d);
@@ -720,6 +833,7 @@ fn empty_live(key_span: Range<usize>) -> Live {
         event_match_criteria: None,
         provider: None,
         model: None,
+        tools: None,
         last_attempt_at: None,
         last_run_at: None,
         last_run_id: None,

@@ -7,7 +7,7 @@ use super::*;
 use crate::text::{Encoding, LineIndex, edit};
 
 fn render(text: &str, providers: Option<&[String]>) -> String {
-    let a = analyze(text, &Options { providers, scan_body: true });
+    let a = analyze(text, &Options { providers, mcp: None, scan_body: true });
     let idx = LineIndex::new(text);
     let mut out = String::new();
     for d in &a.diagnostics {
@@ -39,7 +39,7 @@ fn check(text: &str, expect: Expect) {
 
 /// Apply the fix titled `title` and return the text after it.
 fn check_fix(text: &str, title: &str, expect: Expect) {
-    let a = analyze(text, &Options { providers: Some(&["local".to_owned()]), scan_body: true });
+    let a = analyze(text, &Options { providers: Some(&["local".to_owned()]), mcp: None, scan_body: true });
     let Some(fix) = a.diagnostics.iter().flat_map(|d| &d.fixes).find(|f| f.title == title) else {
         panic!("no fix titled {title:?} in {:#?}", a.diagnostics)
     };
@@ -236,7 +236,7 @@ fn unknown_keys_with_did_you_mean() {
             9:9-9:14 warning live/unknown-key unknown key `start` in a window; did you mean `startTime`?
               fix*: Rename to `startTime`
             9:9-9:14 error live/incomplete-window this window has no `startTime`; a window needs both startTime and endTime
-            11:3-11:9 warning live/unknown-key unknown key `colour` in `live`; expected one of objective, active, triggers, provider, model
+            11:3-11:9 warning live/unknown-key unknown key `colour` in `live`; expected one of objective, active, triggers, provider, model, tools
             live: has_errors=true
         "#]],
     );
@@ -398,6 +398,108 @@ fn unknown_provider() {
     );
 }
 
+/// `time` with its tools listed by a run, `github` not run yet (its tools unknown).
+fn catalog() -> crate::note::tools::McpCatalog {
+    use crate::note::tools::{McpCatalog, McpServerInfo, McpToolInfo};
+    let tool = |name: &str| McpToolInfo { name: name.to_owned(), description: None, params: Vec::new() };
+    McpCatalog {
+        servers: vec![
+            McpServerInfo { name: "github".to_owned(), tools: None },
+            McpServerInfo {
+                name: "time".to_owned(),
+                tools: Some(vec![tool("get_current_time"), tool("convert_time")]),
+            },
+        ],
+    }
+}
+
+fn render_tools(text: &str, mcp: Option<&crate::note::tools::McpCatalog>) -> String {
+    let a = analyze(text, &Options { providers: None, mcp, scan_body: true });
+    let idx = LineIndex::new(text);
+    let mut out = String::new();
+    for d in &a.diagnostics {
+        let s = idx.position(text, d.range.start, Encoding::Scalar);
+        let e = idx.position(text, d.range.end, Encoding::Scalar);
+        out.push_str(&format!(
+            "{}:{}-{}:{} {} {} {}\n",
+            s.line + 1,
+            s.col + 1,
+            e.line + 1,
+            e.col + 1,
+            d.severity.as_str(),
+            d.code.as_str(),
+            d.message
+        ));
+        for f in &d.fixes {
+            let after = edit::apply(text, &f.edits).unwrap_or_else(|e| panic!("{e}"));
+            let line = after.lines().nth(s.line as usize).unwrap_or_default();
+            out.push_str(&format!("  fix{}: {} → {line}\n", if f.preferred { "*" } else { "" }, f.title));
+        }
+    }
+    let tools = a.live.as_ref().and_then(|l| l.tool_names());
+    out.push_str(&format!("tools: {tools:?}\n"));
+    out
+}
+
+#[test]
+fn unknown_tool() {
+    let note = "---\nlive:\n  objective: y\n  tools: [tme, \"time.get_time\", github.anything, nosuch.x, time]\n---\n";
+    expect![[r#"
+        4:11-4:14 warning live/unknown-tool no MCP server named `tme` (did you mean `time`? configured: github, time); see [mcp.servers.*] in .livenote.toml
+          fix*: Use `time` →   tools: [time, "time.get_time", github.anything, nosuch.x, time]
+          fix: Use `github` →   tools: [github, "time.get_time", github.anything, nosuch.x, time]
+        4:16-4:31 warning live/unknown-tool the MCP server `time` has no tool `get_time` (its tools: get_current_time, convert_time)
+        4:50-4:58 warning live/unknown-tool no MCP server named `nosuch` (configured: github, time); see [mcp.servers.*] in .livenote.toml
+        tools: Some(["tme", "time.get_time", "github.anything", "nosuch.x", "time"])
+    "#]].assert_eq(&render_tools(note, Some(&catalog())));
+    // Without configuration the check is skipped; the entries are still read.
+    expect![[r#"
+        tools: Some(["tme", "time.get_time", "github.anything", "nosuch.x", "time"])
+    "#]]
+    .assert_eq(&render_tools(note, None));
+    // A block list, an empty list, no servers at all.
+    let block = "---\nlive:\n  objective: y\n  tools:\n    - github\n    - timee.get_current_time\n---\n";
+    expect![[r#"
+        6:7-6:29 warning live/unknown-tool no MCP server named `timee` (did you mean `time`? configured: github, time); see [mcp.servers.*] in .livenote.toml
+          fix*: Use `time.get_current_time` →     - time.get_current_time
+        tools: Some(["github", "timee.get_current_time"])
+    "#]].assert_eq(&render_tools(block, Some(&catalog())));
+    let empty = "---\nlive:\n  objective: y\n  tools: []\n---\n";
+    expect![[r#"
+        tools: Some([])
+    "#]]
+    .assert_eq(&render_tools(empty, Some(&catalog())));
+    let none = crate::note::tools::McpCatalog::default();
+    expect![[r#"
+        4:11-4:14 warning live/unknown-tool no MCP server named `tme` (none are configured); see [mcp.servers.*] in .livenote.toml
+        4:16-4:31 warning live/unknown-tool no MCP server named `time` (none are configured); see [mcp.servers.*] in .livenote.toml
+        4:33-4:48 warning live/unknown-tool no MCP server named `github` (none are configured); see [mcp.servers.*] in .livenote.toml
+        4:50-4:58 warning live/unknown-tool no MCP server named `nosuch` (none are configured); see [mcp.servers.*] in .livenote.toml
+        4:60-4:64 warning live/unknown-tool no MCP server named `time` (none are configured); see [mcp.servers.*] in .livenote.toml
+        tools: Some(["tme", "time.get_time", "github.anything", "nosuch.x", "time"])
+    "#]].assert_eq(&render_tools(note, Some(&none)));
+}
+
+#[test]
+fn tools_must_be_a_list_of_names() {
+    check(
+        "---\nlive:\n  objective: y\n  tools: time\n---\n",
+        expect![[r#"
+            4:10-4:14 error live/wrong-type `tools` must be a list of MCP server names or `server.tool` names, like [time, "github.list_issues"], found a string
+            live: has_errors=true
+        "#]],
+    );
+    check(
+        "---\nlive:\n  objective: y\n  tools: [time, 3, \"\", {a: b}]\n---\n",
+        expect![[r#"
+            4:17-4:18 error live/wrong-type `tools` must be an MCP server name or `server.tool`, as text, found an integer
+            4:20-4:22 error live/empty-value an entry of `tools` is empty: name an MCP server, or one of its tools as `server.tool`
+            4:24-4:30 error live/wrong-type `tools` must be an MCP server name or `server.tool`, as text, found a mapping
+            live: has_errors=true
+        "#]],
+    );
+}
+
 #[test]
 fn last_run_failed_and_runtime_shapes() {
     check(
@@ -453,6 +555,7 @@ fn every_code_has_a_fixture_here_and_a_section_in_the_docs() {
 fn every_doc_example_behaves_as_documented() {
     let docs = include_str!("../../../docs/diagnostics.md");
     let providers = ["local".to_owned()];
+    let mcp = catalog();
     let mut checked = 0;
     for section in docs.split("\n## `").skip(1) {
         let Some((code, rest)) = section.split_once('`') else { continue };
@@ -460,7 +563,8 @@ fn every_doc_example_behaves_as_documented() {
         assert_eq!(blocks.len(), 2, "{code}: expected a bad and a good example");
         for (i, (lang, body)) in blocks.iter().enumerate() {
             let note = if *lang == "yaml" { format!("---\n{body}---\n# Note\n") } else { body.clone() };
-            let a = analyze(&note, &Options { providers: Some(&providers), scan_body: true });
+            let a =
+                analyze(&note, &Options { providers: Some(&providers), mcp: Some(&mcp), scan_body: true });
             let has = a.diagnostics.iter().any(|d| d.code.as_str() == code);
             let bad = i == 0;
             assert_eq!(
@@ -556,7 +660,7 @@ mod never_panics {
 
     fn exercise(text: &str) {
         let providers = ["local".to_owned()];
-        let a = analyze(text, &Options { providers: Some(&providers), scan_body: true });
+        let a = analyze(text, &Options { providers: Some(&providers), mcp: None, scan_body: true });
         let idx = LineIndex::new(text);
         for d in &a.diagnostics {
             assert!(d.range.start <= d.range.end && d.range.end <= text.len(), "{d:?}");
@@ -649,7 +753,7 @@ mod quick_fixes_are_local {
 
         #[test]
         fn fixes_touch_only_their_lines_and_resolve_their_diagnostic(text in note()) {
-            let a = analyze(&text, &Options { providers: None, scan_body: true });
+            let a = analyze(&text, &Options { providers: None, mcp: None, scan_body: true });
             prop_assert!(a.diagnostics.iter().any(|d| !d.fixes.is_empty()));
             for d in &a.diagnostics {
                 for f in &d.fixes {
@@ -663,7 +767,7 @@ mod quick_fixes_are_local {
                     let tail = &text[line_end..];
                     prop_assert!(after.ends_with(tail), "fix {:?} changed text after its lines", f.title);
                     // The fixed note has one diagnostic of that code fewer.
-                    let b = analyze(&after, &Options { providers: None, scan_body: true });
+                    let b = analyze(&after, &Options { providers: None, mcp: None, scan_body: true });
                     let count = |x: &super::super::Analysis| x.diagnostics.iter().filter(|y| y.code == d.code).count();
                     prop_assert!(count(&b) < count(&a), "fix {:?} did not resolve {:?}:\n{}", f.title, d.code, after);
                     prop_assert!(!b.diagnostics.iter().any(|y| y.code == super::super::Code::YamlSyntax), "{}", after);

@@ -8,7 +8,6 @@
 use std::ffi::OsString;
 use std::io::ErrorKind;
 use std::os::unix::process::ExitStatusExt;
-use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
@@ -23,7 +22,7 @@ use tokio::time::Sleep;
 use tokio_util::sync::CancellationToken;
 
 use super::{ProviderError, RunEvent, RunOutput, RunRequest};
-use crate::config::{CommandConfig, format_duration};
+use crate::config::{CommandConfig, McpTransport, format_duration};
 
 /// stdout beyond this is an error: no note is that large, and we must not buffer without end.
 pub const MAX_STDOUT: usize = 8 * 1024 * 1024;
@@ -58,6 +57,21 @@ struct StdinRun<'a> {
     time_zone: &'a str,
     run_id: &'a str,
     model: Option<&'a str>,
+    /// The MCP servers this run may use, so that a script can use them too.
+    mcp_servers: Vec<StdinMcpServer<'a>>,
+}
+
+/// An MCP server as the program reads it: how to reach it (a program to start, or a URL) and
+/// which tools the note narrows it to (`null`: all). Its `env` is left out: it may hold tokens.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StdinMcpServer<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    command: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<&'a str>,
+    tools: Option<&'a [String]>,
 }
 
 /// Run the command once. Returns within about [`TERM_GRACE`] of `cancel` or of the timeout.
@@ -84,7 +98,7 @@ pub async fn run_command(
     let stdin_json = serde_json::to_vec(&stdin_run(req))
         .map_err(|e| ProviderError::Io(format!("encoding the run: {e}")))?;
 
-    let mut cmd = Command::new(program_path(program, &req.workspace_root));
+    let mut cmd = Command::new(crate::workspace::program_path(program, &req.workspace_root));
     cmd.args(args)
         .current_dir(&req.workspace_root)
         .envs(env_vars(req))
@@ -423,6 +437,17 @@ fn stdin_run(req: &RunRequest) -> StdinRun<'_> {
         time_zone: &req.time_zone,
         run_id: &req.run_id,
         model: req.model.as_deref(),
+        mcp_servers: req
+            .mcp_servers
+            .iter()
+            .map(|s| {
+                let (command, url) = match &s.config.transport {
+                    McpTransport::Stdio { command } => (Some(command.as_slice()), None),
+                    McpTransport::Http { url } => (None, Some(url.as_str())),
+                };
+                StdinMcpServer { name: &s.name, command, url, tools: s.tools.as_deref() }
+            })
+            .collect(),
     }
 }
 
@@ -455,13 +480,6 @@ fn env_value(s: &str) -> String {
         v.truncate(cut);
     }
     v
-}
-
-/// A relative path with a slash (`./scripts/agent.sh`) means the workspace's file, whatever
-/// the platform's spawn does with relative paths; a bare name is looked up in PATH.
-fn program_path(program: &str, root: &Path) -> PathBuf {
-    let p = Path::new(program);
-    if p.is_relative() && program.contains('/') { root.join(p) } else { p.to_path_buf() }
 }
 
 #[cfg(test)]

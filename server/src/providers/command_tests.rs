@@ -1,3 +1,4 @@
+use std::path::Path;
 use std::time::Instant;
 
 use chrono::{TimeZone, Utc};
@@ -19,6 +20,7 @@ fn request(root: &Path) -> RunRequest {
         workspace_root: root.to_path_buf(),
         run_id: "01JTESTRUN".to_owned(),
         model: None,
+        mcp_servers: Vec::new(),
     }
 }
 
@@ -214,6 +216,30 @@ async fn stdin_carries_the_run_as_json() {
     req.trigger = TriggerKind::Event;
     req.model = Some("m1".to_owned());
     req.title = None;
+    req.mcp_servers = vec![
+        crate::mcp::Selected {
+            name: "time".to_owned(),
+            config: crate::config::McpServerConfig {
+                transport: crate::config::McpTransport::Stdio { command: vec!["mcp-server-time".to_owned()] },
+                env: [("TOKEN".to_owned(), "secret".to_owned())].into(),
+                events: true,
+                timeout: Duration::from_secs(30),
+                origin: crate::config::Origin::User,
+            },
+            tools: None,
+        },
+        crate::mcp::Selected {
+            name: "remote".to_owned(),
+            config: crate::config::McpServerConfig {
+                transport: crate::config::McpTransport::Http { url: "http://127.0.0.1:8931/mcp".to_owned() },
+                env: Default::default(),
+                events: true,
+                timeout: Duration::from_secs(30),
+                origin: crate::config::Origin::User,
+            },
+            tools: Some(vec!["search".to_owned()]),
+        },
+    ];
     // A prefix so the echo is not itself mistaken for JSON output.
     let (result, _) = run(&sh("printf 'got:'; cat", Duration::from_secs(10)), &req).await;
     let body = ok(result).body;
@@ -233,6 +259,10 @@ async fn stdin_carries_the_run_as_json() {
             "timeZone": "Europe/Paris",
             "runId": "01JTESTRUN",
             "model": "m1",
+            "mcpServers": [
+                {"name": "time", "command": ["mcp-server-time"], "tools": null},
+                {"name": "remote", "url": "http://127.0.0.1:8931/mcp", "tools": ["search"]},
+            ],
         })
     );
 }

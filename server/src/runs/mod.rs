@@ -301,9 +301,12 @@ impl Engine {
         let mut transcript = self.store.transcript(&run_id).ok();
         let log = |event: &RunEvent, transcript: &mut Option<store::Transcript>| {
             if let Some(t) = transcript.as_mut() {
-                t.write(
-                    &json!({"at": timestamp(self.clock.now()), "kind": event.kind, "message": event.message}),
-                );
+                let mut line =
+                    json!({"at": timestamp(self.clock.now()), "kind": event.kind, "message": event.message});
+                if let Some(data) = &event.data {
+                    line["data"] = data.clone();
+                }
+                t.write(&line);
             }
         };
         let start_event =
@@ -459,7 +462,8 @@ impl Engine {
         on_edit: &mut dyn providers::EditSink,
         on_event: &mut (dyn FnMut(&RunEvent) + Send),
     ) -> Result<providers::RunOutput, providers::ProviderError> {
-        let (name, provider, agent) = {
+        let trusted = self.trusted();
+        let (name, provider, agent, mcp) = {
             let config = self
                 .config
                 .read()
@@ -473,11 +477,30 @@ impl Engine {
             let (name, p) = config
                 .resolve_provider(live.provider.as_ref().map(|p| p.value.as_str()))
                 .map_err(|e| providers::ProviderError::Config(e.to_string()))?;
-            (name, p, config.agent.clone())
+            let manual = spec.trigger == TriggerKind::Manual;
+            // MCP servers are programs, started only as `command` providers run (SPEC 7).
+            let mcp = crate::mcp::select(
+                &config,
+                live.tool_names().as_deref(),
+                spec.trigger == TriggerKind::Event,
+                |server| match server.origin {
+                    crate::config::Origin::User => Ok(()),
+                    _ if trusted => Ok(()),
+                    crate::config::Origin::Client if manual => Ok(()),
+                    crate::config::Origin::Client => {
+                        Err("it is named by the editor's settings and this folder is not trusted".to_owned())
+                    }
+                    crate::config::Origin::Workspace => {
+                        Err("it comes from this folder's .livenote.toml, which is not trusted as it is now"
+                            .to_owned())
+                    }
+                },
+            );
+            (name, p, config.agent.clone(), mcp)
         };
         // Loaded while the folder was trusted, but its `.livenote.toml` changed since (or its
         // trust was withdrawn): the folder's settings wait for the user's trust again.
-        if provider.origin == crate::config::Origin::Workspace && !self.trusted() {
+        if provider.origin == crate::config::Origin::Workspace && !trusted {
             return Err(providers::ProviderError::Config(format!(
                 "provider `{name}` comes from this folder's .livenote.toml, which is not trusted as it is now (it changed since it was loaded, or trust was withdrawn); review it, then run `livenote trust {}`",
                 self.root.display()
@@ -485,7 +508,7 @@ impl Engine {
         }
         // A program named by the editor's settings runs on its own only when trusted; a
         // manual run is the user's consent for that run.
-        if provider.needs_trust() && spec.trigger != TriggerKind::Manual && !self.trusted() {
+        if provider.needs_trust() && spec.trigger != TriggerKind::Manual && !trusted {
             return Err(providers::ProviderError::Config(format!(
                 "provider `{name}` is a program named by the editor's settings and this folder is not trusted (run `livenote trust {}`)",
                 self.root.display()
@@ -509,8 +532,12 @@ impl Engine {
             workspace_root: self.root.clone(),
             run_id: run_id.to_owned(),
             model: live.model.clone(),
+            mcp_servers: mcp.servers,
         };
         on_event(&RunEvent::new("provider", format!("{name} ({})", provider.kind_name())));
+        for why in &mcp.left_out {
+            on_event(&RunEvent::new("mcp", why.clone()));
+        }
         providers::run(&provider, &req, &agent, cancel, on_edit, on_event).await
     }
 

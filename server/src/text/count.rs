@@ -37,6 +37,18 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
+/// A size for people, rounded: "812 bytes", "12 KiB", "3.4 MiB" (for sizes nobody set).
+pub fn approx_bytes(n: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    if n >= MIB {
+        format!("{:.1} MiB", n as f64 / MIB as f64)
+    } else if n >= 1024 {
+        format!("{} KiB", (n + 512) / 1024)
+    } else {
+        count(n as usize, "byte")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,5 +68,8 @@ mod tests {
         assert_eq!(bytes(512 * 1024), "512 KiB");
         assert_eq!(bytes(1), "1 byte");
         assert_eq!(bytes(1000), "1000 bytes");
+        assert_eq!(approx_bytes(812), "812 bytes");
+        assert_eq!(approx_bytes(12 * 1024 + 300), "12 KiB");
+        assert_eq!(approx_bytes(3_565_158), "3.4 MiB");
     }
 }

@@ -33,6 +33,14 @@ pub fn note_root(note: &std::path::Path) -> std::path::PathBuf {
     start.to_path_buf()
 }
 
+/// The program of a configured command (a `command` provider, an MCP server): a relative
+/// path with a slash (`./scripts/agent.sh`) means the workspace's file, whatever the
+/// platform's spawn does with relative paths; a bare name is looked up in PATH.
+pub fn program_path(program: &str, root: &std::path::Path) -> std::path::PathBuf {
+    let p = std::path::Path::new(program);
+    if p.is_relative() && program.contains('/') { root.join(p) } else { p.to_path_buf() }
+}
+
 /// `path.starts_with(base)` (whole components), quicker for the common case: when `path`'s
 /// bytes are `base`'s followed by a separator (or nothing), the components are too, without
 /// parsing either; otherwise `Path::starts_with` decides. Index-wide requests ask this for

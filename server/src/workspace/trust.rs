@@ -156,6 +156,16 @@ struct StoreFile {
     folders: Vec<Record>,
 }
 
+/// The user's livenote data folder (the trust store, the MCP tool lists): `$LIVENOTE_DATA_DIR`,
+/// else `$XDG_DATA_HOME/livenote`, else `~/.local/share/livenote`. `None` when no home can be
+/// found.
+pub fn user_data_dir() -> Option<PathBuf> {
+    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    env("LIVENOTE_DATA_DIR")
+        .or_else(|| env("XDG_DATA_HOME").filter(|d| d.is_absolute()).map(|d| d.join("livenote")))
+        .or_else(|| env("HOME").map(|h| h.join(".local/share/livenote")))
+}
+
 #[derive(Debug, Clone)]
 pub struct TrustStore {
     dir: PathBuf,
@@ -170,11 +180,7 @@ impl TrustStore {
     /// The user's store: `$LIVENOTE_DATA_DIR`, else `$XDG_DATA_HOME/livenote`, else
     /// `~/.local/share/livenote`. `None` when no home can be found.
     pub fn user() -> Option<TrustStore> {
-        let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-        let dir = env("LIVENOTE_DATA_DIR")
-            .or_else(|| env("XDG_DATA_HOME").filter(|d| d.is_absolute()).map(|d| d.join("livenote")))
-            .or_else(|| env("HOME").map(|h| h.join(".local/share/livenote")))?;
-        Some(TrustStore::in_dir(&dir))
+        user_data_dir().map(|dir| TrustStore::in_dir(&dir))
     }
 
     /// The file holding the store (watched so trust takes effect without a restart).

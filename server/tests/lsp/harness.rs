@@ -132,6 +132,7 @@ impl TestClient {
             zone: Zone::Named(chrono_tz::America::Chicago),
             watch_files,
             trust: Some(livenote::workspace::trust::TrustStore::in_dir(&root.path().join(".data"))),
+            mcp_tools: Some(Arc::new(livenote::mcp::cache::ToolCache::in_dir(&root.path().join(".data")))),
         };
         let (service, socket) = livenote::lsp::service(opts);
         let (client_end, server_end) = tokio::io::duplex(1 << 20);

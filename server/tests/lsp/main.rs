@@ -132,8 +132,10 @@ async fn two_thousand_changes_arrive_in_order() {
     assert_eq!(server["version"], json!(client.version));
     assert_eq!(server["text"].as_str(), Some(client.text.as_str()));
     let published = c.diagnostics(&uri, client.version).await;
-    let expected =
-        livenote::note::analyze(&client.text, &livenote::note::Options { providers: None, scan_body: true });
+    let expected = livenote::note::analyze(
+        &client.text,
+        &livenote::note::Options { providers: None, mcp: None, scan_body: true },
+    );
     let codes: Vec<&str> = published.iter().filter_map(|d| d["code"].as_str()).collect();
     let want: Vec<&str> = expected.diagnostics.iter().map(|d| d.code.as_str()).collect();
     assert_eq!(codes, want);
@@ -337,7 +339,8 @@ async fn lenses_hints_hover_completion() {
         active
         triggers
         provider
-        model"#]],
+        model
+        tools"#]],
     );
     c.shutdown().await;
 }
@@ -632,6 +635,102 @@ async fn unknown_providers_are_reported_and_names_completed() {
     for name in ["claude", "local"] {
         assert!(labels.contains(&name), "{name} not offered: {labels:?}");
     }
+    c.shutdown().await;
+}
+
+/// `tools:` is checked against the root's MCP servers and the tool lists runs kept: unknown
+/// names get `live/unknown-tool` with "did you mean"; completion offers the servers and their
+/// tools; hover shows a tool's description. None of it starts a server.
+#[tokio::test]
+async fn mcp_tools_are_checked_completed_and_described_without_starting_servers() {
+    use livenote::config::{McpServerConfig, McpTransport, Origin};
+    use livenote::mcp::cache::{CachedTool, ToolCache};
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let marker = root.path().join("server-started");
+    let command = vec!["sh".to_owned(), "-c".to_owned(), format!("touch {}", marker.display())];
+    let config = format!(
+        "[mcp.servers.time]\ncommand = {command:?}\n\n[mcp.servers.github]\ncommand = [\"gh-mcp\"]\n"
+    );
+    // A run listed the time server's tools before.
+    let cfg = McpServerConfig {
+        transport: McpTransport::Stdio { command },
+        env: Default::default(),
+        events: false,
+        timeout: std::time::Duration::from_secs(30),
+        origin: Origin::Workspace,
+    };
+    let tool = |name: &str, description: &str| CachedTool {
+        name: name.to_owned(),
+        description: Some(description.to_owned()),
+        input_schema: json!({"type": "object", "properties": {"timezone": {"type": "string"}}, "required": ["timezone"]}),
+    };
+    let tools = [
+        tool("get_current_time", "Get current time in a specific timezone"),
+        tool("convert_time", "Convert time between timezones"),
+    ];
+    ToolCache::in_dir(&root.path().join(".data"))
+        .store("time", &cfg, &tools, harness::now())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let note = "---\nlive:\n  objective: x\n  tools: [nosuch, tme, time.get_current_tim, github.anything]\n---\n# N\n";
+    let files = [(".livenote.toml", config.as_str()), ("n.md", note)];
+    let mut c = TestClient::start_in(root, &files, utf16_caps(), Value::Null, true).await;
+    let uri = c.open("n.md", note).await;
+    check(
+        &render_diags(&c.diagnostics(&uri, 1).await),
+        expect![[r#"
+            3:10-3:16 2 live/unknown-tool no MCP server named `nosuch` (configured: github, time); see [mcp.servers.*] in .livenote.toml
+            3:18-3:21 2 live/unknown-tool no MCP server named `tme` (did you mean `time`? configured: github, time); see [mcp.servers.*] in .livenote.toml
+            3:23-3:43 2 live/unknown-tool the MCP server `time` has no tool `get_current_tim` (did you mean `get_current_time`? its tools: get_current_time, convert_time)
+        "#]],
+    );
+    // Completion in a block list.
+    let (typed, at) = cursor("---\nlive:\n  objective: x\n  tools:\n    - time\n    - $0\n---\n# N\n");
+    c.edit(&uri, 0, note.len(), &typed).await;
+    let items = c
+        .request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": uri}, "position": pos(&typed, at, false)}),
+        )
+        .await;
+    let rendered: Vec<String> = items["result"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|i| {
+            format!(
+                "{} {} {}",
+                i["label"].as_str().unwrap_or(""),
+                i["kind"],
+                i["detail"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    check(
+        &rendered.join("\n"),
+        expect![[r#"
+        github 9 MCP server: all its tools
+        time.get_current_time 3 Get current time in a specific timezone
+        time.convert_time 3 Convert time between timezones"#]],
+    );
+    // Hover on a tool.
+    let (hovered, at) = cursor("---\nlive:\n  objective: x\n  tools:\n    - time.conv$0ert_time\n---\n# N\n");
+    c.edit(&uri, 0, typed.len(), &hovered).await;
+    let hover = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": pos(&hovered, at, false)}),
+        )
+        .await;
+    check(
+        hover["result"]["contents"]["value"].as_str().unwrap_or("<none>"),
+        expect![[r#"
+        **`convert_time`** · a tool of MCP server `time`
+
+        Convert time between timezones
+
+        Arguments: `timezone`"#]],
+    );
+    assert!(!c.root.path().join("server-started").exists(), "the editor started an MCP server");
     c.shutdown().await;
 }
 

@@ -16,9 +16,13 @@
 //!   into text), [`NoFetcher`] refuses. The run loop offers the tool only when enabled and
 //!   never in `event` runs.
 //!
+//! - MCP tools (`mcp__<server>__<tool>`, `mcp.rs`) come from the MCP servers the run may use,
+//!   through its `mcp::Session`; the run loop starts the session before the first turn.
+//!
 //! A failing tool never fails the run: its error is the tool result the model sees
 //! (`is_error: true`), worded so that the model can correct itself.
 
+mod mcp;
 mod note;
 mod web;
 mod workspace;
@@ -130,6 +134,8 @@ pub struct ToolOutput {
     pub is_error: bool,
     /// The call changed the note body.
     pub edited: bool,
+    /// What the transcript records of the call beyond its result (an MCP call's details).
+    pub event: Option<crate::run_types::RunEvent>,
 }
 
 /// The tools of one run: the note body being edited, the workspace and, when offered,
@@ -138,6 +144,7 @@ pub struct Toolbox<'f> {
     note: NoteBody,
     workspace: Workspace,
     fetcher: Option<&'f dyn Fetcher>,
+    mcp: Option<&'f crate::mcp::Session>,
 }
 
 impl<'f> Toolbox<'f> {
@@ -145,7 +152,13 @@ impl<'f> Toolbox<'f> {
     /// run).
     pub fn new(workspace: Workspace, body: String, fetcher: Option<&'f dyn Fetcher>) -> Self {
         let note = NoteBody::new(body, workspace.caps());
-        Toolbox { note, workspace, fetcher }
+        Toolbox { note, workspace, fetcher, mcp: None }
+    }
+
+    /// Offer the session's MCP tools too.
+    pub fn with_mcp(mut self, session: &'f crate::mcp::Session) -> Self {
+        self.mcp = Some(session);
+        self
     }
 
     /// The current body.
@@ -165,17 +178,31 @@ impl<'f> Toolbox<'f> {
 
     /// The tools offered to the model.
     pub fn specs(&self) -> Vec<ToolSpec> {
-        specs(self.fetcher.is_some())
+        let mut all = specs(self.fetcher.is_some());
+        if let Some(session) = self.mcp {
+            all.extend(mcp::specs(session));
+        }
+        all
     }
 
     /// Run one tool call. Never fails: errors become error results for the model.
     pub async fn call(&mut self, call: &ToolCall, cancel: &CancellationToken) -> ToolOutput {
+        if let Some(session) = self.mcp
+            && let Some((result, event)) =
+                mcp::call(session, &call.name, &call.arguments, self.workspace.caps().max_output).await
+        {
+            let (content, is_error) = match result {
+                Ok(content) => (content, false),
+                Err(e) => (e.0, true),
+            };
+            return ToolOutput { content, is_error, edited: false, event: Some(event) };
+        }
         let before = self.note.revision();
         let result = self.dispatch(call, cancel).await;
         let edited = self.note.revision() != before;
         match result {
-            Ok(content) => ToolOutput { content, is_error: false, edited },
-            Err(e) => ToolOutput { content: e.0, is_error: true, edited: false },
+            Ok(content) => ToolOutput { content, is_error: false, edited, event: None },
+            Err(e) => ToolOutput { content: e.0, is_error: true, edited: false, event: None },
         }
     }
 
@@ -290,6 +317,13 @@ struct FetchArgs {
 /// The arguments of a call. Unknown fields are ignored (models add some); a JSON object sent
 /// as a string is accepted; anything else is an error the model can act on.
 fn parse_args<T: DeserializeOwned>(tool: &str, args: &Value) -> Result<T, ToolError> {
+    let value = Value::Object(object_args(tool, args)?);
+    serde_json::from_value(value).map_err(|e| ToolError::new(format!("bad arguments for {tool}: {e}")))
+}
+
+/// The arguments of a call as a JSON object: `null` is none, a JSON object sent as a string is
+/// accepted.
+fn object_args(tool: &str, args: &Value) -> Result<serde_json::Map<String, Value>, ToolError> {
     let value = match args {
         Value::Null => json!({}),
         Value::String(s) => serde_json::from_str::<Value>(s).map_err(|e| {
@@ -297,10 +331,10 @@ fn parse_args<T: DeserializeOwned>(tool: &str, args: &Value) -> Result<T, ToolEr
         })?,
         other => other.clone(),
     };
-    if !value.is_object() {
-        return Err(ToolError::new(format!("the arguments of {tool} must be a JSON object")));
+    match value {
+        Value::Object(map) => Ok(map),
+        _ => Err(ToolError::new(format!("the arguments of {tool} must be a JSON object"))),
     }
-    serde_json::from_value(value).map_err(|e| ToolError::new(format!("bad arguments for {tool}: {e}")))
 }
 
 /// The tool specs, with `fetch_url` when `web`.
