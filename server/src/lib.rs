@@ -15,6 +15,7 @@ pub mod cli;
 pub mod config;
 pub mod events;
 pub mod ide;
+pub mod instructions;
 pub mod lsp;
 pub mod mcp;
 pub mod mcp_server;

@@ -3,7 +3,8 @@
 //! the agent in `agent/`). It sits below all of them so that the agent and the providers that
 //! dispatch to it share these types without importing each other.
 //!
-//! Dependencies: `config` (durations in messages), `model` (a model client's [`ModelError`]
+//! Dependencies: `config` (durations in messages), `instructions` (what a run is told to
+//! follow), `model` (a model client's [`ModelError`]
 //! becomes a [`ProviderError`] with the same text) and `mcp` (the servers a run may use);
 //! nothing above.
 
@@ -44,6 +45,9 @@ pub struct RunRequest {
     /// The MCP servers this run may use, and which of their tools (`mcp::select`: the
     /// configuration, the note's `live.tools`, event runs, trust).
     pub mcp_servers: Vec<crate::mcp::Selected>,
+    /// The standing instructions (`instructions::load`): the workspace's files when trusted,
+    /// the user's own, each within its budget.
+    pub instructions: Vec<crate::instructions::Instruction>,
 }
 
 /// What a provider produced.

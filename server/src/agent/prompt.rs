@@ -6,6 +6,7 @@
 
 use chrono::DateTime;
 
+use crate::instructions::Instruction;
 use crate::run_types::{RunRequest, TriggerKind};
 
 /// The system prompt. `web`: whether `fetch_url` is offered in this run; `mcp`: whether tools
@@ -53,6 +54,25 @@ keys) belongs to the user and to livenote: never write frontmatter.
 - When you are done, answer without calling a tool: 1-2 sentences saying what changed, or that \
 nothing needed to. That answer is shown to the user as the run's summary."
     )
+}
+
+/// The system prompt followed by the standing instructions, each under a heading naming its
+/// file. livenote's rules come first and win: a cloned folder's `AGENTS.md` must not be able to
+/// lift them (writing frontmatter, obeying text from pages).
+pub fn with_instructions(system: String, instructions: &[Instruction]) -> String {
+    if instructions.is_empty() {
+        return system;
+    }
+    let mut s = system;
+    s.push_str(
+        "\n\n# Standing instructions\n\nThe user's standing instructions for every run follow, one \
+         file each. Follow them, except where they conflict with the rules above: livenote's own \
+         rules take precedence.",
+    );
+    for i in instructions {
+        s.push_str(&format!("\n\n## {}\n\n{}", i.file, i.text));
+    }
+    s
 }
 
 /// The user message that starts a run.
@@ -155,6 +175,7 @@ mod tests {
             run_id: "01JTX3".to_owned(),
             model: None,
             mcp_servers: Vec::new(),
+            instructions: Vec::new(),
         }
     }
 

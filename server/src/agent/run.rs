@@ -148,9 +148,12 @@ async fn converse(
     events: &mut (dyn FnMut(&RunEvent) + Send),
 ) -> Result<RunOutput, ProviderError> {
     let specs = toolbox.specs();
-    let system = prompt::system_prompt(
-        specs.iter().any(|s| s.name == tools::FETCH_URL),
-        specs.iter().any(|s| s.name.starts_with(crate::mcp::names::PREFIX)),
+    let system = prompt::with_instructions(
+        prompt::system_prompt(
+            specs.iter().any(|s| s.name == tools::FETCH_URL),
+            specs.iter().any(|s| s.name.starts_with(crate::mcp::names::PREFIX)),
+        ),
+        &req.instructions,
     );
     let mut messages = vec![Message::user(prompt::run_message(req))];
     let mut tokens: u64 = 0;

@@ -119,6 +119,7 @@ fn request(root: &Path, trigger: TriggerKind) -> RunRequest {
         run_id: "run1".to_owned(),
         model: None,
         mcp_servers: Vec::new(),
+        instructions: Vec::new(),
     }
 }
 

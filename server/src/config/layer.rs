@@ -115,6 +115,8 @@ struct Partial {
     max_reply_bytes: Option<usize>,
     max_tool_args_bytes: Option<usize>,
     max_conversation_bytes: Option<usize>,
+    instructions: Option<Vec<String>>,
+    instructions_max_chars: Option<usize>,
     providers: BTreeMap<String, PartialProvider>,
     enabled: Option<bool>,
     exclude: Option<Vec<String>>,
@@ -303,6 +305,8 @@ const AGENT_KEYS: &[&str] = &[
     "max_reply_bytes",
     "max_tool_args_bytes",
     "max_conversation_bytes",
+    "instructions",
+    "instructions_max_chars",
 ];
 const SCHEDULER_KEYS: &[&str] = &["enabled", "exclude"];
 const HISTORY_KEYS: &[&str] = &["keep", "runs_keep", "events_keep"];
@@ -342,6 +346,15 @@ fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
                         "max_conversation_bytes" => {
                             acc.max_conversation_bytes =
                                 byte_limit(cx, &key, &f.node).or(acc.max_conversation_bytes);
+                        }
+                        "instructions" => {
+                            acc.instructions = cx.strings(&key, &f.node).or(acc.instructions.take());
+                        }
+                        // From 100 characters (a useful paragraph) to 1 M (beyond that, no bound).
+                        "instructions_max_chars" => {
+                            if let Some(v) = cx.integer(&key, &f.node, 100, 1_000_000) {
+                                acc.instructions_max_chars = usize::try_from(v).ok();
+                            }
                         }
                         _ => cx.unknown(&key, f, AGENT_KEYS),
                     }
@@ -608,6 +621,10 @@ fn finish(
             max_conversation_bytes: acc
                 .max_conversation_bytes
                 .unwrap_or(defaults.agent.max_conversation_bytes),
+            instructions: acc.instructions.unwrap_or(defaults.agent.instructions),
+            instructions_max_chars: acc
+                .instructions_max_chars
+                .unwrap_or(defaults.agent.instructions_max_chars),
         },
         providers: BTreeMap::new(),
         scheduler: SchedulerConfig {

@@ -458,3 +458,21 @@ server = {}
     assert_eq!(config.broken_mcp_servers.keys().collect::<Vec<_>>(), ["both", "empty", "ftp", "none"]);
     assert_eq!(config.mcp_names_for_notes(), ["bad", "both", "empty", "ftp", "none"]);
 }
+
+#[test]
+fn agent_instructions_parse_and_bad_types_are_problems() {
+    let (config, problems) = one("[agent]\ninstructions = [\"notes/STYLE.md\"]\ninstructions_max_chars = 500\n");
+    assert_eq!(problems, vec![]);
+    assert_eq!(config.agent.instructions, vec!["notes/STYLE.md".to_owned()]);
+    assert_eq!(config.agent.instructions_max_chars, 500);
+    let (config, _) = one("");
+    assert_eq!((config.agent.instructions.len(), config.agent.instructions_max_chars), (0, 8000));
+    let (config, problems) = one("[agent]\ninstructions = \"notes/STYLE.md\"\ninstructions_max_chars = \"8k\"\n");
+    assert_eq!((config.agent.instructions.len(), config.agent.instructions_max_chars), (0, 8000));
+    let msgs = messages(&problems);
+    assert_eq!(msgs.len(), 2, "{msgs:?}");
+    assert!(msgs[0].contains("agent.instructions"), "{msgs:?}");
+    assert!(msgs[1].contains("agent.instructions_max_chars"), "{msgs:?}");
+    let (_, problems) = one("[agent]\ninstructions = [1]\ninstructions_max_chars = 0\n");
+    assert_eq!(problems.len(), 2, "{:?}", messages(&problems));
+}

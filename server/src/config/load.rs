@@ -9,17 +9,22 @@ use super::{Config, ConfigProblem, Env, IgnoredFolderConfig, Origin, ProcessEnv}
 /// A config file larger than this is certainly not hand-written configuration.
 const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
-/// The user's config file: `$LIVENOTE_CONFIG_DIR/config.toml`, else
-/// `$XDG_CONFIG_HOME/livenote/config.toml`, else `~/.config/livenote/config.toml`.
+/// The user's config file: `config.toml` in [`user_config_dir`].
 pub fn user_config_path(env: &dyn Env) -> Option<PathBuf> {
+    user_config_dir(env).map(|d| d.join("config.toml"))
+}
+
+/// The user's livenote folder: `$LIVENOTE_CONFIG_DIR`, else `$XDG_CONFIG_HOME/livenote`, else
+/// `~/.config/livenote`.
+pub fn user_config_dir(env: &dyn Env) -> Option<PathBuf> {
     if let Some(dir) = env.var("LIVENOTE_CONFIG_DIR") {
-        return Some(PathBuf::from(dir).join("config.toml"));
+        return Some(PathBuf::from(dir));
     }
     // The XDG spec says relative values are invalid and must be ignored.
     if let Some(dir) = env.var("XDG_CONFIG_HOME").map(PathBuf::from).filter(|d| d.is_absolute()) {
-        return Some(dir.join("livenote/config.toml"));
+        return Some(dir.join("livenote"));
     }
-    env.var("HOME").map(|h| PathBuf::from(h).join(".config/livenote/config.toml"))
+    env.var("HOME").map(|h| PathBuf::from(h).join(".config/livenote"))
 }
 
 /// The workspace's own config file.

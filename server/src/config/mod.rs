@@ -29,7 +29,7 @@ use serde::Serialize;
 
 pub use duration::{DurationError, format_duration, parse_duration};
 pub use layer::Layer;
-pub use load::{user_config_path, workspace_config_path};
+pub use load::{user_config_dir, user_config_path, workspace_config_path};
 
 /// Where the OpenAI-compatible provider points when `base_url` is not given.
 pub const DEFAULT_OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
@@ -144,6 +144,10 @@ pub struct AgentConfig {
     pub max_tool_args_bytes: usize,
     /// Bytes of a run's whole conversation (messages, tool calls, tool results); more fails the run.
     pub max_conversation_bytes: usize,
+    /// Workspace-relative files of standing instructions, beside `AGENTS.md`.
+    pub instructions: Vec<String>,
+    /// Characters of one instructions file sent to the model; the rest is cut.
+    pub instructions_max_chars: usize,
 }
 
 impl Default for AgentConfig {
@@ -156,6 +160,8 @@ impl Default for AgentConfig {
             max_reply_bytes: 4 * MIB,
             max_tool_args_bytes: MIB,
             max_conversation_bytes: 16 * MIB,
+            instructions: Vec::new(),
+            instructions_max_chars: 8000,
         }
     }
 }

@@ -59,6 +59,8 @@ struct StdinRun<'a> {
     model: Option<&'a str>,
     /// The MCP servers this run may use, so that a script can use them too.
     mcp_servers: Vec<StdinMcpServer<'a>>,
+    /// The standing instructions, as the agent gets them (each cut to its budget).
+    instructions: &'a [crate::instructions::Instruction],
 }
 
 /// An MCP server as the program reads it: how to reach it (a program to start, or a URL) and
@@ -448,6 +450,7 @@ fn stdin_run(req: &RunRequest) -> StdinRun<'_> {
                 StdinMcpServer { name: &s.name, command, url, tools: s.tools.as_deref() }
             })
             .collect(),
+        instructions: &req.instructions,
     }
 }
 

@@ -21,6 +21,7 @@ fn request(root: &Path) -> RunRequest {
         run_id: "01JTESTRUN".to_owned(),
         model: None,
         mcp_servers: Vec::new(),
+        instructions: Vec::new(),
     }
 }
 
@@ -240,6 +241,10 @@ async fn stdin_carries_the_run_as_json() {
             tools: Some(vec!["search".to_owned()]),
         },
     ];
+    req.instructions = vec![
+        crate::instructions::Instruction { file: "AGENTS.md".to_owned(), text: "Write in French.".to_owned(), cut_from: None },
+        crate::instructions::cut("notes/STYLE.md".to_owned(), "Short lines, always.", 5),
+    ];
     // A prefix so the echo is not itself mistaken for JSON output.
     let (result, _) = run(&sh("printf 'got:'; cat", Duration::from_secs(10)), &req).await;
     let body = ok(result).body;
@@ -262,6 +267,14 @@ async fn stdin_carries_the_run_as_json() {
             "mcpServers": [
                 {"name": "time", "command": ["mcp-server-time"], "tools": null},
                 {"name": "remote", "url": "http://127.0.0.1:8931/mcp", "tools": ["search"]},
+            ],
+            "instructions": [
+                {"file": "AGENTS.md", "text": "Write in French."},
+                {
+                    "file": "notes/STYLE.md",
+                    "text": "Short\n\n[cut: notes/STYLE.md has 20 characters; only the first 5 are used ([agent] instructions_max_chars)]",
+                    "cutFrom": 20
+                },
             ],
         })
     );

@@ -514,6 +514,8 @@ impl Engine {
                 self.root.display()
             )));
         }
+        let user_dir = crate::config::user_config_dir(&crate::config::ProcessEnv);
+        let instructions = crate::instructions::load(&self.root, &agent, user_dir.as_deref(), trusted);
         let region = agent_region(text);
         let local = now.with_timezone(&self.zone);
         let req = RunRequest {
@@ -533,8 +535,19 @@ impl Engine {
             run_id: run_id.to_owned(),
             model: live.model.clone(),
             mcp_servers: mcp.servers,
+            instructions: instructions.files,
         };
         on_event(&RunEvent::new("provider", format!("{name} ({})", provider.kind_name())));
+        for why in &instructions.problems {
+            on_event(&RunEvent::new("instructions", format!("not used: {why}")));
+        }
+        for i in req.instructions.iter().filter_map(|i| Some((i, i.cut_from?))) {
+            let (i, chars) = i;
+            on_event(&RunEvent::new(
+                "instructions",
+                crate::instructions::marker(&i.file, chars, agent.instructions_max_chars),
+            ));
+        }
         for why in &mcp.left_out {
             on_event(&RunEvent::new("mcp", why.clone()));
         }
