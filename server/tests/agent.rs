@@ -119,3 +119,87 @@ fn no_provider_says_how_to_configure_one() {
     assert!(text.contains("lastRunError: \"no provider configured"), "{text}");
     assert!(text.contains(".livenote.toml") && text.contains("OPENAI_API_KEY"), "{text}");
 }
+
+/// `livenote run` in `root` with the scripted model `server`, the user's folder `user`, and the
+/// folder trusted or not; returns the system prompt the model got and the run's transcript.
+fn run_with_instructions(root: &std::path::Path, user: &std::path::Path, trust: bool) -> (String, String) {
+    let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
+    let script = vec![ScriptedReply::Text("Nothing to change.".to_owned())];
+    let server = runtime.block_on(MockModelServer::start(Flavor::OpenAi, script));
+    let config = format!(
+        "[providers.m]\nkind = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key_env = \"LIVENOTE_TEST_KEY\"\n",
+        server.base_url()
+    );
+    // The provider is the user's, so that an untrusted folder still runs.
+    std::fs::write(user.join("config.toml"), config).unwrap_or_else(|e| panic!("{e}"));
+    if trust {
+        let trusted = Command::new(env!("CARGO_BIN_EXE_livenote"))
+            .args(["trust", "."])
+            .current_dir(root)
+            .env("LIVENOTE_DATA_DIR", user.join("data"))
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(trusted.status.success(), "{}", String::from_utf8_lossy(&trusted.stderr));
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_livenote"))
+        .args(["run", "weather.md"])
+        .current_dir(root)
+        .env("LIVENOTE_TEST_KEY", KEY)
+        .env("LIVENOTE_DATA_DIR", user.join("data"))
+        .env("LIVENOTE_CONFIG_DIR", user)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let reqs = server.requests();
+    let system = reqs[0].body["messages"][0]["content"].as_str().unwrap_or_default().to_owned();
+    assert_eq!(reqs[0].body["messages"][0]["role"], "system");
+    let mut transcript = String::new();
+    for e in std::fs::read_dir(root.join(".livenote/runs")).into_iter().flatten().flatten() {
+        transcript.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
+    }
+    (system, transcript)
+}
+
+#[test]
+fn standing_instructions_follow_the_system_prompt_within_their_budget() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let user = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path();
+    let write = |p: std::path::PathBuf, t: &str| {
+        if let Some(d) = p.parent() {
+            std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(p, t).unwrap_or_else(|e| panic!("{e}"));
+    };
+    write(root.join("weather.md"), NOTE);
+    write(
+        root.join(".livenote.toml"),
+        "[agent]\ninstructions = [\"notes/STYLE.md\", \"notes/LONG.md\"]\ninstructions_max_chars = 100\n",
+    );
+    write(root.join("AGENTS.md"), "Write in French.\n");
+    write(root.join("notes/STYLE.md"), "Short lines, no adjectives.\n");
+    write(root.join("notes/LONG.md"), &format!("{}TAIL", "x".repeat(120)));
+    write(user.path().join("instructions.md"), "Prefer primary sources.\n");
+
+    let (system, transcript) = run_with_instructions(root, user.path(), true);
+    let own = system.find("You keep one markdown note up to date.").unwrap_or(usize::MAX);
+    let heading = system.find("\n\n## AGENTS.md\n\nWrite in French.").unwrap_or_else(|| panic!("{system}"));
+    assert!(own < heading, "livenote's prompt comes first: {system}");
+    assert!(system.contains("livenote's own rules take precedence"), "{system}");
+    assert!(system.contains("\n\n## notes/STYLE.md\n\nShort lines, no adjectives."), "{system}");
+    let cut = format!(
+        "\n\n## notes/LONG.md\n\n{}\n\n[cut: notes/LONG.md has 124 characters; only the first 100 are used ([agent] instructions_max_chars)]",
+        "x".repeat(100)
+    );
+    assert!(system.contains(&cut) && !system.contains("TAIL"), "{system}");
+    assert!(system.ends_with("instructions.md\n\nPrefer primary sources."), "{system}");
+    assert!(transcript.contains("[cut: notes/LONG.md has 124 characters"), "{transcript}");
+
+    // Untrusted: the folder's files are not sent (its config is not used either); the user's is.
+    let again = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    write(again.path().join("weather.md"), NOTE);
+    write(again.path().join("AGENTS.md"), "Write in French.\n");
+    let (system, _) = run_with_instructions(again.path(), user.path(), false);
+    assert!(!system.contains("AGENTS.md") && !system.contains("French"), "{system}");
+    assert!(system.contains("Prefer primary sources."), "{system}");
+}
