@@ -7,7 +7,7 @@
 //! marker, and `check` and the editor warn on it (`live/instructions-too-long`).
 //!
 //! Dependencies: `config` (the `[agent]` settings, the user's folder) and `workspace`
-//! (confined reads); nothing above.
+//! (confined reads); nothing above. The warning itself is `note::instructions_too_long`.
 
 use std::path::{Component, Path, PathBuf};
 

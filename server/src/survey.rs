@@ -134,12 +134,18 @@ pub struct Checked {
 pub struct Known {
     pub providers: Vec<String>,
     pub mcp: note::tools::McpCatalog,
+    /// The `[agent]` settings: which files are standing instructions, and their budget.
+    pub agent: crate::config::AgentConfig,
 }
 
 impl Known {
     pub fn of(config: &crate::config::Config) -> Known {
         let cache = crate::mcp::cache::ToolCache::user();
-        Known { providers: config.names_for_notes(), mcp: crate::mcp::catalog(config, cache.as_ref()) }
+        Known {
+            providers: config.names_for_notes(),
+            mcp: crate::mcp::catalog(config, cache.as_ref()),
+            agent: config.agent.clone(),
+        }
     }
 
     /// The options `livenote check` analyses a note with: `provider:` and `tools:` checked
@@ -188,10 +194,15 @@ pub fn check(paths: &[PathBuf], shown: &dyn Fn(&Path) -> String) -> Checked {
         out.checked += 1;
         let canonical = std::fs::canonicalize(file).unwrap_or_else(|_| file.clone());
         let root = workspace::note_root(&canonical);
+        let root_of_known = root.clone();
         let known = known
             .entry(root)
             .or_insert_with_key(|root| Known::of(&crate::config::Config::load(Some(root), None).0));
-        let analysis = note::analyze(&text, &known.options());
+        let mut analysis = note::analyze(&text, &known.options());
+        let rel = workspace::NotePath::of(&root_of_known, &canonical);
+        if rel.is_some_and(|rel| crate::instructions::is_instructions_file(&known.agent, rel.as_str())) {
+            analysis.diagnostics.extend(note::instructions_too_long(&text, known.agent.instructions_max_chars));
+        }
         for d in &analysis.diagnostics {
             match d.severity {
                 Severity::Error => out.errors += 1,

@@ -24,7 +24,9 @@ pub(super) fn note_options() -> note::Options<'static> {
 pub(super) fn diagnostics_for(state: &State, uri: &Uri) -> (Vec<Diagnostic>, Option<i32>) {
     let enc = state.encoding();
     if let Some(snap) = snapshot(state, uri) {
-        let diags = convert::diagnostics(&snap.text, &snap.lines, &snap.analysis.diagnostics, enc);
+        let mut diags = convert::diagnostics(&snap.text, &snap.lines, &snap.analysis.diagnostics, enc);
+        let too_long = instructions_too_long(state, uri, &snap.text);
+        diags.extend(convert::diagnostics(&snap.text, &snap.lines, &too_long, enc));
         return (diags, Some(snap.version));
     }
     let Some(path) = uri.to_file_path() else { return (Vec::new(), None) };
@@ -38,6 +40,19 @@ pub(super) fn diagnostics_for(state: &State, uri: &Uri) -> (Vec<Diagnostic>, Opt
         .flatten()
         .unwrap_or_default();
     (diags, None)
+}
+
+/// `live/instructions-too-long` when the document is one of its root's standing-instructions
+/// files (`AGENTS.md`, `[agent] instructions`) and longer than their budget.
+fn instructions_too_long(state: &State, uri: &Uri, text: &str) -> Vec<note::Diagnostic> {
+    let Some(path) = uri.to_file_path() else { return Vec::new() };
+    let Some(engine) = state.engine_for(&path) else { return Vec::new() };
+    let Some(rel) = workspace::NotePath::of(&engine.root, &path) else { return Vec::new() };
+    let Ok(config) = engine.config.read() else { return Vec::new() };
+    if !crate::instructions::is_instructions_file(&config.agent, rel.as_str()) {
+        return Vec::new();
+    }
+    note::instructions_too_long(text, config.agent.instructions_max_chars).into_iter().collect()
 }
 
 pub(super) fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {

@@ -73,6 +73,7 @@ codes! {
     LastRunFailed => "last-run-failed": "The latest run failed; the message stays until a run succeeds.",
     RuntimeFieldShape => "runtime-field-shape": "A field livenote writes (`lastRunAt`, ...) has a shape it cannot read; it is ignored.",
     LegacyTrackFence => "legacy-track-fence": "A ```` ```track ```` fence from the older per-block model.",
+    InstructionsTooLong => "instructions-too-long": "A standing-instructions file is longer than `[agent] instructions_max_chars`; runs get it cut.",
 }
 
 /// An edit that resolves a diagnostic, offered as a quick fix.

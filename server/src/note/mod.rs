@@ -13,4 +13,4 @@ pub mod validate;
 pub mod yaml;
 
 pub use diagnostic::{Code, Diagnostic, Fix, Severity};
-pub use validate::{Analysis, Options, analyze};
+pub use validate::{Analysis, Options, analyze, instructions_too_long};

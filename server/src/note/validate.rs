@@ -47,6 +47,21 @@ impl Analysis {
     }
 }
 
+/// The warning on a standing-instructions file (`instructions::workspace_files`) over its
+/// budget of `max` characters, on the part runs do not get.
+pub fn instructions_too_long(text: &str, max: usize) -> Option<Diagnostic> {
+    let text = text.trim_end();
+    let (start, _) = text.char_indices().nth(max)?;
+    let chars = max + text[start..].chars().count();
+    Some(Diagnostic::warning(
+        Code::InstructionsTooLong,
+        start..text.len(),
+        format!(
+            "standing instructions of {chars} characters, over the budget of {max} ([agent] instructions_max_chars): runs get only the first {max}, cut with a marker"
+        ),
+    ))
+}
+
 pub fn analyze(text: &str, opts: &Options) -> Analysis {
     let mut cx = Cx { text, diags: Vec::new(), outline: None, fm_content: 0..0, title: None };
     let fm = frontmatter::locate(text);

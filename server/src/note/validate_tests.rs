@@ -550,6 +550,21 @@ fn every_code_has_a_fixture_here_and_a_section_in_the_docs() {
     }
 }
 
+#[test]
+fn instructions_too_long_covers_what_runs_do_not_get() {
+    let render_file = |text: &str, max: usize| -> String {
+        let idx = LineIndex::new(text);
+        instructions_too_long(text, max).map_or(String::new(), |d| {
+            let s = idx.position(text, d.range.start, Encoding::Scalar);
+            let e = idx.position(text, d.range.end, Encoding::Scalar);
+            format!("{}:{}-{}:{} {} {} {}", s.line + 1, s.col + 1, e.line + 1, e.col + 1, d.severity.as_str(), d.code.as_str(), d.message)
+        })
+    };
+    assert_eq!(render_file("héllo\n", 5), "");
+    expect![[r#"1:6-2:6 warning live/instructions-too-long standing instructions of 11 characters, over the budget of 5 ([agent] instructions_max_chars): runs get only the first 5, cut with a marker"#]]
+        .assert_eq(&render_file("héllo\nworld\n", 5));
+}
+
 /// The examples of docs/diagnostics.md: each bad one produces its code, each good one does not.
 #[test]
 fn every_doc_example_behaves_as_documented() {
@@ -563,8 +578,12 @@ fn every_doc_example_behaves_as_documented() {
         assert_eq!(blocks.len(), 2, "{code}: expected a bad and a good example");
         for (i, (lang, body)) in blocks.iter().enumerate() {
             let note = if *lang == "yaml" { format!("---\n{body}---\n# Note\n") } else { body.clone() };
-            let a =
+            let mut a =
                 analyze(&note, &Options { providers: Some(&providers), mcp: Some(&mcp), scan_body: true });
+            // An instructions file (`AGENTS.md`), checked with the budget its example names.
+            if code == Code::InstructionsTooLong.as_str() {
+                a.diagnostics.extend(instructions_too_long(&note, 200));
+            }
             let has = a.diagnostics.iter().any(|d| d.code.as_str() == code);
             let bad = i == 0;
             assert_eq!(
