@@ -709,3 +709,35 @@ fn the_examples_speak_plainly() {
         "{line}"
     );
 }
+
+/// `livenote check` warns on the workspace's standing-instructions files (`AGENTS.md` and the
+/// files of `[agent] instructions`) over `[agent] instructions_max_chars`, and on no other file;
+/// warnings alone exit 0.
+#[test]
+fn check_warns_on_instructions_over_their_budget() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let write = |rel: &str, text: &str| {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(dir.path())).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(p, text).unwrap_or_else(|e| panic!("{e}"));
+    };
+    write(
+        ".test-data/config.toml",
+        "[agent]\ninstructions = [\"notes/STYLE.md\", \"notes/SHORT.md\"]\ninstructions_max_chars = 100\n",
+    );
+    let long = format!("# Style\n\n{}\n", "Short lines. ".repeat(10));
+    // A repository: its root is the workspace of every file in it.
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap_or_else(|e| panic!("{e}"));
+    write("AGENTS.md", &long);
+    write("notes/STYLE.md", &long);
+    write("notes/SHORT.md", "# Style\n\nShort lines.\n");
+    write("notes/other.md", &long);
+    check_output(
+        &livenote(dir.path(), &["check", "."]),
+        0,
+        expect![[r#"
+            AGENTS.md:3:92: warning live/instructions-too-long standing instructions of 138 characters, over the budget of 100 ([agent] instructions_max_chars): runs get only the first 100, cut with a marker
+            notes/STYLE.md:3:92: warning live/instructions-too-long standing instructions of 138 characters, over the budget of 100 ([agent] instructions_max_chars): runs get only the first 100, cut with a marker
+        "#]],
+    );
+}

@@ -1074,3 +1074,30 @@ async fn undo_until(c: &mut TestClient, uri: &str, suffix: &str) -> String {
     }
     c.doc(uri).text
 }
+
+/// An open standing-instructions file (`AGENTS.md`, a file of `[agent] instructions`) over
+/// `[agent] instructions_max_chars` gets `live/instructions-too-long` on the part runs do not
+/// get; another markdown file with the same text does not.
+#[tokio::test]
+async fn instructions_over_their_budget_are_warned_on_in_the_open_file() {
+    let settings = json!({"agent": {"instructions": ["notes/STYLE.md"], "instructions_max_chars": 100}});
+    let long = format!("# Style\n\n{}\n", "Short lines. ".repeat(10));
+    let files = [("AGENTS.md", long.as_str()), ("notes/STYLE.md", &long), ("notes/other.md", &long)];
+    let mut c = TestClient::start_with_settings(&files, utf16_caps(), settings).await;
+    for rel in ["AGENTS.md", "notes/STYLE.md"] {
+        let uri = c.open(rel, &long).await;
+        check(
+            &render_diags(&c.diagnostics(&uri, 1).await),
+            expect![[r#"
+                2:91-2:129 2 live/instructions-too-long standing instructions of 138 characters, over the budget of 100 ([agent] instructions_max_chars): runs get only the first 100, cut with a marker
+            "#]],
+        );
+    }
+    let uri = c.open("notes/other.md", &long).await;
+    check(&render_diags(&c.diagnostics(&uri, 1).await), expect![[""]]);
+    // Trimmed within the budget, the warning goes.
+    let uri = c.uri("AGENTS.md");
+    c.edit(&uri, 20, long.len(), "\n").await;
+    check(&render_diags(&c.diagnostics(&uri, 2).await), expect![[""]]);
+    c.shutdown().await;
+}
