@@ -9,7 +9,7 @@
 //! Dependencies: `config` (the `[agent]` settings, the user's folder) and `workspace`
 //! (confined reads); nothing above. The warning itself is `note::instructions_too_long`.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 
 use serde::Serialize;
 
@@ -72,7 +72,9 @@ pub fn load(root: &Path, agent: &AgentConfig, user_dir: Option<&Path>, trusted: 
             match read_in_workspace(root, &rel) {
                 Ok(Some(text)) => loaded.files.push(cut(rel, &text, max)),
                 Ok(None) if rel == AGENTS_FILE => {}
-                Ok(None) => loaded.problems.push(format!("{rel}: no such file (listed in [agent] instructions)")),
+                Ok(None) => {
+                    loaded.problems.push(format!("{rel}: no such file (listed in [agent] instructions)"))
+                }
                 Err(why) => loaded.problems.push(format!("{rel}: {why}")),
             }
         }
@@ -101,7 +103,9 @@ pub fn cut(file: String, text: &str, max: usize) -> Instruction {
 
 /// The visible marker at the end of a cut file (also the transcript's and the warning's words).
 pub fn marker(file: &str, chars: usize, max: usize) -> String {
-    format!("[cut: {file} has {chars} characters; only the first {max} are used ([agent] instructions_max_chars)]")
+    format!(
+        "[cut: {file} has {chars} characters; only the first {max} are used ([agent] instructions_max_chars)]"
+    )
 }
 
 /// A workspace-relative file confined to the workspace: no absolute path, no `..`, no symlink
@@ -126,7 +130,7 @@ fn read_in_workspace(root: &Path, rel: &str) -> Result<Option<String>, String> {
 }
 
 /// A regular file's text (links followed), `Ok(None)` when it does not exist.
-fn read(path: &PathBuf) -> Result<Option<String>, String> {
+fn read(path: &Path) -> Result<Option<String>, String> {
     match crate::workspace::read_text(path, MAX_FILE_BYTES) {
         Ok(text) => Ok(Some(text)),
         Err(crate::workspace::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -155,7 +159,10 @@ mod tests {
 
     #[test]
     fn cut_keeps_the_first_characters_and_says_so() {
-        assert_eq!(cut("a.md".into(), "héllo\n", 5), Instruction { file: "a.md".into(), text: "héllo".into(), cut_from: None });
+        assert_eq!(
+            cut("a.md".into(), "héllo\n", 5),
+            Instruction { file: "a.md".into(), text: "héllo".into(), cut_from: None }
+        );
         let c = cut("a.md".into(), "héllo world", 5);
         assert_eq!(c.cut_from, Some(11));
         assert!(c.text.starts_with("héllo\n\n[cut: a.md has 11 characters; only the first 5"), "{}", c.text);
@@ -172,7 +179,8 @@ mod tests {
         write(&user.path().join("secret.md"), "outside\n");
         std::os::unix::fs::symlink(user.path().join("secret.md"), root.join("link.md"))
             .unwrap_or_else(|e| panic!("{e}"));
-        nix::unistd::mkfifo(&root.join("fifo.md"), nix::sys::stat::Mode::S_IRWXU).unwrap_or_else(|e| panic!("{e}"));
+        nix::unistd::mkfifo(&root.join("fifo.md"), nix::sys::stat::Mode::S_IRWXU)
+            .unwrap_or_else(|e| panic!("{e}"));
         let cfg = agent(&["notes/STYLE.md", "../x.md", "link.md", "fifo.md", "gone.md"], 8000);
         let l = load(root, &cfg, Some(user.path()), true);
         let files: Vec<&str> = l.files.iter().map(|f| f.file.as_str()).collect();

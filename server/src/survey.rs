@@ -201,7 +201,9 @@ pub fn check(paths: &[PathBuf], shown: &dyn Fn(&Path) -> String) -> Checked {
         let mut analysis = note::analyze(&text, &known.options());
         let rel = workspace::NotePath::of(&root_of_known, &canonical);
         if rel.is_some_and(|rel| crate::instructions::is_instructions_file(&known.agent, rel.as_str())) {
-            analysis.diagnostics.extend(note::instructions_too_long(&text, known.agent.instructions_max_chars));
+            analysis
+                .diagnostics
+                .extend(note::instructions_too_long(&text, known.agent.instructions_max_chars));
         }
         for d in &analysis.diagnostics {
             match d.severity {

@@ -461,13 +461,15 @@ server = {}
 
 #[test]
 fn agent_instructions_parse_and_bad_types_are_problems() {
-    let (config, problems) = one("[agent]\ninstructions = [\"notes/STYLE.md\"]\ninstructions_max_chars = 500\n");
+    let (config, problems) =
+        one("[agent]\ninstructions = [\"notes/STYLE.md\"]\ninstructions_max_chars = 500\n");
     assert_eq!(problems, vec![]);
     assert_eq!(config.agent.instructions, vec!["notes/STYLE.md".to_owned()]);
     assert_eq!(config.agent.instructions_max_chars, 500);
     let (config, _) = one("");
     assert_eq!((config.agent.instructions.len(), config.agent.instructions_max_chars), (0, 8000));
-    let (config, problems) = one("[agent]\ninstructions = \"notes/STYLE.md\"\ninstructions_max_chars = \"8k\"\n");
+    let (config, problems) =
+        one("[agent]\ninstructions = \"notes/STYLE.md\"\ninstructions_max_chars = \"8k\"\n");
     assert_eq!((config.agent.instructions.len(), config.agent.instructions_max_chars), (0, 8000));
     let msgs = messages(&problems);
     assert_eq!(msgs.len(), 2, "{msgs:?}");

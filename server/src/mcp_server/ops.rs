@@ -290,7 +290,9 @@ impl Workspace {
     fn known(&self) -> survey::Known {
         match self.engine.config.read() {
             Ok(c) => survey::Known::of(&c),
-            Err(_) => survey::Known { providers: Vec::new(), mcp: Default::default(), agent: Default::default() },
+            Err(_) => {
+                survey::Known { providers: Vec::new(), mcp: Default::default(), agent: Default::default() }
+            }
         }
     }
 

@@ -557,7 +557,16 @@ fn instructions_too_long_covers_what_runs_do_not_get() {
         instructions_too_long(text, max).map_or(String::new(), |d| {
             let s = idx.position(text, d.range.start, Encoding::Scalar);
             let e = idx.position(text, d.range.end, Encoding::Scalar);
-            format!("{}:{}-{}:{} {} {} {}", s.line + 1, s.col + 1, e.line + 1, e.col + 1, d.severity.as_str(), d.code.as_str(), d.message)
+            format!(
+                "{}:{}-{}:{} {} {} {}",
+                s.line + 1,
+                s.col + 1,
+                e.line + 1,
+                e.col + 1,
+                d.severity.as_str(),
+                d.code.as_str(),
+                d.message
+            )
         })
     };
     assert_eq!(render_file("héllo\n", 5), "");

@@ -242,7 +242,11 @@ async fn stdin_carries_the_run_as_json() {
         },
     ];
     req.instructions = vec![
-        crate::instructions::Instruction { file: "AGENTS.md".to_owned(), text: "Write in French.".to_owned(), cut_from: None },
+        crate::instructions::Instruction {
+            file: "AGENTS.md".to_owned(),
+            text: "Write in French.".to_owned(),
+            cut_from: None,
+        },
         crate::instructions::cut("notes/STYLE.md".to_owned(), "Short lines, always.", 5),
     ];
     // A prefix so the echo is not itself mistaken for JSON output.

@@ -541,8 +541,7 @@ impl Engine {
         for why in &instructions.problems {
             on_event(&RunEvent::new("instructions", format!("not used: {why}")));
         }
-        for i in req.instructions.iter().filter_map(|i| Some((i, i.cut_from?))) {
-            let (i, chars) = i;
+        for (i, chars) in req.instructions.iter().filter_map(|i| Some((i, i.cut_from?))) {
             on_event(&RunEvent::new(
                 "instructions",
                 crate::instructions::marker(&i.file, chars, agent.instructions_max_chars),
