@@ -539,6 +539,7 @@ impl Engine {
         };
         on_event(&RunEvent::new("provider", format!("{name} ({})", provider.kind_name())));
         for why in &instructions.problems {
+            tracing::warn!("ignore instructions {why}");
             on_event(&RunEvent::new("instructions", format!("not used: {why}")));
         }
         for (i, chars) in req.instructions.iter().filter_map(|i| Some((i, i.cut_from?))) {
