@@ -61,10 +61,17 @@ pub fn is_instructions_file(agent: &AgentConfig, rel: &str) -> bool {
     workspace_files(agent).iter().any(|f| f == rel)
 }
 
-/// The instructions of a run. `user_dir`: the user's livenote folder; `trusted`: whether the
-/// workspace's own files count. A missing `AGENTS.md` or user file is normal; a missing listed
-/// file is a problem.
-pub fn load(root: &Path, agent: &AgentConfig, user_dir: Option<&Path>, trusted: bool) -> Loaded {
+/// The instructions of a run. `user_dir`: the user's livenote folder; `home`: the user's home,
+/// shown as `~` in the user file's heading (the model's server need not learn the account
+/// name); `trusted`: whether the workspace's own files count. A missing `AGENTS.md` or user
+/// file is normal; a missing listed file is a problem.
+pub fn load(
+    root: &Path,
+    agent: &AgentConfig,
+    user_dir: Option<&Path>,
+    home: Option<&Path>,
+    trusted: bool,
+) -> Loaded {
     let max = agent.instructions_max_chars;
     let mut loaded = Loaded::default();
     if trusted {
@@ -81,7 +88,13 @@ pub fn load(root: &Path, agent: &AgentConfig, user_dir: Option<&Path>, trusted: 
     }
     if let Some(path) = user_dir.map(|d| d.join(USER_FILE)) {
         match read(&path) {
-            Ok(Some(text)) => loaded.files.push(cut(path.display().to_string(), &text, max)),
+            Ok(Some(text)) => {
+                let shown = match home.and_then(|h| path.strip_prefix(h).ok()) {
+                    Some(rest) => format!("~/{}", rest.display()),
+                    None => path.display().to_string(),
+                };
+                loaded.files.push(cut(shown, &text, max));
+            }
             Ok(None) => {}
             Err(why) => loaded.problems.push(format!("{}: {why}", path.display())),
         }
@@ -182,19 +195,20 @@ mod tests {
         nix::unistd::mkfifo(&root.join("fifo.md"), nix::sys::stat::Mode::S_IRWXU)
             .unwrap_or_else(|e| panic!("{e}"));
         let cfg = agent(&["notes/STYLE.md", "../x.md", "link.md", "fifo.md", "gone.md"], 8000);
-        let l = load(root, &cfg, Some(user.path()), true);
+        let l = load(root, &cfg, Some(user.path()), Some(user.path()), true);
         let files: Vec<&str> = l.files.iter().map(|f| f.file.as_str()).collect();
         assert_eq!(files[..2], ["AGENTS.md", "notes/STYLE.md"]);
-        assert!(files[2].ends_with("instructions.md"), "{files:?}");
+        assert_eq!(files[2], "~/instructions.md");
         assert_eq!(l.files[0].text, "Write in French.");
         assert_eq!(l.problems.len(), 4, "{:?}", l.problems);
         assert!(l.problems[0].starts_with("../x.md: not a plain path"), "{:?}", l.problems);
         assert!(l.problems[1].contains("outside the workspace"), "{:?}", l.problems);
         assert!(l.problems[2].contains("not a regular file"), "{:?}", l.problems);
         assert!(l.problems[3].contains("no such file"), "{:?}", l.problems);
-        let l = load(root, &cfg, Some(user.path()), false);
+        let l = load(root, &cfg, Some(user.path()), None, false);
         assert_eq!(l.files.len(), 1);
         assert_eq!(l.files[0].text, "Prefer primary sources.");
+        assert_eq!(l.files[0].file, user.path().join(USER_FILE).display().to_string());
         assert!(l.problems.is_empty());
     }
 }

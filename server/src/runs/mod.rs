@@ -514,8 +514,11 @@ impl Engine {
                 self.root.display()
             )));
         }
-        let user_dir = crate::config::user_config_dir(&crate::config::ProcessEnv);
-        let instructions = crate::instructions::load(&self.root, &agent, user_dir.as_deref(), trusted);
+        let env = crate::config::ProcessEnv;
+        let user_dir = crate::config::user_config_dir(&env);
+        let home = crate::config::Env::var(&env, "HOME").map(std::path::PathBuf::from);
+        let instructions =
+            crate::instructions::load(&self.root, &agent, user_dir.as_deref(), home.as_deref(), trusted);
         let region = agent_region(text);
         let local = now.with_timezone(&self.zone);
         let req = RunRequest {
