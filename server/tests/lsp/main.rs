@@ -6,6 +6,7 @@ mod harness;
 mod next_fire;
 mod refresh;
 mod undo;
+mod until;
 
 use expect_test::{Expect, expect};
 use harness::{TestClient, pos};
