@@ -249,7 +249,10 @@ impl ItemMemo {
             return Arc::clone(json);
         }
         let json: Arc<str> = make().into();
-        *slot = Some((ItemKey { root: root.map(Path::to_path_buf), facts, upcoming, expired }, Arc::clone(&json)));
+        *slot = Some((
+            ItemKey { root: root.map(Path::to_path_buf), facts, upcoming, expired },
+            Arc::clone(&json),
+        ));
         json
     }
 }
@@ -349,7 +352,9 @@ pub fn list_item_from<Tz: TimeZone>(
         last_run_at: live.last_run_at.map(utc),
         last_run_summary: live.last_run_summary.clone(),
         last_attempt_at: live.last_attempt_at.map(utc),
-        until: live.until_instant(tz).map(|t| t.with_timezone(tz).fixed_offset().to_rfc3339_opts(SecondsFormat::Secs, false)),
+        until: live
+            .until_instant(tz)
+            .map(|t| t.with_timezone(tz).fixed_offset().to_rfc3339_opts(SecondsFormat::Secs, false)),
         last_run_error: live.last_run_error.clone(),
     }
 }

@@ -41,7 +41,9 @@ pub type NotesFn = Arc<dyn Fn() -> Vec<EventNote> + Send + Sync>;
 pub fn eligible_notes(root: &Path, index: &Index, now: DateTime<Utc>, zone: &Zone) -> Vec<EventNote> {
     index
         .live_notes()
-        .filter(|(p, _, live)| live.active && !live.has_errors && !live.expired(now, zone) && p.starts_with(root))
+        .filter(|(p, _, live)| {
+            live.active && !live.has_errors && !live.expired(now, zone) && p.starts_with(root)
+        })
         .filter_map(|(p, _, live)| {
             let criteria = live.event_match_criteria.as_deref().map(str::trim).filter(|c| !c.is_empty())?;
             let rel = crate::workspace::NotePath::of_or_whole(root, p).into_string();

@@ -81,7 +81,8 @@ pub fn inlay_hints<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Hint
 
     if let Some(u) = &live.until {
         let day = super::text::until_text(&u.value, ctx.tz);
-        let label = if live.expired(ctx.now, ctx.tz) { format!("ended {day}") } else { format!("until {day}") };
+        let label =
+            if live.expired(ctx.now, ctx.tz) { format!("ended {day}") } else { format!("until {day}") };
         push(line_end(ctx.text, u.span.end), label, None);
     }
 

@@ -42,7 +42,9 @@ pub fn at_local<Tz: TimeZone>(t: DateTime<Utc>, now: DateTime<Utc>, tz: &Tz) -> 
 pub fn until_text<Tz: TimeZone>(until: &crate::schedule::Until, tz: &Tz) -> String {
     match until {
         crate::schedule::Until::Date(d) => d.format("%a %-d %b").to_string(),
-        crate::schedule::Until::Instant(t) => t.with_timezone(tz).naive_local().format("%a %-d %b %H:%M").to_string(),
+        crate::schedule::Until::Instant(t) => {
+            t.with_timezone(tz).naive_local().format("%a %-d %b %H:%M").to_string()
+        }
     }
 }
 

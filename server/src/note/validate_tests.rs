@@ -516,20 +516,32 @@ fn last_run_failed_and_runtime_shapes() {
 
 #[test]
 fn until_takes_a_date_or_an_instant() {
-    check("---\nlive:\n  objective: y\n  until: 2026-02-25\n---\n", expect![[r#"
+    check(
+        "---\nlive:\n  objective: y\n  until: 2026-02-25\n---\n",
+        expect![[r#"
         live: has_errors=false
-    "#]]);
-    check("---\nlive:\n  objective: y\n  until: \"2026-02-25T18:00:00+01:00\"\n---\n", expect![[r#"
+    "#]],
+    );
+    check(
+        "---\nlive:\n  objective: y\n  until: \"2026-02-25T18:00:00+01:00\"\n---\n",
+        expect![[r#"
         live: has_errors=false
-    "#]]);
-    check("---\nlive:\n  objective: y\n  until: next friday\n  active: true\n---\nlive:\n", expect![[r#"
+    "#]],
+    );
+    check(
+        "---\nlive:\n  objective: y\n  until: next friday\n  active: true\n---\nlive:\n",
+        expect![[r#"
         4:10-4:21 error live/invalid-until `until` must be a date like 2026-02-25 (the end of that day) or an RFC 3339 time like "2026-02-25T18:00:00Z", found "next friday"
         live: has_errors=true
-    "#]]);
-    check("---\nlive:\n  objective: y\n  until: 2026\n---\n", expect![[r#"
+    "#]],
+    );
+    check(
+        "---\nlive:\n  objective: y\n  until: 2026\n---\n",
+        expect![[r#"
         4:10-4:14 error live/invalid-until `until` must be a date like 2026-02-25 (the end of that day) or an RFC 3339 time like "2026-02-25T18:00:00Z", found an integer
         live: has_errors=true
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]

@@ -103,7 +103,9 @@ impl Decision {
         match self {
             Decision::Due(t) => format!("due ({})", trigger_text(t)),
             Decision::NotDue(SkipReason::Paused) => "skip (paused)".to_string(),
-            Decision::NotDue(SkipReason::Expired { since }) => format!("skip (expired {})", since.to_rfc3339()),
+            Decision::NotDue(SkipReason::Expired { since }) => {
+                format!("skip (expired {})", since.to_rfc3339())
+            }
             Decision::NotDue(SkipReason::ManualOnly) => "skip (manual only)".to_string(),
             Decision::NotDue(SkipReason::Backoff { until, pending }) => {
                 let left = human_duration(*until - now);

@@ -387,8 +387,14 @@ fn simulate(
 fn simulated_day_with_cron_and_split_windows() {
     let c = cron("0 */4 * * *");
     let w = windows(SPLIT_DAY);
-    let input =
-        ScheduleInput { active: true, cron: Some(&c), windows: &w, last_run_at: None, last_attempt_at: None, until: None };
+    let input = ScheduleInput {
+        active: true,
+        cron: Some(&c),
+        windows: &w,
+        last_run_at: None,
+        last_attempt_at: None,
+        until: None,
+    };
     // The third run fails: it is retried after the backoff, within its cycle.
     let log =
         simulate(&input, &Chicago, at("2026-05-08T06:30:00-05:00"), at("2026-05-09T08:30:00-05:00"), |n| {

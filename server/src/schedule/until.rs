@@ -15,7 +15,8 @@ pub enum Until {
 }
 
 /// What a malformed value is told, with the accepted forms.
-pub const FORMS: &str = "a date like 2026-02-25 (the end of that day) or an RFC 3339 time like \"2026-02-25T18:00:00Z\"";
+pub const FORMS: &str =
+    "a date like 2026-02-25 (the end of that day) or an RFC 3339 time like \"2026-02-25T18:00:00Z\"";
 
 impl Until {
     pub fn parse(s: &str) -> Option<Until> {

@@ -36,7 +36,12 @@ async fn surfaces(c: &mut TestClient, uri: &str) -> String {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     let item = &list["result"][0];
-    format!("hints: {}\nlens: {lens}\nlistNotes: {} next {}\n", hints.join(" | "), item["status"], item["nextDue"])
+    format!(
+        "hints: {}\nlens: {lens}\nlistNotes: {} next {}\n",
+        hints.join(" | "),
+        item["status"],
+        item["nextDue"]
+    )
 }
 
 #[tokio::test]
@@ -57,7 +62,8 @@ async fn until_shows_on_every_surface_and_expires() {
         hints: ended Tue 24 Nov | every hour | 15 h ago
         lens: Expired Tue 24 Nov
         listNotes: "expired" next null
-    "#]].assert_eq(&format!("{before}--\n{after}"));
+    "#]]
+    .assert_eq(&format!("{before}--\n{after}"));
     c.shutdown().await;
 }
 
