@@ -521,6 +521,10 @@ async fn the_engine_runs_the_note_with_the_event_as_context() {
     };
     let outcome = runner.run(&paused, "context".to_owned(), CancellationToken::new()).await;
     assert_eq!(outcome, Outcome::Skipped("the note is paused".to_owned()));
+    // Nor is one whose `until` passed after routing (2026-05-07, before the system clock).
+    let ended = EventNote { path: root.join("ended.md"), rel: "ended.md".to_owned(), ..paused };
+    let outcome = runner.run(&ended, "context".to_owned(), CancellationToken::new()).await;
+    assert_eq!(outcome, Outcome::Skipped("the note has expired (`until` has passed)".to_owned()));
     // The other notes were not touched.
     let b = std::fs::read_to_string(root.join("notes/b.md")).unwrap_or_default();
     assert!(b.ends_with("old body\n") && !b.contains("lastRunId"), "{b}");
