@@ -337,11 +337,12 @@ async fn lenses_hints_hover_completion() {
     check(
         &labels.join("\n"),
         expect![[r#"
-        active
-        triggers
-        provider
-        model
-        tools"#]],
+            active
+            triggers
+            provider
+            model
+            tools
+            until"#]],
     );
     c.shutdown().await;
 }
