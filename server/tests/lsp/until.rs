@@ -36,8 +36,16 @@ async fn surfaces(c: &mut TestClient, uri: &str) -> String {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     let item = &list["result"][0];
+    let hover = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 1}}),
+        )
+        .await;
+    let hover = hover["result"]["contents"]["value"].as_str().unwrap_or_default();
+    let hover = hover.lines().next().unwrap_or_default().to_owned();
     format!(
-        "hints: {}\nlens: {lens}\nlistNotes: {} next {}\n",
+        "hints: {}\nlens: {lens}\nhover: {hover}\nlistNotes: {} next {}\n",
         hints.join(" | "),
         item["status"],
         item["nextDue"]
@@ -57,10 +65,12 @@ async fn until_shows_on_every_surface_and_expires() {
     expect_test::expect![[r#"
         hints: until Tue 24 Nov | every hour · next 09:00 | 29 min ago
         lens: ● Live · updated 29 min ago · next 09:00
+        hover: **Live note** · live
         listNotes: "live" next "2026-11-24T09:00:00-06:00"
         --
         hints: ended Tue 24 Nov | every hour | 15 h ago
         lens: Expired Tue 24 Nov
+        hover: **Live note** · expired (`until` has passed): nothing fires on schedule or on events
         listNotes: "expired" next null
     "#]]
     .assert_eq(&format!("{before}--\n{after}"));
