@@ -456,6 +456,28 @@ mod tests {
         assert!(f.scheduler.pass(&mut Memory::default()).fired.is_empty());
     }
 
+    #[tokio::test]
+    async fn nothing_fires_after_until() {
+        // The zone is UTC: the date ends at 2026-11-23T24:00Z.
+        let note = NOTE.replace("  objective: o\n", "  objective: o\n  until: 2026-11-23\n");
+        let f = fixture("echo hi", &note);
+        f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let mut memory = Memory::default();
+        // Before the end: the hourly cron fires as usual.
+        assert_eq!(f.scheduler.pass(&mut memory).fired.len(), 1);
+        settle(&f).await;
+        memory.recently.clear();
+        f.clock.set(t("2026-11-23T23:00:00.500Z"));
+        assert_eq!(f.scheduler.pass(&mut memory).fired.len(), 1);
+        settle(&f).await;
+        // From midnight on, no occurrence fires, however long the clock runs.
+        for at in ["2026-11-24T00:00:00.500Z", "2026-11-24T01:00:00.500Z", "2026-12-01T09:00:00.500Z"] {
+            memory.recently.clear();
+            f.clock.set(t(at));
+            assert!(f.scheduler.pass(&mut memory).fired.is_empty(), "fired at {at}");
+        }
+    }
+
     /// The note open in an editor: its buffer, edited by runs and left unsaved.
     #[derive(Clone)]
     struct Buffer {

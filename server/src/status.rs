@@ -18,6 +18,8 @@ pub enum Status {
     Invalid,
     /// A run is in progress.
     Running,
+    /// `live.until` has passed: nothing fires any more.
+    Expired,
     /// `active: false`.
     Paused,
     /// The workspace is not trusted; nothing fires on its own.
@@ -33,6 +35,7 @@ impl Status {
         match self {
             Status::Invalid => "invalid",
             Status::Running => "running",
+            Status::Expired => "expired",
             Status::Paused => "paused",
             Status::Untrusted => "untrusted",
             Status::Failed => "failed",
@@ -55,11 +58,14 @@ pub struct RunFacts {
     pub undoable: bool,
 }
 
-pub fn status(live: &Live, facts: RunFacts) -> Status {
+/// The status at an instant (`until` is a date in `tz`'s calendar).
+pub fn status<Tz: TimeZone>(live: &Live, facts: RunFacts, at: DateTime<Utc>, tz: &Tz) -> Status {
     if facts.running {
         Status::Running
     } else if live.has_errors {
         Status::Invalid
+    } else if live.expired(at, tz) {
+        Status::Expired
     } else if !live.active {
         Status::Paused
     } else if facts.trusted == Some(false) {
@@ -109,7 +115,7 @@ fn view<Tz: TimeZone>(live: &Live, scope: Scope, at: DateTime<Utc>, tz: &Tz) -> 
     if live.has_errors {
         return ScheduleView { decision: None, next_due: None };
     }
-    with_input(live, scope, |input| ScheduleView {
+    with_input(live, scope, tz, |input| ScheduleView {
         decision: Some(schedule::due(input, at, tz)),
         next_due: schedule::next_due(input, at, tz),
     })
@@ -118,10 +124,10 @@ fn view<Tz: TimeZone>(live: &Live, scope: Scope, at: DateTime<Utc>, tz: &Tz) -> 
 /// Whether the scheduler would fire the note at an instant (`None` for invalid notes, which
 /// are never considered); the decision alone, without the next due instant.
 pub fn decision<Tz: TimeZone>(live: &Live, at: DateTime<Utc>, tz: &Tz) -> Option<Decision> {
-    (!live.has_errors).then(|| with_input(live, Scope::All, |input| schedule::due(input, at, tz)))
+    (!live.has_errors).then(|| with_input(live, Scope::All, tz, |input| schedule::due(input, at, tz)))
 }
 
-fn with_input<R>(live: &Live, scope: Scope, f: impl FnOnce(&ScheduleInput) -> R) -> R {
+fn with_input<Tz: TimeZone, R>(live: &Live, scope: Scope, tz: &Tz, f: impl FnOnce(&ScheduleInput) -> R) -> R {
     let windows: Vec<Window> = match scope {
         Scope::All => live.valid_windows(),
         Scope::CronOnly => Vec::new(),
@@ -132,6 +138,7 @@ fn with_input<R>(live: &Live, scope: Scope, f: impl FnOnce(&ScheduleInput) -> R)
         windows: &windows,
         last_run_at: live.last_run_at,
         last_attempt_at: live.last_attempt_at,
+        until: live.until_instant(tz),
     })
 }
 
@@ -217,6 +224,8 @@ struct ItemKey {
     root: Option<PathBuf>,
     facts: RunFacts,
     upcoming: Upcoming,
+    /// Whether `until` had passed: it changes the status while the schedule stays quiet.
+    expired: bool,
 }
 
 impl ItemMemo {
@@ -227,18 +236,23 @@ impl ItemMemo {
         root: Option<&Path>,
         facts: RunFacts,
         upcoming: Upcoming,
+        expired: bool,
         make: impl FnOnce() -> String,
     ) -> Arc<str> {
         let mut slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((key, json)) = &*slot
             && key.facts == facts
             && key.upcoming == upcoming
+            && key.expired == expired
             && key.root.as_deref().map(Path::as_os_str) == root.map(Path::as_os_str)
         {
             return Arc::clone(json);
         }
         let json: Arc<str> = make().into();
-        *slot = Some((ItemKey { root: root.map(Path::to_path_buf), facts, upcoming }, Arc::clone(&json)));
+        *slot = Some((
+            ItemKey { root: root.map(Path::to_path_buf), facts, upcoming, expired },
+            Arc::clone(&json),
+        ));
         json
     }
 }
@@ -268,6 +282,9 @@ pub struct ListItem {
     pub last_run_at: Option<String>,
     pub last_run_summary: Option<String>,
     pub last_attempt_at: Option<String>,
+    /// The first instant the note no longer fires at (`live.until` resolved), local time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
     pub last_run_error: Option<String>,
 }
 
@@ -299,7 +316,7 @@ pub fn list_item<Tz: TimeZone>(
     at: DateTime<Utc>,
     tz: &Tz,
 ) -> ListItem {
-    list_item_from(path, title, live, facts, Upcoming::at(live, at, tz), tz)
+    list_item_from(path, title, live, facts, Upcoming::at(live, at, tz), at, tz)
 }
 
 /// [`list_item`] with the schedule already known (e.g. from a [`ScheduleMemo`]).
@@ -309,6 +326,7 @@ pub fn list_item_from<Tz: TimeZone>(
     live: &Live,
     facts: RunFacts,
     upcoming: Upcoming,
+    at: DateTime<Utc>,
     tz: &Tz,
 ) -> ListItem {
     let triggers = Triggers {
@@ -325,7 +343,7 @@ pub fn list_item_from<Tz: TimeZone>(
         path,
         title,
         active: live.active,
-        status: status(live, facts).as_str(),
+        status: status(live, facts, at, tz).as_str(),
         triggers,
         due: upcoming.due.map(trigger_name),
         next_due: upcoming
@@ -334,6 +352,9 @@ pub fn list_item_from<Tz: TimeZone>(
         last_run_at: live.last_run_at.map(utc),
         last_run_summary: live.last_run_summary.clone(),
         last_attempt_at: live.last_attempt_at.map(utc),
+        until: live
+            .until_instant(tz)
+            .map(|t| t.with_timezone(tz).fixed_offset().to_rfc3339_opts(SecondsFormat::Secs, false)),
         last_run_error: live.last_run_error.clone(),
     }
 }
@@ -418,26 +439,28 @@ mod tests {
         let root = Some(Path::new("/vault"));
         let facts = RunFacts { trusted: Some(true), ..RunFacts::default() };
         let quiet = Upcoming { due: None, next_due: Some(t("2026-11-23T10:00:00Z")) };
-        assert_eq!(&*memo.json(root, facts, quiet, make), "item 1");
+        assert_eq!(&*memo.json(root, facts, quiet, false, make), "item 1");
         // The same inputs: the same bytes, not made again.
-        assert_eq!(&*memo.json(root, facts, quiet, make), "item 1");
+        assert_eq!(&*memo.json(root, facts, quiet, false, make), "item 1");
         assert_eq!(made.get(), 1);
         // A run starts, trust goes, scheduling is turned off, the note comes due, the root
         // changes: each makes the item again.
         let running = RunFacts { running: true, ..facts };
-        assert_eq!(&*memo.json(root, running, quiet, make), "item 2");
-        assert_eq!(&*memo.json(root, facts, quiet, make), "item 3");
+        assert_eq!(&*memo.json(root, running, quiet, false, make), "item 2");
+        assert_eq!(&*memo.json(root, facts, quiet, false, make), "item 3");
         let untrusted = RunFacts { trusted: Some(false), ..facts };
-        assert_eq!(&*memo.json(root, untrusted, quiet, make), "item 4");
+        assert_eq!(&*memo.json(root, untrusted, quiet, false, make), "item 4");
         let off = RunFacts { scheduling_off: true, ..facts };
-        assert_eq!(&*memo.json(root, off, quiet, make), "item 5");
+        assert_eq!(&*memo.json(root, off, quiet, false, make), "item 5");
         let due = Upcoming {
             due: Some(DueTrigger::Window { index: 0 }),
             next_due: Some(t("2026-11-23T10:00:00Z")),
         };
-        assert_eq!(&*memo.json(root, off, due, make), "item 6");
-        assert_eq!(&*memo.json(Some(Path::new("/vault/sub")), off, due, make), "item 7");
-        assert_eq!(&*memo.json(Some(Path::new("/vault/sub")), off, due, make), "item 7");
+        assert_eq!(&*memo.json(root, off, due, false, make), "item 6");
+        assert_eq!(&*memo.json(Some(Path::new("/vault/sub")), off, due, false, make), "item 7");
+        assert_eq!(&*memo.json(Some(Path::new("/vault/sub")), off, due, false, make), "item 7");
+        // `until` passes while nothing is due.
+        assert_eq!(&*memo.json(Some(Path::new("/vault/sub")), off, due, true, make), "item 8");
     }
 
     const CRONS: &[Option<&str>] = &[

@@ -741,3 +741,43 @@ fn check_warns_on_instructions_over_their_budget() {
         "#]],
     );
 }
+
+/// A note with `until` is due as usual up to the end of that day (local time: Chicago in the
+/// tests), shows no next fire once the last one before the end has passed, and is `expired`
+/// after it.
+#[test]
+fn list_at_shows_next_due_until_the_note_expires() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        dir.path().join("conf.md"),
+        "---\nlive:\n  objective: Conference notes\n  until: 2026-11-24\n  triggers:\n    cronExpr: \"0 * * * *\"\n  lastRunAt: \"2026-11-24T14:00:05Z\"\n---\n# Conf\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(livenote(dir.path(), &["trust", "."]).status.code(), Some(0));
+    let item = |at: &str| -> serde_json::Value {
+        let out = livenote(dir.path(), &["list", "--format", "json", "--at", at]);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let items: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        items[0].clone()
+    };
+    let before = item("2026-11-24T08:30");
+    assert_eq!(before["status"], "live", "{before}");
+    assert_eq!(before["nextDue"], "2026-11-24T09:00:00-06:00", "{before}");
+    assert_eq!(before["until"], "2026-11-25T00:00:00-06:00", "{before}");
+    // The midnight occurrence is the end itself: it never fires.
+    let last_hour = item("2026-11-24T23:30");
+    assert_eq!(last_hour["status"], "live", "{last_hour}");
+    assert_eq!(last_hour["nextDue"], serde_json::Value::Null, "{last_hour}");
+    let after = item("2026-11-25T00:00");
+    assert_eq!(after["status"], "expired", "{after}");
+    assert_eq!(after["due"], serde_json::Value::Null, "{after}");
+    assert_eq!(after["nextDue"], serde_json::Value::Null, "{after}");
+    check_output(
+        &livenote(dir.path(), &["list", "--at", "2026-11-26T09:00"]),
+        0,
+        expect![[r#"
+            NOTE     STATUS     DUE     NEXT                       LAST RUN
+            conf.md  expired    -       -                          2026-11-24T14:00:05.000Z
+        "#]],
+    );
+}

@@ -60,7 +60,8 @@ fn drop_event(root: &Path, id: &str, payload: Value, target: Option<&str>) {
 
 fn notes_of(root: &Path) -> Vec<EventNote> {
     let (index, _) = Index::build(&[root.to_path_buf()], &[]);
-    eligible_notes(root, &index)
+    let now = chrono::DateTime::parse_from_rfc3339("2026-05-08T15:01:00Z").unwrap_or_default().to_utc();
+    eligible_notes(root, &index, now, &livenote::schedule::Zone::Named(chrono_tz::UTC))
 }
 
 /// Picks notes whose criteria's first word appears in the payload, and always names a note
@@ -153,13 +154,14 @@ async fn process(root: &Path, router: &dyn Router, runner: &dyn EventRunner) -> 
     process_pending(root, &notes, router, runner, &CancellationToken::new()).await
 }
 
-/// Notes a.md and b.md take events; the others do not (paused, no criteria, invalid).
+/// Notes a.md and b.md take events; the others do not (paused, expired, no criteria, invalid).
 fn workspace() -> (tempfile::TempDir, PathBuf) {
     let dir = tempdir();
     let root = canonical(dir.path());
     write(&root.join("a.md"), &note("Q3", Some("Q3 planning emails"), ""));
     write(&root.join("notes/b.md"), &note("Dentist", Some("Dentist appointments"), ""));
     write(&root.join("paused.md"), &note("Paused", Some("Q3 anything"), "  active: false\n"));
+    write(&root.join("ended.md"), &note("Ended", Some("Q3 planning too"), "  until: 2026-05-07\n"));
     write(&root.join("manual.md"), &note("Manual", None, ""));
     write(&root.join("invalid.md"), &note("Invalid", Some("Q3 too"), "  active: yes\n"));
     (dir, root)
@@ -519,6 +521,10 @@ async fn the_engine_runs_the_note_with_the_event_as_context() {
     };
     let outcome = runner.run(&paused, "context".to_owned(), CancellationToken::new()).await;
     assert_eq!(outcome, Outcome::Skipped("the note is paused".to_owned()));
+    // Nor is one whose `until` passed after routing (2026-05-07, before the system clock).
+    let ended = EventNote { path: root.join("ended.md"), rel: "ended.md".to_owned(), ..paused };
+    let outcome = runner.run(&ended, "context".to_owned(), CancellationToken::new()).await;
+    assert_eq!(outcome, Outcome::Skipped("the note has expired (`until` has passed)".to_owned()));
     // The other notes were not touched.
     let b = std::fs::read_to_string(root.join("notes/b.md")).unwrap_or_default();
     assert!(b.ends_with("old body\n") && !b.contains("lastRunId"), "{b}");

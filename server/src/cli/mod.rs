@@ -82,7 +82,7 @@ pub enum Command {
         /// The workspace folder (default: the current folder); it must exist.
         dir: Option<PathBuf>,
     },
-    /// Run one note now (manual run; ignores `active` and backoff; in an untrusted folder only
+    /// Run one note now (manual run; ignores `active`, `until` and backoff; in an untrusted folder only
     /// your own configuration is used, and a note that needs the folder's does not run).
     Run {
         /// The note to run.

@@ -92,10 +92,10 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
     }
     let index = Arc::new(RwLock::new(index));
     let notes: crate::events::NotesFn = {
-        let (root, index) = (root.clone(), index.clone());
+        let (root, index, clock, zone) = (root.clone(), index.clone(), engine.clock.clone(), engine.zone);
         Arc::new(move || {
             let idx = index.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-            crate::events::eligible_notes(&root, &idx)
+            crate::events::eligible_notes(&root, &idx, clock.now(), &zone)
         })
     };
     // The scheduler and the event processor, wired as the language server wires them.

@@ -99,9 +99,11 @@ impl EventRunner for EngineRunner {
         Box::pin(async move {
             let deadline = Instant::now() + self.wait_busy;
             loop {
-                // The engine ignores `active` (manual runs may run paused notes); an event must
-                // not, and the note may have been paused since it was routed.
-                if let Some(why) = refuses_events(&note.path) {
+                // The engine ignores `active` and `until` (manual runs may run paused or expired
+                // notes); an event must not, and the note may have been paused or have expired
+                // since it was routed.
+                let now = self.engine.clock.now();
+                if let Some(why) = refuses_events(&note.path, now, &self.engine.zone) {
                     return Outcome::Skipped(why.to_owned());
                 }
                 if !self.engine.is_running(&note.path) {
@@ -142,12 +144,17 @@ impl EventRunner for EngineRunner {
 }
 
 /// Why the note on disk no longer takes events, if it does not.
-pub(super) fn refuses_events(path: &Path) -> Option<&'static str> {
+pub(super) fn refuses_events(
+    path: &Path,
+    now: DateTime<Utc>,
+    zone: &crate::schedule::Zone,
+) -> Option<&'static str> {
     let Ok(head) = crate::workspace::read_frontmatter(path) else { return Some("the note cannot be read") };
     let analysis = crate::note::analyze(&head, &crate::note::Options::default());
     match analysis.live {
         None => Some("the note is no longer live"),
         Some(l) if !l.active => Some("the note is paused"),
+        Some(l) if l.expired(now, zone) => Some("the note has expired (`until` has passed)"),
         Some(l) if l.event_match_criteria.as_deref().is_none_or(|c| c.trim().is_empty()) => {
             Some("the note has no eventMatchCriteria")
         }

@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -13,6 +14,7 @@ use crate::model::http::HttpOptions;
 use crate::model::{self, ModelError};
 use crate::model::{BoxFuture, Message, ModelClient, Request};
 use crate::runs::one_line;
+use crate::schedule::Zone;
 use crate::workspace::index::Index;
 
 use super::*;
@@ -34,12 +36,14 @@ pub struct EventNote {
 /// Where a processor finds the notes, asked again for every event (notes change meanwhile).
 pub type NotesFn = Arc<dyn Fn() -> Vec<EventNote> + Send + Sync>;
 
-/// The event-eligible notes of the workspace at `root`: active, without errors in `live:`,
-/// with non-empty `eventMatchCriteria`. In path order.
-pub fn eligible_notes(root: &Path, index: &Index) -> Vec<EventNote> {
+/// The event-eligible notes of the workspace at `root` at `now`: active, not expired, without
+/// errors in `live:`, with non-empty `eventMatchCriteria`. In path order.
+pub fn eligible_notes(root: &Path, index: &Index, now: DateTime<Utc>, zone: &Zone) -> Vec<EventNote> {
     index
         .live_notes()
-        .filter(|(p, _, live)| live.active && !live.has_errors && p.starts_with(root))
+        .filter(|(p, _, live)| {
+            live.active && !live.has_errors && !live.expired(now, zone) && p.starts_with(root)
+        })
         .filter_map(|(p, _, live)| {
             let criteria = live.event_match_criteria.as_deref().map(str::trim).filter(|c| !c.is_empty())?;
             let rel = crate::workspace::NotePath::of_or_whole(root, p).into_string();

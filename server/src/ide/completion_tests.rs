@@ -183,48 +183,52 @@ fn keys_under_live() {
     check(
         "---\nlive:\n  obj$0",
         expect![[r#"
-                replaces "obj"
-                objective  Key  text, required  -> objective: 
-                active  Key  true | false  -> active: 
-                triggers  Key  cron, windows, events  -> triggers:\n    cronExpr: "${1:0 9 * * *}"
-                provider  Key  provider name  -> provider: 
-                model  Key  text  -> model: 
-                tools  Key  list of MCP servers or server.tool  -> tools: 
-            "#]],
+            replaces "obj"
+            objective  Key  text, required  -> objective: 
+            active  Key  true | false  -> active: 
+            triggers  Key  cron, windows, events  -> triggers:\n    cronExpr: "${1:0 9 * * *}"
+            provider  Key  provider name  -> provider: 
+            model  Key  text  -> model: 
+            tools  Key  list of MCP servers or server.tool  -> tools: 
+            until  Key  date or timestamp  -> until: 
+        "#]],
     );
     // Present keys and runtime fields are not offered.
     check(
         "---\nlive:\n  objective: x\n  $0\n  triggers:\n    cronExpr: \"0 9 * * *\"\n  lastRunAt: \"2026-11-23T15:02:00Z\"\n---\n",
         expect![[r#"
-                replaces ""
-                active  Key  true | false  -> active: 
-                provider  Key  provider name  -> provider: 
-                model  Key  text  -> model: 
-                tools  Key  list of MCP servers or server.tool  -> tools: 
-            "#]],
+            replaces ""
+            active  Key  true | false  -> active: 
+            provider  Key  provider name  -> provider: 
+            model  Key  text  -> model: 
+            tools  Key  list of MCP servers or server.tool  -> tools: 
+            until  Key  date or timestamp  -> until: 
+        "#]],
     );
     // The key being renamed is not "present"; only its name is replaced.
     check(
         "---\nlive:\n  objective: x\n  act$0ve: true\n  model: m\n---\n",
         expect![[r#"
-                replaces "actve"
-                active  Key  true | false  -> active
-                triggers  Key  cron, windows, events  -> triggers
-                provider  Key  provider name  -> provider
-                tools  Key  list of MCP servers or server.tool  -> tools
-            "#]],
+            replaces "actve"
+            active  Key  true | false  -> active
+            triggers  Key  cron, windows, events  -> triggers
+            provider  Key  provider name  -> provider
+            tools  Key  list of MCP servers or server.tool  -> tools
+            until  Key  date or timestamp  -> until
+        "#]],
     );
     // The note's own indentation is followed.
     check(
         "---\nlive:\n    objective: x\n    tr$0\n---\n",
         expect![[r#"
-                replaces "tr"
-                active  Key  true | false  -> active: 
-                triggers  Key  cron, windows, events  -> triggers:\n        cronExpr: "${1:0 9 * * *}"
-                provider  Key  provider name  -> provider: 
-                model  Key  text  -> model: 
-                tools  Key  list of MCP servers or server.tool  -> tools: 
-            "#]],
+            replaces "tr"
+            active  Key  true | false  -> active: 
+            triggers  Key  cron, windows, events  -> triggers:\n        cronExpr: "${1:0 9 * * *}"
+            provider  Key  provider name  -> provider: 
+            model  Key  text  -> model: 
+            tools  Key  list of MCP servers or server.tool  -> tools: 
+            until  Key  date or timestamp  -> until: 
+        "#]],
     );
 }
 
@@ -281,13 +285,14 @@ fn no_keys_where_they_cannot_go() {
     check(
         "---\nlive:\n  objective: |\n    Keep it short.\n  $0\n---\n",
         expect![[r#"
-                replaces ""
-                active  Key  true | false  -> active: 
-                triggers  Key  cron, windows, events  -> triggers:\n    cronExpr: "${1:0 9 * * *}"
-                provider  Key  provider name  -> provider: 
-                model  Key  text  -> model: 
-                tools  Key  list of MCP servers or server.tool  -> tools: 
-            "#]],
+            replaces ""
+            active  Key  true | false  -> active: 
+            triggers  Key  cron, windows, events  -> triggers:\n    cronExpr: "${1:0 9 * * *}"
+            provider  Key  provider name  -> provider: 
+            model  Key  text  -> model: 
+            tools  Key  list of MCP servers or server.tool  -> tools: 
+            until  Key  date or timestamp  -> until: 
+        "#]],
     );
     check("---\nlive:\n  # a$0\n---\n", expect!["(none)\n"]);
     check("---\ntags:\n  $0\n---\n", expect!["(none)\n"]);
@@ -522,13 +527,14 @@ fn unicode_before_the_cursor() {
     check(
         "---\ntitle: 東京の天気 🌤\nlive:\n  objective: \"天気を保つ ☀️\"\n  $0\n---\n",
         expect![[r#"
-                replaces ""
-                active  Key  true | false  -> active: 
-                triggers  Key  cron, windows, events  -> triggers:\n    cronExpr: "${1:0 9 * * *}"
-                provider  Key  provider name  -> provider: 
-                model  Key  text  -> model: 
-                tools  Key  list of MCP servers or server.tool  -> tools: 
-            "#]],
+            replaces ""
+            active  Key  true | false  -> active: 
+            triggers  Key  cron, windows, events  -> triggers:\n    cronExpr: "${1:0 9 * * *}"
+            provider  Key  provider name  -> provider: 
+            model  Key  text  -> model: 
+            tools  Key  list of MCP servers or server.tool  -> tools: 
+            until  Key  date or timestamp  -> until: 
+        "#]],
     );
     check(
         "---\r\ntitle: 東京 🌤\r\nlive:\r\n  objective: 天気\r\n  active: f$0",

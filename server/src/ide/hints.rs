@@ -59,7 +59,7 @@ pub fn inlay_hints<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Hint
     };
 
     let live_line_end = line_end(ctx.text, live.key_span.end);
-    match status::status(live, ctx.facts) {
+    match status::status(live, ctx.facts, ctx.now, ctx.tz) {
         Status::Running => push(live_line_end, "updating…".to_owned(), None),
         Status::Untrusted => push(
             live_line_end,
@@ -76,7 +76,14 @@ pub fn inlay_hints<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Hint
             };
             push(live_line_end, label, live.last_run_error.clone());
         }
-        Status::Invalid | Status::Paused | Status::Live => {}
+        Status::Invalid | Status::Expired | Status::Paused | Status::Live => {}
+    }
+
+    if let Some(u) = &live.until {
+        let day = super::text::until_text(&u.value, ctx.tz);
+        let label =
+            if live.expired(ctx.now, ctx.tz) { format!("ended {day}") } else { format!("until {day}") };
+        push(line_end(ctx.text, u.span.end), label, None);
     }
 
     if let (Some(expr), Some(cron)) = (&live.cron_expr, &live.cron) {

@@ -311,10 +311,11 @@ fn live_summary<Tz: TimeZone>(ctx: &Ctx<Tz>) -> String {
 }
 
 fn status_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live) -> String {
-    match status::status(live, ctx.facts) {
+    match status::status(live, ctx.facts, ctx.now, ctx.tz) {
         Status::Live => "live".to_owned(),
         Status::Running => "updating now…".to_owned(),
         Status::Paused => "paused (`active: false`)".to_owned(),
+        Status::Expired => "expired (`until` has passed): nothing fires on schedule or on events".to_owned(),
         Status::Untrusted => "waiting for workspace trust".to_owned(),
         Status::Invalid => "has errors: nothing fires until they are fixed".to_owned(),
         Status::Failed => {

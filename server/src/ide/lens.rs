@@ -42,7 +42,7 @@ const REASON_MAX: usize = 60;
 pub fn code_lenses<Tz: TimeZone>(ctx: &Ctx<Tz>) -> Vec<Lens> {
     let Some(live) = &ctx.analysis.live else { return Vec::new() };
     let range = live.key_span.clone();
-    let state = status::status(live, ctx.facts);
+    let state = status::status(live, ctx.facts, ctx.now, ctx.tz);
     let lens = |title: String, command: Option<Command>| Lens { range: range.clone(), title, command };
 
     // "Waiting for trust" answers the question when clicked.
@@ -79,6 +79,10 @@ fn status_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live, state: Status) -> Strin
             format!("Invalid: fix {}", crate::text::count(n, "error"))
         }
         Status::Paused => "Paused".to_owned(),
+        Status::Expired => match &live.until {
+            Some(u) => format!("Expired {}", super::text::until_text(&u.value, ctx.tz)),
+            None => "Expired".to_owned(),
+        },
         Status::Untrusted => "Waiting for trust".to_owned(),
         Status::Failed => {
             let reason = live.last_run_error.as_deref().map(short_reason).unwrap_or_default();

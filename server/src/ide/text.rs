@@ -37,6 +37,17 @@ pub fn at_local<Tz: TimeZone>(t: DateTime<Utc>, now: DateTime<Utc>, tz: &Tz) -> 
     }
 }
 
+/// The end `until` sets, as lenses and hints name it: "Wed 25 Feb" for a date (the note runs
+/// through that day), "Wed 25 Feb 18:00" for an instant, in local time.
+pub fn until_text<Tz: TimeZone>(until: &crate::schedule::Until, tz: &Tz) -> String {
+    match until {
+        crate::schedule::Until::Date(d) => d.format("%a %-d %b").to_string(),
+        crate::schedule::Until::Instant(t) => {
+            t.with_timezone(tz).naive_local().format("%a %-d %b %H:%M").to_string()
+        }
+    }
+}
+
 /// A duration until `t`: "in 4 min", "in 30 s".
 pub fn until(t: DateTime<Utc>, now: DateTime<Utc>) -> String {
     let secs = (t - now).num_seconds().max(0);
@@ -78,6 +89,7 @@ pub fn kind_detail(f: &Field) -> String {
         Kind::Timestamp => "timestamp",
         Kind::ProviderName => "provider name",
         Kind::ToolList => "list of MCP servers or server.tool",
+        Kind::DateOrTimestamp => "date or timestamp",
     };
     match f {
         f if f.required => format!("{what}, required"),

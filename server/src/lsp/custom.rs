@@ -67,10 +67,11 @@ pub fn list_notes_json(state: &State) -> Vec<u8> {
                 let root = idx.root_of(path);
                 let f = facts.facts(Some(path));
                 let upcoming = entry.schedule.upcoming(live, now, &zone);
-                let json = entry.list_item.json(root, f, upcoming, || {
+                let expired = live.expired(now, &zone);
+                let json = entry.list_item.json(root, f, upcoming, expired, || {
                     let rel = root.and_then(|r| path.strip_prefix(r).ok()).unwrap_or(path);
                     let (rel, title) = (rel.display().to_string(), entry.title.clone());
-                    let item = status::list_item_from(rel, title, live, f, upcoming, &zone);
+                    let item = status::list_item_from(rel, title, live, f, upcoming, now, &zone);
                     item_json(&item)
                 });
                 out.extend_from_slice(json.as_bytes());

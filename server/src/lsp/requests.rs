@@ -235,7 +235,7 @@ pub fn symbol(state: &State, params: WorkspaceSymbolParams) -> Option<WorkspaceS
                 let uri = Uri::from_file_path(path)?;
                 let lines = LineIndex::new(&entry.head);
                 let range = convert::range(&entry.head, &lines, &live.key_span, enc);
-                let st = status::status(live, trust.facts(Some(path))).as_str();
+                let st = status::status(live, trust.facts(Some(path)), now, &zone).as_str();
                 let next = entry
                     .schedule
                     .upcoming(live, now, &zone)

@@ -216,7 +216,10 @@ pub async fn start_scheduler(client: Client, state: Arc<State>) {
         let root = engine.root.clone();
         let notes: crate::events::NotesFn = Arc::new(move || {
             weak.upgrade()
-                .and_then(|s| s.with_index(|i| crate::events::eligible_notes(&root, i)))
+                .and_then(|s| {
+                    let now = s.opts.clock.now();
+                    s.with_index(|i| crate::events::eligible_notes(&root, i, now, &s.opts.zone))
+                })
                 .unwrap_or_default()
         });
         let service = crate::triggers::RootService::start(

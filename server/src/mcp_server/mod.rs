@@ -154,7 +154,7 @@ fn answer(result: Result<Value, Refusal>) -> Result<CallToolResult, McpError> {
 #[tool_router]
 impl Server {
     #[tool(
-        description = "Every live note of the workspace with its status: path, title, status (live, paused, running, failed, invalid, untrusted), due, nextDue, lastRunAt, lastRunSummary and the rest of `livenote list --format json`.",
+        description = "Every live note of the workspace with its status: path, title, status (live, paused, running, failed, invalid, untrusted, expired), due, nextDue, lastRunAt, lastRunSummary and the rest of `livenote list --format json`.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn list_live_notes(&self) -> Result<CallToolResult, McpError> {

@@ -69,6 +69,7 @@ codes! {
     WindowEndBeforeStart => "window-end-before-start": "A window ends before it starts; windows cannot cross midnight.",
     OverlappingWindows => "overlapping-windows": "Two windows overlap, so one run can satisfy both.",
     UnknownProvider => "unknown-provider": "`provider` names no configured provider.",
+    InvalidUntil => "invalid-until": "`until` is neither a date (`2026-02-25`) nor an RFC 3339 time.",
     UnknownTool => "unknown-tool": "`tools` names an MCP server that is not configured, or a tool its server does not list.",
     LastRunFailed => "last-run-failed": "The latest run failed; the message stays until a run succeeds.",
     RuntimeFieldShape => "runtime-field-shape": "A field livenote writes (`lastRunAt`, ...) has a shape it cannot read; it is ignored.",

@@ -49,6 +49,8 @@ pub enum Kind {
     ProviderName,
     /// A list of MCP server names or `server.tool` names.
     ToolList,
+    /// A date or an RFC 3339 timestamp (`until`).
+    DateOrTimestamp,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -76,6 +78,7 @@ pub const FIELDS: &[Field] = &[
     f("provider", Level::Live, Kind::ProviderName),
     f("model", Level::Live, Kind::Text),
     f("tools", Level::Live, Kind::ToolList),
+    f("until", Level::Live, Kind::DateOrTimestamp),
     rt("lastAttemptAt", Kind::Timestamp),
     rt("lastRunAt", Kind::Timestamp),
     rt("lastRunId", Kind::Text),
@@ -144,6 +147,9 @@ const ALIASES: &[(&str, Level, &str)] = &[
     ("end", Level::Window, "endTime"),
     ("to", Level::Window, "endTime"),
     ("until", Level::Window, "endTime"),
+    ("expires", Level::Live, "until"),
+    ("expiry", Level::Live, "until"),
+    ("endDate", Level::Live, "until"),
 ];
 
 pub fn suggest(level: Level, unknown: &str) -> Suggestion {

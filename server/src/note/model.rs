@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::schedule::Until;
 use crate::schedule::cron::CronSchedule;
 use crate::schedule::window::Window;
 
@@ -43,6 +44,11 @@ pub struct LiveBlock {
     /// that server's tools) or `server.tool` for one tool, like `[time, "github.list_issues"]`.
     /// Absent: every configured server's tools; an empty list: none.
     pub tools: Option<Vec<String>>,
+    /// When the note stops firing: a date like `2026-02-25` (the end of that day, local time)
+    /// or an RFC 3339 time like `2026-02-25T18:00:00Z`. After it, no schedule or event runs the
+    /// note (a run by hand still does).
+    #[schemars(extend("anyOf" = [{"format": "date"}, {"format": "date-time"}]))]
+    pub until: Option<String>,
     /// Written by livenote: when the latest run started (every run). Drives the 5-minute
     /// retry backoff.
     #[schemars(extend("format" = "date-time"))]
@@ -138,6 +144,8 @@ pub struct Live {
     pub model: Option<String>,
     /// `tools` as written: each entry with its place; `None` when absent.
     pub tools: Option<Vec<Spanned<String>>>,
+    /// `until` when it parses, with the place of its value.
+    pub until: Option<Spanned<Until>>,
     pub last_attempt_at: Option<DateTime<Utc>>,
     pub last_run_at: Option<DateTime<Utc>>,
     pub last_run_id: Option<String>,
@@ -162,6 +170,16 @@ impl Live {
     /// The entries of `tools` (`None` when absent: every configured MCP server).
     pub fn tool_names(&self) -> Option<Vec<String>> {
         self.tools.as_ref().map(|t| t.iter().map(|e| e.value.clone()).collect())
+    }
+
+    /// The first instant the note no longer fires at, in `tz`.
+    pub fn until_instant<Tz: chrono::TimeZone>(&self, tz: &Tz) -> Option<DateTime<Utc>> {
+        self.until.as_ref().and_then(|u| u.value.instant(tz))
+    }
+
+    /// Whether `until` has passed at `at`.
+    pub fn expired<Tz: chrono::TimeZone>(&self, at: DateTime<Utc>, tz: &Tz) -> bool {
+        self.until.as_ref().is_some_and(|u| u.value.passed(at, tz))
     }
 
     /// The span of a runtime field as written.

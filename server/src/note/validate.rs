@@ -12,6 +12,7 @@ use super::frontmatter::{self, Frontmatter};
 use super::model::{Live, Spanned, WindowEntry};
 use super::outline::Outline;
 use super::yaml::{self, Entry, Kind, Node, Scalar, YamlErrorKind};
+use crate::schedule::Until;
 use crate::schedule::cron::CronSchedule;
 use crate::schedule::window::{TimeOfDay, TimeOfDayError, Window};
 use crate::text::TextEdit;
@@ -369,6 +370,7 @@ impl<'a> Cx<'a> {
                     live.model = self.opt_str(e, "a model name").filter(|m| !m.trim().is_empty());
                 }
                 "tools" => live.tools = self.tools(e, opts),
+                "until" => live.until = self.until(e),
                 "lastAttemptAt" | "lastRunAt" => {
                     let ts = self.timestamp(e);
                     live.runtime_spans.push((field_name(&e.key), e.value.span.clone()));
@@ -565,6 +567,27 @@ impl<'a> Cx<'a> {
             );
         }
         self.push(d);
+    }
+
+    /// `until`: a date or an RFC 3339 instant; anything else is an error (the note's end must
+    /// not be guessed).
+    fn until(&mut self, e: &Entry) -> Option<Spanned<Until>> {
+        let found = match &e.value.kind {
+            Kind::Scalar(Scalar::Null) => return None,
+            Kind::Scalar(Scalar::Str(s)) => match Until::parse(s) {
+                Some(u) => return Some(Spanned { value: u, span: e.value.span.clone() }),
+                None => format!("{s:?}"),
+            },
+            _ => e.value.type_name().to_owned(),
+        };
+        let span = self.widen(e.value.span.clone());
+        let span = if span.is_empty() { e.key_span.clone() } else { span };
+        self.push(Diagnostic::error(
+            Code::InvalidUntil,
+            span,
+            format!("`until` must be {}, found {found}", crate::schedule::until::FORMS),
+        ));
+        None
     }
 
     fn timestamp(&mut self, e: &Entry) -> Option<DateTime<Utc>> {
@@ -849,6 +872,7 @@ fn empty_live(key_span: Range<usize>) -> Live {
         provider: None,
         model: None,
         tools: None,
+        until: None,
         last_attempt_at: None,
         last_run_at: None,
         last_run_id: None,

@@ -236,7 +236,7 @@ fn unknown_keys_with_did_you_mean() {
             9:9-9:14 warning live/unknown-key unknown key `start` in a window; did you mean `startTime`?
               fix*: Rename to `startTime`
             9:9-9:14 error live/incomplete-window this window has no `startTime`; a window needs both startTime and endTime
-            11:3-11:9 warning live/unknown-key unknown key `colour` in `live`; expected one of objective, active, triggers, provider, model, tools
+            11:3-11:9 warning live/unknown-key unknown key `colour` in `live`; expected one of objective, active, triggers, provider, model, tools, until
             live: has_errors=true
         "#]],
     );
@@ -511,6 +511,36 @@ fn last_run_failed_and_runtime_shapes() {
             6:19-6:22 warning live/runtime-field-shape `lastRunSummary` is written by livenote and should be text; this value is ignored
             live: has_errors=false
         "#]],
+    );
+}
+
+#[test]
+fn until_takes_a_date_or_an_instant() {
+    check(
+        "---\nlive:\n  objective: y\n  until: 2026-02-25\n---\n",
+        expect![[r#"
+        live: has_errors=false
+    "#]],
+    );
+    check(
+        "---\nlive:\n  objective: y\n  until: \"2026-02-25T18:00:00+01:00\"\n---\n",
+        expect![[r#"
+        live: has_errors=false
+    "#]],
+    );
+    check(
+        "---\nlive:\n  objective: y\n  until: next friday\n  active: true\n---\nlive:\n",
+        expect![[r#"
+        4:10-4:21 error live/invalid-until `until` must be a date like 2026-02-25 (the end of that day) or an RFC 3339 time like "2026-02-25T18:00:00Z", found "next friday"
+        live: has_errors=true
+    "#]],
+    );
+    check(
+        "---\nlive:\n  objective: y\n  until: 2026\n---\n",
+        expect![[r#"
+        4:10-4:14 error live/invalid-until `until` must be a date like 2026-02-25 (the end of that day) or an RFC 3339 time like "2026-02-25T18:00:00Z", found an integer
+        live: has_errors=true
+    "#]],
     );
 }
 

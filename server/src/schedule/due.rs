@@ -28,6 +28,8 @@ pub struct ScheduleInput<'a> {
     pub last_run_at: Option<DateTime<Utc>>,
     /// Every run start.
     pub last_attempt_at: Option<DateTime<Utc>>,
+    /// `live.until` resolved: from this instant on nothing fires.
+    pub until: Option<DateTime<Utc>>,
 }
 
 /// Which trigger made a note due.
@@ -51,6 +53,8 @@ pub enum Decision {
 pub enum SkipReason {
     /// `active: false`.
     Paused,
+    /// `live.until` has passed: the note fires no more (since the instant given).
+    Expired { since: DateTime<Utc> },
     /// No cron and no windows: the note only runs by hand or on events.
     ManualOnly,
     /// A run started less than five minutes ago. `pending` is what would be due otherwise.
@@ -99,6 +103,9 @@ impl Decision {
         match self {
             Decision::Due(t) => format!("due ({})", trigger_text(t)),
             Decision::NotDue(SkipReason::Paused) => "skip (paused)".to_string(),
+            Decision::NotDue(SkipReason::Expired { since }) => {
+                format!("skip (expired {})", since.to_rfc3339())
+            }
             Decision::NotDue(SkipReason::ManualOnly) => "skip (manual only)".to_string(),
             Decision::NotDue(SkipReason::Backoff { until, pending }) => {
                 let left = human_duration(*until - now);
@@ -159,6 +166,9 @@ pub fn due<Tz: TimeZone>(input: &ScheduleInput, now: DateTime<Utc>, tz: &Tz) -> 
     if !input.active {
         return Decision::NotDue(SkipReason::Paused);
     }
+    if let Some(since) = input.until.filter(|&u| now >= u) {
+        return Decision::NotDue(SkipReason::Expired { since });
+    }
     if input.cron.is_none() && input.windows.is_empty() {
         return Decision::NotDue(SkipReason::ManualOnly);
     }
@@ -183,7 +193,7 @@ pub fn due<Tz: TimeZone>(input: &ScheduleInput, now: DateTime<Utc>, tz: &Tz) -> 
 
 /// The earliest instant at or after `after` at which [`due`] says due, assuming nothing runs
 /// in between (`last_run_at` and `last_attempt_at` stay as they are). `None` when paused,
-/// manual only, or when nothing can ever fire. A cron occurrence is reported
+/// manual only, expired, or when nothing can ever fire before `until`. A cron occurrence is reported
 /// [`AFTER_OCCURRENCE`] after it, since at the occurrence itself it is not yet strictly
 /// before now.
 pub fn next_due<Tz: TimeZone>(input: &ScheduleInput, after: DateTime<Utc>, tz: &Tz) -> Option<DateTime<Utc>> {
@@ -213,6 +223,10 @@ pub fn next_due<Tz: TimeZone>(input: &ScheduleInput, after: DateTime<Utc>, tz: &
         .min()?;
         if backoff_until(input.last_attempt_at, input.last_run_at, candidate).is_some() {
             candidate = backoff_end?;
+        }
+        // Nothing past `until` is due; walking on would only end at the bound.
+        if input.until.is_some_and(|u| candidate >= u) {
+            return None;
         }
         if due(input, candidate, tz).is_due() {
             return Some(candidate);

@@ -46,6 +46,7 @@ fn code(d: &Decision, tz: &Tz) -> String {
         Decision::Due(t) => format!("due {}", trigger(t)),
         Decision::NotDue(SkipReason::Paused) => "paused".to_string(),
         Decision::NotDue(SkipReason::ManualOnly) => "manual-only".to_string(),
+        Decision::NotDue(SkipReason::Expired { since }) => format!("expired since {}", local(since)),
         Decision::NotDue(SkipReason::Backoff { until, pending }) => format!(
             "backoff until {} pending {}",
             local(until),
@@ -210,6 +211,7 @@ fn schedule_vectors() {
             windows: &windows,
             last_run_at: v.last_run.map(at),
             last_attempt_at: v.last_attempt.map(at),
+            until: None,
         };
         let got = code(&due(&input, at(v.now), &v.tz), &v.tz);
         if got != v.want {
@@ -283,6 +285,7 @@ fn next_due_cases() {
             windows: &windows,
             last_run_at: c.last_run.map(at),
             last_attempt_at: c.last_attempt.map(at),
+            until: None,
         };
         let got = next_due(&input, at(c.after), &c.tz);
         if got != c.want.map(at) {
@@ -384,8 +387,14 @@ fn simulate(
 fn simulated_day_with_cron_and_split_windows() {
     let c = cron("0 */4 * * *");
     let w = windows(SPLIT_DAY);
-    let input =
-        ScheduleInput { active: true, cron: Some(&c), windows: &w, last_run_at: None, last_attempt_at: None };
+    let input = ScheduleInput {
+        active: true,
+        cron: Some(&c),
+        windows: &w,
+        last_run_at: None,
+        last_attempt_at: None,
+        until: None,
+    };
     // The third run fails: it is retried after the backoff, within its cycle.
     let log =
         simulate(&input, &Chicago, at("2026-05-08T06:30:00-05:00"), at("2026-05-09T08:30:00-05:00"), |n| {
@@ -413,6 +422,7 @@ fn simulated_failures_retry_after_backoff_until_the_next_occurrence() {
         windows: &[],
         last_run_at: Some(at("2026-05-08T08:00:05Z")),
         last_attempt_at: Some(at("2026-05-08T08:00:02Z")),
+        until: None,
     };
     let log = simulate(&input, &UTC, at("2026-05-08T08:30:00Z"), at("2026-05-08T11:30:00Z"), |n| {
         (0..14).contains(&n)
@@ -535,6 +545,7 @@ proptest! {
             windows: &c.windows,
             last_run_at: c.last_run,
             last_attempt_at: c.last_attempt,
+            until: None,
         };
         let t = c.now;
         match next_due(&input, t, &c.tz) {
@@ -595,6 +606,7 @@ proptest! {
             windows: &windows,
             last_run_at: run.map(instant),
             last_attempt_at: attempt.map(instant),
+            until: None,
         };
         let now = instant(now);
         let _ = due(&input, now, &tz);
@@ -613,8 +625,29 @@ fn extreme_instants_do_not_panic() {
             windows: &w,
             last_run_at: Some(t),
             last_attempt_at: Some(t),
+            until: None,
         };
         let _ = due(&input, t, &New_York);
         let _ = next_due(&input, t, &New_York);
     }
+}
+
+#[test]
+fn nothing_is_due_from_until_on() {
+    let c = cron("0 * * * *");
+    let until = at("2026-05-08T12:00:00Z");
+    let input = ScheduleInput {
+        active: true,
+        cron: Some(&c),
+        windows: &[],
+        last_run_at: Some(at("2026-05-08T10:00:05Z")),
+        last_attempt_at: Some(at("2026-05-08T10:00:00Z")),
+        until: Some(until),
+    };
+    // Before: the 11:00 occurrence is next; the 12:00 one is at `until` and never fires.
+    assert_eq!(next_due(&input, at("2026-05-08T10:30:00Z"), &Utc), Some(at("2026-05-08T11:00:00.001Z")));
+    let ran = ScheduleInput { last_run_at: Some(at("2026-05-08T11:00:05Z")), ..input };
+    assert_eq!(next_due(&ran, at("2026-05-08T11:30:00Z"), &Utc), None);
+    assert_eq!(due(&input, until, &Utc), Decision::NotDue(SkipReason::Expired { since: until }));
+    assert_eq!(next_due(&input, until, &Utc), None);
 }

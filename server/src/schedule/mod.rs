@@ -5,6 +5,7 @@ pub mod clock;
 pub mod cron;
 pub mod due;
 pub mod trigger;
+pub mod until;
 pub mod window;
 pub mod zone;
 
@@ -12,5 +13,6 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use cron::{CronField, CronParseError, CronSchedule, presets};
 pub use due::{CronSkip, Decision, DueTrigger, ScheduleInput, SkipReason, WindowSkip, due, next_due};
 pub use trigger::TriggerKind;
+pub use until::Until;
 pub use window::{Band, TimeOfDay, TimeOfDayError, Window};
 pub use zone::Zone;

@@ -174,12 +174,12 @@ pub(crate) fn local_date<Tz: TimeZone>(t: DateTime<Utc>, tz: &Tz) -> Option<Naiv
 
 /// Which end of a band a local time is resolved for; see the module docs for the DST policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Edge {
+pub(crate) enum Edge {
     Start,
     End,
 }
 
-fn local_to_utc<Tz: TimeZone>(tz: &Tz, local: NaiveDateTime, edge: Edge) -> Option<DateTime<Utc>> {
+pub(crate) fn local_to_utc<Tz: TimeZone>(tz: &Tz, local: NaiveDateTime, edge: Edge) -> Option<DateTime<Utc>> {
     match tz.from_local_datetime(&local) {
         LocalResult::Single(t) => Some(t.to_utc()),
         LocalResult::Ambiguous(first, last) => Some(match edge {

@@ -97,7 +97,9 @@ fn a_thousand_events_at_once_are_each_handled_exactly_once() {
         expected.insert(id, runs);
     }
     let (index, _) = Index::build(std::slice::from_ref(&root), &[]);
-    let notes = move || eligible_notes(&root_of(&index), &index);
+    // No note here has `until`, so the instant asked about does not matter.
+    let (now, zone) = (chrono::DateTime::<chrono::Utc>::UNIX_EPOCH, livenote::schedule::Zone::Local);
+    let notes = move || eligible_notes(&root_of(&index), &index, now, &zone);
     let recorder = Recorder::default();
     let started = Instant::now();
     let counts: Vec<usize> = std::thread::scope(|s| {

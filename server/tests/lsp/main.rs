@@ -6,6 +6,7 @@ mod harness;
 mod next_fire;
 mod refresh;
 mod undo;
+mod until;
 
 use expect_test::{Expect, expect};
 use harness::{TestClient, pos};
@@ -336,11 +337,12 @@ async fn lenses_hints_hover_completion() {
     check(
         &labels.join("\n"),
         expect![[r#"
-        active
-        triggers
-        provider
-        model
-        tools"#]],
+            active
+            triggers
+            provider
+            model
+            tools
+            until"#]],
     );
     c.shutdown().await;
 }
