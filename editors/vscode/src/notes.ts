@@ -20,6 +20,7 @@ const STATUS_LABEL: Record<LiveStatus, string> = {
   failed: '$(error) Failed',
   untrusted: '$(shield) Waiting for trust',
   invalid: '$(warning) Invalid',
+  expired: '$(history) Expired',
 };
 
 const MAX_TEXT = 60;

@@ -49,9 +49,9 @@ export const UiCommand = {
 
 export type UiCommandId = (typeof UiCommand)[keyof typeof UiCommand];
 
-export type LiveStatus = 'live' | 'running' | 'paused' | 'failed' | 'untrusted' | 'invalid';
+export type LiveStatus = 'live' | 'running' | 'paused' | 'failed' | 'untrusted' | 'invalid' | 'expired';
 
-const LIVE_STATUSES: readonly string[] = ['live', 'running', 'paused', 'failed', 'untrusted', 'invalid'];
+const LIVE_STATUSES: readonly string[] = ['live', 'running', 'paused', 'failed', 'untrusted', 'invalid', 'expired'];
 
 export interface PassiveNoteStatus {
   live: false;
@@ -67,6 +67,8 @@ export interface LiveNoteStatus {
   nextDue: string | null;
   due: string | null;
   schedulerEnabled: boolean;
+  /** `live.until` resolved: the first instant the note no longer fires at (absent: no end). */
+  until?: string | null;
 }
 
 export type NoteStatus = PassiveNoteStatus | LiveNoteStatus;

@@ -2,7 +2,7 @@
 // Pure (no `vscode` import) so every status can be unit-tested.
 
 import { UiCommand, type UiCommandId, type LiveNoteStatus, type NoteStatus } from './protocol';
-import { formatAgo, formatWhen } from './time';
+import { formatAgo, formatClock, formatWhen } from './time';
 
 export interface StatusView {
   /** Status-bar text, with a leading `$(codicon)`. */
@@ -43,6 +43,9 @@ function lastRunLine(s: LiveNoteStatus, now: Date): string {
 function nextDueLine(s: LiveNoteStatus, now: Date): string | undefined {
   if (s.status === 'invalid' || s.status === 'running') {
     return undefined;
+  }
+  if (s.status === 'expired') {
+    return `Next due: none (ended ${formatClock(s.until, now) ?? 'at its until'})`;
   }
   if (s.due) {
     return `Due now (${s.due})`;
@@ -131,6 +134,16 @@ export function noteStatusView(status: NoteStatus, ctx: StatusContext): StatusVi
         ]),
         command: UiCommand.showProblems,
         background: 'warning',
+      };
+    case 'expired':
+      return {
+        text: `$(history) Expired${status.until ? ` ${formatClock(status.until, now) ?? ''}` : ''}`,
+        tooltip: join([
+          'livenote: this note\'s until has passed, so it no longer runs on its triggers or on events.',
+          ...common,
+          'Click to run it once by hand; extend or remove until in the live: block to bring it back.',
+        ]),
+        command: UiCommand.run,
       };
     case 'live': {
       const ago = formatAgo(status.lastRunAt, now);

@@ -94,6 +94,17 @@ describe('noteStatusView', () => {
     assert.match(v.tooltip, /^Next due: none while paused$/m);
   });
 
+  it('expired: says when it ended, no next due, click runs by hand', () => {
+    const v = noteStatusView(
+      live({ status: 'expired', nextDue: null, until: '2026-05-01T00:00:00.000+00:00' }),
+      ctx,
+    );
+    assert.match(v.text, /^\$\(history\) Expired 2026-05-0[12] \d\d:00$/);
+    assert.equal(v.command, UiCommand.run);
+    assert.match(v.tooltip, /^Next due: none \(ended /m);
+    assert.match(v.tooltip, /extend or remove until/);
+  });
+
   it('untrusted: click trusts the workspace', () => {
     const v = noteStatusView(live({ status: 'untrusted' }), ctx);
     assert.equal(v.text, '$(shield) Waiting for trust');
