@@ -13,6 +13,7 @@
 pub mod agent;
 pub mod cli;
 pub mod config;
+pub mod cost;
 pub mod events;
 pub mod ide;
 pub mod instructions;

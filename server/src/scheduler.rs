@@ -176,7 +176,7 @@ impl Scheduler {
                                 );
                                 me.remember_skip(&path);
                             }
-                            _ => log_outcome(&rel, &outcome),
+                            _ => log_outcome(&rel, &outcome, &|id| me.engine.last_run(id)),
                         }
                         me.wake.notify_one();
                     });
@@ -265,11 +265,14 @@ impl Scheduler {
     }
 }
 
-/// One log line per outcome, the note path second.
-pub fn log_outcome(rel: &str, outcome: &Outcome) {
+/// One log line per outcome, the note path second; a run that counted what it did (a model
+/// run) says so at the end: "done notes/a.md: Updated (3 model calls, 12,345 tokens, ...)".
+/// `last_run` looks a run's totals up (`Engine::last_run`).
+pub fn log_outcome(rel: &str, outcome: &Outcome, last_run: &dyn Fn(&str) -> Option<crate::runs::costs::LastRun>) {
+    let cost = |id: &str| last_run(id).map(|r| format!(" ({})", r.totals.brief())).unwrap_or_default();
     match outcome {
-        Outcome::Done { summary, .. } => tracing::info!("done {rel}: {summary}"),
-        Outcome::Failed { error, .. } => tracing::warn!("failed {rel}: {error}"),
+        Outcome::Done { summary, run_id } => tracing::info!("done {rel}: {summary}{}", cost(run_id)),
+        Outcome::Failed { error, run_id } => tracing::warn!("failed {rel}: {error}{}", cost(run_id)),
         Outcome::Stopped { .. } => tracing::warn!("failed {rel}: stopped"),
         Outcome::Skipped(reason) => tracing::info!("skip {rel} ({reason})"),
     }

@@ -54,12 +54,11 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        // 400k tokens: 25 steps re-sending a conversation of ~15k tokens each, which covers a
-        // long note and a few file reads, while capping the cost of a run that goes wrong.
         Limits {
             max_steps: 25,
             timeout: Duration::from_secs(600),
-            max_tokens_total: 400_000,
+            // `[agent] max_tokens`'s default, 400k.
+            max_tokens_total: crate::config::AgentConfig::default().max_tokens,
             max_conversation_bytes: 16 * 1024 * 1024,
         }
     }
@@ -108,7 +107,10 @@ pub async fn run_agent_with(
     tokio::select! {
         biased;
         () = cancel.cancelled() => Err(ProviderError::Stopped),
-        r = tokio::time::timeout(limits.timeout, work) => r.unwrap_or(Err(ProviderError::TimedOut(limits.timeout))),
+        r = tokio::time::timeout(limits.timeout, work) => r.unwrap_or_else(|_| Err(failed(format!(
+            "timed out after {} ([agent] timeout)",
+            crate::config::format_duration(limits.timeout)
+        )))),
     }
 }
 
@@ -172,6 +174,7 @@ async fn converse(
             max_tokens: u32::try_from(max_tokens).unwrap_or(u32::MAX),
             json: false,
         };
+        let asked = tokio::time::Instant::now();
         let turn = match client.complete(request, cancel.clone()).await {
             Ok(turn) => turn,
             // Re-reads and file contents pile up; the latest ones are what the model needs.
@@ -182,7 +185,7 @@ async fn converse(
             Err(e) => return Err(e.into()),
         };
         tokens = tokens.saturating_add(turn.usage.input_tokens).saturating_add(turn.usage.output_tokens);
-        report_turn(&turn, tokens, events);
+        report_turn(&turn, tokens, asked.elapsed(), events);
         messages.push(turn.message());
         if !turn.tool_calls.is_empty() {
             check_conversation(&messages, limits.max_conversation_bytes)?;
@@ -198,13 +201,16 @@ async fn converse(
         }
         if tokens > limits.max_tokens_total {
             return Err(failed(format!(
-                "stopped after using {tokens} tokens, over the limit of {}",
+                "stopped after using {tokens} tokens, over the limit of {} ([agent] max_tokens)",
                 limits.max_tokens_total
             )));
         }
         for call in &turn.tool_calls {
             if steps >= limits.max_steps {
-                return Err(failed(format!("stopped after {} tool calls", limits.max_steps)));
+                return Err(failed(format!(
+                    "stopped after {} tool calls ([agent] max_steps)",
+                    limits.max_steps
+                )));
             }
             steps += 1;
             let mut out = toolbox.call(call, &cancel).await;
@@ -234,10 +240,13 @@ async fn converse(
                 events(&event);
             }
             let status = if out.is_error { "error" } else { "ok" };
-            events(&RunEvent::new(
-                "tool_result",
-                format!("{} {status}: {}", call.name, clip(&out.content, EVENT_RESULT_CHARS)),
-            ));
+            events(
+                &RunEvent::new(
+                    "tool_result",
+                    format!("{} {status}: {}", call.name, clip(&out.content, EVENT_RESULT_CHARS)),
+                )
+                .with_data(serde_json::json!({"tool": call.name})),
+            );
             messages.push(Message::tool_result(&call.id, out.content, out.is_error));
         }
     }
@@ -277,8 +286,9 @@ fn elide_old_results(messages: &mut [Message]) -> bool {
     changed
 }
 
-/// The transcript of one model turn.
-fn report_turn(turn: &Turn, tokens: u64, events: &mut (dyn FnMut(&RunEvent) + Send)) {
+/// The transcript of one model turn; its `usage` event carries the call's tokens and time as
+/// data, which the run's totals add up (`cost::RunTotals`).
+fn report_turn(turn: &Turn, tokens: u64, took: Duration, events: &mut (dyn FnMut(&RunEvent) + Send)) {
     let text = turn.text.trim();
     if !text.is_empty() {
         events(&RunEvent::new("model", clip(text, EVENT_TEXT_CHARS)));
@@ -287,10 +297,23 @@ fn report_turn(turn: &Turn, tokens: u64, events: &mut (dyn FnMut(&RunEvent) + Se
         events(&RunEvent::new("tool_call", describe_call(call)));
     }
     let stop = turn.stop_reason.as_deref().map(|s| format!(" stop={s}")).unwrap_or_default();
-    events(&RunEvent::new(
-        "usage",
-        format!("input={} output={} total={tokens}{stop}", turn.usage.input_tokens, turn.usage.output_tokens),
-    ));
+    let u = turn.usage;
+    let ms = u64::try_from(took.as_millis()).unwrap_or(u64::MAX);
+    events(
+        &RunEvent::new(
+            "usage",
+            format!(
+                "input={} output={} cached={} ms={ms} total={tokens}{stop}",
+                u.input_tokens, u.output_tokens, u.cached_input_tokens
+            ),
+        )
+        .with_data(serde_json::json!({
+            "input": u.input_tokens,
+            "output": u.output_tokens,
+            "cached": u.cached_input_tokens,
+            "ms": ms,
+        })),
+    );
 }
 
 fn describe_call(call: &ToolCall) -> String {

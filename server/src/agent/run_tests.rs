@@ -73,7 +73,7 @@ fn calls(list: Vec<ToolCall>) -> Turn {
     Turn {
         text: String::new(),
         tool_calls: list,
-        usage: Usage { input_tokens: 100, output_tokens: 10 },
+        usage: Usage { input_tokens: 100, output_tokens: 10, cached_input_tokens: 0 },
         stop_reason: Some("tool_calls".to_owned()),
     }
 }
@@ -82,7 +82,7 @@ fn answer(text: &str) -> Turn {
     Turn {
         text: text.to_owned(),
         tool_calls: Vec::new(),
-        usage: Usage { input_tokens: 100, output_tokens: 10 },
+        usage: Usage { input_tokens: 100, output_tokens: 10, cached_input_tokens: 0 },
         stop_reason: Some("stop".to_owned()),
     }
 }
@@ -400,7 +400,7 @@ async fn step_limit_fails_the_run_but_keeps_earlier_edits() {
     let client = Scripted::new(turns);
     let limits = Limits { max_steps: 3, ..Limits::default() };
     let ran = run(&client, &request(dir.path(), TriggerKind::Manual), limits, false).await;
-    assert_eq!(ran.result.map_err(|e| e.to_string()), Err("stopped after 3 tool calls".to_owned()));
+    assert_eq!(ran.result.map_err(|e| e.to_string()), Err("stopped after 3 tool calls ([agent] max_steps)".to_owned()));
     assert_eq!(ran.edits, ["# Chicago time\n\n3:00 PM\n\n## Log\n\n- 3:00 PM\n- more\n"]);
     assert_eq!(client.seen().len(), 4);
 }
@@ -437,7 +437,7 @@ async fn token_limit_fails_the_run() {
     let ran = run(&client, &request(dir.path(), TriggerKind::Manual), limits, false).await;
     assert_eq!(
         ran.result.map_err(|e| e.to_string()),
-        Err("stopped after using 330 tokens, over the limit of 250".to_owned())
+        Err("stopped after using 330 tokens, over the limit of 250 ([agent] max_tokens)".to_owned())
     );
 }
 
@@ -459,13 +459,16 @@ async fn cancel_stops_the_run() {
     assert!(client.seen().is_empty());
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn timeout_ends_a_hanging_model() {
     let dir = workspace();
     let client = Scripted::new(Vec::new());
     let limits = Limits { timeout: Duration::from_millis(50), ..Limits::default() };
     let ran = run(&client, &request(dir.path(), TriggerKind::Manual), limits, false).await;
-    assert_eq!(ran.result, Err(ProviderError::TimedOut(Duration::from_millis(50))));
+    assert_eq!(
+        ran.result.map_err(|e| e.to_string()),
+        Err("timed out after 50ms ([agent] timeout)".to_owned())
+    );
 }
 
 #[tokio::test]

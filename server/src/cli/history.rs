@@ -1,6 +1,7 @@
 //! `livenote history NOTE [--format json]`: the note's runs, newest first: id, time, trigger,
 //! outcome, summary, lines added/removed, and whether the body from before the run is kept
-//! (what `livenote undo` restores from).
+//! (what `livenote undo` restores from); under a model run, what it cost (tokens, model and
+//! tool calls, wall time).
 
 use std::io::Write;
 use std::path::Path;
@@ -37,6 +38,20 @@ pub fn run(note: &Path, format: Format, out: &mut impl Write) -> Result<u8> {
                     if r.snapshot { "snapshot" } else { "-" },
                     r.summary.as_deref().unwrap_or("")
                 )?;
+                // A model run's cost on a line of its own, under the run.
+                if let Some(t) = &r.totals {
+                    let tools = match t.tools_by_name() {
+                        by_name if by_name.is_empty() => String::new(),
+                        by_name => format!(" [{by_name}]"),
+                    };
+                    writeln!(
+                        out,
+                        "    {}{tools}; input {}, output {}",
+                        t.brief(),
+                        crate::cost::grouped(t.tokens.input),
+                        crate::cost::grouped(t.tokens.output)
+                    )?;
+                }
             }
         }
     }

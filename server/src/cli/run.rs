@@ -52,7 +52,10 @@ pub fn run(
                 Some(rest) if e.kind == "start" => rest.trim_start(),
                 _ => e.message.as_str(),
             };
-            tracing::info!("{} {rel}: {message}", e.kind);
+            // The end says what the run cost, as the scheduler's line does.
+            let cost = e.data.as_ref().and_then(crate::runs::costs::totals_of);
+            let cost = cost.map(|t| format!(" ({})", t.brief())).unwrap_or_default();
+            tracing::info!("{} {rel}: {message}{cost}", e.kind);
         };
         let run = engine.run(spec, &mut show);
         tokio::select! {

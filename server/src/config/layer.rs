@@ -123,6 +123,7 @@ struct Partial {
     max_conversation_bytes: Option<usize>,
     instructions: Option<Vec<String>>,
     instructions_max_chars: Option<usize>,
+    max_tokens: Option<u64>,
     providers: BTreeMap<String, PartialProvider>,
     enabled: Option<bool>,
     exclude: Option<Vec<String>>,
@@ -262,6 +263,7 @@ const AGENT_KEYS: &[&str] = &[
     "max_conversation_bytes",
     "instructions",
     "instructions_max_chars",
+    "max_tokens",
 ];
 const SCHEDULER_KEYS: &[&str] = &["enabled", "exclude"];
 const HISTORY_KEYS: &[&str] = &["keep", "runs_keep", "events_keep"];
@@ -309,6 +311,12 @@ fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
                         "instructions_max_chars" => {
                             if let Some(v) = cx.integer(&key, &f.node, 100, 1_000_000) {
                                 acc.instructions_max_chars = usize::try_from(v).ok();
+                            }
+                        }
+                        // From 1000 (one short reply) to 1 G (beyond that, no bound at all).
+                        "max_tokens" => {
+                            if let Some(v) = cx.integer(&key, &f.node, 1000, 1_000_000_000) {
+                                acc.max_tokens = u64::try_from(v).ok();
                             }
                         }
                         _ => cx.unknown(&key, f, AGENT_KEYS),
@@ -411,6 +419,7 @@ fn finish(
             instructions_max_chars: acc
                 .instructions_max_chars
                 .unwrap_or(defaults.agent.instructions_max_chars),
+            max_tokens: acc.max_tokens.unwrap_or(defaults.agent.max_tokens),
         },
         providers: BTreeMap::new(),
         scheduler: SchedulerConfig {

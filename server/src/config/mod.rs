@@ -148,6 +148,8 @@ pub struct AgentConfig {
     pub instructions: Vec<String>,
     /// Characters of one instructions file sent to the model; the rest is cut.
     pub instructions_max_chars: usize,
+    /// Input plus output tokens over a run's model calls, as the provider reports them.
+    pub max_tokens: u64,
 }
 
 impl Default for AgentConfig {
@@ -162,6 +164,9 @@ impl Default for AgentConfig {
             max_conversation_bytes: 16 * MIB,
             instructions: Vec::new(),
             instructions_max_chars: 8000,
+            // 25 steps re-sending a conversation of ~15k tokens each: a long note and a few
+            // file reads, while capping the cost of a run that goes wrong.
+            max_tokens: 400_000,
         }
     }
 }

@@ -40,6 +40,10 @@ pub trait EventRunner: Send + Sync {
     fn done_keep(&self) -> Option<usize> {
         None
     }
+    /// What a run it made cost, for the log line (`Engine::last_run`); `None`: not known.
+    fn last_run(&self, _run_id: &str) -> Option<crate::runs::costs::LastRun> {
+        None
+    }
 }
 
 /// What an event run is told: the note's criteria, the event and its payload, and that it
@@ -88,6 +92,10 @@ impl EventRunner for EngineRunner {
 
     fn done_keep(&self) -> Option<usize> {
         self.engine.config.read().ok().map(|c| c.history.events_keep)
+    }
+
+    fn last_run(&self, run_id: &str) -> Option<crate::runs::costs::LastRun> {
+        self.engine.last_run(run_id)
     }
 
     fn run<'a>(
@@ -270,7 +278,7 @@ pub(super) async fn process_claim(
             let mut results = Vec::new();
             for note in &candidates {
                 let outcome = runner.run(note, run_context(&event, &note.criteria), cancel.clone()).await;
-                log_outcome(&note.rel, &outcome);
+                log_outcome(&note.rel, &outcome, &|id| runner.last_run(id));
                 let (run_id, status, message) = match &outcome {
                     Outcome::Done { run_id, summary } => (Some(run_id), "done", summary.clone()),
                     Outcome::Failed { run_id, error } => {

@@ -93,7 +93,7 @@ pub fn spawn_run(client: &Client, engine: Arc<Engine>, path: PathBuf, context: O
         tracing::info!("run {rel} (manual)");
         let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context };
         let outcome = engine.run(spec, &mut |_| {}).await;
-        log_outcome(&rel, &outcome);
+        log_outcome(&rel, &outcome, &|id| engine.last_run(id));
         if let Outcome::Skipped(r) = &outcome {
             client.show_message(MessageType::WARNING, format!("livenote: {rel}: nothing ran: {r}")).await;
         }

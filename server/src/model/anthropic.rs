@@ -232,6 +232,11 @@ fn input_tokens(usage: &Value) -> Option<u64> {
     )
 }
 
+/// Prompt tokens read from the prompt cache (a part of [`input_tokens`]).
+fn cached_tokens(usage: &Value) -> Option<u64> {
+    usage["cache_read_input_tokens"].as_u64()
+}
+
 impl AnthropicStream {
     fn block(&mut self, index: u64) -> Option<&mut Block> {
         self.blocks.iter_mut().rev().find(|(i, _)| *i == index).map(|(_, b)| b)
@@ -284,6 +289,7 @@ impl AnthropicStream {
                 let usage = &v["message"]["usage"];
                 self.usage.input_tokens = input_tokens(usage).unwrap_or(0);
                 self.usage.output_tokens = usage["output_tokens"].as_u64().unwrap_or(0);
+                self.usage.cached_input_tokens = cached_tokens(usage).unwrap_or(0);
             }
             Some("content_block_start") => {
                 let index =
@@ -305,6 +311,7 @@ impl AnthropicStream {
                 }
                 if let Some(n) = input_tokens(&v["usage"]).filter(|n| *n > 0) {
                     self.usage.input_tokens = n;
+                    self.usage.cached_input_tokens = cached_tokens(&v["usage"]).unwrap_or(0);
                 }
             }
             Some("message_stop") => return Ok(true),
@@ -382,6 +389,7 @@ impl Decoder for AnthropicStream {
         stream.usage = Usage {
             input_tokens: input_tokens(&v["usage"]).unwrap_or(0),
             output_tokens: v["usage"]["output_tokens"].as_u64().unwrap_or(0),
+            cached_input_tokens: cached_tokens(&v["usage"]).unwrap_or(0),
         };
         stream.stop_reason = v["stop_reason"].as_str().map(str::to_owned);
         Ok(stream.into_turn())

@@ -78,7 +78,7 @@ async fn text_reply_and_wire_format() {
     let turn = client.complete(request(&messages, &tools), CancellationToken::new()).await.unwrap();
     assert_eq!(turn.text, "Bonjour, Paris");
     assert_eq!(turn.stop_reason.as_deref(), Some("end_turn"));
-    assert_eq!(turn.usage, Usage { input_tokens: 10, output_tokens: 2 });
+    assert_eq!(turn.usage, Usage { input_tokens: 10, output_tokens: 2, cached_input_tokens: 0 });
 
     let reqs = server.requests();
     let r = &reqs[0];
@@ -289,7 +289,7 @@ fn whole_message_and_stream_quirks() {
         turn.tool_calls,
         vec![ToolCall { id: "t1".into(), name: "read_note".into(), arguments: json!({"a": 1}) }]
     );
-    assert_eq!(turn.usage, Usage { input_tokens: 105, output_tokens: 9 });
+    assert_eq!(turn.usage, Usage { input_tokens: 105, output_tokens: 9, cached_input_tokens: 100 });
 
     // Thinking blocks are skipped; a tool call with no input deltas has `{}`.
     let mut s = AnthropicStream::default();
@@ -325,4 +325,17 @@ fn base_url_with_or_without_v1() {
         assert_eq!(c.endpoint.url.as_str(), "https://api.anthropic.com/v1/messages");
         assert_eq!(c.model(), "claude-x");
     }
+}
+
+#[tokio::test]
+async fn streamed_usage_counts_cache_reads_as_input_and_reports_them() {
+    let server = MockModelServer::start(
+        Flavor::Anthropic,
+        vec![ScriptedReply::ToolCalls(vec![("read_note".into(), json!({}))]).with_usage(1200, 34, 1000)],
+    )
+    .await;
+    let client = client(&server);
+    let messages = [Message::user("go")];
+    let turn = client.complete(request(&messages, &[]), CancellationToken::new()).await.unwrap();
+    assert_eq!(turn.usage, Usage { input_tokens: 1200, output_tokens: 34, cached_input_tokens: 1000 });
 }

@@ -78,8 +78,12 @@ pub struct ToolSpec {
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Usage {
+    /// Every prompt token, cached ones included (what the provider bills as input).
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Of `input_tokens`, those read from the provider's prompt cache, where the API reports
+    /// them (Anthropic `cache_read_input_tokens`, OpenAI `prompt_tokens_details.cached_tokens`).
+    pub cached_input_tokens: u64,
 }
 
 /// One reply of the model.

@@ -233,6 +233,13 @@ struct WireFunction {
 struct WireUsage {
     prompt_tokens: Option<u64>,
     completion_tokens: Option<u64>,
+    prompt_tokens_details: Option<PromptTokensDetails>,
+}
+
+/// Part of `prompt_tokens`: those served from the prompt cache.
+#[derive(Debug, Deserialize)]
+struct PromptTokensDetails {
+    cached_tokens: Option<u64>,
 }
 
 #[derive(Debug, Default)]
@@ -260,6 +267,9 @@ impl OpenAiStream {
         if let Some(u) = chunk.usage {
             self.usage.input_tokens = u.prompt_tokens.unwrap_or(self.usage.input_tokens);
             self.usage.output_tokens = u.completion_tokens.unwrap_or(self.usage.output_tokens);
+            if let Some(n) = u.prompt_tokens_details.and_then(|d| d.cached_tokens) {
+                self.usage.cached_input_tokens = n;
+            }
         }
         // We ask for one choice; the usage chunk has none.
         let Some(choice) = chunk.choices.and_then(|c| c.into_iter().next()) else { return Ok(()) };

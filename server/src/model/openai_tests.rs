@@ -56,7 +56,7 @@ async fn text_reply_and_wire_format() {
     assert_eq!(turn.text, "Hello, world");
     assert!(turn.tool_calls.is_empty());
     assert_eq!(turn.stop_reason.as_deref(), Some("stop"));
-    assert_eq!(turn.usage, Usage { input_tokens: 10, output_tokens: 2 });
+    assert_eq!(turn.usage, Usage { input_tokens: 10, output_tokens: 2, cached_input_tokens: 0 });
 
     let reqs = server.requests();
     assert_eq!(reqs.len(), 1);
@@ -362,7 +362,7 @@ async fn plain_json_reply_from_servers_that_do_not_stream() {
     let whole = json!({
         "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
             "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read_note", "arguments": "{}"}}]}}],
-        "usage": {"prompt_tokens": 7, "completion_tokens": 2},
+        "usage": {"prompt_tokens": 7, "completion_tokens": 2, "prompt_tokens_details": {"cached_tokens": 3}},
     });
     let server = MockModelServer::start(
         Flavor::OpenAi,
@@ -380,7 +380,7 @@ async fn plain_json_reply_from_servers_that_do_not_stream() {
         turn.tool_calls,
         vec![ToolCall { id: "c1".into(), name: "read_note".into(), arguments: json!({}) }]
     );
-    assert_eq!(turn.usage, Usage { input_tokens: 7, output_tokens: 2 });
+    assert_eq!(turn.usage, Usage { input_tokens: 7, output_tokens: 2, cached_input_tokens: 3 });
 }
 
 #[tokio::test]
@@ -433,4 +433,24 @@ fn stream_decoding_tolerates_server_quirks() {
         data: r#"{"error":{"message":"upstream down","code":502}}"#.into(),
     });
     assert_eq!(e, Err(StreamError::Api { message: "upstream down".into(), retryable: true }));
+}
+
+#[tokio::test]
+async fn streamed_usage_carries_cached_tokens() {
+    let server = MockModelServer::start(
+        Flavor::OpenAi,
+        vec![
+            ScriptedReply::Text("done".into()).with_usage(1200, 34, 1000),
+            ScriptedReply::ToolCalls(vec![("read_note".into(), json!({}))]).with_usage(50, 7, 0),
+        ],
+    )
+    .await;
+    let client = client(&server, Some(KEY_VAR));
+    let messages = [Message::user("go")];
+    let turn = client.complete(request(&messages, &[]), CancellationToken::new()).await.unwrap();
+    assert_eq!(turn.usage, Usage { input_tokens: 1200, output_tokens: 34, cached_input_tokens: 1000 });
+    let turn = client.complete(request(&messages, &[]), CancellationToken::new()).await.unwrap();
+    assert_eq!(turn.usage, Usage { input_tokens: 50, output_tokens: 7, cached_input_tokens: 0 });
+    // The usage chunk comes only when asked for.
+    assert_eq!(server.requests()[0].body["stream_options"], json!({"include_usage": true}));
 }

@@ -46,6 +46,27 @@ pub enum ScriptedReply {
     Stall,
     /// Exactly this response.
     Raw { status: u16, content_type: String, body: String },
+    /// A `Text` or `ToolCalls` reply reporting this usage instead of the default (10 input
+    /// tokens, a word count or 5 per call as output, nothing cached).
+    WithUsage(Box<ScriptedReply>, ScriptedUsage),
+}
+
+/// The token usage a scripted reply reports, in each wire format's own fields: Anthropic's
+/// `input_tokens` (uncached) plus `cache_read_input_tokens`, OpenAI's `prompt_tokens` (all)
+/// with `prompt_tokens_details.cached_tokens`. `input` counts every prompt token, cached ones
+/// included, as the clients report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ScriptedUsage {
+    pub input: u64,
+    pub output: u64,
+    pub cached: u64,
+}
+
+impl ScriptedReply {
+    /// This reply, reporting `usage`.
+    pub fn with_usage(self, input: u64, output: u64, cached: u64) -> ScriptedReply {
+        ScriptedReply::WithUsage(Box::new(self), ScriptedUsage { input, output, cached })
+    }
 }
 
 /// One request as the server saw it.
@@ -209,12 +230,25 @@ async fn serve(mut socket: TcpStream, flavor: Flavor, shared: &Shared) {
         return;
     };
     let model = request.body["model"].as_str().unwrap_or("").to_owned();
+    let (reply, usage) = match reply {
+        ScriptedReply::WithUsage(reply, usage) => (*reply, Some(usage)),
+        reply => (reply, None),
+    };
     let _ = match reply {
-        ScriptedReply::Text(text) => write_stream(&mut socket, &render_text(flavor, &text)).await,
+        ScriptedReply::Text(text) => {
+            let usage = usage.unwrap_or(ScriptedUsage { input: 10, output: tokens(&text), cached: 0 });
+            write_stream(&mut socket, &render_text(flavor, &text, usage)).await
+        }
         ScriptedReply::ToolCalls(calls) => {
             let ids: Vec<u64> =
                 calls.iter().map(|_| shared.next_id.fetch_add(1, Ordering::Relaxed) + 1).collect();
-            write_stream(&mut socket, &render_tool_calls(flavor, &calls, &ids)).await
+            let usage =
+                usage.unwrap_or(ScriptedUsage { input: 10, output: 5 * calls.len() as u64, cached: 0 });
+            write_stream(&mut socket, &render_tool_calls(flavor, &calls, &ids, usage)).await
+        }
+        // Only text and tool calls report usage; anything else plays as it is.
+        ScriptedReply::WithUsage(..) => {
+            write_response(&mut socket, 500, "text/plain", &[], b"nested usage in the script").await
         }
         ScriptedReply::Status(code, retry_after) => {
             let key = request
@@ -323,7 +357,7 @@ async fn stall(socket: &mut TcpStream, flavor: Flavor) -> std::io::Result<()> {
         Flavor::OpenAi => [openai_chunk(json!({"role": "assistant", "content": ""}), None), openai_chunk(json!({"content": "Thinking"}), None)]
             .concat(),
         Flavor::Anthropic => [
-            anthropic_event("message_start", &message_start()),
+            anthropic_event("message_start", &message_start(ScriptedUsage { input: 10, output: 1, cached: 0 })),
             anthropic_event("content_block_start", &json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})),
             anthropic_event("content_block_delta", &json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Thinking"}})),
         ]
@@ -365,12 +399,15 @@ fn openai_chunk(delta: Value, finish_reason: Option<&str>) -> String {
     format!("data: {chunk}\n\n")
 }
 
-fn openai_tail(finish_reason: &str, output_tokens: u64) -> String {
+fn openai_tail(finish_reason: &str, u: ScriptedUsage) -> String {
     let usage = json!({
         "id": "chatcmpl-mock",
         "object": "chat.completion.chunk",
         "choices": [],
-        "usage": {"prompt_tokens": 10, "completion_tokens": output_tokens, "total_tokens": 10 + output_tokens},
+        "usage": {
+            "prompt_tokens": u.input, "completion_tokens": u.output, "total_tokens": u.input + u.output,
+            "prompt_tokens_details": {"cached_tokens": u.cached},
+        },
     });
     format!("{}data: {usage}\n\ndata: [DONE]\n\n", openai_chunk(json!({}), Some(finish_reason)))
 }
@@ -383,10 +420,12 @@ fn anthropic_event(name: &str, data: &Value) -> String {
     format!("event: {name}\ndata: {data}\n\n")
 }
 
-fn message_start() -> Value {
+fn message_start(u: ScriptedUsage) -> Value {
+    let uncached = u.input.saturating_sub(u.cached);
     json!({"type": "message_start", "message": {
         "id": "msg_mock", "type": "message", "role": "assistant", "model": "mock", "content": [],
-        "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 10, "output_tokens": 1},
+        "stop_reason": null, "stop_sequence": null,
+        "usage": {"input_tokens": uncached, "cache_read_input_tokens": u.cached, "cache_creation_input_tokens": 0, "output_tokens": 1},
     }})
 }
 
@@ -401,7 +440,7 @@ fn anthropic_tail(stop_reason: &str, output_tokens: u64) -> String {
     .concat()
 }
 
-fn render_text(flavor: Flavor, text: &str) -> String {
+fn render_text(flavor: Flavor, text: &str, usage: ScriptedUsage) -> String {
     let mut out = String::new();
     match flavor {
         Flavor::OpenAi => {
@@ -410,10 +449,10 @@ fn render_text(flavor: Flavor, text: &str) -> String {
             for piece in pieces(text, 3) {
                 out.push_str(&openai_chunk(json!({"content": piece}), None));
             }
-            out.push_str(&openai_tail("stop", tokens(text)));
+            out.push_str(&openai_tail("stop", usage));
         }
         Flavor::Anthropic => {
-            out.push_str(&anthropic_event("message_start", &message_start()));
+            out.push_str(&anthropic_event("message_start", &message_start(usage)));
             out.push_str(&anthropic_event(
                 "content_block_start",
                 &json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
@@ -429,13 +468,13 @@ fn render_text(flavor: Flavor, text: &str) -> String {
                 "content_block_stop",
                 &json!({"type": "content_block_stop", "index": 0}),
             ));
-            out.push_str(&anthropic_tail("end_turn", tokens(text)));
+            out.push_str(&anthropic_tail("end_turn", usage.output));
         }
     }
     out
 }
 
-fn render_tool_calls(flavor: Flavor, calls: &[(String, Value)], ids: &[u64]) -> String {
+fn render_tool_calls(flavor: Flavor, calls: &[(String, Value)], ids: &[u64], usage: ScriptedUsage) -> String {
     let mut out = String::new();
     let args: Vec<Vec<String>> = calls.iter().map(|(_, a)| pieces(&a.to_string(), 4)).collect();
     match flavor {
@@ -455,10 +494,10 @@ fn render_tool_calls(flavor: Flavor, calls: &[(String, Value)], ids: &[u64]) -> 
                     }
                 }
             }
-            out.push_str(&openai_tail("tool_calls", 5 * calls.len() as u64));
+            out.push_str(&openai_tail("tool_calls", usage));
         }
         Flavor::Anthropic => {
-            out.push_str(&anthropic_event("message_start", &message_start()));
+            out.push_str(&anthropic_event("message_start", &message_start(usage)));
             for (i, (((name, _), id), pieces)) in calls.iter().zip(ids).zip(&args).enumerate() {
                 let block =
                     json!({"type": "tool_use", "id": format!("toolu_{id}"), "name": name, "input": {}});
@@ -478,7 +517,7 @@ fn render_tool_calls(flavor: Flavor, calls: &[(String, Value)], ids: &[u64]) -> 
                     &json!({"type": "content_block_stop", "index": i}),
                 ));
             }
-            out.push_str(&anthropic_tail("tool_use", 5 * calls.len() as u64));
+            out.push_str(&anthropic_tail("tool_use", usage.output));
         }
     }
     out

@@ -33,7 +33,7 @@ pub async fn run(
         max_steps: agent.max_steps,
         timeout: agent.timeout,
         max_conversation_bytes: agent.max_conversation_bytes,
-        ..crate::agent::run::Limits::default()
+        max_tokens_total: agent.max_tokens,
     };
     let http = crate::model::http::HttpOptions {
         max_reply_bytes: agent.max_reply_bytes,

@@ -567,6 +567,10 @@ pub struct RunInfo {
     pub lines_removed: Option<usize>,
     /// Whether the body from before the run is kept (the run can be undone from it).
     pub snapshot: bool,
+    /// What the run did and cost (`tokens`, `modelCalls`, `toolCalls`, `durationMs`), when
+    /// its final line recorded it (model runs; absent for a command provider's).
+    #[serde(flatten)]
+    pub totals: Option<crate::cost::RunTotals>,
 }
 
 impl RunInfo {
@@ -580,6 +584,7 @@ impl RunInfo {
             lines_added: None,
             lines_removed: None,
             snapshot: false,
+            totals: None,
         }
     }
 }
@@ -618,11 +623,13 @@ fn read_transcript(path: &Path, id: &str, rel: &str) -> Option<RunInfo> {
             Some("done") => {
                 info.outcome = "done".to_owned();
                 info.summary = message;
+                info.totals = super::costs::totals_of(&v["data"]);
             }
             Some("failed") => {
                 info.outcome =
                     if message.as_deref() == Some("stopped") { "stopped" } else { "failed" }.to_owned();
                 info.summary = message;
+                info.totals = super::costs::totals_of(&v["data"]);
             }
             Some("skip") => {
                 info.outcome = "skipped".to_owned();

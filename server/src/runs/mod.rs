@@ -5,6 +5,7 @@
 //! Edits go through a [`NoteIo`]: the file on disk (atomic, compare-and-swap) or, in the
 //! language server, the open editor buffer.
 
+pub mod costs;
 pub mod history;
 pub mod io;
 pub mod registry;
@@ -18,6 +19,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use costs::costed;
 pub use io::{DiskIo, NoteIo};
 pub use registry::Registry;
 pub use store::Store;
@@ -346,7 +348,10 @@ impl Engine {
             }
             tracing::warn!("snapshot {rel}: {e}");
         }
+        // What the run did and cost, added up from its events (`cost`), for its final line.
+        let mut totals = crate::cost::RunTotals::default();
         let mut forward = |e: &RunEvent| {
+            totals.observe(&e.kind, e.data.as_ref());
             log(e, &mut transcript);
             on_event(e);
         };
@@ -444,6 +449,7 @@ impl Engine {
             Outcome::Stopped { .. } => RunEvent::new("failed", "stopped".to_owned()),
             Outcome::Skipped(r) => RunEvent::new("skip", r.clone()),
         };
+        let end = costed(end, totals, now, self.clock.now());
         log(&end, &mut transcript);
         on_event(&end);
         outcome
