@@ -98,6 +98,15 @@ impl RunTotals {
     }
 }
 
+/// How a run ended and what it cost, from its transcript's final line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LastRun {
+    pub id: String,
+    /// The run ended in failure (a limit, an error, a stop).
+    pub failed: bool,
+    pub totals: RunTotals,
+}
+
 /// `12345` as "12,345".
 pub fn grouped(n: u64) -> String {
     let digits = n.to_string();
@@ -156,7 +165,13 @@ mod tests {
 
     #[test]
     fn numbers_read_for_people() {
-        assert_eq!((grouped(0), grouped(999), grouped(1000), grouped(1234567)), ("0".into(), "999".into(), "1,000".into(), "1,234,567".into()));
-        assert_eq!((seconds(0), seconds(4210), seconds(65_400)), ("0.0 s".into(), "4.2 s".into(), "1 min 5 s".into()));
+        assert_eq!(
+            (grouped(0), grouped(999), grouped(1000), grouped(1234567)),
+            ("0".into(), "999".into(), "1,000".into(), "1,234,567".into())
+        );
+        assert_eq!(
+            (seconds(0), seconds(4210), seconds(65_400)),
+            ("0.0 s".into(), "4.2 s".into(), "1 min 5 s".into())
+        );
     }
 }

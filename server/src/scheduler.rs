@@ -268,7 +268,7 @@ impl Scheduler {
 /// One log line per outcome, the note path second; a run that counted what it did (a model
 /// run) says so at the end: "done notes/a.md: Updated (3 model calls, 12,345 tokens, ...)".
 /// `last_run` looks a run's totals up (`Engine::last_run`).
-pub fn log_outcome(rel: &str, outcome: &Outcome, last_run: &dyn Fn(&str) -> Option<crate::runs::costs::LastRun>) {
+pub fn log_outcome(rel: &str, outcome: &Outcome, last_run: &dyn Fn(&str) -> Option<crate::cost::LastRun>) {
     let cost = |id: &str| last_run(id).map(|r| format!(" ({})", r.totals.brief())).unwrap_or_default();
     match outcome {
         Outcome::Done { summary, run_id } => tracing::info!("done {rel}: {summary}{}", cost(run_id)),

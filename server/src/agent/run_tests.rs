@@ -400,7 +400,10 @@ async fn step_limit_fails_the_run_but_keeps_earlier_edits() {
     let client = Scripted::new(turns);
     let limits = Limits { max_steps: 3, ..Limits::default() };
     let ran = run(&client, &request(dir.path(), TriggerKind::Manual), limits, false).await;
-    assert_eq!(ran.result.map_err(|e| e.to_string()), Err("stopped after 3 tool calls ([agent] max_steps)".to_owned()));
+    assert_eq!(
+        ran.result.map_err(|e| e.to_string()),
+        Err("stopped after 3 tool calls ([agent] max_steps)".to_owned())
+    );
     assert_eq!(ran.edits, ["# Chicago time\n\n3:00 PM\n\n## Log\n\n- 3:00 PM\n- more\n"]);
     assert_eq!(client.seen().len(), 4);
 }

@@ -2,6 +2,7 @@
 //! command returns its exit status (0 fine, 1 problems found, 2 usage or I/O failure).
 
 mod check;
+mod diff;
 mod event;
 mod history;
 mod init;
@@ -9,6 +10,7 @@ mod list;
 mod log;
 mod man;
 mod mcp;
+mod restore;
 mod run;
 mod stop;
 mod undo;
@@ -193,6 +195,26 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+    /// What a run changed in the note's body, as a unified diff (default: the latest run that
+    /// changed it).
+    Diff {
+        /// The note.
+        note: PathBuf,
+        /// The run's id, as `livenote history` lists it.
+        run: Option<String>,
+    },
+    /// Restore the body kept from before a run (itself undoable: `livenote undo` brings the
+    /// current body back).
+    Restore {
+        /// The note to restore.
+        note: PathBuf,
+        /// The run whose snapshot to restore, as `livenote history` lists it.
+        run: String,
+        /// Restore even though the body was edited since the latest run (the current body is
+        /// kept in history).
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 /// Entry point of the binary.
@@ -272,6 +294,10 @@ pub fn run(cli: Cli) -> u8 {
         Command::Stop { note } => stop::run(&note, &mut out, &mut std::io::stderr()),
         Command::Undo { note, force } => undo::run(&note, force, &mut out, &mut std::io::stderr()),
         Command::History { note, format } => history::run(&note, format, &mut out),
+        Command::Diff { note, run } => diff::run(&note, run.as_deref(), &mut out, &mut std::io::stderr()),
+        Command::Restore { note, run, force } => {
+            restore::run(&note, &run, force, &mut out, &mut std::io::stderr())
+        }
     };
     let _ = out.flush();
     match result {

@@ -41,7 +41,7 @@ pub trait EventRunner: Send + Sync {
         None
     }
     /// What a run it made cost, for the log line (`Engine::last_run`); `None`: not known.
-    fn last_run(&self, _run_id: &str) -> Option<crate::runs::costs::LastRun> {
+    fn last_run(&self, _run_id: &str) -> Option<crate::cost::LastRun> {
         None
     }
 }
@@ -94,7 +94,7 @@ impl EventRunner for EngineRunner {
         self.engine.config.read().ok().map(|c| c.history.events_keep)
     }
 
-    fn last_run(&self, run_id: &str) -> Option<crate::runs::costs::LastRun> {
+    fn last_run(&self, run_id: &str) -> Option<crate::cost::LastRun> {
         self.engine.last_run(run_id)
     }
 

@@ -247,7 +247,8 @@ fn runtime_hover<Tz: TimeZone>(ctx: &Ctx<Tz>, f: &Field, raw: Option<&str>) -> S
         decoded.cloned().or_else(|| raw.filter(|r| !is_null(r)).map(|r| unquote(r).to_owned()))
     };
     let fact = match f.name {
-        "lastRunAt" | "lastAttemptAt" => timestamp_fact(ctx, f.name, raw),
+        "lastRunAt" => timestamp_fact(ctx, f.name, raw).map(|t| with_cost(ctx, t)),
+        "lastAttemptAt" => timestamp_fact(ctx, f.name, raw),
         "lastRunError" => match text(live.and_then(|l| l.last_run_error.as_ref())) {
             Some(e) => Some(format!("**The latest run failed:**\n\n{}", fenced(&e))),
             None => Some("No error: the latest run succeeded.".to_owned()),
@@ -280,6 +281,30 @@ fn timestamp_fact<Tz: TimeZone>(ctx: &Ctx<Tz>, name: &str, raw: Option<&str>) ->
         ));
     }
     Some(fact)
+}
+
+/// `fact` and, when known, what the latest run (`lastRunId`) did and cost.
+fn with_cost<Tz: TimeZone>(ctx: &Ctx<Tz>, fact: String) -> String {
+    let Some(run) = ctx.last_run else { return fact };
+    let t = &run.totals;
+    let which = if run.failed { "The latest attempt (it failed)" } else { "The latest run" };
+    let tools = match t.tools_by_name() {
+        by_name if by_name.is_empty() => String::new(),
+        by_name => format!(" ({by_name})"),
+    };
+    let g = crate::cost::grouped;
+    let n = |n: u64, noun: &str| crate::text::count(usize::try_from(n).unwrap_or(usize::MAX), noun);
+    format!(
+        "{fact}\n\n{which} (`{}`): {}, {}{tools}, {}; {} tokens: {} input ({} cached), {} output.",
+        run.id,
+        n(t.model_calls, "model call"),
+        n(t.tool_call_count(), "tool call"),
+        crate::cost::seconds(t.duration_ms),
+        g(t.tokens.total()),
+        g(t.tokens.input),
+        g(t.tokens.cached),
+        g(t.tokens.output),
+    )
 }
 
 fn is_null(raw: &str) -> bool {

@@ -27,6 +27,8 @@ pub struct Ctx<'a, Tz: TimeZone> {
     /// The MCP servers `live.tools` may name, with their tools when known.
     pub mcp: &'a crate::note::tools::McpCatalog,
     pub facts: RunFacts,
+    /// What the note's latest run (`lastRunId`) cost, when known; looked up only for hover.
+    pub last_run: Option<&'a crate::cost::LastRun>,
 }
 
 /// Command ids, shared by code actions, lenses and `workspace/executeCommand`. Each takes the
@@ -123,8 +125,16 @@ pub(crate) mod fixture {
         let analysis = analysis(text, &providers);
         let tz = chrono_tz::America::Chicago;
         let mcp = mcp();
-        let ctx =
-            Ctx { text, analysis: &analysis, now: now(), tz: &tz, providers: &providers, mcp: &mcp, facts };
+        let ctx = Ctx {
+            text,
+            analysis: &analysis,
+            now: now(),
+            tz: &tz,
+            providers: &providers,
+            mcp: &mcp,
+            facts,
+            last_run: None,
+        };
         f(&ctx)
     }
 }

@@ -36,6 +36,7 @@ fn with_ctx<R>(
         providers: &providers,
         mcp: &mcp,
         facts: facts(state, path.as_deref()),
+        last_run: None,
     };
     Some(f(&ctx, &snap))
 }
@@ -85,7 +86,15 @@ pub fn completion(state: &State, params: CompletionParams) -> Option<CompletionR
 pub fn hover(state: &State, params: HoverParams) -> Option<Hover> {
     let pos = params.text_document_position_params;
     let enc = state.encoding();
-    with_ctx(state, &pos.text_document.uri, |ctx, snap| {
+    let uri = &pos.text_document.uri;
+    with_ctx(state, uri, |ctx, snap| {
+        // Only here: what the latest run cost is read from the end of its transcript.
+        let last_run_id = snap.analysis.live.as_ref().and_then(|l| l.last_run_id.as_deref());
+        let last_run = last_run_id.and_then(|id| {
+            let path = uri.to_file_path()?;
+            state.engine_for(&path)?.last_run(id)
+        });
+        let ctx = &Ctx { last_run: last_run.as_ref(), ..*ctx };
         let offset = convert::offset(&snap.text, &snap.lines, pos.position, enc);
         ide::hover::hover(ctx, offset).map(|h| Hover {
             contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: h.markdown }),

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::Engine;
 use super::history::is_run_id;
-use crate::cost::RunTotals;
+use crate::cost::{LastRun, RunTotals};
 use crate::providers::RunEvent;
 
 /// How much of a transcript's end is read to find its final line: the final line is short
@@ -20,7 +20,12 @@ use crate::providers::RunEvent;
 const TAIL_BYTES: u64 = 64 * 1024;
 
 /// The run's end event with its totals (wall time from `start` to `end`), when it counted any.
-pub(super) fn costed(end: RunEvent, mut totals: RunTotals, start: DateTime<Utc>, end_at: DateTime<Utc>) -> RunEvent {
+pub(super) fn costed(
+    end: RunEvent,
+    mut totals: RunTotals,
+    start: DateTime<Utc>,
+    end_at: DateTime<Utc>,
+) -> RunEvent {
     if totals.is_empty() || !matches!(end.kind.as_str(), "done" | "failed") {
         return end;
     }
@@ -34,15 +39,6 @@ pub(super) fn costed(end: RunEvent, mut totals: RunTotals, start: DateTime<Utc>,
 /// The totals in the data of a run's `done`/`failed` event or transcript line, if any.
 pub fn totals_of(data: &Value) -> Option<RunTotals> {
     serde_json::from_value(data.get("totals")?.clone()).ok()
-}
-
-/// How a run ended and what it cost, from its transcript's final line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LastRun {
-    pub id: String,
-    /// The run ended in failure (a limit, an error, a stop).
-    pub failed: bool,
-    pub totals: RunTotals,
 }
 
 impl Engine {
@@ -59,7 +55,8 @@ impl Engine {
         )
         .ok()?;
         let path = dir.join(format!("{run_id}.jsonl"));
-        let file = crate::workspace::confine::open_nofollow(&path, std::fs::OpenOptions::new().read(true)).ok()?;
+        let file =
+            crate::workspace::confine::open_nofollow(&path, std::fs::OpenOptions::new().read(true)).ok()?;
         let line = final_line(file)?;
         let v: Value = serde_json::from_str(&line).ok()?;
         let failed = match v["kind"].as_str()? {
@@ -110,8 +107,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let path = dir.path().join("t.jsonl");
         let long = "x".repeat(200_000);
-        std::fs::write(&path, format!("{{\"kind\":\"model\",\"message\":\"{long}\"}}\n{{\"kind\":\"done\"}}\n\n"))
-            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(
+            &path,
+            format!("{{\"kind\":\"model\",\"message\":\"{long}\"}}\n{{\"kind\":\"done\"}}\n\n"),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(final_line(file).as_deref(), Some("{\"kind\":\"done\"}"));
     }

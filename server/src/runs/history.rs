@@ -37,7 +37,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{Engine, Store, timestamp};
-use crate::note::rewrite::{self, RuntimeField};
+use crate::note::rewrite::RuntimeField;
 use crate::note::{self, body::agent_region};
 use crate::text::count;
 
@@ -137,7 +137,7 @@ fn history_dir(store: &Store, rel: &str) -> Option<PathBuf> {
 }
 
 /// The ids of the runs of a note that have a body snapshot, oldest first.
-fn snapshot_ids(store: &Store, rel: &str) -> Vec<String> {
+pub(super) fn snapshot_ids(store: &Store, rel: &str) -> Vec<String> {
     let Some(dir) = history_dir(store, rel) else { return Vec::new() };
     own_files(&dir, |n| n.strip_suffix(".md").is_some_and(is_run_id))
         .into_iter()
@@ -145,7 +145,7 @@ fn snapshot_ids(store: &Store, rel: &str) -> Vec<String> {
         .collect()
 }
 
-fn read_body(store: &Store, rel: &str, id: &str, ext: &str) -> Option<String> {
+pub(super) fn read_body(store: &Store, rel: &str, id: &str, ext: &str) -> Option<String> {
     if !is_run_id(id) {
         return None;
     }
@@ -201,7 +201,7 @@ pub fn describe_edits(left: &str, now: &str, first_line: usize) -> (String, Vec<
 }
 
 /// 1-based line of the note where its agent region starts.
-fn first_body_line(text: &str) -> usize {
+pub(super) fn first_body_line(text: &str) -> usize {
     let start = agent_region(text).start;
     text[..start].matches('\n').count() + 1
 }
@@ -274,14 +274,23 @@ pub enum UndoError {
     #[error("nothing to undo: {0}")]
     Nothing(String),
     #[error(
-        "the body was edited since run {run} ({places}); `livenote undo --force` restores the body from before that run anyway (the current body is kept in history)\n{}",
-        preview.join("\n")
+        "the body was edited since run {run} ({places}); `livenote {} --force` restores the body from before {} anyway (the current body is kept in history)\n{}",
+        command.name(), command.what(), preview.join("\n")
     )]
-    Edited { run: String, places: String, preview: Vec<String> },
+    Edited { run: String, places: String, preview: Vec<String>, command: RestoreCommand },
     #[error(
-        "livenote has no record of what run {run} left (it was interrupted or made by an older version), so it cannot tell its edits from later ones; `livenote undo --force` restores the body from before that run anyway (the current body is kept in history)"
+        "livenote has no record of what run {run} left (it was interrupted or made by an older version), so it cannot tell its edits from later ones; `livenote {} --force` restores the body from before {} anyway (the current body is kept in history)",
+        command.name(), command.what()
     )]
-    Unknown { run: String },
+    Unknown { run: String, command: RestoreCommand },
+    #[error("`{0}` is not a run id (26 letters and digits, as `livenote history` lists them)")]
+    NotARunId(String),
+    #[error(
+        "{note} has no kept snapshot of run {run}; `livenote history {note}` lists its runs and which can be restored"
+    )]
+    UnknownRun { note: String, run: String },
+    #[error("{0} is not a live note (no `live:` block in its frontmatter)")]
+    NotLive(String),
     #[error(
         "lastRunId `{0}` is not a livenote run id; refusing to undo (the note's own history is used only by run id)"
     )]
@@ -290,6 +299,29 @@ pub enum UndoError {
     Running,
     #[error("{0}")]
     Io(String),
+}
+
+/// Which command refused, for the advice in [`UndoError`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RestoreCommand {
+    Undo,
+    Restore,
+}
+
+impl RestoreCommand {
+    fn name(self) -> &'static str {
+        match self {
+            RestoreCommand::Undo => "undo",
+            RestoreCommand::Restore => "restore",
+        }
+    }
+
+    fn what(self) -> &'static str {
+        match self {
+            RestoreCommand::Undo => "that run",
+            RestoreCommand::Restore => "the run you named",
+        }
+    }
 }
 
 /// How an undo's `lastRunSummary` says that the body it describes was undone.
@@ -327,7 +359,7 @@ pub fn undo_fields(text: &str, run: &str, redo: bool) -> Vec<(RuntimeField, Opti
 }
 
 /// The trigger run `id` of the note `rel` had, from its transcript (`None` once pruned).
-fn run_trigger(store: &Store, rel: &str, id: &str) -> Option<String> {
+pub(super) fn run_trigger(store: &Store, rel: &str, id: &str) -> Option<String> {
     let dir = real_dir(store.dir(), &["runs"]).ok()??;
     read_transcript(&dir.join(format!("{id}.jsonl")), id, rel)?.trigger
 }
@@ -409,7 +441,7 @@ impl Engine {
         matches!(plan(&self.bodies(&rel), &text[agent_region(text)]), Plan::Restore { .. })
     }
 
-    fn bodies(&self, rel: &str) -> Vec<RunBodies> {
+    pub(super) fn bodies(&self, rel: &str) -> Vec<RunBodies> {
         snapshot_ids(&self.store, rel)
             .into_iter()
             .filter_map(|id| {
@@ -424,22 +456,9 @@ impl Engine {
     /// `livenote undo`). See the module documentation.
     pub async fn undo_last_run(&self, path: &Path, force: bool) -> Result<Undone, UndoError> {
         let rel = self.rel(path);
-        if self.registry.is_running(path) {
-            return Err(UndoError::Running);
-        }
-        let _lock = match self.store.try_lock(&rel) {
-            Ok(Some(l)) => l,
-            Ok(None) => return Err(UndoError::Running),
-            Err(e) => return Err(UndoError::Io(format!("cannot take the note's lock: {e}"))),
-        };
-        let text = self.io.read(path).map_err(|e| UndoError::Io(format!("cannot read the note: {e}")))?;
-        if let Some(bad) = bad_last_run_id(&text) {
-            return Err(UndoError::BadRunId(bad));
-        }
-        let current = text[agent_region(&text)].to_owned();
-        let runs = self.bodies(&rel);
-        let Plan::Restore { run, restore, left } = plan(&runs, &current) else {
-            let why = if runs.is_empty() {
+        let locked = self.lock_for_restore(path, &rel)?;
+        let Plan::Restore { run, restore, left } = plan(&locked.runs, &locked.current) else {
+            let why = if locked.runs.is_empty() {
                 "no run of this note has a saved body".to_owned()
             } else {
                 "no kept run changed the body".to_owned()
@@ -447,68 +466,17 @@ impl Engine {
             return Err(UndoError::Nothing(why));
         };
         match &left {
-            Some(left) if *left != current && !force => {
-                let (places, preview) = describe_edits(left, &current, first_body_line(&text));
-                return Err(UndoError::Edited { run, places, preview });
+            Some(left) if *left != locked.current && !force => {
+                let (places, preview) = describe_edits(left, &locked.current, first_body_line(&locked.text));
+                return Err(UndoError::Edited { run, places, preview, command: RestoreCommand::Undo });
             }
-            None if !force => return Err(UndoError::Unknown { run }),
+            None if !force => return Err(UndoError::Unknown { run, command: RestoreCommand::Undo }),
             _ => {}
         }
-        // The undo is a run of its own, after every run of the note.
-        let now = self.clock.now();
-        let mut id = ulid::Ulid::from_datetime(now.into());
-        if let Some(last) = runs.last().and_then(|r| ulid::Ulid::from_string(&r.id).ok())
-            && id <= last
-        {
-            id = last.increment().unwrap_or(id);
-        }
-        let id = id.to_string();
-        // First, so that the undo can be undone: without this copy, nothing is changed.
-        let keep = self.config.read().map(|c| c.history.keep).unwrap_or(20);
-        self.store
-            .snapshot(&rel, &id, &current, keep)
-            .map_err(|e| UndoError::Io(format!("cannot save the current body first: {e}")))?;
-        let mut transcript = self.store.transcript(&id).ok();
-        let mut log = |kind: &str, message: &str| {
-            if let Some(t) = transcript.as_mut() {
-                t.write(&json!({"at": timestamp(self.clock.now()), "kind": kind, "message": message}));
-            }
-        };
-        log("start", &format!("{rel} trigger={UNDO_TRIGGER} run={id}"));
-        // Undoing an undo; with its transcript pruned, the summary's mark says so.
-        let redo = match run_trigger(&self.store, &rel, &run) {
-            Some(trigger) => trigger == UNDO_TRIGGER,
-            None => note::analyze(&text, &note::Options::default())
-                .live
-                .and_then(|l| l.last_run_summary)
-                .is_some_and(|s| s.starts_with(UNDONE)),
-        };
-        let applied = self
-            .io
-            .apply(path, &|t: &str| {
-                if t[agent_region(t)] != *current {
-                    return Err("the note changed while undoing; try again".to_owned());
-                }
-                let mut edits = note::body::replace_region_edits(t, &restore);
-                let fields = undo_fields(t, &run, redo);
-                if !fields.is_empty() {
-                    let fields: Vec<(RuntimeField, Option<&str>)> =
-                        fields.iter().map(|(f, v)| (*f, v.as_deref())).collect();
-                    edits.extend(rewrite::set_runtime_fields(t, &fields).map_err(|e| e.to_string())?);
-                }
-                Ok(edits)
-            })
-            .await;
-        if let Err(e) = applied {
-            self.record_result(&rel, &id, &current);
-            log("failed", &e);
-            return Err(UndoError::Io(format!("cannot write the note: {e}")));
-        }
-        let after = self.io.read(path).map(|t| t[agent_region(&t)].to_owned()).unwrap_or(restore);
-        self.record_result(&rel, &id, &after);
-        log("done", &format!("Undid run {run}: restored the body from before it"));
-        tracing::info!("undo {rel}: undid run {run} (undo run {id})");
-        Ok(Undone { undid: run, id })
+        let message = format!("Undid run {run}: restored the body from before it");
+        let done = self.put_back(path, &rel, &locked, &run, &restore, UNDO_TRIGGER, &message).await?;
+        tracing::info!("undo {rel}: undid run {run} (undo run {})", done.id);
+        Ok(done)
     }
 
     /// The runs of a note, newest first, for `livenote history`.
@@ -540,7 +508,7 @@ impl Engine {
 }
 
 /// The note's `lastRunId` when it is present and not a run id.
-fn bad_last_run_id(text: &str) -> Option<String> {
+pub(super) fn bad_last_run_id(text: &str) -> Option<String> {
     let analysis = note::analyze(text, &note::Options::default());
     let id = analysis.live.as_ref()?.last_run_id.clone()?;
     (!is_run_id(&id)).then_some(id)

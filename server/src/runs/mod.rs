@@ -9,6 +9,7 @@ pub mod costs;
 pub mod history;
 pub mod io;
 pub mod registry;
+pub mod restore;
 pub mod store;
 pub mod summary;
 
