@@ -1,6 +1,7 @@
 //! `livenote diff NOTE [RUN]`: what a run changed in the note's body, as a unified diff from
-//! the body kept from before the run to the body it left (line numbers count from the first
-//! line below the frontmatter). Without RUN: the latest run that changed the body.
+//! the body kept from before the run to the body it left. Line numbers count within the part
+//! of the note a run rewrites (below the frontmatter and the `# title` line), since the lines
+//! above it may have changed since. Without RUN: the latest run that changed the body.
 
 use std::io::Write;
 use std::path::Path;
