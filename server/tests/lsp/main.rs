@@ -2,6 +2,7 @@
 //! fixtures where `$0` marks the cursor and expect-test snapshots of what an editor receives.
 
 mod buffer_and_disk;
+mod costs;
 mod harness;
 mod next_fire;
 mod refresh;
