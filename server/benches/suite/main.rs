@@ -33,10 +33,11 @@
 //!    the latency of 10 notes coming due at evenly spread phases.
 //!
 //! Once, whatever the size (`mcp.rs`): what an MCP-using run adds, server start once and then
-//! each call, with the servers of `LIVENOTE_MCP_VENV` (skipped without it).
+//! each call, with the servers of `LIVENOTE_MCP_VENV` (skipped without it). And (`tokens.rs`)
+//! the tokens of a typical refresh with the scripted model making patch edits.
 //!
 //! Environment knobs (for development; the published figures use the defaults):
-//! `LIVENOTE_BENCH_ONLY=mcp` measures only the MCP part; `LIVENOTE_BENCH_SIZES=1000,10000` picks sizes; `LIVENOTE_BENCH_QUICK=1` takes fewer samples,
+//! `LIVENOTE_BENCH_ONLY=mcp` (or `tokens`) measures only that part; `LIVENOTE_BENCH_SIZES=1000,10000` picks sizes; `LIVENOTE_BENCH_QUICK=1` takes fewer samples,
 //! idles 5 s and polls the reference every 5 s (figures then are not comparable);
 //! `LIVENOTE_BENCH_OUT=path.json` writes the results elsewhere.
 
@@ -44,6 +45,7 @@ mod client;
 mod mcp;
 mod procfs;
 mod reference;
+mod tokens;
 mod vault;
 
 use std::io::{BufRead, BufReader, Write};
@@ -112,12 +114,17 @@ fn main() {
         load_start,
         if settings.quick { ", QUICK mode (figures not comparable)" } else { "" }
     ));
-    let only_mcp = std::env::var("LIVENOTE_BENCH_ONLY").is_ok_and(|v| v == "mcp");
+    let only = std::env::var("LIVENOTE_BENCH_ONLY").unwrap_or_default();
     let mut sizes = Vec::new();
-    for &n in settings.sizes.iter().filter(|_| !only_mcp) {
+    for &n in settings.sizes.iter().filter(|_| only.is_empty()) {
         sizes.push(bench_size(&settings, manifest, &bin, n));
     }
-    let mcp = mcp::bench(&bin, settings.run_samples, manifest);
+    let mcp = if only.is_empty() || only == "mcp" {
+        mcp::bench(&bin, settings.run_samples, manifest)
+    } else {
+        Value::Null
+    };
+    let tokens = if only.is_empty() || only == "tokens" { tokens::bench(&bin) } else { Value::Null };
     let results = json!({
         "suite": "livenote benchmark suite (server/benches/suite)",
         "format": 1,
@@ -140,6 +147,7 @@ fn main() {
         },
         "sizes": sizes,
         "mcp": mcp,
+        "tokens": tokens,
     });
     let out = std::env::var_os("LIVENOTE_BENCH_OUT")
         .map(PathBuf::from)
@@ -667,6 +675,12 @@ fn summary(r: &Value) {
         v.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect::<Vec<_>>()).unwrap_or_default()
     };
     mcp_summary(r, &mut out, &nums);
+    for (kind, t) in r["tokens"].as_object().into_iter().flatten() {
+        out.push_str(&format!(
+            "tokens per run, typical refresh with 2 patches ({kind}): {} input + {} output in {} model calls\n",
+            t["tokens"]["input"], t["tokens"]["output"], t["modelCalls"]
+        ));
+    }
     if sizes.is_empty() {
         let _ = std::io::stdout().lock().write_all(out.as_bytes());
         return;

@@ -256,7 +256,14 @@ async fn reads_patches_twice_and_summarises() {
         ]
     );
     assert_eq!(ran.events[3].message, r#"edit_note {"new_text":"\n4:00 PM\n","old_text":"\n3:00 PM\n"}"#);
-    assert_eq!(ran.events[4].message, "input=100 output=10 total=220 stop=tool_calls");
+    // Each model call's usage and time, as text and as data for the run's totals.
+    let usage = &ran.events[4];
+    assert!(usage.message.starts_with("input=100 output=10 cached=0 ms="), "{}", usage.message);
+    assert!(usage.message.ends_with(" total=220 stop=tool_calls"), "{}", usage.message);
+    let data = usage.data.clone().unwrap_or_default();
+    assert_eq!((&data["input"], &data["output"], &data["cached"]), (&json!(100), &json!(10), &json!(0)));
+    assert!(data["ms"].is_u64(), "{data}");
+    assert_eq!(ran.events[5].data, Some(json!({"tool": "edit_note"})));
     assert_eq!(ran.events[5].message, "edit_note ok: Edited: 2 lines replaced by 2 lines.");
     assert_eq!(ran.events[12].message, "Updated the time to 4:00 PM.");
 }

@@ -93,6 +93,9 @@ struct Shared {
     requests: Mutex<Vec<RecordedRequest>>,
     /// Makes tool-call ids unique across the server's replies, as real ids are.
     next_id: AtomicU64,
+    /// Report usage estimated from the request and the reply where the script gives none
+    /// ([`MockModelServer::estimate_usage`]).
+    estimate: std::sync::atomic::AtomicBool,
     /// Called with the number of model requests so far (1 for the first) before each reply:
     /// a test's stand-in for what happens in the world between two model turns.
     before_reply: Mutex<Option<BeforeReply>>,
@@ -152,6 +155,14 @@ impl MockModelServer {
     /// as a user would between two of the model's steps.
     pub fn before_reply(&self, f: impl Fn(usize) + Send + Sync + 'static) {
         *lock(&self.shared.before_reply) = Some(Arc::new(f));
+    }
+
+    /// From now on, a reply without scripted usage reports tokens estimated from the bytes
+    /// on the wire: the request body's and the reply's text or tool arguments, a token per 4
+    /// bytes rounded up (the usual rule of thumb for English and JSON), nothing cached. For
+    /// measuring what a run sends (the bench suite), where fixed figures would say nothing.
+    pub fn estimate_usage(&self) {
+        self.shared.estimate.store(true, Ordering::Relaxed);
     }
 
     /// Replies not played yet.
@@ -234,6 +245,7 @@ async fn serve(mut socket: TcpStream, flavor: Flavor, shared: &Shared) {
         ScriptedReply::WithUsage(reply, usage) => (*reply, Some(usage)),
         reply => (reply, None),
     };
+    let usage = usage.or_else(|| shared.estimate.load(Ordering::Relaxed).then(|| estimate(&request, &reply)));
     let _ = match reply {
         ScriptedReply::Text(text) => {
             let usage = usage.unwrap_or(ScriptedUsage { input: 10, output: tokens(&text), cached: 0 });
@@ -377,6 +389,17 @@ fn pieces(text: &str, n: usize) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     let size = chars.len().div_ceil(n).max(1);
     chars.chunks(size).map(|c| c.iter().collect()).collect()
+}
+
+/// [`MockModelServer::estimate_usage`]'s figures for `reply` to `request`.
+fn estimate(request: &RecordedRequest, reply: &ScriptedReply) -> ScriptedUsage {
+    let per_4 = |bytes: usize| (bytes as u64).div_ceil(4);
+    let output = match reply {
+        ScriptedReply::Text(text) => text.len(),
+        ScriptedReply::ToolCalls(calls) => calls.iter().map(|(name, args)| name.len() + args.to_string().len()).sum(),
+        _ => 0,
+    };
+    ScriptedUsage { input: per_4(request.body.to_string().len()), output: per_4(output).max(1), cached: 0 }
 }
 
 /// A rough token count for the usage fields: words.
