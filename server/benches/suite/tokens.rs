@@ -109,9 +109,13 @@ fn refresh(rt: &tokio::runtime::Runtime, bin: &Path, flavor: Flavor, kind: &str)
     assert!(livenote(&["trust", "."]).status.success(), "livenote trust failed");
     assert!(livenote(&["run", "status.md"]).status.success(), "livenote run failed");
     let note = std::fs::read_to_string(root.join("status.md")).unwrap_or_default();
-    assert!(note.contains("85 % of tenants") && note.contains("7 of 11 fixed"), "the patches did not land:\n{note}");
-    let history: Value = serde_json::from_slice(&livenote(&["history", "status.md", "--format", "json"]).stdout)
-        .unwrap_or_else(|e| panic!("livenote history: {e}"));
+    assert!(
+        note.contains("85 % of tenants") && note.contains("7 of 11 fixed"),
+        "the patches did not land:\n{note}"
+    );
+    let history: Value =
+        serde_json::from_slice(&livenote(&["history", "status.md", "--format", "json"]).stdout)
+            .unwrap_or_else(|e| panic!("livenote history: {e}"));
     let run = &history[0];
     let request_bytes: Vec<usize> = model.requests().iter().map(|r| r.body.to_string().len()).collect();
     json!({

@@ -396,7 +396,9 @@ fn estimate(request: &RecordedRequest, reply: &ScriptedReply) -> ScriptedUsage {
     let per_4 = |bytes: usize| (bytes as u64).div_ceil(4);
     let output = match reply {
         ScriptedReply::Text(text) => text.len(),
-        ScriptedReply::ToolCalls(calls) => calls.iter().map(|(name, args)| name.len() + args.to_string().len()).sum(),
+        ScriptedReply::ToolCalls(calls) => {
+            calls.iter().map(|(name, args)| name.len() + args.to_string().len()).sum()
+        }
         _ => 0,
     };
     ScriptedUsage { input: per_4(request.body.to_string().len()), output: per_4(output).max(1), cached: 0 }

@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use super::Engine;
-use super::history::is_run_id;
+use super::store::is_run_id;
 use crate::cost::{LastRun, RunTotals};
 use crate::providers::RunEvent;
 
