@@ -210,7 +210,7 @@ pub fn check<Tz: chrono::TimeZone>(
                 .diagnostics
                 .extend(note::instructions_too_long(&text, known.agent.instructions_max_chars));
         }
-        let timed = note::expiry::diagnostics(&text, &analysis, at, tz);
+        let timed = note::expiry::diagnostics(&text, analysis.live.as_ref(), at, tz);
         analysis.diagnostics.extend(timed);
         for d in &analysis.diagnostics {
             match d.severity {

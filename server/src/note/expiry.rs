@@ -7,28 +7,36 @@
 use chrono::{DateTime, Months, NaiveDate, TimeDelta, TimeZone, Utc};
 
 use super::diagnostic::{Code, Diagnostic, Severity};
+use super::model::Live;
 use super::rewrite;
 use super::validate::Analysis;
 use crate::schedule::Until;
 
-/// The diagnostics of `analysis` (of `text`) that hold at `now` in `tz`.
+/// The diagnostics of a note's `live` block (read from `text`) that hold at `now` in `tz`.
 pub fn diagnostics<Tz: TimeZone>(
+    text: &str,
+    live: Option<&Live>,
+    now: DateTime<Utc>,
+    tz: &Tz,
+) -> Vec<Diagnostic> {
+    live.and_then(|live| expired(text, live, now, tz)).into_iter().collect()
+}
+
+/// The diagnostics of `analysis` followed by those that hold at `now`: what a surface shows.
+pub fn with_timed<Tz: TimeZone>(
     text: &str,
     analysis: &Analysis,
     now: DateTime<Utc>,
     tz: &Tz,
 ) -> Vec<Diagnostic> {
-    analysis.live.as_ref().and_then(|live| expired(text, live, now, tz)).into_iter().collect()
+    let mut all = analysis.diagnostics.clone();
+    all.extend(diagnostics(text, analysis.live.as_ref(), now, tz));
+    all
 }
 
 /// `live/expired` on `until`'s value, with quick fixes that extend it by a week or a month
 /// from today (as a date: the note then runs through that day) or remove it.
-fn expired<Tz: TimeZone>(
-    text: &str,
-    live: &super::model::Live,
-    now: DateTime<Utc>,
-    tz: &Tz,
-) -> Option<Diagnostic> {
+fn expired<Tz: TimeZone>(text: &str, live: &Live, now: DateTime<Utc>, tz: &Tz) -> Option<Diagnostic> {
     let until = live.until.as_ref().filter(|u| u.value.passed(now, tz))?;
     let when = match until.value {
         Until::Date(d) => format!("on {}", d.format("%a %-d %b %Y")),
@@ -88,7 +96,7 @@ mod tests {
         let analysis = analyze(text, &Options::default());
         let tz = chrono_tz::America::Chicago;
         let mut out = String::new();
-        for d in diagnostics(text, &analysis, t(now), &tz) {
+        for d in diagnostics(text, analysis.live.as_ref(), t(now), &tz) {
             out.push_str(&format!(
                 "{:?} {} {:?} {}\n",
                 d.range,

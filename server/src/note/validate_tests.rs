@@ -628,7 +628,7 @@ fn every_doc_example_behaves_as_documented() {
                 let now = DateTime::parse_from_rfc3339("2026-11-25T12:00:00Z")
                     .map(|t| t.to_utc())
                     .unwrap_or_default();
-                a.diagnostics.extend(super::super::expiry::diagnostics(&note, &a, now, &Utc));
+                a.diagnostics.extend(super::super::expiry::diagnostics(&note, a.live.as_ref(), now, &Utc));
             }
             let has = a.diagnostics.iter().any(|d| d.code.as_str() == code);
             let bad = i == 0;
@@ -912,11 +912,14 @@ fn expired_is_an_information_at_the_instant_given() {
     let note = "---\nlive:\n  objective: y\n  until: 2026-11-24\n---\n";
     let a = analyze(note, &Options::default());
     let at = |s: &str| DateTime::parse_from_rfc3339(s).map(|t| t.to_utc()).unwrap_or_default();
-    let shown: Vec<String> = super::super::expiry::diagnostics(note, &a, at("2026-11-25T00:00:00Z"), &Utc)
-        .iter()
-        .map(|d| format!("{:?} {} {} {}", d.range, d.severity.as_str(), d.code.as_str(), d.message))
-        .collect();
+    let shown: Vec<String> =
+        super::super::expiry::diagnostics(note, a.live.as_ref(), at("2026-11-25T00:00:00Z"), &Utc)
+            .iter()
+            .map(|d| format!("{:?} {} {} {}", d.range, d.severity.as_str(), d.code.as_str(), d.message))
+            .collect();
     expect![[r#"["34..44 info live/expired this note expired: `until` passed on Tue 24 Nov 2026; nothing fires on schedule or on events (a run by hand still works)"]"#]]
         .assert_eq(&format!("{shown:?}"));
-    assert!(super::super::expiry::diagnostics(note, &a, at("2026-11-24T23:59:59Z"), &Utc).is_empty());
+    assert!(
+        super::super::expiry::diagnostics(note, a.live.as_ref(), at("2026-11-24T23:59:59Z"), &Utc).is_empty()
+    );
 }
