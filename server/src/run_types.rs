@@ -48,6 +48,8 @@ pub struct RunRequest {
     /// The standing instructions (`instructions::load`): the workspace's files when trusted,
     /// the user's own, each within its budget.
     pub instructions: Vec<crate::instructions::Instruction>,
+    /// `live.maxChars`: the body's budget in characters (`note::budget`), when set.
+    pub max_chars: Option<usize>,
 }
 
 /// What a provider produced.

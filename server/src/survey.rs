@@ -155,9 +155,14 @@ impl Known {
     }
 }
 
-/// Check notes and folders (each folder walked, gitignore-aware). `shown` writes a file's path
-/// for the items and the log.
-pub fn check(paths: &[PathBuf], shown: &dyn Fn(&Path) -> String) -> Checked {
+/// Check notes and folders (each folder walked, gitignore-aware) at the instant `at` in `tz`
+/// (for `live/expired`). `shown` writes a file's path for the items and the log.
+pub fn check<Tz: chrono::TimeZone>(
+    paths: &[PathBuf],
+    at: DateTime<Utc>,
+    tz: &Tz,
+    shown: &dyn Fn(&Path) -> String,
+) -> Checked {
     let mut out = Checked::default();
     let mut files: Vec<PathBuf> = Vec::new();
     for p in paths {
@@ -205,6 +210,8 @@ pub fn check(paths: &[PathBuf], shown: &dyn Fn(&Path) -> String) -> Checked {
                 .diagnostics
                 .extend(note::instructions_too_long(&text, known.agent.instructions_max_chars));
         }
+        let timed = note::expiry::diagnostics(&text, analysis.live.as_ref(), at, tz);
+        analysis.diagnostics.extend(timed);
         for d in &analysis.diagnostics {
             match d.severity {
                 Severity::Error => out.errors += 1,

@@ -89,6 +89,9 @@ pub fn run_message(req: &RunRequest) -> String {
     m.push_str(&trigger_paragraph(req.trigger, req.context.as_deref()));
     m.push_str("\n\n");
     m.push_str(&format!("**Local time:** {}\n\n", local_time(&req.local_now, &req.time_zone)));
+    if let Some(max) = req.max_chars {
+        m.push_str(&budget_paragraph(req, max));
+    }
     let steps = if req.trigger == TriggerKind::Event {
         "Start with read_note. Edit only if the event warrants it, in small patches; then answer with a 1-2 sentence summary."
     } else {
@@ -96,6 +99,16 @@ pub fn run_message(req: &RunRequest) -> String {
     };
     m.push_str(steps);
     m
+}
+
+/// The body's budget and its size now, as the model sees the body (its title line included).
+fn budget_paragraph(req: &RunRequest, max: usize) -> String {
+    use crate::note::budget;
+    let size = budget::chars(&crate::note::body::with_title(req.title.as_deref(), &req.body));
+    format!(
+        "{}. The note must stay within it: an edit that would pass it is refused, so trim older sections to make room for new ones.\n\n",
+        budget::status_line(size, max)
+    )
 }
 
 /// Why this run happens, with its context.
@@ -176,6 +189,7 @@ mod tests {
             model: None,
             mcp_servers: Vec::new(),
             instructions: Vec::new(),
+            max_chars: None,
         }
     }
 
@@ -274,6 +288,25 @@ mod tests {
             Start with read_note. Edit only if the event warrants it, in small patches; then answer with a 1-2 sentence summary."#]].assert_eq(&m);
         let m = run_message(&request(TriggerKind::Event, None));
         assert!(m.contains("(no event details were given)"));
+    }
+
+    #[test]
+    fn the_budget_and_the_size_as_the_model_sees_the_body() {
+        let mut req = request(TriggerKind::Cron, None);
+        req.max_chars = Some(4000);
+        req.body = format!("\n{}\n", "é".repeat(1214));
+        let m = run_message(&req);
+        // "# Chicago time\n" (15) + the region (1,216): 1,231 characters.
+        assert!(
+            m.contains("**Local time:** Friday 2026-05-08, 10:00 (America/Chicago, UTC-05:00)\n\nBudget: 1,231 of 4,000 characters. The note must stay within it: an edit that would pass it is refused, so trim older sections to make room for new ones.\n\nStart with read_note"),
+            "{m}"
+        );
+        req.max_chars = Some(1000);
+        assert!(
+            run_message(&req)
+                .contains("Budget: 1,231 of 1,000 characters (over budget by 231; trim older sections).")
+        );
+        assert!(!run_message(&request(TriggerKind::Cron, None)).contains("Budget"));
     }
 
     #[test]

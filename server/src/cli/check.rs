@@ -12,7 +12,8 @@ use crate::survey;
 pub fn run(paths: &[PathBuf], format: Format, out: &mut impl Write) -> Result<u8> {
     let default = [PathBuf::from(".")];
     let paths = if paths.is_empty() { &default[..] } else { paths };
-    let checked = survey::check(paths, &shown);
+    let now = crate::schedule::Clock::now(&crate::schedule::SystemClock);
+    let checked = survey::check(paths, now, &crate::schedule::Zone::Local, &shown);
     let items = &checked.items;
     match format {
         Format::Json => {

@@ -48,7 +48,8 @@ pub struct Action {
     /// Edits over the text the context holds; may be empty.
     pub edits: Vec<TextEdit>,
     pub command: Option<Command>,
-    /// Indices into `ctx.analysis.diagnostics` of the diagnostics this action fixes.
+    /// Indices of the diagnostics this action fixes, into `ctx.analysis.diagnostics` followed
+    /// by those of the instant (`note::expiry::with_timed`).
     pub diagnostics: Vec<usize>,
     /// The obvious fix, applied by "fix all"-style requests.
     pub preferred: bool,
@@ -60,7 +61,8 @@ pub struct Action {
 pub fn code_actions<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Action> {
     let range = floor_range(ctx.text, range);
     let mut actions = Vec::new();
-    for (i, d) in ctx.analysis.diagnostics.iter().enumerate() {
+    let diagnostics = crate::note::expiry::with_timed(ctx.text, ctx.analysis, ctx.now, ctx.tz);
+    for (i, d) in diagnostics.iter().enumerate() {
         // Touching counts: a cursor right after a value is on it for the user.
         if d.range.start > range.end || range.start > d.range.end {
             continue;

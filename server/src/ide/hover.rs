@@ -332,6 +332,9 @@ fn live_summary<Tz: TimeZone>(ctx: &Ctx<Tz>) -> String {
     let mut parts = vec![format!("**Live note** · {}", status_text(ctx, live)), triggers_text(ctx, live)];
     parts.extend(next_text(ctx, live));
     parts.push(last_run_text(ctx, live));
+    if let Some(max) = &live.max_chars {
+        parts.push(crate::note::budget::status_line(crate::note::budget::body_chars(ctx.text), max.value));
+    }
     parts.join("\n\n")
 }
 

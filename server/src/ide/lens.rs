@@ -46,7 +46,14 @@ pub fn code_lenses<Tz: TimeZone>(ctx: &Ctx<Tz>) -> Vec<Lens> {
     let lens = |title: String, command: Option<Command>| Lens { range: range.clone(), title, command };
 
     // "Waiting for trust" answers the question when clicked.
-    let title = status_text(ctx, live, state);
+    let mut title = status_text(ctx, live, state);
+    if let Some(max) = &live.max_chars {
+        let size = crate::note::budget::body_chars(ctx.text);
+        if size > max.value {
+            use crate::note::budget::grouped;
+            title.push_str(&format!(" · over budget ({} of {})", grouped(size), grouped(max.value)));
+        }
+    }
     let status_command =
         (state == Status::Untrusted).then(|| command(&title, commands::TRUST_WORKSPACE, Vec::new()));
     let mut lenses = vec![lens(title, status_command)];

@@ -14,6 +14,7 @@ mod config_sync;
 pub mod convert;
 pub mod custom;
 pub mod documents;
+mod expiry;
 mod file_events;
 mod framing;
 mod lifecycle;

@@ -123,7 +123,8 @@ pub fn code_action(state: &State, params: CodeActionParams) -> Option<CodeAction
         let ctx = &Ctx { facts: RunFacts { undoable, ..ctx.facts }, ..*ctx };
         let start = convert::offset(&snap.text, &snap.lines, params.range.start, enc);
         let end = convert::offset(&snap.text, &snap.lines, params.range.end, enc).max(start);
-        let lsp_diags = convert::diagnostics(&snap.text, &snap.lines, &snap.analysis.diagnostics, enc);
+        let shown = crate::note::expiry::with_timed(&snap.text, &snap.analysis, ctx.now, ctx.tz);
+        let lsp_diags = convert::diagnostics(&snap.text, &snap.lines, &shown, enc);
         ide::actions::code_actions(ctx, start..end)
             .into_iter()
             .map(|a| {
@@ -318,11 +319,15 @@ pub fn workspace_diagnostic(
 ) -> WorkspaceDiagnosticReportResult {
     let enc = state.encoding();
     let open: Vec<Uri> = state.docs().keys().cloned().collect();
+    let (now, zone) = (state.opts.clock.now(), state.opts.zone);
     let items = state
         .with_index(|idx| {
             idx.entries()
-                .filter(|(_, e)| !e.diagnostics.is_empty())
                 .filter_map(|(path, e)| {
+                    let shown = super::snapshots::entry_diagnostics(e, now, &zone);
+                    if shown.is_empty() {
+                        return None;
+                    }
                     let uri = Uri::from_file_path(path)?;
                     if open.contains(&uri) {
                         return None;
@@ -333,7 +338,7 @@ pub fn workspace_diagnostic(
                         version: None,
                         full_document_diagnostic_report: FullDocumentDiagnosticReport {
                             result_id: None,
-                            items: convert::diagnostics(&e.head, &lines, &e.diagnostics, enc),
+                            items: convert::diagnostics(&e.head, &lines, &shown, enc),
                         },
                     }))
                 })

@@ -23,8 +23,10 @@ pub(super) fn note_options() -> note::Options<'static> {
 /// The diagnostics of an open document, or of a closed note from the index.
 pub(super) fn diagnostics_for(state: &State, uri: &Uri) -> (Vec<Diagnostic>, Option<i32>) {
     let enc = state.encoding();
+    let (now, zone) = (state.opts.clock.now(), state.opts.zone);
     if let Some(snap) = snapshot(state, uri) {
-        let mut diags = convert::diagnostics(&snap.text, &snap.lines, &snap.analysis.diagnostics, enc);
+        let shown = note::expiry::with_timed(&snap.text, &snap.analysis, now, &zone);
+        let mut diags = convert::diagnostics(&snap.text, &snap.lines, &shown, enc);
         let too_long = instructions_too_long(state, uri, &snap.text);
         diags.extend(convert::diagnostics(&snap.text, &snap.lines, &too_long, enc));
         return (diags, Some(snap.version));
@@ -34,12 +36,24 @@ pub(super) fn diagnostics_for(state: &State, uri: &Uri) -> (Vec<Diagnostic>, Opt
         .with_index(|idx| {
             idx.get(&path).map(|e| {
                 let lines = LineIndex::new(&e.head);
-                convert::diagnostics(&e.head, &lines, &e.diagnostics, enc)
+                convert::diagnostics(&e.head, &lines, &entry_diagnostics(e, now, &zone), enc)
             })
         })
         .flatten()
         .unwrap_or_default();
     (diags, None)
+}
+
+/// The diagnostics of a closed note from the index at `now`: its analysis of the frontmatter
+/// (`until` is there) and those of the instant.
+pub(super) fn entry_diagnostics(
+    e: &crate::workspace::index::Entry,
+    now: chrono::DateTime<chrono::Utc>,
+    zone: &crate::schedule::Zone,
+) -> Vec<note::Diagnostic> {
+    let mut all = e.diagnostics.clone();
+    all.extend(note::expiry::diagnostics(&e.head, e.live.as_ref(), now, zone));
+    all
 }
 
 /// `live/instructions-too-long` when the document is one of its root's standing-instructions

@@ -249,7 +249,8 @@ impl Workspace {
             None => self.root.clone(),
         };
         let root = self.root.clone();
-        let checked = survey::check(&[target], &|p: &Path| survey::shown_in(p, &root));
+        let checked =
+            survey::check(&[target], self.now(), &self.engine.zone, &|p: &Path| survey::shown_in(p, &root));
         Ok(json!({
             "checked": checked.checked,
             "errors": checked.errors,

@@ -51,6 +51,8 @@ pub enum Kind {
     ToolList,
     /// A date or an RFC 3339 timestamp (`until`).
     DateOrTimestamp,
+    /// A whole number above zero (`maxChars`).
+    PositiveInt,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -79,6 +81,7 @@ pub const FIELDS: &[Field] = &[
     f("model", Level::Live, Kind::Text),
     f("tools", Level::Live, Kind::ToolList),
     f("until", Level::Live, Kind::DateOrTimestamp),
+    f("maxChars", Level::Live, Kind::PositiveInt),
     rt("lastAttemptAt", Kind::Timestamp),
     rt("lastRunAt", Kind::Timestamp),
     rt("lastRunId", Kind::Text),
@@ -150,6 +153,10 @@ const ALIASES: &[(&str, Level, &str)] = &[
     ("expires", Level::Live, "until"),
     ("expiry", Level::Live, "until"),
     ("endDate", Level::Live, "until"),
+    ("budget", Level::Live, "maxChars"),
+    ("maxLength", Level::Live, "maxChars"),
+    ("maxCharacters", Level::Live, "maxChars"),
+    ("charLimit", Level::Live, "maxChars"),
 ];
 
 pub fn suggest(level: Level, unknown: &str) -> Suggestion {

@@ -2,7 +2,9 @@
 //! Pure functions over text; no I/O, no LSP types.
 
 pub mod body;
+pub mod budget;
 pub mod diagnostic;
+pub mod expiry;
 pub mod fields;
 pub mod frontmatter;
 pub mod model;

@@ -49,6 +49,12 @@ pub struct LiveBlock {
     /// note (a run by hand still does).
     #[schemars(extend("anyOf" = [{"format": "date"}, {"format": "date-time"}]))]
     pub until: Option<String>,
+    /// The body's budget, in characters (Unicode scalar values) of everything below the
+    /// frontmatter, title line included. A run is told the budget and the current size; an
+    /// agent edit that would pass it is refused (the agent trims older sections instead), a
+    /// `command` provider's longer output fails the run, and a note over it gets a warning.
+    #[schemars(range(min = 1))]
+    pub max_chars: Option<u64>,
     /// Written by livenote: when the latest run started (every run). Drives the 5-minute
     /// retry backoff.
     #[schemars(extend("format" = "date-time"))]
@@ -146,6 +152,8 @@ pub struct Live {
     pub tools: Option<Vec<Spanned<String>>>,
     /// `until` when it parses, with the place of its value.
     pub until: Option<Spanned<Until>>,
+    /// `maxChars` when it is a positive integer, with the place of its value.
+    pub max_chars: Option<Spanned<usize>>,
     pub last_attempt_at: Option<DateTime<Utc>>,
     pub last_run_at: Option<DateTime<Utc>>,
     pub last_run_id: Option<String>,

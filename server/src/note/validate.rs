@@ -2,6 +2,7 @@
 //! stable code and, where the fix is obvious, a quick fix. Never fails: an invalid note yields
 //! diagnostics and as much of the model as could be read.
 
+mod budget;
 mod references;
 mod schedule_fields;
 
@@ -89,6 +90,12 @@ pub fn analyze(text: &str, opts: &Options) -> Analysis {
             }
             cx.diags.push(d);
         }
+    }
+    // Only with the whole text: a caller that read just the frontmatter knows no body size.
+    if opts.scan_body
+        && let Some(d) = live.as_ref().and_then(|l| budget::over_budget(text, l))
+    {
+        cx.diags.push(d);
     }
     let mut diagnostics = cx.diags;
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
@@ -374,6 +381,7 @@ impl<'a> Cx<'a> {
                 }
                 "tools" => live.tools = self.tools(e, opts),
                 "until" => live.until = self.until(e),
+                "maxChars" => live.max_chars = self.max_chars(e),
                 "lastAttemptAt" | "lastRunAt" => {
                     let ts = self.timestamp(e);
                     live.runtime_spans.push((field_name(&e.key), e.value.span.clone()));
@@ -455,6 +463,7 @@ fn empty_live(key_span: Range<usize>) -> Live {
         model: None,
         tools: None,
         until: None,
+        max_chars: None,
         last_attempt_at: None,
         last_run_at: None,
         last_run_id: None,

@@ -236,7 +236,7 @@ fn unknown_keys_with_did_you_mean() {
             9:9-9:14 warning live/unknown-key unknown key `start` in a window; did you mean `startTime`?
               fix*: Rename to `startTime`
             9:9-9:14 error live/incomplete-window this window has no `startTime`; a window needs both startTime and endTime
-            11:3-11:9 warning live/unknown-key unknown key `colour` in `live`; expected one of objective, active, triggers, provider, model, tools, until
+            11:3-11:9 warning live/unknown-key unknown key `colour` in `live`; expected one of objective, active, triggers, provider, model, tools, until, maxChars
             live: has_errors=true
         "#]],
     );
@@ -623,6 +623,13 @@ fn every_doc_example_behaves_as_documented() {
             if code == Code::InstructionsTooLong.as_str() {
                 a.diagnostics.extend(instructions_too_long(&note, 200));
             }
+            // `live/expired` depends on the instant: the examples are read on 2026-11-25.
+            if code == Code::Expired.as_str() {
+                let now = DateTime::parse_from_rfc3339("2026-11-25T12:00:00Z")
+                    .map(|t| t.to_utc())
+                    .unwrap_or_default();
+                a.diagnostics.extend(super::super::expiry::diagnostics(&note, a.live.as_ref(), now, &Utc));
+            }
             let has = a.diagnostics.iter().any(|d| d.code.as_str() == code);
             let bad = i == 0;
             assert_eq!(
@@ -833,4 +840,86 @@ mod quick_fixes_are_local {
             }
         }
     }
+}
+
+#[test]
+fn max_chars_is_a_positive_whole_number() {
+    check(
+        "---\nlive:\n  objective: y\n  maxChars: 4000\n---\n# T\n",
+        expect![[r#"
+            live: has_errors=false
+        "#]],
+    );
+    check(
+        "---\nlive:\n  objective: y\n  maxChars: \"4,000\"\n---\n",
+        expect![[r#"
+            4:13-4:20 error live/invalid-max-chars `maxChars` must be a whole number of characters above zero, like 4000, found the string "4,000"
+              fix*: Change to 4000
+            live: has_errors=true
+        "#]],
+    );
+    check_fix(
+        "---\nlive:\n  objective: y\n  maxChars: \"4,000\"\n---\n",
+        "Change to 4000",
+        expect![[r#"
+        ---
+        live:
+          objective: y
+          maxChars: 4000
+        ---
+    "#]],
+    );
+    check(
+        "---\nlive:\n  objective: y\n  maxChars: 0\n  active: true\n---\n",
+        expect![[r#"
+            4:13-4:14 error live/invalid-max-chars `maxChars` must be a whole number of characters above zero, like 4000, found 0
+            live: has_errors=true
+        "#]],
+    );
+    check(
+        "---\nlive:\n  objective: y\n  maxChars: 2.5\n---\n",
+        expect![[r#"
+            4:13-4:16 error live/invalid-max-chars `maxChars` must be a whole number of characters above zero, like 4000, found a number
+            live: has_errors=true
+        "#]],
+    );
+}
+
+#[test]
+fn a_body_over_its_budget_is_a_warning_on_max_chars() {
+    // "# T\n" and 8 more: 12 characters (é is one), title line included.
+    let note = "---\nlive:\n  objective: y\n  maxChars: 11\n---\n# T\nhéllo!!\n";
+    check(
+        note,
+        expect![[r#"
+            4:13-4:15 warning live/over-budget the body is 12 characters, over its budget of 11 by 1: runs may only shrink it until it fits; trim older sections or raise `maxChars`
+            live: has_errors=false
+        "#]],
+    );
+    check(
+        &note.replace("11", "12"),
+        expect![[r#"
+        live: has_errors=false
+    "#]],
+    );
+    // Read without the body (the index reads frontmatter only): no size, no warning.
+    let a = analyze(note, &Options { scan_body: false, ..Options::default() });
+    assert!(a.diagnostics.is_empty(), "{:#?}", a.diagnostics);
+}
+
+#[test]
+fn expired_is_an_information_at_the_instant_given() {
+    let note = "---\nlive:\n  objective: y\n  until: 2026-11-24\n---\n";
+    let a = analyze(note, &Options::default());
+    let at = |s: &str| DateTime::parse_from_rfc3339(s).map(|t| t.to_utc()).unwrap_or_default();
+    let shown: Vec<String> =
+        super::super::expiry::diagnostics(note, a.live.as_ref(), at("2026-11-25T00:00:00Z"), &Utc)
+            .iter()
+            .map(|d| format!("{:?} {} {} {}", d.range, d.severity.as_str(), d.code.as_str(), d.message))
+            .collect();
+    expect![[r#"["34..44 info live/expired this note expired: `until` passed on Tue 24 Nov 2026; nothing fires on schedule or on events (a run by hand still works)"]"#]]
+        .assert_eq(&format!("{shown:?}"));
+    assert!(
+        super::super::expiry::diagnostics(note, a.live.as_ref(), at("2026-11-24T23:59:59Z"), &Utc).is_empty()
+    );
 }

@@ -61,6 +61,9 @@ struct StdinRun<'a> {
     mcp_servers: Vec<StdinMcpServer<'a>>,
     /// The standing instructions, as the agent gets them (each cut to its budget).
     instructions: &'a [crate::instructions::Instruction],
+    /// `live.maxChars`: the body's budget in characters (`null`: none). Longer output fails the
+    /// run.
+    max_chars: Option<usize>,
 }
 
 /// An MCP server as the program reads it: how to reach it (a program to start, or a URL) and
@@ -145,7 +148,20 @@ pub async fn run_command(
     if !status.success() {
         return Err(ProviderError::Failed { status: status_text, stderr_tail: tail_summary(&stderr_tail) });
     }
-    parse_output(stdout)
+    let out = parse_output(stdout)?;
+    within_budget(req, out)
+}
+
+/// The output, unless the body it makes (the note's title line on top: the output is what goes
+/// below it) passes `live.maxChars`. A program cannot be asked to trim as the agent is, so the
+/// run fails and the note keeps its text.
+fn within_budget(req: &RunRequest, out: RunOutput) -> Result<RunOutput, ProviderError> {
+    use crate::note::{body, budget};
+    let size = budget::chars(&body::with_title(req.title.as_deref(), &out.body));
+    match budget::output_error(req.max_chars, size) {
+        Some(why) => Err(ProviderError::InvalidOutput(why)),
+        None => Ok(out),
+    }
 }
 
 /// Collect stdout and stderr until the program exits and the pipes close, or stop early on
@@ -451,6 +467,7 @@ fn stdin_run(req: &RunRequest) -> StdinRun<'_> {
             })
             .collect(),
         instructions: &req.instructions,
+        max_chars: req.max_chars,
     }
 }
 

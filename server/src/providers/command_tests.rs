@@ -22,6 +22,7 @@ fn request(root: &Path) -> RunRequest {
         model: None,
         mcp_servers: Vec::new(),
         instructions: Vec::new(),
+        max_chars: None,
     }
 }
 
@@ -249,6 +250,7 @@ async fn stdin_carries_the_run_as_json() {
         },
         crate::instructions::cut("notes/STYLE.md".to_owned(), "Short lines, always.", 5),
     ];
+    req.max_chars = Some(4000);
     // A prefix so the echo is not itself mistaken for JSON output.
     let (result, _) = run(&sh("printf 'got:'; cat", Duration::from_secs(10)), &req).await;
     let body = ok(result).body;
@@ -280,6 +282,7 @@ async fn stdin_carries_the_run_as_json() {
                     "cutFrom": 20
                 },
             ],
+            "maxChars": 4000,
         })
     );
 }
@@ -390,4 +393,20 @@ fn stderr_lines_are_cleaned() {
     assert_eq!(clean_line("\u{1b}[1;31merror:\u{1b}[0m  bad\tthing\r"), "error: bad thing");
     assert_eq!(tail_summary(b"a\n\n  b  \nc\nd\n"), "b | c | d");
     assert_eq!(tail_summary(b""), "");
+}
+
+#[tokio::test]
+async fn output_over_the_budget_fails_the_run() {
+    let dir = tempdir();
+    let mut req = request(dir.path());
+    // "# Weather\n" (10) on top of the output, as the note will read.
+    req.max_chars = Some(20);
+    let (result, _) = run(&sh("printf 'abcdefghi\n'", Duration::from_secs(10)), &req).await;
+    assert_eq!(ok(result).body, "abcdefghi\n");
+    let (result, _) = run(&sh("printf 'abcdéfghij\n'", Duration::from_secs(10)), &req).await;
+    let err = result.err().map(|e| e.to_string());
+    assert_eq!(
+        err.as_deref(),
+        Some("output of 21 characters is over budget by 1; trim older sections (maxChars is 20)")
+    );
 }

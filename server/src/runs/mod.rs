@@ -546,6 +546,7 @@ impl Engine {
             model: live.model.clone(),
             mcp_servers: mcp.servers,
             instructions: instructions.files,
+            max_chars: live.max_chars.as_ref().map(|m| m.value),
         };
         on_event(&RunEvent::new("provider", format!("{name} ({})", provider.kind_name())));
         for why in &instructions.problems {

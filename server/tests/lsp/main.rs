@@ -1,6 +1,7 @@
 //! Protocol tests: the real language server driven in-process over framed JSON-RPC, with
 //! fixtures where `$0` marks the cursor and expect-test snapshots of what an editor receives.
 
+mod budget;
 mod buffer_and_disk;
 mod costs;
 mod harness;
@@ -343,7 +344,8 @@ async fn lenses_hints_hover_completion() {
             provider
             model
             tools
-            until"#]],
+            until
+            maxChars"#]],
     );
     c.shutdown().await;
 }

@@ -155,6 +155,12 @@ impl<'f> Toolbox<'f> {
         Toolbox { note, workspace, fetcher, mcp: None }
     }
 
+    /// Hold the note's edits to its budget (`live.maxChars`).
+    pub fn with_budget(mut self, max_chars: Option<usize>) -> Self {
+        self.note = self.note.with_budget(max_chars);
+        self
+    }
+
     /// Offer the session's MCP tools too.
     pub fn with_mcp(mut self, session: &'f crate::mcp::Session) -> Self {
         self.mcp = Some(session);

@@ -2,7 +2,7 @@
 //! body held in memory.
 
 use super::{Caps, ToolError, truncate};
-use crate::note::body;
+use crate::note::{body, budget};
 
 // ---------------------------------------------------------------------------------------------
 // The note body
@@ -15,6 +15,8 @@ pub struct NoteBody {
     max_bytes: usize,
     /// Counts the changes, so the caller can tell whether a call edited the body.
     revision: u64,
+    /// `live.maxChars`: edits may not leave the body over it unless they shrink it.
+    max_chars: Option<usize>,
 }
 
 impl NoteBody {
@@ -24,7 +26,13 @@ impl NoteBody {
             _ => "\n",
         };
         let max_bytes = caps.max_body_bytes.max(text.len());
-        NoteBody { text, newline, max_bytes, revision: 0 }
+        NoteBody { text, newline, max_bytes, revision: 0, max_chars: None }
+    }
+
+    /// Hold the edits to a budget of `max` characters (`note::budget`).
+    pub fn with_budget(mut self, max: Option<usize>) -> Self {
+        self.max_chars = max;
+        self
     }
 
     pub fn text(&self) -> &str {
@@ -211,6 +219,8 @@ impl NoteBody {
             )));
         }
         if new != self.text {
+            let (old_chars, new_chars) = (budget::chars(&self.text), budget::chars(&new));
+            budget::check_edit(self.max_chars, old_chars, new_chars).map_err(ToolError)?;
             self.text = new;
             self.revision += 1;
         }

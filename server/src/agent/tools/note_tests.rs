@@ -105,3 +105,91 @@ fn the_body_cannot_grow_without_bound() {
     let mut b = NoteBody::new("# T\n".to_owned(), &caps);
     assert!(err(b.append(&"x".repeat(30))).contains("over the 20 byte limit"));
 }
+
+fn budgeted(text: &str, max: usize) -> NoteBody {
+    body(text).with_budget(Some(max))
+}
+
+#[test]
+fn edits_that_would_pass_the_budget_are_refused() {
+    // "# T\n\n" (5) + "- é one\n" (8, é is one) + "- two\n" (6).
+    let mut b = budgeted("# T\n\n- é one\n- two\n", 24);
+    assert_eq!(crate::note::budget::chars(b.text()), 19);
+    assert_eq!(
+        err(b.append("- three")),
+        "over budget by 3; trim older sections: that change would make the note 27 characters, and its budget (maxChars) is 24"
+    );
+    assert!(err(b.edit("- two", "- two, twice")).starts_with("over budget by 2; trim older sections"));
+    assert!(err(b.replace_section("## More", "text")).starts_with("over budget by "));
+    assert_eq!(b.revision(), 0);
+    // Up to the budget exactly is fine.
+    assert!(b.append("- fi").is_ok());
+    assert_eq!(crate::note::budget::chars(b.text()), 24);
+}
+
+#[test]
+fn a_body_over_its_budget_may_only_shrink() {
+    let mut b = budgeted("# T\n\n## Old\n- a long entry from last year\n\n## New\n- b\n", 20);
+    assert!(err(b.append("- c")).starts_with("over budget by "));
+    // A same-size change does not help either.
+    let e = err(b.edit("- b", "- B"));
+    assert!(e.ends_with("only changes that shrink it are taken)"), "{e}");
+    // Trimming an older section is taken, though the note stays over.
+    assert!(b.edit("- a long entry from last year\n", "").is_ok());
+    assert!(crate::note::budget::chars(b.text()) > 20);
+    assert_eq!(b.revision(), 1);
+}
+
+mod budget_holds {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Append(String),
+        Edit(usize, usize, String),
+        Section(String, String),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        let text = "[a-zé\n #-]{0,40}";
+        prop_oneof![
+            text.prop_map(Op::Append),
+            (0usize..200, 1usize..30, text).prop_map(|(at, len, new)| Op::Edit(at, len, new)),
+            ("[A-C]", text).prop_map(|(h, c)| Op::Section(h, c)),
+        ]
+    }
+
+    proptest! {
+        /// After any sequence of tool edits, the body is within its budget, or it started over
+        /// it and never grew.
+        #[test]
+        fn never_over_unless_it_started_over_and_never_grew(
+            start in "# T\n\n[a-zé\n -]{0,120}",
+            max in 1usize..150,
+            ops in proptest::collection::vec(op(), 0..25),
+        ) {
+            let mut b = budgeted(&start, max);
+            let initial = crate::note::budget::chars(&start);
+            let mut before = initial;
+            for op in ops {
+                let _ = match op {
+                    Op::Append(t) => b.append(&t),
+                    Op::Edit(at, len, new) => {
+                        let text = b.text().to_owned();
+                        let chars: Vec<(usize, char)> = text.char_indices().collect();
+                        if chars.is_empty() { continue; }
+                        let s = chars[at % chars.len()].0;
+                        let e = chars.get(at % chars.len() + len).map_or(text.len(), |c| c.0);
+                        b.edit(&text[s..e], &new)
+                    }
+                    Op::Section(h, c) => b.replace_section(&format!("## {h}"), &c),
+                };
+                let now = crate::note::budget::chars(b.text());
+                prop_assert!(now <= max || (initial > max && now <= before), "{now} > {max} (was {before}, started {initial})");
+                before = now;
+            }
+        }
+    }
+}
