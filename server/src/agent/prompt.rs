@@ -31,7 +31,7 @@ objective.
 
 How to work:
 - Call read_note first. The note may have changed since it was last updated; never rely on \
-memory.
+an earlier reading.
 - Change the note in small patches: edit_note replaces one exact passage (copy old_text from \
 read_note, with enough around it to be unique), replace_section rewrites what is under one \
 heading, append_to_note adds at the end. Re-read the note between patches when you need to see \
@@ -89,6 +89,8 @@ pub fn run_message(req: &RunRequest) -> String {
     m.push_str(&trigger_paragraph(req.trigger, req.context.as_deref()));
     m.push_str("\n\n");
     m.push_str(&format!("**Local time:** {}\n\n", local_time(&req.local_now, &req.time_zone)));
+    m.push_str(&memory_section(req));
+    m.push_str("\n\n");
     let steps = if req.trigger == TriggerKind::Event {
         "Start with read_note. Edit only if the event warrants it, in small patches; then answer with a 1-2 sentence summary."
     } else {
@@ -96,6 +98,14 @@ pub fn run_message(req: &RunRequest) -> String {
     };
     m.push_str(steps);
     m
+}
+
+/// The note's memory: the table of its entries, or why it is not available.
+fn memory_section(req: &RunRequest) -> String {
+    match &req.memory.unreadable {
+        None => crate::memory::section(&req.memory.entries, &req.memory.quotas),
+        Some(why) => format!("## Memory\n\nThe note's memory could not be read, so it is not available in this run: {why}"),
+    }
 }
 
 /// Why this run happens, with its context.
@@ -176,6 +186,7 @@ mod tests {
             model: None,
             mcp_servers: Vec::new(),
             instructions: Vec::new(),
+            memory: Default::default(),
         }
     }
 

@@ -120,6 +120,7 @@ fn request(root: &Path, trigger: TriggerKind) -> RunRequest {
         model: None,
         mcp_servers: Vec::new(),
         instructions: Vec::new(),
+        memory: Default::default(),
     }
 }
 

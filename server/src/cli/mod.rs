@@ -9,6 +9,7 @@ mod list;
 mod log;
 mod man;
 mod mcp;
+mod memory;
 mod run;
 mod stop;
 mod undo;
@@ -193,6 +194,16 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+    /// The agent's memory of a live note (facts kept across its runs), newest first; `show KEY`,
+    /// `rm KEY` or `clear` it.
+    Memory {
+        /// The live note.
+        note: PathBuf,
+        #[command(subcommand)]
+        action: Option<memory::Action>,
+        #[arg(long, value_enum, default_value_t, global = true)]
+        format: Format,
+    },
 }
 
 /// Entry point of the binary.
@@ -272,6 +283,9 @@ pub fn run(cli: Cli) -> u8 {
         Command::Stop { note } => stop::run(&note, &mut out, &mut std::io::stderr()),
         Command::Undo { note, force } => undo::run(&note, force, &mut out, &mut std::io::stderr()),
         Command::History { note, format } => history::run(&note, format, &mut out),
+        Command::Memory { note, action, format } => {
+            memory::run(&note, action, format, &mut out, &mut std::io::stderr())
+        }
     };
     let _ = out.flush();
     match result {

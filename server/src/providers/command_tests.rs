@@ -22,6 +22,7 @@ fn request(root: &Path) -> RunRequest {
         model: None,
         mcp_servers: Vec::new(),
         instructions: Vec::new(),
+        memory: Default::default(),
     }
 }
 
