@@ -3,6 +3,7 @@
 
 mod buffer_and_disk;
 mod harness;
+mod memory;
 mod next_fire;
 mod refresh;
 mod undo;
