@@ -110,7 +110,10 @@ fn memory_persists_across_runs_and_quota_violations_are_tool_errors() {
     let out = livenote(root, user.path(), &["run", "weather.md"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = std::fs::read_to_string(root.join("weather.md")).unwrap_or_default();
-    assert!(text.contains("lastRunSummary: \"Remembered the sources.\"") && text.contains("lastRunError: null"), "{text}");
+    assert!(
+        text.contains("lastRunSummary: \"Remembered the sources.\"") && text.contains("lastRunError: null"),
+        "{text}"
+    );
 
     let reqs = server.requests();
     assert_eq!(reqs.len(), 3);
@@ -127,7 +130,10 @@ fn memory_persists_across_runs_and_quota_violations_are_tool_errors() {
     let results = tool_results(&reqs[2].body);
     let errors: Vec<bool> = results.iter().map(|r| r.0).collect();
     assert_eq!(errors, [true, false, true, true, true, false, false, false], "{results:?}");
-    assert!(results[0].1.starts_with("the memory is full (2 keys, [memory] max_keys): `third` is not saved"), "{results:?}");
+    assert!(
+        results[0].1.starts_with("the memory is full (2 keys, [memory] max_keys): `third` is not saved"),
+        "{results:?}"
+    );
     assert!(results[1].1.starts_with("updated `sources`"), "{results:?}");
     assert!(results[2].1.contains("`tried` has 21 bytes, over the limit of 20"), "{results:?}");
     assert!(results[3].1.starts_with("invalid memory key `Bad Key`"), "{results:?}");
@@ -141,8 +147,15 @@ fn memory_persists_across_runs_and_quota_violations_are_tool_errors() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let reqs = server.requests();
     let second = run_message(&reqs[3].body);
-    assert!(second.contains("## Memory\n\nWhat you saved in earlier runs of this note (1 entry, newest first;"), "{second}");
-    assert!(second.contains("| Key | Updated | Preview |\n|-----|---------|---------|\n| `sources` (pinned) | 20"), "{second}");
+    assert!(
+        second.contains("## Memory\n\nWhat you saved in earlier runs of this note (1 entry, newest first;"),
+        "{second}"
+    );
+    assert!(
+        second
+            .contains("| Key | Updated | Preview |\n|-----|---------|---------|\n| `sources` (pinned) | 20"),
+        "{second}"
+    );
     assert!(second.contains(" | bbc.com/weather |\n\n### `sources` (pinned)\n\nbbc.com/weather"), "{second}");
     assert!(!second.contains("tried"), "{second}");
 
@@ -150,7 +163,10 @@ fn memory_persists_across_runs_and_quota_violations_are_tool_errors() {
     let out = livenote(root, user.path(), &["memory", "weather.md"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let listed = stdout(&out);
-    assert!(listed.starts_with("1 entry in the memory of weather.md, newest first:\nsources  20"), "{listed}");
+    assert!(
+        listed.starts_with("1 entry in the memory of weather.md, newest first:\nsources  20"),
+        "{listed}"
+    );
     assert!(listed.ends_with("  [pinned] bbc.com/weather\n"), "{listed}");
     let out = livenote(root, user.path(), &["memory", "weather.md", "--format", "json"]);
     let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(&out)));
@@ -170,7 +186,8 @@ fn the_cli_shows_removes_and_clears() {
     write(&root.join("plain.md"), "# Plain\n");
     let store = livenote::memory::store::MemoryStore::new(root);
     let mut m = livenote::memory::Memory::default();
-    let at = chrono::DateTime::parse_from_rfc3339("2026-05-08T10:00:00Z").map(|t| t.to_utc()).unwrap_or_default();
+    let at =
+        chrono::DateTime::parse_from_rfc3339("2026-05-08T10:00:00Z").map(|t| t.to_utc()).unwrap_or_default();
     let q = livenote::memory::MemoryConfig::default();
     for (i, k) in ["a", "b"].iter().enumerate() {
         let when = at + chrono::Duration::minutes(i as i64);
@@ -188,16 +205,25 @@ fn the_cli_shows_removes_and_clears() {
     assert_eq!(stdout(&out), "a (updated 2026-05-08T10:00:00Z)\n\ncontent of a\nsecond line\n");
     let out = run(&["memory", "notes/w.md", "show", "a", "--format", "json"]);
     let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(json, json!({"key": "a", "content": "content of a\nsecond line", "pinned": false, "updated": "2026-05-08T10:00:00Z"}));
+    assert_eq!(
+        json,
+        json!({"key": "a", "content": "content of a\nsecond line", "pinned": false, "updated": "2026-05-08T10:00:00Z"})
+    );
     let out = run(&["memory", "notes/w.md", "show", "zz"]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stderr(&out), "livenote: memory notes/w.md: no memory entry `zz` (the keys are: a, b)\n");
 
     let out = run(&["memory", "notes/w.md", "rm", "a", "--format", "json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(serde_json::from_slice::<Value>(&out.stdout).ok(), Some(json!({"note": "notes/w.md", "key": "a", "deleted": true})));
+    assert_eq!(
+        serde_json::from_slice::<Value>(&out.stdout).ok(),
+        Some(json!({"note": "notes/w.md", "key": "a", "deleted": true}))
+    );
     let out = run(&["memory", "notes/w.md", "rm", "a"]);
-    assert_eq!((out.status.code(), stdout(&out)), (Some(0), "`a` is not in the memory of notes/w.md; nothing to delete\n".to_owned()));
+    assert_eq!(
+        (out.status.code(), stdout(&out)),
+        (Some(0), "`a` is not in the memory of notes/w.md; nothing to delete\n".to_owned())
+    );
     assert_eq!(store.load("notes/w.md").map(|m| m.keys()), Ok(vec!["b".to_owned()]));
     let out = run(&["memory", "notes/w.md", "rm", "Not A Key"]);
     assert_eq!(out.status.code(), Some(1));
@@ -216,7 +242,10 @@ fn the_cli_shows_removes_and_clears() {
     assert_eq!((out.status.code(), stdout(&out)), (Some(0), "cleared the memory of notes/w.md\n".to_owned()));
     assert!(!file.exists());
     let out = run(&["memory", "notes/w.md", "clear", "--format", "json"]);
-    assert_eq!(serde_json::from_slice::<Value>(&out.stdout).ok(), Some(json!({"note": "notes/w.md", "cleared": false})));
+    assert_eq!(
+        serde_json::from_slice::<Value>(&out.stdout).ok(),
+        Some(json!({"note": "notes/w.md", "cleared": false}))
+    );
     assert_eq!(stdout(&run(&["memory", "notes/w.md"])), "notes/w.md has no memory yet\n");
 
     // Not a live note; no such note.
@@ -257,8 +286,9 @@ fn a_command_provider_reads_and_changes_the_memory() {
     // The body lands; the valid changes are applied, the others refused in the transcript.
     let text = std::fs::read_to_string(root.join("w.md")).unwrap_or_default();
     assert!(text.ends_with("# Weather\n\nCloudy.\n") && text.contains("lastRunError: null"), "{text}");
-    let stdin: Value = serde_json::from_str(&std::fs::read_to_string(root.join("stdin.json")).unwrap_or_default())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let stdin: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("stdin.json")).unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         stdin["memory"],
         json!([{"key": "old", "content": "stale", "pinned": true, "updated": "1970-01-01T00:00:00Z"}])
@@ -270,13 +300,65 @@ fn a_command_provider_reads_and_changes_the_memory() {
         transcript.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
     }
     assert!(transcript.contains("refused: invalid memory key `Bad Key`"), "{transcript}");
-    assert!(transcript.contains("refused: `n`: the value must be a string (to save) or null (to delete), not a number"), "{transcript}");
+    assert!(
+        transcript
+            .contains("refused: `n`: the value must be a string (to save) or null (to delete), not a number"),
+        "{transcript}"
+    );
 
     // The next run's stdin has it.
     let out = livenote(root, user.path(), &["run", "w.md"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let stdin: Value = serde_json::from_str(&std::fs::read_to_string(root.join("stdin.json")).unwrap_or_default())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let stdin: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("stdin.json")).unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(stdin["memory"][0]["key"], "seen");
     assert_eq!(stdin["memory"][0]["content"], "yes");
+}
+
+/// A memory file livenote cannot read is never written over: the run goes on without it, its
+/// transcript says why, and the memory tools answer with an error.
+#[test]
+fn an_unreadable_memory_is_left_alone_and_the_run_goes_on() {
+    let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
+    let script = vec![
+        ScriptedReply::ToolCalls(vec![call("memory_save", json!({"key": "k", "content": "v"}))]),
+        ScriptedReply::Text("Done.".to_owned()),
+    ];
+    let server = runtime.block_on(MockModelServer::start(Flavor::Anthropic, script));
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let user = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path();
+    write(
+        &user.path().join("config.toml"),
+        &format!(
+            "[providers.m]\nkind = \"anthropic\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key_env = \"LIVENOTE_TEST_KEY\"\n",
+            server.base_url()
+        ),
+    );
+    write(&root.join("weather.md"), NOTE);
+    let file = root.join(livenote::memory::store::MemoryStore::shown_path("weather.md"));
+    write(&file, "{\"entries\": oops");
+    let out = livenote(root, user.path(), &["run", "weather.md"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&file).unwrap_or_default(), "{\"entries\": oops");
+    let reqs = server.requests();
+    assert!(run_message(&reqs[0].body).contains("## Memory\n\nThe note's memory could not be read"));
+    let results = tool_results(&reqs[1].body);
+    assert_eq!(results.len(), 1);
+    assert!(
+        results[0].0
+            && results[0]
+                .1
+                .starts_with("the note's memory is not available in this run: .livenote/memory/weather.md-"),
+        "{results:?}"
+    );
+    let mut transcript = String::new();
+    for e in std::fs::read_dir(root.join(".livenote/runs")).into_iter().flatten().flatten() {
+        transcript.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
+    }
+    assert!(
+        transcript.contains("\"kind\":\"memory\",\"message\":\"not used: .livenote/memory/weather.md-"),
+        "{transcript}"
+    );
 }

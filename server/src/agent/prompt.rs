@@ -104,7 +104,9 @@ pub fn run_message(req: &RunRequest) -> String {
 fn memory_section(req: &RunRequest) -> String {
     match &req.memory.unreadable {
         None => crate::memory::section(&req.memory.entries, &req.memory.quotas),
-        Some(why) => format!("## Memory\n\nThe note's memory could not be read, so it is not available in this run: {why}"),
+        Some(why) => format!(
+            "## Memory\n\nThe note's memory could not be read, so it is not available in this run: {why}"
+        ),
     }
 }
 
@@ -196,7 +198,7 @@ mod tests {
             You keep one markdown note up to date. The note is live: livenote runs you on a schedule, when an event arrives, or when the user asks, and each run brings the note's body in line with its objective.
 
             How to work:
-            - Call read_note first. The note may have changed since it was last updated; never rely on memory.
+            - Call read_note first. The note may have changed since it was last updated; never rely on an earlier reading.
             - Change the note in small patches: edit_note replaces one exact passage (copy old_text from read_note, with enough around it to be unique), replace_section rewrites what is under one heading, append_to_note adds at the end. Re-read the note between patches when you need to see the result. Do not rewrite the whole note in one go.
             - Change only what needs changing. If the note is already right, leave it as it is.
             - list_files, read_file and search_files read the workspace's files (read-only) when the objective draws on them.
@@ -236,6 +238,10 @@ mod tests {
 
             **Local time:** Friday 2026-05-08, 10:00 (America/Chicago, UTC-05:00)
 
+            ## Memory
+
+            Your memory for this note is empty. memory_save keeps a fact for this note's later runs (at most 50 entries of up to 4 KiB each); use it for what the note itself should not show (sources that worked, what you already checked).
+
             Start with read_note, then make small patch-style edits; then answer with a 1-2 sentence summary."#]].assert_eq(&m);
     }
 
@@ -251,6 +257,10 @@ mod tests {
             **Trigger:** cron. A scheduled refresh: the note's cron schedule is due.
 
             **Local time:** Friday 2026-05-08, 10:00 (America/Chicago, UTC-05:00)
+
+            ## Memory
+
+            Your memory for this note is empty. memory_save keeps a fact for this note's later runs (at most 50 entries of up to 4 KiB each); use it for what the note itself should not show (sources that worked, what you already checked).
 
             Start with read_note, then make small patch-style edits; then answer with a 1-2 sentence summary."#]].assert_eq(&m);
         let m = run_message(&request(TriggerKind::Window, None));
@@ -282,9 +292,21 @@ mod tests {
 
             **Local time:** Friday 2026-05-08, 10:00 (America/Chicago, UTC-05:00)
 
+            ## Memory
+
+            Your memory for this note is empty. memory_save keeps a fact for this note's later runs (at most 50 entries of up to 4 KiB each); use it for what the note itself should not show (sources that worked, what you already checked).
+
             Start with read_note. Edit only if the event warrants it, in small patches; then answer with a 1-2 sentence summary."#]].assert_eq(&m);
         let m = run_message(&request(TriggerKind::Event, None));
         assert!(m.contains("(no event details were given)"));
+    }
+
+    #[test]
+    fn unreadable_memory_is_said() {
+        let mut req = request(TriggerKind::Manual, None);
+        req.memory.unreadable = Some("bad file".to_owned());
+        let m = run_message(&req);
+        assert!(m.contains("\n\n## Memory\n\nThe note's memory could not be read, so it is not available in this run: bad file\n\n"), "{m}");
     }
 
     #[test]

@@ -211,7 +211,11 @@ async fn reads_patches_twice_and_summarises() {
             "append_to_note",
             "list_files",
             "read_file",
-            "search_files"
+            "search_files",
+            "memory_list",
+            "memory_show",
+            "memory_save",
+            "memory_delete"
         ]
     );
     assert_eq!(seen[0].messages.len(), 1);

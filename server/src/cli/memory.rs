@@ -89,7 +89,13 @@ pub fn run(
                 Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(entry)?)?,
                 Format::Text => {
                     let pin = if entry.pinned { ", pinned" } else { "" };
-                    writeln!(out, "{} (updated {}{pin})\n\n{}", entry.key, timestamp(entry.updated), entry.content)?;
+                    writeln!(
+                        out,
+                        "{} (updated {}{pin})\n\n{}",
+                        entry.key,
+                        timestamp(entry.updated),
+                        entry.content
+                    )?;
                 }
             }
         }

@@ -47,7 +47,9 @@ pub enum MemoryError {
         "invalid memory key `{0}`: a key is 1-64 characters of a-z, 0-9, `.`, `_` and `-`, starting with a letter or digit (like `sources` or `last-check.date`)"
     )]
     InvalidKey(String),
-    #[error("the content of `{key}` has {bytes} bytes, over the limit of {max} ([memory] max_bytes); save something shorter")]
+    #[error(
+        "the content of `{key}` has {bytes} bytes, over the limit of {max} ([memory] max_bytes); save something shorter"
+    )]
     TooLarge { key: String, bytes: usize, max: usize },
     #[error(
         "the memory is full ({max} keys, [memory] max_keys): `{key}` is not saved; delete an entry you no longer need, or update an existing key"
@@ -142,7 +144,11 @@ impl Memory {
     ) -> Result<Saved, MemoryError> {
         check_key(key)?;
         if content.len() > quotas.max_bytes {
-            return Err(MemoryError::TooLarge { key: key.to_owned(), bytes: content.len(), max: quotas.max_bytes });
+            return Err(MemoryError::TooLarge {
+                key: key.to_owned(),
+                bytes: content.len(),
+                max: quotas.max_bytes,
+            });
         }
         let existing = self.entries.get(key);
         if existing.is_none() && self.entries.len() >= quotas.max_keys {
@@ -150,8 +156,10 @@ impl Memory {
         }
         let saved = if existing.is_some() { Saved::Updated } else { Saved::Created };
         let pinned = pinned.unwrap_or_else(|| existing.is_some_and(|e| e.pinned));
-        self.entries
-            .insert(key.to_owned(), Entry { key: key.to_owned(), content: content.to_owned(), pinned, updated: now });
+        self.entries.insert(
+            key.to_owned(),
+            Entry { key: key.to_owned(), content: content.to_owned(), pinned, updated: now },
+        );
         Ok(saved)
     }
 

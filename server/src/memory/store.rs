@@ -59,7 +59,8 @@ impl MemoryStore {
     /// naming it (see the module documentation).
     pub fn load(&self, rel: &str) -> Result<Memory, String> {
         let shown = Self::shown_path(rel);
-        let Some(dir) = state::existing_state_dir(&self.root, SUB).map_err(|e| format!("{shown}: {e}"))? else {
+        let Some(dir) = state::existing_state_dir(&self.root, SUB).map_err(|e| format!("{shown}: {e}"))?
+        else {
             return Ok(Memory::default());
         };
         let path = dir.join(Self::file_name(rel));
@@ -68,8 +69,8 @@ impl MemoryStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Memory::default()),
             Err(e) => return Err(format!("cannot read {shown}: {e}")),
         };
-        let bytes =
-            confine::read_capped(file, &path, MAX_FILE_BYTES).map_err(|e| format!("cannot read {shown}: {e}"))?;
+        let bytes = confine::read_capped(file, &path, MAX_FILE_BYTES)
+            .map_err(|e| format!("cannot read {shown}: {e}"))?;
         let parsed: File = serde_json::from_slice(&bytes).map_err(|e| {
             format!("{shown} is not a valid memory file ({e}); livenote leaves it as it is: fix it, or clear the memory")
         })?;
@@ -99,7 +100,8 @@ impl MemoryStore {
     /// (or a link, which is removed, not followed) is removed.
     pub fn clear(&self, rel: &str) -> Result<bool, String> {
         let shown = Self::shown_path(rel);
-        let Some(dir) = state::existing_state_dir(&self.root, SUB).map_err(|e| format!("{shown}: {e}"))? else {
+        let Some(dir) = state::existing_state_dir(&self.root, SUB).map_err(|e| format!("{shown}: {e}"))?
+        else {
             return Ok(false);
         };
         let path = dir.join(Self::file_name(rel));
@@ -132,7 +134,8 @@ mod tests {
         let s = MemoryStore::new(ws.path());
         assert_eq!(s.load("notes/a.md"), Ok(Memory::default()));
         let mut m = Memory::default();
-        m.save("sources", "bbc.com", Some(true), t(1), &MemoryConfig::default()).unwrap_or_else(|e| panic!("{e}"));
+        m.save("sources", "bbc.com", Some(true), t(1), &MemoryConfig::default())
+            .unwrap_or_else(|e| panic!("{e}"));
         s.save("notes/a.md", &m).unwrap_or_else(|e| panic!("{e}"));
         let file = ws.path().join(MemoryStore::shown_path("notes/a.md"));
         let text = std::fs::read_to_string(&file).unwrap_or_default();
@@ -154,8 +157,11 @@ mod tests {
         std::fs::write(&file, "{oops").unwrap_or_else(|e| panic!("{e}"));
         let e = s.load("a.md").err().unwrap_or_default();
         assert!(e.starts_with(".livenote/memory/a.md-") && e.contains("is not a valid memory file"), "{e}");
-        std::fs::write(&file, r#"{"entries":[{"key":"Bad Key","content":"x","updated":"2026-05-08T10:00:00Z"}]}"#)
-            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(
+            &file,
+            r#"{"entries":[{"key":"Bad Key","content":"x","updated":"2026-05-08T10:00:00Z"}]}"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         assert!(s.load("a.md").is_err_and(|e| e.contains("invalid key `Bad Key`")));
         assert_eq!(s.clear("a.md"), Ok(true));
     }

@@ -61,12 +61,17 @@ fn command_changes_are_applied_one_by_one() {
     let q = MemoryConfig { max_keys: 2, max_bytes: 10 };
     let mut m = Memory::default();
     ok(m.save("old", "x", Some(true), t(0), &q));
-    let changes = json!({"old": null, "new": "fresh", "Bad": "x", "n": 3, "big": "01234567890", "gone": null});
+    let changes =
+        json!({"old": null, "new": "fresh", "Bad": "x", "n": 3, "big": "01234567890", "gone": null});
     let refused = m.apply_changes(changes.as_object().unwrap_or(&Default::default()), t(1), &q);
     assert_eq!(m.keys(), ["new"]);
     assert_eq!(refused.len(), 3, "{refused:?}");
     assert!(refused.iter().any(|r| r.starts_with("invalid memory key `Bad`")));
-    assert!(refused.iter().any(|r| r == "`n`: the value must be a string (to save) or null (to delete), not a number"));
+    assert!(
+        refused
+            .iter()
+            .any(|r| r == "`n`: the value must be a string (to save) or null (to delete), not a number")
+    );
     assert!(refused.iter().any(|r| r.contains("`big` has 11 bytes")));
 }
 

@@ -250,6 +250,11 @@ async fn stdin_carries_the_run_as_json() {
         },
         crate::instructions::cut("notes/STYLE.md".to_owned(), "Short lines, always.", 5),
     ];
+    let now = req.now;
+    req.memory
+        .entries
+        .save("sources", "meteo.fr", Some(true), now, &Default::default())
+        .unwrap_or_else(|e| panic!("{e}"));
     // A prefix so the echo is not itself mistaken for JSON output.
     let (result, _) = run(&sh("printf 'got:'; cat", Duration::from_secs(10)), &req).await;
     let body = ok(result).body;
@@ -280,6 +285,9 @@ async fn stdin_carries_the_run_as_json() {
                     "text": "Short\n\n[cut: notes/STYLE.md has 20 characters; only the first 5 are used ([agent] instructions_max_chars)]",
                     "cutFrom": 20
                 },
+            ],
+            "memory": [
+                {"key": "sources", "content": "meteo.fr", "pinned": true, "updated": "2025-03-04T05:06:07Z"}
             ],
         })
     );

@@ -55,8 +55,7 @@ pub fn note_key(rel: &str) -> String {
         k.truncate(k.char_indices().nth(100).map_or(k.len(), |(i, _)| i));
     }
     // A short hash keeps keys unique when flattening maps two paths to one string.
-    let h = rel
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    let h =
+        rel.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
     format!("{k}-{:08x}", h as u32)
 }

@@ -14,7 +14,10 @@ const CONFIG: &str = "[agent]\nprovider = \"script\"\n[providers.script]\nkind =
 async fn hover_on_live(c: &mut TestClient, uri: &str, text: &str) -> String {
     let at = text.find("live:").unwrap_or(0) + 1;
     let res = c
-        .request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": pos(text, at, false)}))
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": pos(text, at, false)}),
+        )
         .await;
     res["result"]["contents"]["value"].as_str().unwrap_or("<none>").to_owned()
 }

@@ -66,9 +66,7 @@ impl MemoryTools {
     /// Run one memory tool call.
     pub async fn call(&mut self, name: &str, args: &Value) -> Result<String, ToolError> {
         if let Some(why) = &self.unreadable {
-            return Err(ToolError::new(format!(
-                "the note's memory is not available in this run: {why}"
-            )));
+            return Err(ToolError::new(format!("the note's memory is not available in this run: {why}")));
         }
         match name {
             MEMORY_LIST => Ok(crate::memory::section(&self.memory, &self.quotas)),
