@@ -167,6 +167,10 @@ fn memory_changes(stdout: &[u8]) -> Option<Result<serde_json::Map<String, serde_
     let serde_json::Value::Object(mut map) = serde_json::from_str::<serde_json::Value>(text).ok()? else {
         return None;
     };
+    // Only the JSON answer (`"body"` a string) is read as one; other JSON is the new content.
+    if !map.get("body").is_some_and(serde_json::Value::is_string) {
+        return None;
+    }
     match map.remove("memory")? {
         serde_json::Value::Object(changes) => Some(Ok(changes)),
         serde_json::Value::Null => None,

@@ -400,3 +400,15 @@ fn stderr_lines_are_cleaned() {
     assert_eq!(tail_summary(b"a\n\n  b  \nc\nd\n"), "b | c | d");
     assert_eq!(tail_summary(b""), "");
 }
+
+#[test]
+fn memory_changes_come_only_with_a_json_answer() {
+    let got = |s: &str| memory_changes(s.as_bytes()).map(|r| r.map(|m| m.len()));
+    assert_eq!(got(r#"{"body": "x", "memory": {"a": "1", "b": null}}"#), Some(Ok(2)));
+    assert_eq!(got(r#"{"body": "x", "memory": null}"#), None);
+    assert_eq!(got(r#"{"body": "x"}"#), None);
+    // Not the JSON answer: the whole text is the note's content, nothing is read from it.
+    assert_eq!(got(r#"{"memory": {"a": "1"}}"#), None);
+    assert_eq!(got("Plain text mentioning \"memory\"."), None);
+    assert!(matches!(got(r#"{"body": "x", "memory": ["a"]}"#), Some(Err(_))));
+}
