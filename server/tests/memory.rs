@@ -229,6 +229,17 @@ fn the_cli_shows_removes_and_clears() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("invalid memory key `Not A Key`"), "{}", stderr(&out));
 
+    // While a run holds the note's lock, changes wait for it to end.
+    let lock = livenote::runs::Store::new(root).try_lock("notes/w.md").unwrap_or_else(|e| panic!("{e}"));
+    assert!(lock.is_some());
+    for args in [&["memory", "notes/w.md", "rm", "b"][..], &["memory", "notes/w.md", "clear"]] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(stderr(&out).contains("the note is updating; wait for its run to end"), "{}", stderr(&out));
+    }
+    drop(lock);
+    assert_eq!(store.load("notes/w.md").map(|m| m.keys()), Ok(vec!["b".to_owned()]));
+
     // A corrupt file is an error that names it, and stays until cleared.
     let file = root.join(livenote::memory::store::MemoryStore::shown_path("notes/w.md"));
     write(&file, "{not json");
