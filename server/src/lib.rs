@@ -20,6 +20,7 @@ pub mod instructions;
 pub mod lsp;
 pub mod mcp;
 pub mod mcp_server;
+pub mod memory;
 pub mod model;
 pub mod note;
 pub mod providers;

@@ -50,6 +50,18 @@ pub struct RunRequest {
     pub instructions: Vec<crate::instructions::Instruction>,
     /// `live.maxChars`: the body's budget in characters (`note::budget`), when set.
     pub max_chars: Option<usize>,
+    /// The note's agent memory as the run starts (`memory`), loaded by the engine.
+    pub memory: RunMemory,
+}
+
+/// A note's memory as a run gets it.
+#[derive(Debug, Clone, Default)]
+pub struct RunMemory {
+    pub entries: crate::memory::Memory,
+    pub quotas: crate::memory::MemoryConfig,
+    /// Why the note's memory file could not be read: the run goes on without it, and nothing
+    /// writes over the file (the memory tools and a command's `"memory"` are refused).
+    pub unreadable: Option<String>,
 }
 
 /// What a provider produced.

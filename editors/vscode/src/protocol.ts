@@ -12,6 +12,8 @@ export const ServerCommand = {
   listNotes: 'livenote.listNotes',
   trustWorkspace: 'livenote.trustWorkspace',
   noteStatus: 'livenote.noteStatus',
+  /** Deletes the note's agent memory; the code action *Clear agent memory* sends it. */
+  clearMemory: 'livenote.clearMemory',
 } as const;
 
 /** The server's typed requests (custom methods); the commands above answer the same. */

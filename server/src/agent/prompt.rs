@@ -31,7 +31,7 @@ objective.
 
 How to work:
 - Call read_note first. The note may have changed since it was last updated; never rely on \
-memory.
+an earlier reading.
 - Change the note in small patches: edit_note replaces one exact passage (copy old_text from \
 read_note, with enough around it to be unique), replace_section rewrites what is under one \
 heading, append_to_note adds at the end. Re-read the note between patches when you need to see \
@@ -92,6 +92,8 @@ pub fn run_message(req: &RunRequest) -> String {
     if let Some(max) = req.max_chars {
         m.push_str(&budget_paragraph(req, max));
     }
+    m.push_str(&memory_section(req));
+    m.push_str("\n\n");
     let steps = if req.trigger == TriggerKind::Event {
         "Start with read_note. Edit only if the event warrants it, in small patches; then answer with a 1-2 sentence summary."
     } else {
@@ -109,6 +111,16 @@ fn budget_paragraph(req: &RunRequest, max: usize) -> String {
         "{}. The note must stay within it: an edit that would pass it is refused, so trim older sections to make room for new ones.\n\n",
         budget::status_line(size, max)
     )
+}
+
+/// The note's memory: the table of its entries, or why it is not available.
+fn memory_section(req: &RunRequest) -> String {
+    match &req.memory.unreadable {
+        None => crate::memory::section(&req.memory.entries, &req.memory.quotas),
+        Some(why) => format!(
+            "## Memory\n\nThe note's memory could not be read, so it is not available in this run: {why}"
+        ),
+    }
 }
 
 /// Why this run happens, with its context.
@@ -190,6 +202,7 @@ mod tests {
             mcp_servers: Vec::new(),
             instructions: Vec::new(),
             max_chars: None,
+            memory: Default::default(),
         }
     }
 
@@ -199,7 +212,7 @@ mod tests {
             You keep one markdown note up to date. The note is live: livenote runs you on a schedule, when an event arrives, or when the user asks, and each run brings the note's body in line with its objective.
 
             How to work:
-            - Call read_note first. The note may have changed since it was last updated; never rely on memory.
+            - Call read_note first. The note may have changed since it was last updated; never rely on an earlier reading.
             - Change the note in small patches: edit_note replaces one exact passage (copy old_text from read_note, with enough around it to be unique), replace_section rewrites what is under one heading, append_to_note adds at the end. Re-read the note between patches when you need to see the result. Do not rewrite the whole note in one go.
             - Change only what needs changing. If the note is already right, leave it as it is.
             - list_files, read_file and search_files read the workspace's files (read-only) when the objective draws on them.
@@ -239,6 +252,10 @@ mod tests {
 
             **Local time:** Friday 2026-05-08, 10:00 (America/Chicago, UTC-05:00)
 
+            ## Memory
+
+            Your memory for this note is empty. memory_save keeps a fact for this note's later runs (at most 50 entries of up to 4 KiB each); use it for what the note itself should not show (sources that worked, what you already checked).
+
             Start with read_note, then make small patch-style edits; then answer with a 1-2 sentence summary."#]].assert_eq(&m);
     }
 
@@ -254,6 +271,10 @@ mod tests {
             **Trigger:** cron. A scheduled refresh: the note's cron schedule is due.
 
             **Local time:** Friday 2026-05-08, 10:00 (America/Chicago, UTC-05:00)
+
+            ## Memory
+
+            Your memory for this note is empty. memory_save keeps a fact for this note's later runs (at most 50 entries of up to 4 KiB each); use it for what the note itself should not show (sources that worked, what you already checked).
 
             Start with read_note, then make small patch-style edits; then answer with a 1-2 sentence summary."#]].assert_eq(&m);
         let m = run_message(&request(TriggerKind::Window, None));
@@ -285,6 +306,10 @@ mod tests {
 
             **Local time:** Friday 2026-05-08, 10:00 (America/Chicago, UTC-05:00)
 
+            ## Memory
+
+            Your memory for this note is empty. memory_save keeps a fact for this note's later runs (at most 50 entries of up to 4 KiB each); use it for what the note itself should not show (sources that worked, what you already checked).
+
             Start with read_note. Edit only if the event warrants it, in small patches; then answer with a 1-2 sentence summary."#]].assert_eq(&m);
         let m = run_message(&request(TriggerKind::Event, None));
         assert!(m.contains("(no event details were given)"));
@@ -298,7 +323,7 @@ mod tests {
         let m = run_message(&req);
         // "# Chicago time\n" (15) + the region (1,216): 1,231 characters.
         assert!(
-            m.contains("**Local time:** Friday 2026-05-08, 10:00 (America/Chicago, UTC-05:00)\n\nBudget: 1,231 of 4,000 characters. The note must stay within it: an edit that would pass it is refused, so trim older sections to make room for new ones.\n\nStart with read_note"),
+            m.contains("**Local time:** Friday 2026-05-08, 10:00 (America/Chicago, UTC-05:00)\n\nBudget: 1,231 of 4,000 characters. The note must stay within it: an edit that would pass it is refused, so trim older sections to make room for new ones.\n\n## Memory"),
             "{m}"
         );
         req.max_chars = Some(1000);
@@ -307,6 +332,14 @@ mod tests {
                 .contains("Budget: 1,231 of 1,000 characters (over budget by 231; trim older sections).")
         );
         assert!(!run_message(&request(TriggerKind::Cron, None)).contains("Budget"));
+    }
+
+    #[test]
+    fn unreadable_memory_is_said() {
+        let mut req = request(TriggerKind::Manual, None);
+        req.memory.unreadable = Some("bad file".to_owned());
+        let m = run_message(&req);
+        assert!(m.contains("\n\n## Memory\n\nThe note's memory could not be read, so it is not available in this run: bad file\n\n"), "{m}");
     }
 
     #[test]

@@ -101,8 +101,10 @@ pub async fn run_agent_with(
     let work = async {
         // The MCP servers start inside the run's time limit and Stop, like everything it does.
         let session = start_mcp(req, events).await;
-        let toolbox =
-            Toolbox::new(workspace, agent_body(req), fetcher).with_mcp(&session).with_budget(req.max_chars);
+        let toolbox = Toolbox::new(workspace, agent_body(req), fetcher)
+            .with_mcp(&session)
+            .with_budget(req.max_chars)
+            .with_memory(tools::MemoryTools::new(req));
         converse(client, req, limits, toolbox, cancel.clone(), on_edit, events).await
     };
     tokio::select! {

@@ -121,6 +121,7 @@ fn request(root: &Path, trigger: TriggerKind) -> RunRequest {
         mcp_servers: Vec::new(),
         instructions: Vec::new(),
         max_chars: None,
+        memory: Default::default(),
     }
 }
 
@@ -211,7 +212,11 @@ async fn reads_patches_twice_and_summarises() {
             "append_to_note",
             "list_files",
             "read_file",
-            "search_files"
+            "search_files",
+            "memory_list",
+            "memory_show",
+            "memory_save",
+            "memory_delete"
         ]
     );
     assert_eq!(seen[0].messages.len(), 1);

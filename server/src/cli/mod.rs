@@ -11,6 +11,7 @@ mod log;
 mod man;
 mod mcp;
 mod restore;
+mod memory;
 mod run;
 mod stop;
 mod undo;
@@ -215,6 +216,16 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// The agent's memory of a live note (facts kept across its runs), newest first; `show KEY`,
+    /// `rm KEY` or `clear` it.
+    Memory {
+        /// The live note.
+        note: PathBuf,
+        #[command(subcommand)]
+        action: Option<memory::Action>,
+        #[arg(long, value_enum, default_value_t, global = true)]
+        format: Format,
+    },
 }
 
 /// Entry point of the binary.
@@ -297,6 +308,9 @@ pub fn run(cli: Cli) -> u8 {
         Command::Diff { note, run } => diff::run(&note, run.as_deref(), &mut out, &mut std::io::stderr()),
         Command::Restore { note, run, force } => {
             restore::run(&note, &run, force, &mut out, &mut std::io::stderr())
+        }
+        Command::Memory { note, action, format } => {
+            memory::run(&note, action, format, &mut out, &mut std::io::stderr())
         }
     };
     let _ = out.flush();

@@ -131,6 +131,8 @@ struct Partial {
     runs_keep: Option<usize>,
     events_keep: Option<usize>,
     mcp_servers: BTreeMap<String, PartialMcpServer>,
+    memory_max_keys: Option<usize>,
+    memory_max_bytes: Option<usize>,
 }
 
 /// The layer being read and where its problems go.
@@ -252,7 +254,7 @@ fn set_entries(entries: &[Entry]) -> impl Iterator<Item = &Entry> {
     entries.iter().filter(|e| !matches!(e.node.val, Val::Null))
 }
 
-const TOP_KEYS: &[&str] = &["agent", "providers", "scheduler", "history", "mcp"];
+const TOP_KEYS: &[&str] = &["agent", "providers", "scheduler", "history", "mcp", "memory"];
 const AGENT_KEYS: &[&str] = &[
     "provider",
     "max_steps",
@@ -267,6 +269,7 @@ const AGENT_KEYS: &[&str] = &[
 ];
 const SCHEDULER_KEYS: &[&str] = &["enabled", "exclude"];
 const HISTORY_KEYS: &[&str] = &["keep", "runs_keep", "events_keep"];
+const MEMORY_KEYS: &[&str] = &["max_keys", "max_bytes"];
 const PROVIDER_KEYS: &[&str] = &["kind", "base_url", "model", "api_key_env", "command", "timeout"];
 const MCP_KEYS: &[&str] = &["servers"];
 const MCP_SERVER_KEYS: &[&str] = &["command", "url", "env", "events", "timeout"];
@@ -378,6 +381,27 @@ fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
                     }
                 }
             }
+            "memory" => {
+                let Some(fields) = cx.table("memory", &e.node) else { continue };
+                for f in set_entries(fields) {
+                    let key = format!("memory.{}", f.key);
+                    match f.key.as_str() {
+                        // 0 turns new entries off; 10,000 entries is past any useful memory.
+                        "max_keys" => {
+                            if let Some(v) = cx.integer(&key, &f.node, 0, 10_000) {
+                                acc.memory_max_keys = usize::try_from(v).ok();
+                            }
+                        }
+                        // A useful sentence at least; 1 MiB at most, since every entry may be sent.
+                        "max_bytes" => {
+                            if let Some(v) = cx.integer(&key, &f.node, 16, 1 << 20) {
+                                acc.memory_max_bytes = usize::try_from(v).ok();
+                            }
+                        }
+                        _ => cx.unknown(&key, f, MEMORY_KEYS),
+                    }
+                }
+            }
             _ => cx.unknown(&e.key, e, TOP_KEYS),
         }
     }
@@ -436,6 +460,10 @@ fn finish(
         ignored_folder: None,
         mcp_servers: BTreeMap::new(),
         broken_mcp_servers: BTreeMap::new(),
+        memory: crate::config::MemoryConfig {
+            max_keys: acc.memory_max_keys.unwrap_or(defaults.memory.max_keys),
+            max_bytes: acc.memory_max_bytes.unwrap_or(defaults.memory.max_bytes),
+        },
     };
     for (name, s) in acc.mcp_servers {
         match build_mcp_server(&name, s, problems) {

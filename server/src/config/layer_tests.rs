@@ -478,3 +478,22 @@ fn agent_instructions_parse_and_bad_types_are_problems() {
     let (_, problems) = one("[agent]\ninstructions = [1]\ninstructions_max_chars = 0\n");
     assert_eq!(problems.len(), 2, "{:?}", messages(&problems));
 }
+
+#[test]
+fn memory_quotas_parse_with_did_you_mean() {
+    let (config, problems) = one("[memory]\nmax_keys = 10\nmax_bytes = 512\n");
+    assert_eq!(problems, vec![]);
+    assert_eq!(config.memory, crate::config::MemoryConfig { max_keys: 10, max_bytes: 512 });
+    let (config, _) = one("");
+    assert_eq!(config.memory, crate::config::MemoryConfig { max_keys: 50, max_bytes: 4096 });
+    let (config, problems) = one("[memory]\nmax_key = 10\nmax_bytes = 1\n[memroy]\n");
+    assert_eq!(config.memory, crate::config::MemoryConfig::default());
+    assert_eq!(
+        messages(&problems),
+        [
+            "/cfg/workspace.toml:3:13: `memory.max_bytes` must be between 16 and 1048576",
+            "/cfg/workspace.toml:2:1: unknown key `memory.max_key` (did you mean `max_keys`?)",
+            "/cfg/workspace.toml:4:2: unknown key `memroy` (did you mean `memory`?)",
+        ]
+    );
+}

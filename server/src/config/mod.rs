@@ -80,6 +80,8 @@ pub struct Config {
     /// MCP servers that are defined but unusable (no `command`, ...), with the reason; their
     /// names still count as known in `live.tools`.
     pub broken_mcp_servers: BTreeMap<String, String>,
+    /// `[memory]`: the quotas of each note's agent memory.
+    pub memory: MemoryConfig,
 }
 
 /// A folder's `.livenote.toml` that is not used: the folder is not trusted with its content.
@@ -199,6 +201,21 @@ pub struct HistoryConfig {
 impl Default for HistoryConfig {
     fn default() -> Self {
         HistoryConfig { keep: 20, runs_keep: DEFAULT_RUNS_KEEP, events_keep: DEFAULT_EVENTS_KEEP }
+    }
+}
+
+/// `[memory]`: the quotas of a note's agent memory (`memory`), the one place they are set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryConfig {
+    /// Entries a note's memory may hold; updating an existing key is exempt.
+    pub max_keys: usize,
+    /// Bytes of one entry's content.
+    pub max_bytes: usize,
+}
+
+impl Default for MemoryConfig {
+    fn default() -> Self {
+        MemoryConfig { max_keys: 50, max_bytes: 4096 }
     }
 }
 

@@ -46,6 +46,18 @@ pub fn hover<Tz: TimeZone>(ctx: &Ctx<Tz>, offset: usize) -> Option<Hover> {
     Some(Hover { range, markdown })
 }
 
+/// Whether byte `offset` is on the `live` key itself, where [`hover`] shows the block's summary.
+pub fn on_live_key<Tz: TimeZone>(ctx: &Ctx<Tz>, offset: usize) -> bool {
+    let offset = floor_offset(ctx.text, offset);
+    let Some(spot) = frontmatter::locate(ctx.text).and_then(|fm| Spot::new(ctx.text, fm, offset)) else {
+        return false;
+    };
+    let Some(k) = spot.key() else { return false };
+    target(k, spot.offset).is_some_and(|(_, on_key)| {
+        on_key && k.name == "live" && k.dash_col.is_none() && matches!(spot.scope(k.col), Scope::Top)
+    })
+}
+
 /// An entry of `tools` under the cursor (as the validated block read it): the server and its
 /// tools, or the tool's description and arguments. Nothing for a name the configuration does
 /// not know (its diagnostic says so).

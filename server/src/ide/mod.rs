@@ -9,6 +9,7 @@ pub mod cursor;
 pub mod hints;
 pub mod hover;
 pub mod lens;
+pub mod memory;
 pub mod text;
 
 use chrono::{DateTime, TimeZone, Utc};
@@ -44,6 +45,8 @@ pub mod commands {
     pub const TRUST_WORKSPACE: &str = "livenote.trustWorkspace";
     /// One note's status (for a status bar); returns JSON, edits nothing.
     pub const NOTE_STATUS: &str = "livenote.noteStatus";
+    /// Delete the note's agent memory (`.livenote/memory/`).
+    pub const CLEAR_MEMORY: &str = "livenote.clearMemory";
     pub const ALL: &[&str] = &[
         MAKE_LIVE,
         RUN,
@@ -54,6 +57,7 @@ pub mod commands {
         LIST_NOTES,
         TRUST_WORKSPACE,
         NOTE_STATUS,
+        CLEAR_MEMORY,
     ];
 }
 

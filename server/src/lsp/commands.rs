@@ -101,6 +101,23 @@ pub fn execute_command(
             tokio::spawn(super::runs::undo(client.clone(), state.clone(), engine, path, force));
             Ok(None)
         }
+        commands::CLEAR_MEMORY => {
+            let uri = arg_uri(&args)?;
+            let path =
+                uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?.into_owned();
+            let engine = state
+                .engine_for(&path)
+                .ok_or_else(|| Error::invalid_params("the note is outside the workspace folders"))?;
+            // Under the note's run lock (refused while a run, which may be saving, goes on); a
+            // small file removed, so done here rather than in a spawned task.
+            let _lock = engine.lock_for_edit(&path).map_err(Error::invalid_params)?;
+            let rel = engine.rel(&path);
+            let cleared = crate::memory::store::MemoryStore::new(&engine.root)
+                .clear(&rel)
+                .map_err(|e| Error::invalid_params(format!("clear agent memory: {e}")))?;
+            tracing::info!("clear memory {rel}");
+            Ok(Some(json!({"cleared": cleared})))
+        }
         commands::TRUST_WORKSPACE => {
             let store = state
                 .opts

@@ -96,7 +96,9 @@ pub fn hover(state: &State, params: HoverParams) -> Option<Hover> {
         });
         let ctx = &Ctx { last_run: last_run.as_ref(), ..*ctx };
         let offset = convert::offset(&snap.text, &snap.lines, pos.position, enc);
-        ide::hover::hover(ctx, offset).map(|h| Hover {
+        let path = pos.text_document.uri.to_file_path();
+        let entries = || super::run_facts::memory_entries(state, path.as_deref());
+        ide::memory::hover(ctx, offset, entries).map(|h| Hover {
             contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: h.markdown }),
             range: Some(convert::range(&snap.text, &snap.lines, &h.range, enc)),
         })
@@ -125,7 +127,12 @@ pub fn code_action(state: &State, params: CodeActionParams) -> Option<CodeAction
         let end = convert::offset(&snap.text, &snap.lines, params.range.end, enc).max(start);
         let shown = crate::note::expiry::with_timed(&snap.text, &snap.analysis, ctx.now, ctx.tz);
         let lsp_diags = convert::diagnostics(&snap.text, &snap.lines, &shown, enc);
-        ide::actions::code_actions(ctx, start..end)
+        let mut actions = ide::actions::code_actions(ctx, start..end);
+        if snap.analysis.live.is_some() {
+            let entries = super::run_facts::memory_entries(state, uri.to_file_path().as_deref());
+            actions.extend(ide::memory::clear_action(ctx, &entries));
+        }
+        actions
             .into_iter()
             .map(|a| {
                 let kind = match a.kind {

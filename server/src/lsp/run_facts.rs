@@ -103,3 +103,10 @@ pub(super) fn facts(state: &State, path: Option<&Path>) -> RunFacts {
     let inside = path.and_then(|p| state.engine_for(p).map(|_| p));
     FactsCache::new(state).facts(inside)
 }
+
+/// The note's agent memory, counted, for *Clear agent memory* and the `live` key's hover:
+/// looked up only where it is shown. Outside every workspace folder there is none.
+pub(super) fn memory_entries(state: &State, path: Option<&Path>) -> crate::ide::memory::Entries {
+    let Some((path, engine)) = path.and_then(|p| state.engine_for(p).map(|e| (p, e))) else { return Ok(0) };
+    crate::memory::store::MemoryStore::new(&engine.root).load(&engine.rel(path)).map(|m| m.len())
+}

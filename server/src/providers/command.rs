@@ -1,6 +1,7 @@
 //! The `command` provider (SPEC 6): any program, run in the workspace root in its own process
 //! group. It reads the run as JSON on stdin (and `LIVENOTE_*` variables) and prints the note's
-//! new content below its H1, or JSON `{"body": ..., "summary": ...}`.
+//! new content below its H1, or JSON `{"body": ..., "summary": ...}` (with `"memory"`: changes
+//! to the note's memory, see [`apply_memory`]).
 //!
 //! The whole process group is killed on timeout, stop or oversized output, so a shell script's
 //! children never outlive the run.
@@ -64,6 +65,8 @@ struct StdinRun<'a> {
     /// `live.maxChars`: the body's budget in characters (`null`: none). Longer output fails the
     /// run.
     max_chars: Option<usize>,
+    /// The note's memory, newest first; the program may answer `"memory": {"key": "value" | null}`.
+    memory: Vec<&'a crate::memory::Entry>,
 }
 
 /// An MCP server as the program reads it: how to reach it (a program to start, or a URL) and
@@ -148,8 +151,13 @@ pub async fn run_command(
     if !status.success() {
         return Err(ProviderError::Failed { status: status_text, stderr_tail: tail_summary(&stderr_tail) });
     }
-    let out = parse_output(stdout)?;
-    within_budget(req, out)
+    let changes = memory_changes(&stdout);
+    let output = within_budget(req, parse_output(stdout)?)?;
+    // Only an answer that is used changes the memory: a refused one changes nothing.
+    if let Some(changes) = changes {
+        apply_memory(req, changes, events).await;
+    }
+    Ok(output)
 }
 
 /// The output, unless the body it makes (the note's title line on top: the output is what goes
@@ -161,6 +169,62 @@ fn within_budget(req: &RunRequest, out: RunOutput) -> Result<RunOutput, Provider
     match budget::output_error(req.max_chars, size) {
         Some(why) => Err(ProviderError::InvalidOutput(why)),
         None => Ok(out),
+    }
+}
+
+/// The `"memory"` member of a JSON answer, when there is one: `Ok` an object of changes,
+/// `Err` what it is instead.
+fn memory_changes(stdout: &[u8]) -> Option<Result<serde_json::Map<String, serde_json::Value>, String>> {
+    let text = std::str::from_utf8(stdout).ok()?.trim();
+    // Plain-text output (most programs) is not parsed twice.
+    if !text.starts_with('{') || !text.contains("\"memory\"") {
+        return None;
+    }
+    let serde_json::Value::Object(mut map) = serde_json::from_str::<serde_json::Value>(text).ok()? else {
+        return None;
+    };
+    // Only the JSON answer (`"body"` a string) is read as one; other JSON is the new content.
+    if !map.get("body").is_some_and(serde_json::Value::is_string) {
+        return None;
+    }
+    match map.remove("memory")? {
+        serde_json::Value::Object(changes) => Some(Ok(changes)),
+        serde_json::Value::Null => None,
+        _ => Some(Err("`memory` must be an object of \"key\": \"value\" (or null to delete)".to_owned())),
+    }
+}
+
+/// A program's memory changes, each checked like the agent's tool calls: what is refused is
+/// said in the transcript and the log, the rest is written; the run's body lands either way
+/// (a bad memory entry is no reason to lose the note's update).
+async fn apply_memory(
+    req: &RunRequest,
+    changes: Result<serde_json::Map<String, serde_json::Value>, String>,
+    events: &mut (dyn FnMut(&RunEvent) + Send),
+) {
+    let mut warn = |message: String| {
+        tracing::warn!("refuse memory {}: {message}", req.note_path);
+        events(&RunEvent::new("memory", message));
+    };
+    let changes = match (changes, &req.memory.unreadable) {
+        (Err(e), _) => return warn(format!("not applied: {e}")),
+        (Ok(_), Some(why)) => return warn(format!("not applied: {why}")),
+        (Ok(c), None) => c,
+    };
+    let mut memory = req.memory.entries.clone();
+    for why in memory.apply_changes(&changes, req.now, &req.memory.quotas) {
+        warn(format!("refused: {why}"));
+    }
+    if memory == req.memory.entries {
+        return;
+    }
+    let store = crate::memory::store::MemoryStore::new(&req.workspace_root);
+    let note = req.note_path.clone();
+    let saved = tokio::task::spawn_blocking(move || store.save(&note, &memory))
+        .await
+        .unwrap_or_else(|e| Err(e.to_string()));
+    if let Err(e) = saved {
+        warn(format!("not saved: {e}"));
     }
 }
 
@@ -468,6 +532,7 @@ fn stdin_run(req: &RunRequest) -> StdinRun<'_> {
             .collect(),
         instructions: &req.instructions,
         max_chars: req.max_chars,
+        memory: req.memory.entries.newest_first(),
     }
 }
 

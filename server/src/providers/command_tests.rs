@@ -23,6 +23,7 @@ fn request(root: &Path) -> RunRequest {
         mcp_servers: Vec::new(),
         instructions: Vec::new(),
         max_chars: None,
+        memory: Default::default(),
     }
 }
 
@@ -251,6 +252,11 @@ async fn stdin_carries_the_run_as_json() {
         crate::instructions::cut("notes/STYLE.md".to_owned(), "Short lines, always.", 5),
     ];
     req.max_chars = Some(4000);
+    let now = req.now;
+    req.memory
+        .entries
+        .save("sources", "meteo.fr", Some(true), now, &Default::default())
+        .unwrap_or_else(|e| panic!("{e}"));
     // A prefix so the echo is not itself mistaken for JSON output.
     let (result, _) = run(&sh("printf 'got:'; cat", Duration::from_secs(10)), &req).await;
     let body = ok(result).body;
@@ -283,6 +289,9 @@ async fn stdin_carries_the_run_as_json() {
                 },
             ],
             "maxChars": 4000,
+            "memory": [
+                {"key": "sources", "content": "meteo.fr", "pinned": true, "updated": "2025-03-04T05:06:07Z"}
+            ],
         })
     );
 }
@@ -409,4 +418,16 @@ async fn output_over_the_budget_fails_the_run() {
         err.as_deref(),
         Some("output of 21 characters is over budget by 1; trim older sections (maxChars is 20)")
     );
+}
+
+#[test]
+fn memory_changes_come_only_with_a_json_answer() {
+    let got = |s: &str| memory_changes(s.as_bytes()).map(|r| r.map(|m| m.len()));
+    assert_eq!(got(r#"{"body": "x", "memory": {"a": "1", "b": null}}"#), Some(Ok(2)));
+    assert_eq!(got(r#"{"body": "x", "memory": null}"#), None);
+    assert_eq!(got(r#"{"body": "x"}"#), None);
+    // Not the JSON answer: the whole text is the note's content, nothing is read from it.
+    assert_eq!(got(r#"{"memory": {"a": "1"}}"#), None);
+    assert_eq!(got("Plain text mentioning \"memory\"."), None);
+    assert!(matches!(got(r#"{"body": "x", "memory": ["a"]}"#), Some(Err(_))));
 }

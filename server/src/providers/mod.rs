@@ -12,7 +12,7 @@ pub mod command;
 use tokio_util::sync::CancellationToken;
 
 pub use crate::run_types::{
-    BoxFuture, EditReply, EditSink, ProviderError, RunEvent, RunOutput, RunRequest, TriggerKind,
+    BoxFuture, EditReply, EditSink, ProviderError, RunEvent, RunMemory, RunOutput, RunRequest, TriggerKind,
 };
 pub use command::run_command;
 

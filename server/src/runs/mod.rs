@@ -526,6 +526,7 @@ impl Engine {
         let home = crate::config::Env::var(&env, "HOME").map(std::path::PathBuf::from);
         let instructions =
             crate::instructions::load(&self.root, &agent, user_dir.as_deref(), home.as_deref(), trusted);
+        let memory = self.run_memory(rel);
         let region = agent_region(text);
         let local = now.with_timezone(&self.zone);
         let req = RunRequest {
@@ -547,6 +548,7 @@ impl Engine {
             mcp_servers: mcp.servers,
             instructions: instructions.files,
             max_chars: live.max_chars.as_ref().map(|m| m.value),
+            memory,
         };
         on_event(&RunEvent::new("provider", format!("{name} ({})", provider.kind_name())));
         for why in &instructions.problems {
@@ -562,7 +564,20 @@ impl Engine {
         for why in &mcp.left_out {
             on_event(&RunEvent::new("mcp", why.clone()));
         }
+        if let Some(why) = &req.memory.unreadable {
+            tracing::warn!("ignore memory {rel}: {why}");
+            on_event(&RunEvent::new("memory", format!("not used: {why}")));
+        }
         providers::run(&provider, &req, &agent, cancel, on_edit, on_event).await
+    }
+
+    /// The note's memory for a run (read under its lock, which every writer takes).
+    fn run_memory(&self, rel: &str) -> providers::RunMemory {
+        let quotas = self.config.read().map(|c| c.memory).unwrap_or_default();
+        match crate::memory::store::MemoryStore::new(&self.root).load(rel) {
+            Ok(entries) => providers::RunMemory { entries, quotas, unreadable: None },
+            Err(why) => providers::RunMemory { quotas, unreadable: Some(why), ..Default::default() },
+        }
     }
 
     /// Record a failure in `lastRunError`; the cycle stays unfired and is retried after the

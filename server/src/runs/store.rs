@@ -30,30 +30,9 @@ pub struct NoteLock {
     _file: File,
 }
 
-/// `<root>/.livenote/<sub>` as a real folder (no link anywhere below the root), created on
-/// demand with the folder's own `.gitignore`. Every writer of `.livenote/` goes through here.
+/// `<root>/.livenote/<sub>` as a real folder, created on demand (`workspace::state`).
 pub fn state_dir(root: &Path, sub: &str) -> std::io::Result<PathBuf> {
-    let top = confine::real_dir(root, Path::new(STATE_DIR), true)?;
-    ensure_gitignore(&top);
-    confine::real_dir(&top, Path::new(sub), true)
-}
-
-/// Write `.livenote/.gitignore` if nothing is there: created exclusively, never through a
-/// link (a link or anything else already there is left alone). Best effort.
-fn ensure_gitignore(top: &Path) {
-    let path = top.join(".gitignore");
-    if std::fs::symlink_metadata(&path).is_ok() {
-        return;
-    }
-    // Run state is machine-local: history, transcripts, locks and events stay out of git.
-    let text = "# livenote's run state (history, transcripts, locks)\n*\n";
-    let written = confine::open_nofollow(&path, OpenOptions::new().write(true).create_new(true))
-        .and_then(|mut f| f.write_all(text.as_bytes()));
-    if let Err(e) = written
-        && e.kind() != std::io::ErrorKind::AlreadyExists
-    {
-        tracing::warn!("write {}: {e}", path.display());
-    }
+    crate::workspace::state::state_dir(root, sub)
 }
 
 /// Whether `name` is a run id (a ULID: 26 characters of Crockford's base 32), the only names
@@ -81,20 +60,10 @@ impl Store {
         confine::real_dir(&self.root, &Path::new(STATE_DIR).join(sub), false).ok()
     }
 
-    /// A stable file-name-safe key for a note: its workspace-relative path, flattened.
+    /// A stable file-name-safe key for a note: its workspace-relative path, flattened
+    /// (`workspace::state::note_key`).
     pub fn key(rel: &str) -> String {
-        let mut k: String = rel
-            .chars()
-            .map(|c| if c.is_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' })
-            .collect();
-        if k.len() > 120 {
-            k.truncate(k.char_indices().nth(100).map_or(k.len(), |(i, _)| i));
-        }
-        // A short hash keeps keys unique when flattening maps two paths to one string.
-        let h = rel
-            .bytes()
-            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
-        format!("{k}-{:08x}", h as u32)
+        crate::workspace::state::note_key(rel)
     }
 
     /// Take the note's lock without waiting; `Ok(None)` when another run holds it.

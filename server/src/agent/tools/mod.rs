@@ -23,6 +23,7 @@
 //! (`is_error: true`), worded so that the model can correct itself.
 
 mod mcp;
+mod memory;
 mod note;
 mod web;
 mod workspace;
@@ -35,6 +36,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+pub use memory::{MEMORY_DELETE, MEMORY_LIST, MEMORY_SAVE, MEMORY_SHOW, MemoryTools};
 pub use note::NoteBody;
 pub use web::{Fetcher, HttpFetcher, NoFetcher, check_url};
 pub use workspace::Workspace;
@@ -145,6 +147,7 @@ pub struct Toolbox<'f> {
     workspace: Workspace,
     fetcher: Option<&'f dyn Fetcher>,
     mcp: Option<&'f crate::mcp::Session>,
+    memory: Option<MemoryTools>,
 }
 
 impl<'f> Toolbox<'f> {
@@ -152,7 +155,7 @@ impl<'f> Toolbox<'f> {
     /// run).
     pub fn new(workspace: Workspace, body: String, fetcher: Option<&'f dyn Fetcher>) -> Self {
         let note = NoteBody::new(body, workspace.caps());
-        Toolbox { note, workspace, fetcher, mcp: None }
+        Toolbox { note, workspace, fetcher, mcp: None, memory: None }
     }
 
     /// Hold the note's edits to its budget (`live.maxChars`).
@@ -164,6 +167,12 @@ impl<'f> Toolbox<'f> {
     /// Offer the session's MCP tools too.
     pub fn with_mcp(mut self, session: &'f crate::mcp::Session) -> Self {
         self.mcp = Some(session);
+        self
+    }
+
+    /// Offer the note's memory tools too.
+    pub fn with_memory(mut self, memory: MemoryTools) -> Self {
+        self.memory = Some(memory);
         self
     }
 
@@ -187,6 +196,9 @@ impl<'f> Toolbox<'f> {
         let mut all = specs(self.fetcher.is_some());
         if let Some(session) = self.mcp {
             all.extend(mcp::specs(session));
+        }
+        if self.memory.is_some() {
+            all.extend(memory::specs());
         }
         all
     }
@@ -241,6 +253,10 @@ impl<'f> Toolbox<'f> {
                 let a: SearchArgs = parse_args(name, args)?;
                 self.blocking(move |ws| ws.search_files(&a.query, a.glob.as_deref())).await
             }
+            n if memory::is_memory_tool(n) && self.memory.is_some() => match self.memory.as_mut() {
+                Some(m) => m.call(n, args).await,
+                None => Err(ToolError::new("the memory tools are not available in this run")),
+            },
             FETCH_URL if self.fetcher.is_some() => {
                 let a: FetchArgs = parse_args(name, args)?;
                 self.fetch(&a.url, cancel).await

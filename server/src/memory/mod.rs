@@ -1,0 +1,260 @@
+//! A note's agent memory: a small key/value store the agent keeps across runs (`memory_list`,
+//! `memory_show`, `memory_save`, `memory_delete`), a `command` provider's `"memory"` answer,
+//! and `livenote memory` all change through here, so the rules are the same everywhere.
+//!
+//! - Keys match `^[a-z0-9][a-z0-9._-]{0,63}$`.
+//! - Quotas live in one place (`[memory] max_keys`, `max_bytes`, [`MemoryConfig`]): a new key
+//!   past `max_keys` is refused, updating an existing key never is; content over `max_bytes`
+//!   is refused. Deleting an absent key succeeds (idempotent); showing one is an error that
+//!   names the keys there are.
+//! - The run message carries [`section`]: a table newest first, pinned entries in full.
+//!
+//! This file is pure (entries in, entries or text out, the time given); `store.rs` keeps one
+//! JSON file per note under `.livenote/memory/`.
+//!
+//! Dependencies: `config` (the quotas), `text`, `workspace` (store.rs only); nothing above.
+
+pub mod store;
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Deserialize, Serialize};
+
+pub use crate::config::MemoryConfig;
+
+/// The longest key: 64 characters.
+pub const MAX_KEY_LEN: usize = 64;
+/// Characters of an entry's preview in the table.
+const PREVIEW_CHARS: usize = 80;
+
+/// One remembered fact.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    pub key: String,
+    pub content: String,
+    /// Shown in full in every run's message, not only as a preview.
+    #[serde(default)]
+    pub pinned: bool,
+    /// When it was last saved (RFC 3339 in the file).
+    pub updated: DateTime<Utc>,
+}
+
+/// Why a memory change was refused; the text is what the model (or the user) reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MemoryError {
+    #[error(
+        "invalid memory key `{0}`: a key is 1-64 characters of a-z, 0-9, `.`, `_` and `-`, starting with a letter or digit (like `sources` or `last-check.date`)"
+    )]
+    InvalidKey(String),
+    #[error(
+        "the content of `{key}` has {bytes} bytes, over the limit of {max} ([memory] max_bytes); save something shorter"
+    )]
+    TooLarge { key: String, bytes: usize, max: usize },
+    #[error(
+        "the memory is full ({max} keys, [memory] max_keys): `{key}` is not saved; delete an entry you no longer need, or update an existing key"
+    )]
+    TooMany { key: String, max: usize },
+    #[error("no memory entry `{key}`{}", known_keys(.known))]
+    NotFound { key: String, known: Vec<String> },
+}
+
+fn known_keys(known: &[String]) -> String {
+    if known.is_empty() {
+        " (the memory is empty)".to_owned()
+    } else {
+        format!(" (the keys are: {})", known.join(", "))
+    }
+}
+
+/// Whether `key` is a valid memory key: `^[a-z0-9][a-z0-9._-]{0,63}$`.
+pub fn is_valid_key(key: &str) -> bool {
+    let b = key.as_bytes();
+    let first = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    !b.is_empty()
+        && b.len() <= MAX_KEY_LEN
+        && b.first().is_some_and(first)
+        && b.iter().all(|c| first(c) || matches!(c, b'.' | b'_' | b'-'))
+}
+
+/// `key` checked.
+pub fn check_key(key: &str) -> Result<(), MemoryError> {
+    if is_valid_key(key) { Ok(()) } else { Err(MemoryError::InvalidKey(key.to_owned())) }
+}
+
+/// What a save did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Saved {
+    Created,
+    Updated,
+}
+
+/// A note's memory: entries by key.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Memory {
+    entries: BTreeMap<String, Entry>,
+}
+
+impl Memory {
+    /// From stored entries (a later duplicate key wins); keys are checked by the caller.
+    pub fn from_entries(entries: impl IntoIterator<Item = Entry>) -> Memory {
+        Memory { entries: entries.into_iter().map(|e| (e.key.clone(), e)).collect() }
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Entries by key.
+    pub fn by_key(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.values()
+    }
+
+    /// Entries newest first (then by key), as the model and `livenote memory` list them:
+    /// touching an entry is the sign that it still matters.
+    pub fn newest_first(&self) -> Vec<&Entry> {
+        let mut v: Vec<&Entry> = self.entries.values().collect();
+        v.sort_by(|a, b| b.updated.cmp(&a.updated).then_with(|| a.key.cmp(&b.key)));
+        v
+    }
+
+    pub fn keys(&self) -> Vec<String> {
+        self.entries.keys().cloned().collect()
+    }
+
+    /// One entry, or an error naming the keys there are.
+    pub fn get(&self, key: &str) -> Result<&Entry, MemoryError> {
+        check_key(key)?;
+        self.entries.get(key).ok_or_else(|| MemoryError::NotFound { key: key.to_owned(), known: self.keys() })
+    }
+
+    /// Insert or update `key`. `pinned`: `None` keeps an existing entry's flag (false for a new
+    /// one). Updating an existing key is exempt from the count cap.
+    pub fn save(
+        &mut self,
+        key: &str,
+        content: &str,
+        pinned: Option<bool>,
+        now: DateTime<Utc>,
+        quotas: &MemoryConfig,
+    ) -> Result<Saved, MemoryError> {
+        check_key(key)?;
+        if content.len() > quotas.max_bytes {
+            return Err(MemoryError::TooLarge {
+                key: key.to_owned(),
+                bytes: content.len(),
+                max: quotas.max_bytes,
+            });
+        }
+        let existing = self.entries.get(key);
+        if existing.is_none() && self.entries.len() >= quotas.max_keys {
+            return Err(MemoryError::TooMany { key: key.to_owned(), max: quotas.max_keys });
+        }
+        let saved = if existing.is_some() { Saved::Updated } else { Saved::Created };
+        let pinned = pinned.unwrap_or_else(|| existing.is_some_and(|e| e.pinned));
+        self.entries.insert(
+            key.to_owned(),
+            Entry { key: key.to_owned(), content: content.to_owned(), pinned, updated: now },
+        );
+        Ok(saved)
+    }
+
+    /// Remove `key`; whether it was there. Deleting an absent key is no error.
+    pub fn delete(&mut self, key: &str) -> Result<bool, MemoryError> {
+        check_key(key)?;
+        Ok(self.entries.remove(key).is_some())
+    }
+
+    /// Apply a `command` provider's `"memory"` object (`"key": "content"` sets, `null`
+    /// deletes) entry by entry: each is checked like a tool call; what was refused comes back
+    /// with why, the rest is applied. Pinned flags of updated entries are kept.
+    pub fn apply_changes(
+        &mut self,
+        changes: &serde_json::Map<String, serde_json::Value>,
+        now: DateTime<Utc>,
+        quotas: &MemoryConfig,
+    ) -> Vec<String> {
+        let mut refused = Vec::new();
+        for (key, value) in changes {
+            let r = match value {
+                serde_json::Value::Null => self.delete(key).map(|_| ()),
+                serde_json::Value::String(s) => self.save(key, s, None, now, quotas).map(|_| ()),
+                other => {
+                    refused.push(format!(
+                        "`{key}`: the value must be a string (to save) or null (to delete), not {}",
+                        json_kind(other)
+                    ));
+                    continue;
+                }
+            };
+            if let Err(e) = r {
+                refused.push(e.to_string());
+            }
+        }
+        refused
+    }
+}
+
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
+/// The instant as the file and the table show it: RFC 3339, UTC, seconds.
+pub fn timestamp(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// An entry's content on one line, short, with `|` escaped so a table cell stays one cell.
+pub fn preview(content: &str) -> String {
+    crate::text::short::one_line(content, PREVIEW_CHARS).replace('|', "\\|")
+}
+
+/// The `## Memory` section of a run's message: a table (key, updated, preview) newest first,
+/// then each pinned entry in full; says so when the memory is empty.
+pub fn section(memory: &Memory, quotas: &MemoryConfig) -> String {
+    let mut s = String::from("## Memory\n\n");
+    let limits = format!(
+        "at most {} of up to {} each",
+        crate::text::count(quotas.max_keys, "entry"),
+        crate::text::count::bytes(quotas.max_bytes as u64)
+    );
+    if memory.is_empty() {
+        s.push_str(&format!(
+            "Your memory for this note is empty. memory_save keeps a fact for this note's later runs \
+             ({limits}); use it for what the note itself should not show (sources that worked, what \
+             you already checked)."
+        ));
+        return s;
+    }
+    s.push_str(&format!(
+        "What you saved in earlier runs of this note ({}, newest first; {limits}). memory_show reads \
+         an entry in full; memory_save and memory_delete change them.\n\n",
+        crate::text::count(memory.len(), "entry")
+    ));
+    s.push_str("| Key | Updated | Preview |\n|-----|---------|---------|\n");
+    let entries = memory.newest_first();
+    for e in &entries {
+        let pin = if e.pinned { " (pinned)" } else { "" };
+        s.push_str(&format!("| `{}`{pin} | {} | {} |\n", e.key, timestamp(e.updated), preview(&e.content)));
+    }
+    for e in entries.iter().filter(|e| e.pinned) {
+        s.push_str(&format!("\n### `{}` (pinned)\n\n{}\n", e.key, e.content.trim_end()));
+    }
+    s.truncate(s.trim_end().len());
+    s
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;

@@ -1,0 +1,163 @@
+use std::collections::BTreeMap;
+
+use chrono::{TimeZone, Utc};
+use expect_test::expect;
+use proptest::prelude::*;
+use serde_json::json;
+
+use super::*;
+
+fn t(s: i64) -> DateTime<Utc> {
+    Utc.timestamp_opt(1_778_234_400 + s, 0).single().unwrap_or_default()
+}
+
+fn ok<T: std::fmt::Debug>(r: Result<T, MemoryError>) -> T {
+    r.unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn keys() {
+    for good in ["a", "0", "sources", "last-check.date", "a_b", &"x".repeat(64)] {
+        assert!(is_valid_key(good), "{good}");
+    }
+    for bad in ["", "-a", ".a", "_a", "A", "a b", "a/b", "é", &"x".repeat(65), "a\n"] {
+        assert!(!is_valid_key(bad), "{bad:?}");
+    }
+}
+
+#[test]
+fn quotas_and_errors() {
+    let q = MemoryConfig { max_keys: 2, max_bytes: 5 };
+    let mut m = Memory::default();
+    assert_eq!(ok(m.save("a", "one", None, t(0), &q)), Saved::Created);
+    assert_eq!(ok(m.save("b", "two", Some(true), t(1), &q)), Saved::Created);
+    let e = m.save("c", "x", None, t(2), &q).err().map(|e| e.to_string()).unwrap_or_default();
+    assert_eq!(
+        e,
+        "the memory is full (2 keys, [memory] max_keys): `c` is not saved; delete an entry you no longer need, or update an existing key"
+    );
+    // At the cap, an existing key still updates; the pinned flag is kept when not given.
+    assert_eq!(ok(m.save("b", "2", None, t(3), &q)), Saved::Updated);
+    assert!(ok(m.get("b")).pinned);
+    let e = m.save("a", "123456", None, t(4), &q).err().map(|e| e.to_string()).unwrap_or_default();
+    assert_eq!(
+        e,
+        "the content of `a` has 6 bytes, over the limit of 5 ([memory] max_bytes); save something shorter"
+    );
+    assert!(matches!(m.save("Bad", "x", None, t(4), &q), Err(MemoryError::InvalidKey(_))));
+    let e = m.get("zz").err().map(|e| e.to_string()).unwrap_or_default();
+    assert_eq!(e, "no memory entry `zz` (the keys are: a, b)");
+    assert!(ok(m.delete("a")));
+    assert!(!ok(m.delete("a")));
+    assert!(m.delete("A").is_err());
+    assert_eq!(
+        Memory::default().get("x").err().map(|e| e.to_string()).unwrap_or_default(),
+        "no memory entry `x` (the memory is empty)"
+    );
+}
+
+#[test]
+fn command_changes_are_applied_one_by_one() {
+    let q = MemoryConfig { max_keys: 2, max_bytes: 10 };
+    let mut m = Memory::default();
+    ok(m.save("old", "x", Some(true), t(0), &q));
+    let changes =
+        json!({"old": null, "new": "fresh", "Bad": "x", "n": 3, "big": "01234567890", "gone": null});
+    let refused = m.apply_changes(changes.as_object().unwrap_or(&Default::default()), t(1), &q);
+    assert_eq!(m.keys(), ["new"]);
+    assert_eq!(refused.len(), 3, "{refused:?}");
+    assert!(refused.iter().any(|r| r.starts_with("invalid memory key `Bad`")));
+    assert!(
+        refused
+            .iter()
+            .any(|r| r == "`n`: the value must be a string (to save) or null (to delete), not a number")
+    );
+    assert!(refused.iter().any(|r| r.contains("`big` has 11 bytes")));
+}
+
+#[test]
+fn the_section_lists_newest_first_with_pinned_entries_in_full() {
+    let q = MemoryConfig::default();
+    expect![[r#"
+        ## Memory
+
+        Your memory for this note is empty. memory_save keeps a fact for this note's later runs (at most 50 entries of up to 4 KiB each); use it for what the note itself should not show (sources that worked, what you already checked)."#]]
+    .assert_eq(&section(&Memory::default(), &q));
+    let mut m = Memory::default();
+    ok(m.save("sources", "bbc.com/weather | meteo.fr\nboth fine", None, t(0), &q));
+    ok(m.save("style", "Temperatures in °C.\nWind in km/h.", Some(true), t(60), &q));
+    ok(m.save("checked", "2026-05-08 storms", None, t(120), &q));
+    expect![[r#"
+        ## Memory
+
+        What you saved in earlier runs of this note (3 entries, newest first; at most 50 entries of up to 4 KiB each). memory_show reads an entry in full; memory_save and memory_delete change them.
+
+        | Key | Updated | Preview |
+        |-----|---------|---------|
+        | `checked` | 2026-05-08T10:02:00Z | 2026-05-08 storms |
+        | `style` (pinned) | 2026-05-08T10:01:00Z | Temperatures in °C. Wind in km/h. |
+        | `sources` | 2026-05-08T10:00:00Z | bbc.com/weather \| meteo.fr both fine |
+
+        ### `style` (pinned)
+
+        Temperatures in °C.
+        Wind in km/h."#]]
+    .assert_eq(&section(&m, &q));
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Save(String, usize, Option<bool>),
+    Delete(String),
+}
+
+fn key() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => prop::sample::select(vec!["a", "b", "c", "d", "e", "f"]).prop_map(str::to_owned),
+        1 => "[A-Za-z0-9._ -]{0,3}",
+    ]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        3 => (key(), 0usize..12, any::<Option<bool>>()).prop_map(|(k, n, p)| Op::Save(k, n, p)),
+        1 => key().prop_map(Op::Delete),
+    ]
+}
+
+proptest! {
+    /// A sequence of saves and deletes against a plain map with the quotas written out.
+    #[test]
+    fn ops_match_a_simple_model(ops in prop::collection::vec(op(), 0..60)) {
+        let q = MemoryConfig { max_keys: 3, max_bytes: 8 };
+        let mut m = Memory::default();
+        let mut model: BTreeMap<String, (String, bool)> = BTreeMap::new();
+        for (i, op) in ops.into_iter().enumerate() {
+            match op {
+                Op::Save(k, n, pinned) => {
+                    let content = "x".repeat(n);
+                    let r = m.save(&k, &content, pinned, t(i as i64), &q);
+                    let valid = is_valid_key(&k);
+                    let fits = n <= q.max_bytes;
+                    let room = model.contains_key(&k) || model.len() < q.max_keys;
+                    prop_assert_eq!(r.is_ok(), valid && fits && room);
+                    if r.is_ok() {
+                        let keep = model.get(&k).is_some_and(|e| e.1);
+                        model.insert(k, (content, pinned.unwrap_or(keep)));
+                    }
+                }
+                Op::Delete(k) => {
+                    let r = m.delete(&k);
+                    prop_assert_eq!(r.is_ok(), is_valid_key(&k));
+                    if let Ok(was) = r {
+                        prop_assert_eq!(was, model.remove(&k).is_some());
+                    }
+                }
+            }
+            prop_assert!(m.len() <= q.max_keys);
+            let got: BTreeMap<String, (String, bool)> =
+                m.by_key().map(|e| (e.key.clone(), (e.content.clone(), e.pinned))).collect();
+            prop_assert_eq!(&got, &model);
+        }
+    }
+}
