@@ -48,6 +48,12 @@ pub struct RunRequest {
     /// The standing instructions (`instructions::load`): the workspace's files when trusted,
     /// the user's own, each within its budget.
     pub instructions: Vec<crate::instructions::Instruction>,
+    /// The skills the note lists in `live.skills` (`skills::Loaded::for_run`), with their
+    /// guidance: the run message carries them in full.
+    pub skills: Vec<crate::skills::Skill>,
+    /// Every other skill: the run message lists each in one line, and `load_skill` answers
+    /// with its guidance.
+    pub skill_catalog: Vec<crate::skills::Skill>,
 }
 
 /// What a provider produced.

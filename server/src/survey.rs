@@ -151,7 +151,7 @@ impl Known {
     /// The options `livenote check` analyses a note with: `provider:` and `tools:` checked
     /// against these, the body scanned.
     pub fn options(&self) -> note::Options<'_> {
-        note::Options { providers: Some(&self.providers), mcp: Some(&self.mcp), scan_body: true }
+        note::Options { providers: Some(&self.providers), mcp: Some(&self.mcp), skills: None, scan_body: true }
     }
 }
 

@@ -89,6 +89,7 @@ pub fn run_message(req: &RunRequest) -> String {
     m.push_str(&trigger_paragraph(req.trigger, req.context.as_deref()));
     m.push_str("\n\n");
     m.push_str(&format!("**Local time:** {}\n\n", local_time(&req.local_now, &req.time_zone)));
+    m.push_str(&skills_text(req));
     let steps = if req.trigger == TriggerKind::Event {
         "Start with read_note. Edit only if the event warrants it, in small patches; then answer with a 1-2 sentence summary."
     } else {
@@ -96,6 +97,30 @@ pub fn run_message(req: &RunRequest) -> String {
     };
     m.push_str(steps);
     m
+}
+
+/// The skills of a run: those the note preloads, in full, then one line for each other one
+/// (empty when there are none).
+fn skills_text(req: &RunRequest) -> String {
+    let mut s = String::new();
+    if !req.skills.is_empty() {
+        s.push_str("**Skills for this note** (follow their guidance):\n\n");
+        for skill in &req.skills {
+            s.push_str(&format!("### Skill: {}\n\n{}\n\n", skill.name, skill.body.trim()));
+        }
+    }
+    if !req.skill_catalog.is_empty() {
+        s.push_str(&format!(
+            "**Other skills** (call {} with a name to read one when it would help):\n",
+            super::tools::LOAD_SKILL
+        ));
+        for skill in &req.skill_catalog {
+            let description = skill.description.split_whitespace().collect::<Vec<_>>().join(" ");
+            s.push_str(&format!("- `{}`: {description}\n", skill.name));
+        }
+        s.push('\n');
+    }
+    s
 }
 
 /// Why this run happens, with its context.
@@ -176,6 +201,8 @@ mod tests {
             model: None,
             mcp_servers: Vec::new(),
             instructions: Vec::new(),
+            skills: Vec::new(),
+            skill_catalog: Vec::new(),
         }
     }
 

@@ -102,7 +102,9 @@ pub async fn run_agent_with(
     let work = async {
         // The MCP servers start inside the run's time limit and Stop, like everything it does.
         let session = start_mcp(req, events).await;
-        let toolbox = Toolbox::new(workspace, agent_body(req), fetcher).with_mcp(&session);
+        let toolbox = Toolbox::new(workspace, agent_body(req), fetcher)
+            .with_mcp(&session)
+            .with_skills(req.skills.iter().chain(&req.skill_catalog));
         converse(client, req, limits, toolbox, cancel.clone(), on_edit, events).await
     };
     tokio::select! {

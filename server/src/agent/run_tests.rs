@@ -120,6 +120,8 @@ fn request(root: &Path, trigger: TriggerKind) -> RunRequest {
         model: None,
         mcp_servers: Vec::new(),
         instructions: Vec::new(),
+        skills: Vec::new(),
+        skill_catalog: Vec::new(),
     }
 }
 

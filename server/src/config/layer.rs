@@ -130,6 +130,7 @@ struct Partial {
     runs_keep: Option<usize>,
     events_keep: Option<usize>,
     mcp_servers: BTreeMap<String, PartialMcpServer>,
+    skill_dirs: Option<Vec<String>>,
 }
 
 /// The layer being read and where its problems go.
@@ -251,7 +252,7 @@ fn set_entries(entries: &[Entry]) -> impl Iterator<Item = &Entry> {
     entries.iter().filter(|e| !matches!(e.node.val, Val::Null))
 }
 
-const TOP_KEYS: &[&str] = &["agent", "providers", "scheduler", "history", "mcp"];
+const TOP_KEYS: &[&str] = &["agent", "providers", "scheduler", "history", "mcp", "skills"];
 const AGENT_KEYS: &[&str] = &[
     "provider",
     "max_steps",
@@ -267,6 +268,7 @@ const SCHEDULER_KEYS: &[&str] = &["enabled", "exclude"];
 const HISTORY_KEYS: &[&str] = &["keep", "runs_keep", "events_keep"];
 const PROVIDER_KEYS: &[&str] = &["kind", "base_url", "model", "api_key_env", "command", "timeout"];
 const MCP_KEYS: &[&str] = &["servers"];
+const SKILLS_KEYS: &[&str] = &["dirs"];
 const MCP_SERVER_KEYS: &[&str] = &["command", "url", "env", "events", "timeout"];
 
 fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
@@ -370,6 +372,16 @@ fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
                     }
                 }
             }
+            "skills" => {
+                let Some(fields) = cx.table("skills", &e.node) else { continue };
+                for f in set_entries(fields) {
+                    let key = format!("skills.{}", f.key);
+                    match f.key.as_str() {
+                        "dirs" => acc.skill_dirs = cx.strings(&key, &f.node).or(acc.skill_dirs.take()),
+                        _ => cx.unknown(&key, f, SKILLS_KEYS),
+                    }
+                }
+            }
             _ => cx.unknown(&e.key, e, TOP_KEYS),
         }
     }
@@ -427,6 +439,7 @@ fn finish(
         ignored_folder: None,
         mcp_servers: BTreeMap::new(),
         broken_mcp_servers: BTreeMap::new(),
+        skills: crate::config::SkillsConfig { dirs: acc.skill_dirs.unwrap_or(defaults.skills.dirs) },
     };
     for (name, s) in acc.mcp_servers {
         match build_mcp_server(&name, s, problems) {

@@ -80,6 +80,7 @@ pub struct Config {
     /// MCP servers that are defined but unusable (no `command`, ...), with the reason; their
     /// names still count as known in `live.tools`.
     pub broken_mcp_servers: BTreeMap<String, String>,
+    pub skills: SkillsConfig,
 }
 
 /// A folder's `.livenote.toml` that is not used: the folder is not trusted with its content.
@@ -194,6 +195,19 @@ pub struct HistoryConfig {
 impl Default for HistoryConfig {
     fn default() -> Self {
         HistoryConfig { keep: 20, runs_keep: DEFAULT_RUNS_KEEP, events_keep: DEFAULT_EVENTS_KEEP }
+    }
+}
+
+/// `[skills]`: where the workspace keeps its skills.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillsConfig {
+    /// Workspace-relative folders of skill files.
+    pub dirs: Vec<String>,
+}
+
+impl Default for SkillsConfig {
+    fn default() -> Self {
+        SkillsConfig { dirs: vec!["skills".to_owned()] }
     }
 }
 

@@ -89,7 +89,7 @@ pub(crate) mod fixture {
     }
 
     pub fn analysis(text: &str, providers: &[String]) -> Analysis {
-        note::analyze(text, &note::Options { providers: Some(providers), mcp: Some(&mcp()), scan_body: true })
+        note::analyze(text, &note::Options { providers: Some(providers), mcp: Some(&mcp()), skills: None, scan_body: true })
     }
 
     /// `time` with two tools listed by a run, `github` not listed yet.

@@ -90,6 +90,7 @@ pub fn kind_detail(f: &Field) -> String {
         Kind::ProviderName => "provider name",
         Kind::ToolList => "list of MCP servers or server.tool",
         Kind::DateOrTimestamp => "date or timestamp",
+        Kind::SkillList => "list of skill names",
     };
     match f {
         f if f.required => format!("{what}, required"),

@@ -17,7 +17,7 @@ use crate::workspace;
 
 pub(super) fn note_options() -> note::Options<'static> {
     // Provider names come with configuration; until then the check is skipped.
-    note::Options { providers: None, mcp: None, scan_body: true }
+    note::Options { providers: None, mcp: None, skills: None, scan_body: true }
 }
 
 /// The diagnostics of an open document, or of a closed note from the index.
@@ -58,7 +58,7 @@ fn instructions_too_long(state: &State, uri: &Uri, text: &str) -> Vec<note::Diag
 pub(super) fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
     let providers = providers_for(state, uri);
     let mcp = mcp_for(state, uri);
-    let opts = note::Options { providers: providers.as_deref(), mcp: mcp.as_ref(), scan_body: true };
+    let opts = note::Options { providers: providers.as_deref(), mcp: mcp.as_ref(), skills: None, scan_body: true };
     state.docs().get_mut(uri).map(|d| d.snapshot(&opts))
 }
 

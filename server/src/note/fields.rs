@@ -51,6 +51,8 @@ pub enum Kind {
     ToolList,
     /// A date or an RFC 3339 timestamp (`until`).
     DateOrTimestamp,
+    /// A list of skill names.
+    SkillList,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -79,6 +81,7 @@ pub const FIELDS: &[Field] = &[
     f("model", Level::Live, Kind::Text),
     f("tools", Level::Live, Kind::ToolList),
     f("until", Level::Live, Kind::DateOrTimestamp),
+    f("skills", Level::Live, Kind::SkillList),
     rt("lastAttemptAt", Kind::Timestamp),
     rt("lastRunAt", Kind::Timestamp),
     rt("lastRunId", Kind::Text),

@@ -7,7 +7,7 @@ use super::*;
 use crate::text::{Encoding, LineIndex, edit};
 
 fn render(text: &str, providers: Option<&[String]>) -> String {
-    let a = analyze(text, &Options { providers, mcp: None, scan_body: true });
+    let a = analyze(text, &Options { providers, mcp: None, skills: None, scan_body: true });
     let idx = LineIndex::new(text);
     let mut out = String::new();
     for d in &a.diagnostics {
@@ -39,7 +39,7 @@ fn check(text: &str, expect: Expect) {
 
 /// Apply the fix titled `title` and return the text after it.
 fn check_fix(text: &str, title: &str, expect: Expect) {
-    let a = analyze(text, &Options { providers: Some(&["local".to_owned()]), mcp: None, scan_body: true });
+    let a = analyze(text, &Options { providers: Some(&["local".to_owned()]), mcp: None, skills: None, scan_body: true });
     let Some(fix) = a.diagnostics.iter().flat_map(|d| &d.fixes).find(|f| f.title == title) else {
         panic!("no fix titled {title:?} in {:#?}", a.diagnostics)
     };
@@ -414,7 +414,7 @@ fn catalog() -> crate::note::tools::McpCatalog {
 }
 
 fn render_tools(text: &str, mcp: Option<&crate::note::tools::McpCatalog>) -> String {
-    let a = analyze(text, &Options { providers: None, mcp, scan_body: true });
+    let a = analyze(text, &Options { providers: None, mcp, skills: None, scan_body: true });
     let idx = LineIndex::new(text);
     let mut out = String::new();
     for d in &a.diagnostics {
@@ -618,7 +618,7 @@ fn every_doc_example_behaves_as_documented() {
         for (i, (lang, body)) in blocks.iter().enumerate() {
             let note = if *lang == "yaml" { format!("---\n{body}---\n# Note\n") } else { body.clone() };
             let mut a =
-                analyze(&note, &Options { providers: Some(&providers), mcp: Some(&mcp), scan_body: true });
+                analyze(&note, &Options { providers: Some(&providers), mcp: Some(&mcp), skills: None, scan_body: true });
             // An instructions file (`AGENTS.md`), checked with the budget its example names.
             if code == Code::InstructionsTooLong.as_str() {
                 a.diagnostics.extend(instructions_too_long(&note, 200));
@@ -718,7 +718,7 @@ mod never_panics {
 
     fn exercise(text: &str) {
         let providers = ["local".to_owned()];
-        let a = analyze(text, &Options { providers: Some(&providers), mcp: None, scan_body: true });
+        let a = analyze(text, &Options { providers: Some(&providers), mcp: None, skills: None, scan_body: true });
         let idx = LineIndex::new(text);
         for d in &a.diagnostics {
             assert!(d.range.start <= d.range.end && d.range.end <= text.len(), "{d:?}");
@@ -811,7 +811,7 @@ mod quick_fixes_are_local {
 
         #[test]
         fn fixes_touch_only_their_lines_and_resolve_their_diagnostic(text in note()) {
-            let a = analyze(&text, &Options { providers: None, mcp: None, scan_body: true });
+            let a = analyze(&text, &Options { providers: None, mcp: None, skills: None, scan_body: true });
             prop_assert!(a.diagnostics.iter().any(|d| !d.fixes.is_empty()));
             for d in &a.diagnostics {
                 for f in &d.fixes {
@@ -825,7 +825,7 @@ mod quick_fixes_are_local {
                     let tail = &text[line_end..];
                     prop_assert!(after.ends_with(tail), "fix {:?} changed text after its lines", f.title);
                     // The fixed note has one diagnostic of that code fewer.
-                    let b = analyze(&after, &Options { providers: None, mcp: None, scan_body: true });
+                    let b = analyze(&after, &Options { providers: None, mcp: None, skills: None, scan_body: true });
                     let count = |x: &super::super::Analysis| x.diagnostics.iter().filter(|y| y.code == d.code).count();
                     prop_assert!(count(&b) < count(&a), "fix {:?} did not resolve {:?}:\n{}", f.title, d.code, after);
                     prop_assert!(!b.diagnostics.iter().any(|y| y.code == super::super::Code::YamlSyntax), "{}", after);

@@ -61,6 +61,8 @@ struct StdinRun<'a> {
     mcp_servers: Vec<StdinMcpServer<'a>>,
     /// The standing instructions, as the agent gets them (each cut to its budget).
     instructions: &'a [crate::instructions::Instruction],
+    /// The skills the note preloads (`live.skills`), with their guidance.
+    skills: &'a [crate::skills::Skill],
 }
 
 /// An MCP server as the program reads it: how to reach it (a program to start, or a URL) and
@@ -451,6 +453,7 @@ fn stdin_run(req: &RunRequest) -> StdinRun<'_> {
             })
             .collect(),
         instructions: &req.instructions,
+        skills: &req.skills,
     }
 }
 

@@ -22,6 +22,8 @@ fn request(root: &Path) -> RunRequest {
         model: None,
         mcp_servers: Vec::new(),
         instructions: Vec::new(),
+        skills: Vec::new(),
+        skill_catalog: Vec::new(),
     }
 }
 

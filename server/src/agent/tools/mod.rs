@@ -24,6 +24,7 @@
 
 mod mcp;
 mod note;
+mod skills;
 mod web;
 mod workspace;
 
@@ -49,6 +50,7 @@ pub const LIST_FILES: &str = "list_files";
 pub const READ_FILE: &str = "read_file";
 pub const SEARCH_FILES: &str = "search_files";
 pub const FETCH_URL: &str = "fetch_url";
+pub const LOAD_SKILL: &str = "load_skill";
 
 /// A tool failure, as the model reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,6 +147,8 @@ pub struct Toolbox<'f> {
     workspace: Workspace,
     fetcher: Option<&'f dyn Fetcher>,
     mcp: Option<&'f crate::mcp::Session>,
+    /// The run's skills `load_skill` answers with; empty: the tool is not offered.
+    skills: Vec<&'f crate::skills::Skill>,
 }
 
 impl<'f> Toolbox<'f> {
@@ -152,12 +156,18 @@ impl<'f> Toolbox<'f> {
     /// run).
     pub fn new(workspace: Workspace, body: String, fetcher: Option<&'f dyn Fetcher>) -> Self {
         let note = NoteBody::new(body, workspace.caps());
-        Toolbox { note, workspace, fetcher, mcp: None }
+        Toolbox { note, workspace, fetcher, mcp: None, skills: Vec::new() }
     }
 
     /// Offer the session's MCP tools too.
     pub fn with_mcp(mut self, session: &'f crate::mcp::Session) -> Self {
         self.mcp = Some(session);
+        self
+    }
+
+    /// Offer `load_skill` over these skills (the run's preloaded and catalog ones).
+    pub fn with_skills(mut self, skills: impl IntoIterator<Item = &'f crate::skills::Skill>) -> Self {
+        self.skills = skills.into_iter().collect();
         self
     }
 
@@ -181,6 +191,9 @@ impl<'f> Toolbox<'f> {
         let mut all = specs(self.fetcher.is_some());
         if let Some(session) = self.mcp {
             all.extend(mcp::specs(session));
+        }
+        if !self.skills.is_empty() {
+            all.push(skills::spec());
         }
         all
     }
@@ -238,6 +251,9 @@ impl<'f> Toolbox<'f> {
             FETCH_URL if self.fetcher.is_some() => {
                 let a: FetchArgs = parse_args(name, args)?;
                 self.fetch(&a.url, cancel).await
+            }
+            LOAD_SKILL if !self.skills.is_empty() => {
+                skills::load(&self.skills, args, self.workspace.caps().max_output)
             }
             other => {
                 let known: Vec<String> = self.specs().into_iter().map(|s| s.name).collect();
