@@ -53,9 +53,16 @@ impl SkillCatalog {
         self.skills.iter().map(|s| s.name.as_str())
     }
 
-    /// The names closest to `name`, nearest first (at most `n`), for "did you mean".
+    /// The names close to `name` (one containing the other, or a few edits away), nearest
+    /// first, at most `n`: "did you mean".
     pub fn closest(&self, name: &str, n: usize) -> Vec<&str> {
-        closest_names(name, self.names(), n)
+        let lower = name.to_lowercase();
+        let budget = crate::text::words::typo_budget(name).max(name.chars().count() / 2);
+        let near = self.names().filter(|k| {
+            let kl = k.to_lowercase();
+            kl.contains(&lower) || lower.contains(&kl) || crate::text::words::edit_distance(&lower, &kl) <= budget
+        });
+        closest_names(name, near, n)
     }
 }
 

@@ -207,12 +207,15 @@ pub fn is_skill_file(dirs: &[String], rel: &str) -> bool {
 /// The diagnostics of the workspace skill file `rel` whose text is `text`: missing fields, and
 /// a name another skill file of the workspace uses too.
 pub fn file_diagnostics(root: &Path, dirs: &[String], rel: &str, text: &str) -> Vec<crate::note::Diagnostic> {
-    let name = parse::head(text).name.map(|n| n.value).filter(|n| !n.is_empty());
+    // Only skills collide: a file missing a field is not loaded.
+    let head = parse::head(text);
+    let name = head.is_skill().then_some(head.name).flatten().map(|n| n.value);
     let other = name.as_deref().and_then(|name| {
         let mut ignored = Vec::new();
         workspace_files(root, dirs, &mut ignored).into_iter().filter(|f| f.rel != rel).find_map(|f| {
             let t = crate::workspace::read_text(&f.path, MAX_FILE_BYTES).ok()?;
-            (parse::head(&t).name?.value == name).then_some(f.rel)
+            let h = parse::head(&t);
+            (h.is_skill() && h.name?.value == name).then_some(f.rel)
         })
     });
     parse::file_diagnostics(text, other.as_deref())
