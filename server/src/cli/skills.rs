@@ -60,14 +60,15 @@ pub fn run(dir: Option<PathBuf>, format: Format, out: &mut impl Write) -> Result
         }
         Format::Text => {
             let width = items.iter().map(|i| i.name.chars().count()).max().unwrap_or(4).max(4);
-            writeln!(out, "{:<width$}  {:<9}  {:<40}  DESCRIPTION", "NAME", "SOURCE", "PATH")?;
+            let pw = items.iter().map(|i| i.path.chars().count()).max().unwrap_or(4).max(4);
+            writeln!(out, "{:<width$}  {:<9}  {:<pw$}  DESCRIPTION", "NAME", "SOURCE", "PATH")?;
             for i in &items {
                 let description = crate::text::short::clip(i.description, 80);
                 let description = match i.overridden_by {
                     Some(by) => format!("(overridden by {by}) {description}"),
                     None => description,
                 };
-                writeln!(out, "{:<width$}  {:<9}  {:<40}  {description}", i.name, i.source, i.path)?;
+                writeln!(out, "{:<width$}  {:<9}  {:<pw$}  {description}", i.name, i.source, i.path)?;
             }
             let trusted = crate::workspace::trust::TrustStore::user()
                 .is_some_and(|t| t.list().check(&root).is_trusted());
