@@ -191,6 +191,7 @@ fn keys_under_live() {
             model  Key  text  -> model: 
             tools  Key  list of MCP servers or server.tool  -> tools: 
             until  Key  date or timestamp  -> until: 
+            skills  Key  list of skill names  -> skills: 
         "#]],
     );
     // Present keys and runtime fields are not offered.
@@ -203,6 +204,7 @@ fn keys_under_live() {
             model  Key  text  -> model: 
             tools  Key  list of MCP servers or server.tool  -> tools: 
             until  Key  date or timestamp  -> until: 
+            skills  Key  list of skill names  -> skills: 
         "#]],
     );
     // The key being renamed is not "present"; only its name is replaced.
@@ -215,6 +217,7 @@ fn keys_under_live() {
             provider  Key  provider name  -> provider
             tools  Key  list of MCP servers or server.tool  -> tools
             until  Key  date or timestamp  -> until
+            skills  Key  list of skill names  -> skills
         "#]],
     );
     // The note's own indentation is followed.
@@ -228,6 +231,7 @@ fn keys_under_live() {
             model  Key  text  -> model: 
             tools  Key  list of MCP servers or server.tool  -> tools: 
             until  Key  date or timestamp  -> until: 
+            skills  Key  list of skill names  -> skills: 
         "#]],
     );
 }
@@ -292,6 +296,7 @@ fn no_keys_where_they_cannot_go() {
             model  Key  text  -> model: 
             tools  Key  list of MCP servers or server.tool  -> tools: 
             until  Key  date or timestamp  -> until: 
+            skills  Key  list of skill names  -> skills: 
         "#]],
     );
     check("---\nlive:\n  # a$0\n---\n", expect!["(none)\n"]);
@@ -534,6 +539,7 @@ fn unicode_before_the_cursor() {
             model  Key  text  -> model: 
             tools  Key  list of MCP servers or server.tool  -> tools: 
             until  Key  date or timestamp  -> until: 
+            skills  Key  list of skill names  -> skills: 
         "#]],
     );
     check(

@@ -251,6 +251,14 @@ async fn stdin_carries_the_run_as_json() {
         },
         crate::instructions::cut("notes/STYLE.md".to_owned(), "Short lines, always.", 5),
     ];
+    req.skills = vec![crate::skills::Skill {
+        name: "weekly-digest".to_owned(),
+        description: "Sum up a week.".to_owned(),
+        source: crate::skills::Source::Workspace,
+        file: "skills/digest.md".to_owned(),
+        path: None,
+        body: "Group by day.".to_owned(),
+    }];
     // A prefix so the echo is not itself mistaken for JSON output.
     let (result, _) = run(&sh("printf 'got:'; cat", Duration::from_secs(10)), &req).await;
     let body = ok(result).body;
@@ -282,6 +290,13 @@ async fn stdin_carries_the_run_as_json() {
                     "cutFrom": 20
                 },
             ],
+            "skills": [{
+                "name": "weekly-digest",
+                "description": "Sum up a week.",
+                "source": "workspace",
+                "file": "skills/digest.md",
+                "body": "Group by day.",
+            }],
         })
     );
 }

@@ -46,8 +46,10 @@ impl Cx<'_> {
         }
         let span = self.widen(entry.span.clone());
         let near = catalog.closest(&entry.value, 3);
-        let hint = if near.is_empty() {
+        let hint = if catalog.skills.is_empty() {
             "no skill is defined".to_owned()
+        } else if near.is_empty() {
+            "`livenote skills` lists them".to_owned()
         } else {
             let list: Vec<String> = near.iter().map(|n| format!("`{n}`")).collect();
             format!("did you mean {}?", list.join(", "))
