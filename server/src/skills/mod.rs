@@ -127,17 +127,27 @@ pub fn user_dir() -> Option<PathBuf> {
 
 /// Every skill of the sources, the higher source winning on a name.
 pub fn load(src: Sources<'_>) -> Loaded {
+    load_with(src, true)
+}
+
+/// What the editor checks `live.skills` against: as [`load`], reading only each file's
+/// frontmatter (it is asked on every request).
+pub fn catalog(src: Sources<'_>) -> SkillCatalog {
+    load_with(src, false).catalog()
+}
+
+fn load_with(src: Sources<'_>, bodies: bool) -> Loaded {
     let mut found: Vec<Skill> = Vec::new();
     let mut problems = Vec::new();
     if src.workspace {
         for f in workspace_files(src.root, src.dirs, &mut problems) {
-            found.extend(read_skill(&f.path, f.rel, Source::Workspace, &mut problems));
+            found.extend(read_skill(&f.path, f.rel, Source::Workspace, bodies, &mut problems));
         }
     }
     if let Some(dir) = src.user_dir.map(|d| d.join(USER_DIR)) {
         for path in files_in(&dir, &mut problems) {
             let shown = path.display().to_string();
-            found.extend(read_skill(&path, shown, Source::User, &mut problems));
+            found.extend(read_skill(&path, shown, Source::User, bodies, &mut problems));
         }
     }
     for (file, text) in BUILT_IN {
@@ -272,8 +282,19 @@ fn files_in(dir: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
     out
 }
 
-fn read_skill(path: &Path, shown: String, source: Source, problems: &mut Vec<String>) -> Option<Skill> {
-    match crate::workspace::read_text(path, MAX_FILE_BYTES) {
+fn read_skill(path: &Path, shown: String, source: Source, bodies: bool, problems: &mut Vec<String>) -> Option<Skill> {
+    let read = if bodies {
+        crate::workspace::read_text(path, MAX_FILE_BYTES)
+    } else {
+        // The same size limit as runs, without reading the body.
+        match std::fs::metadata(path) {
+            Ok(m) if m.len() > MAX_FILE_BYTES => {
+                Err(crate::workspace::ReadError::TooLarge { size: m.len(), max: MAX_FILE_BYTES })
+            }
+            _ => crate::workspace::read_frontmatter(path),
+        }
+    };
+    match read {
         Ok(text) => skill_of(&text, shown, Some(path.to_path_buf()), source),
         Err(e) => {
             problems.push(format!("{shown}: {e}"));
