@@ -5,6 +5,7 @@ mod buffer_and_disk;
 mod harness;
 mod next_fire;
 mod refresh;
+mod skills;
 mod undo;
 mod until;
 
@@ -135,7 +136,7 @@ async fn two_thousand_changes_arrive_in_order() {
     let published = c.diagnostics(&uri, client.version).await;
     let expected = livenote::note::analyze(
         &client.text,
-        &livenote::note::Options { providers: None, mcp: None, scan_body: true },
+        &livenote::note::Options { providers: None, mcp: None, skills: None, scan_body: true },
     );
     let codes: Vec<&str> = published.iter().filter_map(|d| d["code"].as_str()).collect();
     let want: Vec<&str> = expected.diagnostics.iter().map(|d| d.code.as_str()).collect();
