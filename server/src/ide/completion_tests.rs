@@ -663,3 +663,30 @@ fn documentation_comes_from_the_schema() {
     let Some(doc) = items.first().and_then(|i| i.documentation.as_deref()) else { panic!("no doc") };
     assert!(doc.contains("Vixie"), "{doc}");
 }
+
+#[test]
+fn skills_are_offered_in_every_list_form() {
+    check(
+        "---\nlive:\n  objective: x\n  skills:$0\n---\n",
+        expect![[r#"
+            replaces ""
+            weekly-digest  Skill  workspace skill  ->  [weekly-digest]
+            writing-live-notes  Skill  built-in skill  ->  [writing-live-notes]
+        "#]],
+    );
+    // Those the note lists already are left out; quotes the user opened are kept.
+    check(
+        "---\nlive:\n  objective: x\n  skills: [writing-live-notes, \"wee$0\"]\n---\n",
+        expect![[r#"
+            replaces "wee"
+            weekly-digest  Skill  workspace skill  -> weekly-digest
+        "#]],
+    );
+    check(
+        "---\nlive:\n  objective: x\n  skills:\n    - weekly-digest\n    - $0\n---\n",
+        expect![[r#"
+            replaces ""
+            writing-live-notes  Skill  built-in skill  -> writing-live-notes
+        "#]],
+    );
+}
