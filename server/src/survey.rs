@@ -220,17 +220,22 @@ pub fn check(paths: &[PathBuf], shown: &dyn Fn(&Path) -> String) -> Checked {
         let canonical = std::fs::canonicalize(file).unwrap_or_else(|_| file.clone());
         let root = workspace::note_root(&canonical);
         let root_of_known = root.clone();
-        let known = known
-            .entry(root)
-            .or_insert_with_key(|root| Known::of(&crate::config::Config::load(Some(root), None).0).with_skills(root));
+        let known = known.entry(root).or_insert_with_key(|root| {
+            Known::of(&crate::config::Config::load(Some(root), None).0).with_skills(root)
+        });
         let mut analysis = note::analyze(&text, &known.options());
         let rel = workspace::NotePath::of(&root_of_known, &canonical);
-        if rel.as_ref().is_some_and(|rel| crate::instructions::is_instructions_file(&known.agent, rel.as_str())) {
+        if rel
+            .as_ref()
+            .is_some_and(|rel| crate::instructions::is_instructions_file(&known.agent, rel.as_str()))
+        {
             analysis
                 .diagnostics
                 .extend(note::instructions_too_long(&text, known.agent.instructions_max_chars));
         }
-        if let Some(rel) = rel.as_ref().filter(|rel| crate::skills::is_skill_file(&known.skill_dirs, rel.as_str())) {
+        if let Some(rel) =
+            rel.as_ref().filter(|rel| crate::skills::is_skill_file(&known.skill_dirs, rel.as_str()))
+        {
             analysis.diagnostics.extend(crate::skills::file_diagnostics(
                 &root_of_known,
                 &known.skill_dirs,

@@ -222,9 +222,18 @@ fn skills_are_preloaded_listed_and_loaded_on_demand() {
         root.join("weather.md"),
         &NOTE.replace("Paris current.\n", "Paris current.\n  skills: [weekly-digest]\n"),
     );
-    write(root.join("skills/digest.md"), "---\nname: weekly-digest\ndescription: Sum up a week.\n---\n# Digest\n\nGroup by day; newest first.\n");
-    write(root.join("skills/brief/SKILL.md"), "---\nname: brief\ndescription: Keep it to three lines.\n---\nThree lines at most.\n");
-    write(user.path().join("skills/tone.md"), "---\nname: tone\ndescription: A friendly tone.\n---\nBe kind.\n");
+    write(
+        root.join("skills/digest.md"),
+        "---\nname: weekly-digest\ndescription: Sum up a week.\n---\n# Digest\n\nGroup by day; newest first.\n",
+    );
+    write(
+        root.join("skills/brief/SKILL.md"),
+        "---\nname: brief\ndescription: Keep it to three lines.\n---\nThree lines at most.\n",
+    );
+    write(
+        user.path().join("skills/tone.md"),
+        "---\nname: tone\ndescription: A friendly tone.\n---\nBe kind.\n",
+    );
 
     let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
     let script = vec![

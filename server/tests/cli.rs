@@ -792,10 +792,16 @@ fn skills_workspace() -> tempfile::TempDir {
         std::fs::write(p, text).unwrap_or_else(|e| panic!("{e}"));
     };
     std::fs::create_dir_all(dir.path().join(".git")).unwrap_or_else(|e| panic!("{e}"));
-    write("skills/digest.md", "---\nname: weekly-digest\ndescription: Sum up a week of notes.\n---\nSteps.\n");
+    write(
+        "skills/digest.md",
+        "---\nname: weekly-digest\ndescription: Sum up a week of notes.\n---\nSteps.\n",
+    );
     write("skills/brief/SKILL.md", "---\nname: brief\ndescription: A short brief.\n---\nBe brief.\n");
     write("skills/draft.md", "---\nname: draft\n---\nNo description yet.\n");
-    write(".test-data/skills/digest.md", "---\nname: weekly-digest\ndescription: The user's digest.\n---\nMine.\n");
+    write(
+        ".test-data/skills/digest.md",
+        "---\nname: weekly-digest\ndescription: The user's digest.\n---\nMine.\n",
+    );
     write(".test-data/skills/tone.md", "---\nname: tone\ndescription: Friendly tone.\n---\nBe kind.\n");
     write("note.md", "---\nlive:\n  objective: A digest.\n  skills: [weekly-digst, brief]\n---\n# Digest\n");
     dir
@@ -813,7 +819,9 @@ fn skills_lists_sources_and_overrides() {
     let text: String = String::from_utf8_lossy(&out.stdout)
         .replace(&dir.path().display().to_string(), "<ws>")
         .lines()
-        .map(|l| l.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect::<Vec<_>>().join(" | ") + "\n")
+        .map(|l| {
+            l.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect::<Vec<_>>().join(" | ") + "\n"
+        })
         .collect();
     expect![[r#"
         NAME | SOURCE | PATH | DESCRIPTION

@@ -487,7 +487,12 @@ type Entries<Tz> = fn(&Ctx<Tz>, &EntrySlot) -> Vec<CompletionItem>;
 
 /// On the line of `tools:` (or `skills:`): a new list after the colon, or the entry of a
 /// `[...]` list the cursor is in.
-fn tools_inline<Tz: TimeZone>(ctx: &Ctx<Tz>, spot: &Spot, k: &KeyLine, entries: Entries<Tz>) -> Vec<CompletionItem> {
+fn tools_inline<Tz: TimeZone>(
+    ctx: &Ctx<Tz>,
+    spot: &Spot,
+    k: &KeyLine,
+    entries: Entries<Tz>,
+) -> Vec<CompletionItem> {
     let (text, offset) = (ctx.text, spot.offset);
     let Some(v) = k.value.clone() else {
         // A trailing comment starts where the value would; complete only before it.
@@ -556,11 +561,7 @@ fn tools_item<Tz: TimeZone>(ctx: &Ctx<Tz>, spot: &Spot) -> Option<Vec<Completion
     }
     // A comment after the entry is not part of it.
     let end = text[start..spot.line_end].find(" #").map_or(spot.line_end, |i| start + i);
-    Some(
-        entry_slot(text, start, spot.offset, end, &[])
-            .map(|slot| entries(ctx, &slot))
-            .unwrap_or_default(),
-    )
+    Some(entry_slot(text, start, spot.offset, end, &[]).map(|slot| entries(ctx, &slot)).unwrap_or_default())
 }
 
 /// The entry starting at `start` that the cursor at `offset` is in, ending before one of

@@ -45,7 +45,10 @@ mod tests {
     fn a_workspace_skill_leads_to_its_file_a_built_in_or_unknown_one_nowhere() {
         let d = at("---\nlive:\n  objective: x\n  skills: [week$0ly-digest, writing-live-notes]\n---\n");
         assert_eq!(d, Some(Definition { origin: 36..49, path: PathBuf::from("/w/skills/digest.md") }));
-        assert_eq!(at("---\nlive:\n  objective: x\n  skills: [weekly-digest, writing-$0live-notes]\n---\n"), None);
+        assert_eq!(
+            at("---\nlive:\n  objective: x\n  skills: [weekly-digest, writing-$0live-notes]\n---\n"),
+            None
+        );
         assert_eq!(at("---\nlive:\n  objective: x\n  skills: [nope$0]\n---\n"), None);
         assert_eq!(at("---\nlive:\n  objective: $0x\n  skills: [weekly-digest]\n---\n"), None);
     }

@@ -95,7 +95,12 @@ pub(crate) mod fixture {
         let skills = skills();
         note::analyze(
             text,
-            &note::Options { providers: Some(providers), mcp: Some(&mcp()), skills: Some(&skills), scan_body: true },
+            &note::Options {
+                providers: Some(providers),
+                mcp: Some(&mcp()),
+                skills: Some(&skills),
+                scan_body: true,
+            },
         )
     }
 

@@ -95,8 +95,12 @@ pub(super) fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
     let providers = providers_for(state, uri);
     let mcp = mcp_for(state, uri);
     let skills = skills_for(state, uri);
-    let opts =
-        note::Options { providers: providers.as_deref(), mcp: mcp.as_ref(), skills: skills.as_ref(), scan_body: true };
+    let opts = note::Options {
+        providers: providers.as_deref(),
+        mcp: mcp.as_ref(),
+        skills: skills.as_ref(),
+        scan_body: true,
+    };
     state.docs().get_mut(uri).map(|d| d.snapshot(&opts))
 }
 

@@ -60,7 +60,9 @@ impl SkillCatalog {
         let budget = crate::text::words::typo_budget(name).max(name.chars().count() / 2);
         let near = self.names().filter(|k| {
             let kl = k.to_lowercase();
-            kl.contains(&lower) || lower.contains(&kl) || crate::text::words::edit_distance(&lower, &kl) <= budget
+            kl.contains(&lower)
+                || lower.contains(&kl)
+                || crate::text::words::edit_distance(&lower, &kl) <= budget
         });
         closest_names(name, near, n)
     }
@@ -205,10 +207,21 @@ mod tests {
         assert!(render("---\nname: a\ndescription: b\n---\n", None).is_empty());
         let got = render("---\nname: a\n---\n", Some("skills/other.md"));
         assert_eq!(got.len(), 2, "{got:?}");
-        assert!(got[0].starts_with("live/skill-missing-field \"---\" a skill file needs `description`"), "{got:?}");
-        assert!(got[1].starts_with("live/duplicate-skill \"a\" the skill `a` is also defined in skills/other.md"), "{got:?}");
+        assert!(
+            got[0].starts_with("live/skill-missing-field \"---\" a skill file needs `description`"),
+            "{got:?}"
+        );
+        assert!(
+            got[1].starts_with("live/duplicate-skill \"a\" the skill `a` is also defined in skills/other.md"),
+            "{got:?}"
+        );
         let got = render("---\nname: \"\"\ndescription: b\n---\n", None);
-        assert_eq!(got, ["live/skill-missing-field \"name\" a skill's `name` must be non-empty text: the name notes list in `live.skills`"]);
+        assert_eq!(
+            got,
+            [
+                "live/skill-missing-field \"name\" a skill's `name` must be non-empty text: the name notes list in `live.skills`"
+            ]
+        );
         assert_eq!(render("plain\n", None).len(), 2);
     }
 

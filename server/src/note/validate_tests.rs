@@ -39,7 +39,10 @@ fn check(text: &str, expect: Expect) {
 
 /// Apply the fix titled `title` and return the text after it.
 fn check_fix(text: &str, title: &str, expect: Expect) {
-    let a = analyze(text, &Options { providers: Some(&["local".to_owned()]), mcp: None, skills: None, scan_body: true });
+    let a = analyze(
+        text,
+        &Options { providers: Some(&["local".to_owned()]), mcp: None, skills: None, scan_body: true },
+    );
     let Some(fix) = a.diagnostics.iter().flat_map(|d| &d.fixes).find(|f| f.title == title) else {
         panic!("no fix titled {title:?} in {:#?}", a.diagnostics)
     };
@@ -618,8 +621,15 @@ fn every_doc_example_behaves_as_documented() {
         assert_eq!(blocks.len(), 2, "{code}: expected a bad and a good example");
         for (i, (lang, body)) in blocks.iter().enumerate() {
             let note = if *lang == "yaml" { format!("---\n{body}---\n# Note\n") } else { body.clone() };
-            let mut a =
-                analyze(&note, &Options { providers: Some(&providers), mcp: Some(&mcp), skills: Some(&skills), scan_body: true });
+            let mut a = analyze(
+                &note,
+                &Options {
+                    providers: Some(&providers),
+                    mcp: Some(&mcp),
+                    skills: Some(&skills),
+                    scan_body: true,
+                },
+            );
             // An instructions file (`AGENTS.md`), checked with the budget its example names.
             if code == Code::InstructionsTooLong.as_str() {
                 a.diagnostics.extend(instructions_too_long(&note, 200));
@@ -726,7 +736,8 @@ mod never_panics {
 
     fn exercise(text: &str) {
         let providers = ["local".to_owned()];
-        let a = analyze(text, &Options { providers: Some(&providers), mcp: None, skills: None, scan_body: true });
+        let a =
+            analyze(text, &Options { providers: Some(&providers), mcp: None, skills: None, scan_body: true });
         let idx = LineIndex::new(text);
         for d in &a.diagnostics {
             assert!(d.range.start <= d.range.end && d.range.end <= text.len(), "{d:?}");

@@ -154,7 +154,7 @@ fn load_with(src: Sources<'_>, bodies: bool) -> Loaded {
         found.extend(skill_of(text, format!("built-in:{file}"), None, Source::BuiltIn));
     }
     // Stable: sources in precedence order, files by path within each.
-    found.sort_by(|a, b| a.source.cmp(&b.source));
+    found.sort_by_key(|s| s.source);
     let mut loaded = Loaded { problems, ..Loaded::default() };
     for s in found {
         match loaded.skills.iter().find(|w| w.name == s.name) {
@@ -274,7 +274,10 @@ fn files_in(dir: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
             continue;
         }
         if out.len() == MAX_FILES_PER_DIR {
-            problems.push(format!("{}: more than {MAX_FILES_PER_DIR} skill files; the rest are not read", dir.display()));
+            problems.push(format!(
+                "{}: more than {MAX_FILES_PER_DIR} skill files; the rest are not read",
+                dir.display()
+            ));
             break;
         }
         out.push(candidate);
@@ -282,7 +285,13 @@ fn files_in(dir: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
     out
 }
 
-fn read_skill(path: &Path, shown: String, source: Source, bodies: bool, problems: &mut Vec<String>) -> Option<Skill> {
+fn read_skill(
+    path: &Path,
+    shown: String,
+    source: Source,
+    bodies: bool,
+    problems: &mut Vec<String>,
+) -> Option<Skill> {
     let read = if bodies {
         crate::workspace::read_text(path, MAX_FILE_BYTES)
     } else {
@@ -335,7 +344,8 @@ mod tests {
 
     #[test]
     fn the_built_in_skill_is_a_skill() {
-        let loaded = load(Sources { root: Path::new("/nonexistent"), dirs: &[], workspace: true, user_dir: None });
+        let loaded =
+            load(Sources { root: Path::new("/nonexistent"), dirs: &[], workspace: true, user_dir: None });
         let s = loaded.get("writing-live-notes").unwrap_or_else(|| panic!("no built-in skill"));
         assert_eq!(s.source, Source::BuiltIn);
         assert!(s.body.contains("objective"), "{}", s.body);
@@ -361,8 +371,12 @@ mod tests {
         let dirs = vec!["skills".to_owned(), "../up".to_owned()];
         let src = Sources { root, dirs: &dirs, workspace: true, user_dir: Some(user.path()) };
         let loaded = load(src);
-        let names: Vec<(&str, &str)> = loaded.skills.iter().map(|s| (s.name.as_str(), s.source.as_str())).collect();
-        assert_eq!(names, [("brief", "workspace"), ("weekly-digest", "workspace"), ("writing-live-notes", "user")]);
+        let names: Vec<(&str, &str)> =
+            loaded.skills.iter().map(|s| (s.name.as_str(), s.source.as_str())).collect();
+        assert_eq!(
+            names,
+            [("brief", "workspace"), ("weekly-digest", "workspace"), ("writing-live-notes", "user")]
+        );
         assert_eq!(loaded.get("weekly-digest").map(|s| s.body.as_str()), Some("Workspace steps."));
         assert_eq!(loaded.get("brief").map(|s| s.file.as_str()), Some("skills/brief/SKILL.md"));
         let shadowed: Vec<(&str, &str, &str)> =
@@ -370,9 +384,21 @@ mod tests {
         assert_eq!(shadowed.len(), 2);
         assert!(shadowed.contains(&("weekly-digest", "user", "skills/digest.md")), "{shadowed:?}");
         assert_eq!(loaded.problems.len(), 3, "{:?}", loaded.problems);
-        assert!(loaded.problems.iter().any(|p| p.contains("link.md: points outside")), "{:?}", loaded.problems);
-        assert!(loaded.problems.iter().any(|p| p.contains("fifo.md: not a regular file")), "{:?}", loaded.problems);
-        assert!(loaded.problems.iter().any(|p| p.starts_with("../up: not a plain folder")), "{:?}", loaded.problems);
+        assert!(
+            loaded.problems.iter().any(|p| p.contains("link.md: points outside")),
+            "{:?}",
+            loaded.problems
+        );
+        assert!(
+            loaded.problems.iter().any(|p| p.contains("fifo.md: not a regular file")),
+            "{:?}",
+            loaded.problems
+        );
+        assert!(
+            loaded.problems.iter().any(|p| p.starts_with("../up: not a plain folder")),
+            "{:?}",
+            loaded.problems
+        );
         // An untrusted folder's skills do not count for runs.
         let loaded = load(Sources { workspace: false, ..src });
         assert_eq!(loaded.get("weekly-digest").map(|s| s.source), Some(Source::User));

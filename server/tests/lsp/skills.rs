@@ -61,7 +61,10 @@ async fn skill_names_are_completed_described_and_lead_to_their_file() {
     let (typed, at) = cursor("---\nlive:\n  objective: x\n  skills: [tone, $0]\n---\n# N\n");
     c.edit(&uri, 0, NOTE.len(), &typed).await;
     let items = c
-        .request("textDocument/completion", json!({"textDocument": {"uri": uri}, "position": pos(&typed, at, false)}))
+        .request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": uri}, "position": pos(&typed, at, false)}),
+        )
         .await;
     let rendered: Vec<String> = items["result"]
         .as_array()
@@ -84,10 +87,15 @@ async fn skill_names_are_completed_described_and_lead_to_their_file() {
             writing-live-notes 18 built-in skill | How to write a good live note (objective, triggers, windows or cron, tools, until, layout); use it when creating or revising a note's live block."#]],
     );
     // Hover on the user's skill.
-    let (hovered, at) = cursor("---\nlive:\n  objective: x\n  skills: [to$0ne, weekly-digest, writing-live-notes]\n---\n# N\n");
+    let (hovered, at) = cursor(
+        "---\nlive:\n  objective: x\n  skills: [to$0ne, weekly-digest, writing-live-notes]\n---\n# N\n",
+    );
     c.edit(&uri, 0, typed.len(), &hovered).await;
     let hover = c
-        .request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": pos(&hovered, at, false)}))
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": pos(&hovered, at, false)}),
+        )
         .await;
     let value = hover["result"]["contents"]["value"].as_str().unwrap_or_default();
     let value = value.replace(&c.root.path().display().to_string(), "<ws>");
@@ -103,13 +111,19 @@ async fn skill_names_are_completed_described_and_lead_to_their_file() {
     // Definition: the workspace skill's file; a built-in skill has none.
     let at = hovered.find("weekly-digest").unwrap_or_default() + 3;
     let def = c
-        .request("textDocument/definition", json!({"textDocument": {"uri": uri}, "position": pos(&hovered, at, false)}))
+        .request(
+            "textDocument/definition",
+            json!({"textDocument": {"uri": uri}, "position": pos(&hovered, at, false)}),
+        )
         .await;
     assert_eq!(def["result"]["uri"], json!(c.uri("skills/digest.md")), "{def}");
     assert_eq!(def["result"]["range"]["start"], json!({"line": 0, "character": 0}), "{def}");
     let at = hovered.find("writing-live-notes").unwrap_or_default() + 3;
     let def = c
-        .request("textDocument/definition", json!({"textDocument": {"uri": uri}, "position": pos(&hovered, at, false)}))
+        .request(
+            "textDocument/definition",
+            json!({"textDocument": {"uri": uri}, "position": pos(&hovered, at, false)}),
+        )
         .await;
     assert_eq!(def["result"], Value::Null, "{def}");
     c.shutdown().await;
@@ -149,7 +163,15 @@ async fn skill_files_get_their_diagnostics_and_are_workspace_symbols() {
         .as_array()
         .into_iter()
         .flatten()
-        .map(|s| format!("{} {} {} {}", s["name"], s["kind"], s["containerName"], s["location"]["uri"] == json!(c.uri("skills/digest.md"))))
+        .map(|s| {
+            format!(
+                "{} {} {} {}",
+                s["name"],
+                s["kind"],
+                s["containerName"],
+                s["location"]["uri"] == json!(c.uri("skills/digest.md"))
+            )
+        })
         .collect();
     assert_eq!(rendered, [r#""weekly-digest" 12 "workspace skill · skills/digest.md" true"#]);
     let all = c.request("workspace/symbol", json!({"query": ""})).await;

@@ -17,7 +17,9 @@ struct Args {
 pub(super) fn spec() -> ToolSpec {
     ToolSpec {
         name: LOAD_SKILL.to_owned(),
-        description: "Read the full guidance of a skill listed under \"Other skills\" in the run message, by its name.".to_owned(),
+        description:
+            "Read the full guidance of a skill listed under \"Other skills\" in the run message, by its name."
+                .to_owned(),
         parameters: json!({
             "type": "object",
             "properties": {"name": {"type": "string", "description": "The skill's name, as listed."}},
@@ -64,10 +66,18 @@ mod tests {
         let (a, b) = (skill("weekly-digest"), skill("daily-brief"));
         let skills = [&a, &b];
         let got = load(&skills, &json!({"name": "weekly-digest"}), 1000);
-        assert_eq!(got, Ok("# Skill: weekly-digest\n\nAbout weekly-digest.\n\nSteps of weekly-digest.".to_owned()));
+        assert_eq!(
+            got,
+            Ok("# Skill: weekly-digest\n\nAbout weekly-digest.\n\nSteps of weekly-digest.".to_owned())
+        );
         let err = load(&skills, &json!({"name": "digest"}), 1000).err().map(|e| e.0);
-        assert_eq!(err.as_deref(), Some("no skill named `digest`; the closest: `weekly-digest`, `daily-brief`"));
+        assert_eq!(
+            err.as_deref(),
+            Some("no skill named `digest`; the closest: `weekly-digest`, `daily-brief`")
+        );
         assert!(load(&skills, &json!({}), 1000).is_err());
-        assert!(load(&skills, &json!({"name": "weekly-digest"}), 20).is_ok_and(|t| t.contains("is cut here")));
+        assert!(
+            load(&skills, &json!({"name": "weekly-digest"}), 20).is_ok_and(|t| t.contains("is cut here"))
+        );
     }
 }
