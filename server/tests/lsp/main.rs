@@ -343,7 +343,8 @@ async fn lenses_hints_hover_completion() {
             provider
             model
             tools
-            until"#]],
+            until
+            skills"#]],
     );
     c.shutdown().await;
 }
