@@ -220,7 +220,7 @@ fn skills_are_preloaded_listed_and_loaded_on_demand() {
     };
     write(
         root.join("weather.md"),
-        &NOTE.replace("Paris current.\n", "Paris current.\n  skills: [weekly-digest]\n"),
+        &NOTE.replace("Paris current.\n", "Paris current.\n  skills: [weekly-digest, nosuch]\n"),
     );
     write(
         root.join("skills/digest.md"),
@@ -298,4 +298,62 @@ fn skills_are_preloaded_listed_and_loaded_on_demand() {
         transcript.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
     }
     assert!(transcript.contains("preloaded: weekly-digest"), "{transcript}");
+    assert!(transcript.contains("not preloaded: no skill named `nosuch`"), "{transcript}");
+}
+
+/// In a folder that is not trusted, its skills do not reach the model: a note listing one runs
+/// without it (the transcript says why), and the catalog holds only the user's and livenote's.
+#[test]
+fn an_untrusted_folders_skills_are_not_sent() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let user = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path();
+    let write = |p: std::path::PathBuf, t: &str| {
+        if let Some(d) = p.parent() {
+            std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(p, t).unwrap_or_else(|e| panic!("{e}"));
+    };
+    write(
+        root.join("weather.md"),
+        &NOTE.replace("Paris current.\n", "Paris current.\n  skills: [weekly-digest]\n"),
+    );
+    write(
+        root.join("skills/digest.md"),
+        "---\nname: weekly-digest\ndescription: Sum up a week.\n---\nSECRET STEPS\n",
+    );
+    write(
+        user.path().join("skills/tone.md"),
+        "---\nname: tone\ndescription: A friendly tone.\n---\nBe kind.\n",
+    );
+    let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
+    let server = runtime
+        .block_on(MockModelServer::start(Flavor::OpenAi, vec![ScriptedReply::Text("Done.".to_owned())]));
+    let config = format!(
+        "[providers.m]\nkind = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key_env = \"LIVENOTE_TEST_KEY\"\n",
+        server.base_url()
+    );
+    write(user.path().join("config.toml"), &config);
+    let out = Command::new(env!("CARGO_BIN_EXE_livenote"))
+        .args(["run", "weather.md"])
+        .current_dir(root)
+        .env("LIVENOTE_TEST_KEY", KEY)
+        .env("LIVENOTE_DATA_DIR", user.path().join("data"))
+        .env("LIVENOTE_CONFIG_DIR", user.path())
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let reqs = server.requests();
+    let message = reqs[0].body["messages"][1]["content"].as_str().unwrap_or_default().to_owned();
+    assert!(!message.contains("SECRET") && !message.contains("weekly-digest"), "{message}");
+    assert!(!message.contains("**Skills for this note**"), "{message}");
+    assert!(message.contains("- `tone`: A friendly tone.\n- `writing-live-notes`: "), "{message}");
+    let mut transcript = String::new();
+    for e in std::fs::read_dir(root.join(".livenote/runs")).into_iter().flatten().flatten() {
+        transcript.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
+    }
+    assert!(
+        transcript.contains("not preloaded: no skill named `weekly-digest` (this folder's skills are not used: it is not trusted)"),
+        "{transcript}"
+    );
 }

@@ -307,4 +307,33 @@ mod tests {
     fn unparsable_local_time_is_shown_raw() {
         assert_eq!(local_time("soon", "local"), "soon (local)");
     }
+
+    #[test]
+    fn skills_come_in_full_or_as_one_catalog_line_each() {
+        let skill = |name: &str, description: &str, body: &str| crate::skills::Skill {
+            name: name.to_owned(),
+            description: description.to_owned(),
+            source: crate::skills::Source::Workspace,
+            file: format!("skills/{name}.md"),
+            path: None,
+            body: body.to_owned(),
+        };
+        let mut req = request(TriggerKind::Cron, None);
+        assert_eq!(skills_text(&req), "");
+        req.skills = vec![skill("weekly-digest", "Sum up a week.", "Group by day.\n")];
+        req.skill_catalog = vec![skill("brief", "Three lines,\n  at most.", "x")];
+        expect![[r#"
+            **Skills for this note** (follow their guidance):
+
+            ### Skill: weekly-digest
+
+            Group by day.
+
+            **Other skills** (call load_skill with a name to read one when it would help):
+            - `brief`: Three lines, at most.
+
+        "#]]
+        .assert_eq(&skills_text(&req));
+        assert!(run_message(&req).contains("\n\n**Skills for this note**"));
+    }
 }
