@@ -28,7 +28,12 @@ fn with_ctx<R>(
     let path = uri.to_file_path();
     let providers = providers_for(state, uri).unwrap_or_default();
     let mcp = mcp_for(state, uri).unwrap_or_default();
-    let skills = skills_for(state, uri).unwrap_or_default();
+    // Skills are read from disk; only a note that names the key can use them.
+    let skills = if snap.text.contains("skills") {
+        skills_for(state, uri).unwrap_or_default()
+    } else {
+        Default::default()
+    };
     let ctx = Ctx {
         text: &snap.text,
         analysis: &snap.analysis,

@@ -92,6 +92,11 @@ pub(super) fn skills_for(state: &State, uri: &Uri) -> Option<note::skills::Skill
 }
 
 pub(super) fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
+    // What the analysis is checked against is read from disk (skills, the MCP tool cache):
+    // only when there is something to analyse.
+    if let Some(snap) = state.docs().get(uri).and_then(|d| d.cached_snapshot()) {
+        return Some(snap);
+    }
     let providers = providers_for(state, uri);
     let mcp = mcp_for(state, uri);
     let skills = skills_for(state, uri);
