@@ -181,3 +181,24 @@ async fn skill_files_get_their_diagnostics_and_are_workspace_symbols() {
     assert!(!names.contains(&"writing-live-notes"), "a built-in skill has no file: {names:?}");
     c.shutdown().await;
 }
+
+/// A skill file created while a note is open: the note's `live.skills` is checked again.
+#[tokio::test]
+async fn a_new_skill_file_clears_the_warning_of_an_open_note() {
+    let mut c = start().await;
+    let note = "---\nlive:\n  objective: x\n  skills: [fresh]\n---\n# N\n";
+    let uri = c.open("n.md", note).await;
+    let diags = c.diagnostics(&uri, 1).await;
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0]["code"], "live/unknown-skill");
+    let path = c.root.path().join("skills/fresh.md");
+    std::fs::write(&path, "---\nname: fresh\ndescription: Just written.\n---\nNew.\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": c.uri("skills/fresh.md"), "type": 1}]}),
+    )
+    .await;
+    assert_eq!(c.diagnostics(&uri, 1).await, Vec::<Value>::new());
+    c.shutdown().await;
+}
