@@ -28,6 +28,7 @@ pub mod run_types;
 pub mod runs;
 pub mod schedule;
 pub mod scheduler;
+pub mod skills;
 pub mod status;
 pub mod survey;
 pub mod text;

@@ -52,6 +52,12 @@ pub struct RunRequest {
     pub max_chars: Option<usize>,
     /// The note's agent memory as the run starts (`memory`), loaded by the engine.
     pub memory: RunMemory,
+    /// The skills the note lists in `live.skills` (`skills::Loaded::for_run`), with their
+    /// guidance: the run message carries them in full.
+    pub skills: Vec<crate::skills::Skill>,
+    /// Every other skill: the run message lists each in one line, and `load_skill` answers
+    /// with its guidance.
+    pub skill_catalog: Vec<crate::skills::Skill>,
 }
 
 /// A note's memory as a run gets it.

@@ -401,7 +401,7 @@ mod tests {
         text += "---\n";
         let analysis = crate::note::analyze(
             &text,
-            &crate::note::Options { providers: None, mcp: None, scan_body: false },
+            &crate::note::Options { providers: None, mcp: None, skills: None, scan_body: false },
         );
         analysis.live.unwrap_or_else(|| panic!("no live block in {text}"))
     }

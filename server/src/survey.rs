@@ -136,6 +136,10 @@ pub struct Known {
     pub mcp: note::tools::McpCatalog,
     /// The `[agent]` settings: which files are standing instructions, and their budget.
     pub agent: crate::config::AgentConfig,
+    /// The workspace's `[skills] dirs`.
+    pub skill_dirs: Vec<String>,
+    /// The skills `live.skills` may name, once [`Known::with_skills`] has read them.
+    pub skills: Option<note::skills::SkillCatalog>,
 }
 
 impl Known {
@@ -145,13 +149,34 @@ impl Known {
             providers: config.names_for_notes(),
             mcp: crate::mcp::catalog(config, cache.as_ref()),
             agent: config.agent.clone(),
+            skill_dirs: config.skills.dirs.clone(),
+            skills: None,
         }
+    }
+
+    /// With the skills of the workspace at `root` (its own, shown whether or not it is
+    /// trusted), the user's and livenote's.
+    pub fn with_skills(mut self, root: &Path) -> Known {
+        let user_dir = crate::skills::user_dir();
+        let loaded = crate::skills::load(crate::skills::Sources {
+            root,
+            dirs: &self.skill_dirs,
+            workspace: true,
+            user_dir: user_dir.as_deref(),
+        });
+        self.skills = Some(loaded.catalog());
+        self
     }
 
     /// The options `livenote check` analyses a note with: `provider:` and `tools:` checked
     /// against these, the body scanned.
     pub fn options(&self) -> note::Options<'_> {
-        note::Options { providers: Some(&self.providers), mcp: Some(&self.mcp), scan_body: true }
+        note::Options {
+            providers: Some(&self.providers),
+            mcp: Some(&self.mcp),
+            skills: self.skills.as_ref(),
+            scan_body: true,
+        }
     }
 }
 
@@ -200,18 +225,31 @@ pub fn check<Tz: chrono::TimeZone>(
         let canonical = std::fs::canonicalize(file).unwrap_or_else(|_| file.clone());
         let root = workspace::note_root(&canonical);
         let root_of_known = root.clone();
-        let known = known
-            .entry(root)
-            .or_insert_with_key(|root| Known::of(&crate::config::Config::load(Some(root), None).0));
+        let known = known.entry(root).or_insert_with_key(|root| {
+            Known::of(&crate::config::Config::load(Some(root), None).0).with_skills(root)
+        });
         let mut analysis = note::analyze(&text, &known.options());
         let rel = workspace::NotePath::of(&root_of_known, &canonical);
-        if rel.is_some_and(|rel| crate::instructions::is_instructions_file(&known.agent, rel.as_str())) {
+        if rel
+            .as_ref()
+            .is_some_and(|rel| crate::instructions::is_instructions_file(&known.agent, rel.as_str()))
+        {
             analysis
                 .diagnostics
                 .extend(note::instructions_too_long(&text, known.agent.instructions_max_chars));
         }
         let timed = note::expiry::diagnostics(&text, analysis.live.as_ref(), at, tz);
         analysis.diagnostics.extend(timed);
+        if let Some(rel) =
+            rel.as_ref().filter(|rel| crate::skills::is_skill_file(&known.skill_dirs, rel.as_str()))
+        {
+            analysis.diagnostics.extend(crate::skills::file_diagnostics(
+                &root_of_known,
+                &known.skill_dirs,
+                rel.as_str(),
+                &text,
+            ));
+        }
         for d in &analysis.diagnostics {
             match d.severity {
                 Severity::Error => out.errors += 1,

@@ -203,3 +203,157 @@ fn standing_instructions_follow_the_system_prompt_within_their_budget() {
     assert!(!system.contains("AGENTS.md") && !system.contains("French"), "{system}");
     assert!(system.contains("Prefer primary sources."), "{system}");
 }
+
+/// A note that preloads a skill: the run message carries its guidance under a heading and
+/// every other skill in one catalog line; `load_skill` answers with a listed skill's guidance,
+/// and an unknown name with the closest ones, and the run still succeeds.
+#[test]
+fn skills_are_preloaded_listed_and_loaded_on_demand() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let user = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path();
+    let write = |p: std::path::PathBuf, t: &str| {
+        if let Some(d) = p.parent() {
+            std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(p, t).unwrap_or_else(|e| panic!("{e}"));
+    };
+    write(
+        root.join("weather.md"),
+        &NOTE.replace("Paris current.\n", "Paris current.\n  skills: [weekly-digest, nosuch]\n"),
+    );
+    write(
+        root.join("skills/digest.md"),
+        "---\nname: weekly-digest\ndescription: Sum up a week.\n---\n# Digest\n\nGroup by day; newest first.\n",
+    );
+    write(
+        root.join("skills/brief/SKILL.md"),
+        "---\nname: brief\ndescription: Keep it to three lines.\n---\nThree lines at most.\n",
+    );
+    write(
+        user.path().join("skills/tone.md"),
+        "---\nname: tone\ndescription: A friendly tone.\n---\nBe kind.\n",
+    );
+
+    let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
+    let script = vec![
+        ScriptedReply::ToolCalls(vec![("load_skill".to_owned(), json!({"name": "brief"}))]),
+        ScriptedReply::ToolCalls(vec![("load_skill".to_owned(), json!({"name": "brif"}))]),
+        ScriptedReply::Text("Nothing to change.".to_owned()),
+    ];
+    let server = runtime.block_on(MockModelServer::start(Flavor::OpenAi, script));
+    let config = format!(
+        "[providers.m]\nkind = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key_env = \"LIVENOTE_TEST_KEY\"\n",
+        server.base_url()
+    );
+    write(user.path().join("config.toml"), &config);
+    let trusted = Command::new(env!("CARGO_BIN_EXE_livenote"))
+        .args(["trust", "."])
+        .current_dir(root)
+        .env("LIVENOTE_DATA_DIR", user.path().join("data"))
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(trusted.status.success(), "{}", String::from_utf8_lossy(&trusted.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_livenote"))
+        .args(["run", "weather.md"])
+        .current_dir(root)
+        .env("LIVENOTE_TEST_KEY", KEY)
+        .env("LIVENOTE_DATA_DIR", user.path().join("data"))
+        .env("LIVENOTE_CONFIG_DIR", user.path())
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    let message = reqs[0].body["messages"][1]["content"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        message.contains("**Skills for this note** (follow their guidance):\n\n### Skill: weekly-digest\n\n# Digest\n\nGroup by day; newest first.\n"),
+        "{message}"
+    );
+    let catalog = "**Other skills** (call load_skill with a name to read one when it would help):\n- `brief`: Keep it to three lines.\n- `tone`: A friendly tone.\n- `writing-live-notes`: How to write a good live note";
+    assert!(message.contains(catalog), "{message}");
+    assert!(!message.contains("- `weekly-digest`"), "a preloaded skill is not in the catalog: {message}");
+    let tools: Vec<&str> = reqs[0].body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    assert!(tools.contains(&"load_skill"), "{tools:?}");
+    let last_tool_result = |i: usize| -> String {
+        let msgs = reqs[i].body["messages"].as_array().cloned().unwrap_or_default();
+        let last = msgs.last().cloned().unwrap_or_default();
+        assert_eq!(last["role"], "tool", "{last}");
+        last["content"].as_str().unwrap_or_default().to_owned()
+    };
+    assert_eq!(last_tool_result(1), "# Skill: brief\n\nKeep it to three lines.\n\nThree lines at most.");
+    let unknown = last_tool_result(2);
+    // Tool errors reach OpenAI-style models prefixed with `Error: `.
+    assert!(unknown.starts_with("Error: no skill named `brif`; the closest: `brief`"), "{unknown}");
+    let text = std::fs::read_to_string(root.join("weather.md")).unwrap_or_default();
+    assert!(text.contains("lastRunSummary: \"Nothing to change.\""), "{text}");
+    let mut transcript = String::new();
+    for e in std::fs::read_dir(root.join(".livenote/runs")).into_iter().flatten().flatten() {
+        transcript.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
+    }
+    assert!(transcript.contains("preloaded: weekly-digest"), "{transcript}");
+    assert!(transcript.contains("not preloaded: no skill named `nosuch`"), "{transcript}");
+}
+
+/// In a folder that is not trusted, its skills do not reach the model: a note listing one runs
+/// without it (the transcript says why), and the catalog holds only the user's and livenote's.
+#[test]
+fn an_untrusted_folders_skills_are_not_sent() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let user = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path();
+    let write = |p: std::path::PathBuf, t: &str| {
+        if let Some(d) = p.parent() {
+            std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(p, t).unwrap_or_else(|e| panic!("{e}"));
+    };
+    write(
+        root.join("weather.md"),
+        &NOTE.replace("Paris current.\n", "Paris current.\n  skills: [weekly-digest]\n"),
+    );
+    write(
+        root.join("skills/digest.md"),
+        "---\nname: weekly-digest\ndescription: Sum up a week.\n---\nSECRET STEPS\n",
+    );
+    write(
+        user.path().join("skills/tone.md"),
+        "---\nname: tone\ndescription: A friendly tone.\n---\nBe kind.\n",
+    );
+    let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
+    let server = runtime
+        .block_on(MockModelServer::start(Flavor::OpenAi, vec![ScriptedReply::Text("Done.".to_owned())]));
+    let config = format!(
+        "[providers.m]\nkind = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key_env = \"LIVENOTE_TEST_KEY\"\n",
+        server.base_url()
+    );
+    write(user.path().join("config.toml"), &config);
+    let out = Command::new(env!("CARGO_BIN_EXE_livenote"))
+        .args(["run", "weather.md"])
+        .current_dir(root)
+        .env("LIVENOTE_TEST_KEY", KEY)
+        .env("LIVENOTE_DATA_DIR", user.path().join("data"))
+        .env("LIVENOTE_CONFIG_DIR", user.path())
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let reqs = server.requests();
+    let message = reqs[0].body["messages"][1]["content"].as_str().unwrap_or_default().to_owned();
+    assert!(!message.contains("SECRET") && !message.contains("weekly-digest"), "{message}");
+    assert!(!message.contains("**Skills for this note**"), "{message}");
+    assert!(message.contains("- `tone`: A friendly tone.\n- `writing-live-notes`: "), "{message}");
+    let mut transcript = String::new();
+    for e in std::fs::read_dir(root.join(".livenote/runs")).into_iter().flatten().flatten() {
+        transcript.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
+    }
+    assert!(
+        transcript.contains("not preloaded: no skill named `weekly-digest` (this folder's skills are not used: it is not trusted)"),
+        "{transcript}"
+    );
+}

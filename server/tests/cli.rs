@@ -781,3 +781,97 @@ fn list_at_shows_next_due_until_the_note_expires() {
         "#]],
     );
 }
+
+/// A workspace with skills: two of its own (one shadowing the user's of the same name), a
+/// file in skills/ missing its description, the user's own and livenote's built-in one.
+fn skills_workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let write = |rel: &str, text: &str| {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(dir.path())).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(p, text).unwrap_or_else(|e| panic!("{e}"));
+    };
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap_or_else(|e| panic!("{e}"));
+    write(
+        "skills/digest.md",
+        "---\nname: weekly-digest\ndescription: Sum up a week of notes.\n---\nSteps.\n",
+    );
+    write("skills/brief/SKILL.md", "---\nname: brief\ndescription: A short brief.\n---\nBe brief.\n");
+    write("skills/draft.md", "---\nname: draft\n---\nNo description yet.\n");
+    write(
+        ".test-data/skills/digest.md",
+        "---\nname: weekly-digest\ndescription: The user's digest.\n---\nMine.\n",
+    );
+    write(".test-data/skills/tone.md", "---\nname: tone\ndescription: Friendly tone.\n---\nBe kind.\n");
+    write("note.md", "---\nlive:\n  objective: A digest.\n  skills: [weekly-digst, brief]\n---\n# Digest\n");
+    dir
+}
+
+/// `livenote skills` lists the skills by name with their source and file; the user's skill a
+/// workspace skill shadows is listed as overridden; an untrusted folder is told its skills do
+/// not reach runs yet.
+#[test]
+fn skills_lists_sources_and_overrides() {
+    let dir = skills_workspace();
+    let out = livenote(dir.path(), &["skills"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // Columns joined by `|`: their width follows the temporary folder's path.
+    let text: String = String::from_utf8_lossy(&out.stdout)
+        .replace(&dir.path().display().to_string(), "<ws>")
+        .lines()
+        .map(|l| {
+            l.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect::<Vec<_>>().join(" | ") + "\n"
+        })
+        .collect();
+    expect![[r#"
+        NAME | SOURCE | PATH | DESCRIPTION
+        brief | workspace | skills/brief/SKILL.md | A short brief.
+        tone | user | <ws>/.test-data/skills/tone.md | Friendly tone.
+        weekly-digest | workspace | skills/digest.md | Sum up a week of notes.
+        weekly-digest | user | <ws>/.test-data/skills/digest.md | (overridden by skills/digest.md) The user's digest.
+        writing-live-notes | built-in | built-in:writing-live-notes.md | How to write a good live note (objective, triggers, windows or cron, tools, unt…
+
+        This folder is not trusted: runs use only the user's and the built-in skills until you run `livenote trust <ws>`.
+    "#]]
+    .assert_eq(&text);
+    let out = livenote(dir.path(), &["skills", ".", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let items: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let rows: Vec<String> = items
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|i| format!("{} {} {} {}", i["name"], i["source"], i["path"], i["overriddenBy"]))
+        .map(|r| r.replace(&dir.path().display().to_string(), "<ws>"))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            r#""brief" "workspace" "skills/brief/SKILL.md" null"#,
+            r#""tone" "user" "<ws>/.test-data/skills/tone.md" null"#,
+            r#""weekly-digest" "workspace" "skills/digest.md" null"#,
+            r#""weekly-digest" "user" "<ws>/.test-data/skills/digest.md" "skills/digest.md""#,
+            r#""writing-live-notes" "built-in" "built-in:writing-live-notes.md" null"#,
+        ]
+    );
+    assert_eq!(items[0]["description"], "A short brief.");
+    // Trusted, the note is silent about it.
+    assert_eq!(livenote(dir.path(), &["trust", "."]).status.code(), Some(0));
+    let out = livenote(dir.path(), &["skills"]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("not trusted"), "{out:?}");
+}
+
+/// `livenote check` warns on a skill name no source defines (with the closest) and on a skill
+/// file missing its description; warnings alone exit 0.
+#[test]
+fn check_warns_on_unknown_skills_and_incomplete_skill_files() {
+    let dir = skills_workspace();
+    check_output(
+        &livenote(dir.path(), &["check", "."]),
+        0,
+        expect![[r#"
+            note.md:4:12: warning live/unknown-skill no skill named `weekly-digst` (did you mean `weekly-digest`?); skills live in the workspace's skills/ folder, ~/.config/livenote/skills/ or livenote itself
+            skills/draft.md:1:1: warning live/skill-missing-field a skill file needs `description` in its frontmatter: one line on when to use it; runs show it in the catalog
+        "#]],
+    );
+}

@@ -94,6 +94,7 @@ pub fn run_message(req: &RunRequest) -> String {
     }
     m.push_str(&memory_section(req));
     m.push_str("\n\n");
+    m.push_str(&skills_text(req));
     let steps = if req.trigger == TriggerKind::Event {
         "Start with read_note. Edit only if the event warrants it, in small patches; then answer with a 1-2 sentence summary."
     } else {
@@ -121,6 +122,30 @@ fn memory_section(req: &RunRequest) -> String {
             "## Memory\n\nThe note's memory could not be read, so it is not available in this run: {why}"
         ),
     }
+}
+
+/// The skills of a run: those the note preloads, in full, then one line for each other one
+/// (empty when there are none).
+fn skills_text(req: &RunRequest) -> String {
+    let mut s = String::new();
+    if !req.skills.is_empty() {
+        s.push_str("**Skills for this note** (follow their guidance):\n\n");
+        for skill in &req.skills {
+            s.push_str(&format!("### Skill: {}\n\n{}\n\n", skill.name, skill.body.trim()));
+        }
+    }
+    if !req.skill_catalog.is_empty() {
+        s.push_str(&format!(
+            "**Other skills** (call {} with a name to read one when it would help):\n",
+            super::tools::LOAD_SKILL
+        ));
+        for skill in &req.skill_catalog {
+            let description = skill.description.split_whitespace().collect::<Vec<_>>().join(" ");
+            s.push_str(&format!("- `{}`: {description}\n", skill.name));
+        }
+        s.push('\n');
+    }
+    s
 }
 
 /// Why this run happens, with its context.
@@ -203,6 +228,8 @@ mod tests {
             instructions: Vec::new(),
             max_chars: None,
             memory: Default::default(),
+            skills: Vec::new(),
+            skill_catalog: Vec::new(),
         }
     }
 
@@ -345,5 +372,34 @@ mod tests {
     #[test]
     fn unparsable_local_time_is_shown_raw() {
         assert_eq!(local_time("soon", "local"), "soon (local)");
+    }
+
+    #[test]
+    fn skills_come_in_full_or_as_one_catalog_line_each() {
+        let skill = |name: &str, description: &str, body: &str| crate::skills::Skill {
+            name: name.to_owned(),
+            description: description.to_owned(),
+            source: crate::skills::Source::Workspace,
+            file: format!("skills/{name}.md"),
+            path: None,
+            body: body.to_owned(),
+        };
+        let mut req = request(TriggerKind::Cron, None);
+        assert_eq!(skills_text(&req), "");
+        req.skills = vec![skill("weekly-digest", "Sum up a week.", "Group by day.\n")];
+        req.skill_catalog = vec![skill("brief", "Three lines,\n  at most.", "x")];
+        expect![[r#"
+            **Skills for this note** (follow their guidance):
+
+            ### Skill: weekly-digest
+
+            Group by day.
+
+            **Other skills** (call load_skill with a name to read one when it would help):
+            - `brief`: Three lines, at most.
+
+        "#]]
+        .assert_eq(&skills_text(&req));
+        assert!(run_message(&req).contains("\n\n**Skills for this note**"));
     }
 }

@@ -104,7 +104,8 @@ pub async fn run_agent_with(
         let toolbox = Toolbox::new(workspace, agent_body(req), fetcher)
             .with_mcp(&session)
             .with_budget(req.max_chars)
-            .with_memory(tools::MemoryTools::new(req));
+            .with_memory(tools::MemoryTools::new(req))
+            .with_skills(req.skills.iter().chain(&req.skill_catalog));
         converse(client, req, limits, toolbox, cancel.clone(), on_edit, events).await
     };
     tokio::select! {

@@ -122,6 +122,8 @@ fn request(root: &Path, trigger: TriggerKind) -> RunRequest {
         instructions: Vec::new(),
         max_chars: None,
         memory: Default::default(),
+        skills: Vec::new(),
+        skill_catalog: Vec::new(),
     }
 }
 

@@ -10,9 +10,10 @@ mod list;
 mod log;
 mod man;
 mod mcp;
-mod restore;
 mod memory;
+mod restore;
 mod run;
+mod skills;
 mod stop;
 mod undo;
 mod watch;
@@ -151,6 +152,18 @@ pub enum Command {
         #[arg(long)]
         at: Option<String>,
     },
+    /// List the skills notes may name in `live.skills`: name, source, file, description.
+    ///
+    /// Skills come from the workspace's skills/ folder (`[skills] dirs`), the user's
+    /// skills/ beside their config file and livenote itself; a workspace skill overrides a
+    /// user's of the same name, which overrides a built-in one (the shadowed one is listed as
+    /// overridden). Runs use the workspace's skills only when the folder is trusted.
+    Skills {
+        /// The workspace folder (default: the current folder).
+        dir: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
     /// Withdraw the trust of a folder: its `.livenote.toml` is ignored again and nothing runs
     /// on its own there.
     Untrust {
@@ -265,6 +278,7 @@ pub fn run(cli: Cli) -> u8 {
     let result = match cli.command {
         Command::Check { paths, format } => check::run(&paths, format, &mut out),
         Command::List { dir, format, at } => list::run(dir, format, at.as_deref(), &mut out),
+        Command::Skills { dir, format } => skills::run(dir, format, &mut out),
         Command::Lsp { .. } => {
             drop(out);
             return lsp(client_log);

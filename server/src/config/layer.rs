@@ -133,6 +133,7 @@ struct Partial {
     mcp_servers: BTreeMap<String, PartialMcpServer>,
     memory_max_keys: Option<usize>,
     memory_max_bytes: Option<usize>,
+    skill_dirs: Option<Vec<String>>,
 }
 
 /// The layer being read and where its problems go.
@@ -254,7 +255,7 @@ fn set_entries(entries: &[Entry]) -> impl Iterator<Item = &Entry> {
     entries.iter().filter(|e| !matches!(e.node.val, Val::Null))
 }
 
-const TOP_KEYS: &[&str] = &["agent", "providers", "scheduler", "history", "mcp", "memory"];
+const TOP_KEYS: &[&str] = &["agent", "providers", "scheduler", "history", "mcp", "memory", "skills"];
 const AGENT_KEYS: &[&str] = &[
     "provider",
     "max_steps",
@@ -272,6 +273,7 @@ const HISTORY_KEYS: &[&str] = &["keep", "runs_keep", "events_keep"];
 const MEMORY_KEYS: &[&str] = &["max_keys", "max_bytes"];
 const PROVIDER_KEYS: &[&str] = &["kind", "base_url", "model", "api_key_env", "command", "timeout"];
 const MCP_KEYS: &[&str] = &["servers"];
+const SKILLS_KEYS: &[&str] = &["dirs"];
 const MCP_SERVER_KEYS: &[&str] = &["command", "url", "env", "events", "timeout"];
 
 fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
@@ -402,6 +404,16 @@ fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
                     }
                 }
             }
+            "skills" => {
+                let Some(fields) = cx.table("skills", &e.node) else { continue };
+                for f in set_entries(fields) {
+                    let key = format!("skills.{}", f.key);
+                    match f.key.as_str() {
+                        "dirs" => acc.skill_dirs = cx.strings(&key, &f.node).or(acc.skill_dirs.take()),
+                        _ => cx.unknown(&key, f, SKILLS_KEYS),
+                    }
+                }
+            }
             _ => cx.unknown(&e.key, e, TOP_KEYS),
         }
     }
@@ -464,6 +476,7 @@ fn finish(
             max_keys: acc.memory_max_keys.unwrap_or(defaults.memory.max_keys),
             max_bytes: acc.memory_max_bytes.unwrap_or(defaults.memory.max_bytes),
         },
+        skills: crate::config::SkillsConfig { dirs: acc.skill_dirs.unwrap_or(defaults.skills.dirs) },
     };
     for (name, s) in acc.mcp_servers {
         match build_mcp_server(&name, s, problems) {

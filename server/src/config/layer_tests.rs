@@ -497,3 +497,18 @@ fn memory_quotas_parse_with_did_you_mean() {
         ]
     );
 }
+
+#[test]
+fn skills_dirs_parse_and_unknown_keys_are_problems() {
+    let (config, problems) = one("[skills]\ndirs = [\"skills\", \"notes/skills\"]\n");
+    assert_eq!(problems, vec![]);
+    assert_eq!(config.skills.dirs, ["skills", "notes/skills"]);
+    let (config, _) = one("");
+    assert_eq!(config.skills.dirs, ["skills"]);
+    let (config, problems) = one("[skills]\ndirs = \"skills\"\ndir = [\"x\"]\n");
+    assert_eq!(config.skills.dirs, ["skills"]);
+    let msgs = messages(&problems);
+    assert_eq!(msgs.len(), 2, "{msgs:?}");
+    assert!(msgs.iter().any(|m| m.contains("`skills.dirs` must be an array")), "{msgs:?}");
+    assert!(msgs.iter().any(|m| m.contains("`skills.dir` (did you mean `dirs`?)")), "{msgs:?}");
+}

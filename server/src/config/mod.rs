@@ -82,6 +82,7 @@ pub struct Config {
     pub broken_mcp_servers: BTreeMap<String, String>,
     /// `[memory]`: the quotas of each note's agent memory.
     pub memory: MemoryConfig,
+    pub skills: SkillsConfig,
 }
 
 /// A folder's `.livenote.toml` that is not used: the folder is not trusted with its content.
@@ -216,6 +217,19 @@ pub struct MemoryConfig {
 impl Default for MemoryConfig {
     fn default() -> Self {
         MemoryConfig { max_keys: 50, max_bytes: 4096 }
+    }
+}
+
+/// `[skills]`: where the workspace keeps its skills.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillsConfig {
+    /// Workspace-relative folders of skill files.
+    pub dirs: Vec<String>,
+}
+
+impl Default for SkillsConfig {
+    fn default() -> Self {
+        SkillsConfig { dirs: vec!["skills".to_owned()] }
     }
 }
 

@@ -49,6 +49,8 @@ pub enum CompletionKind {
     McpServer,
     /// One tool of an MCP server (`server.tool`).
     McpTool,
+    /// A skill (in `skills`).
+    Skill,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -337,7 +339,10 @@ fn values<Tz: TimeZone>(ctx: &Ctx<Tz>, spot: &Spot, k: &KeyLine) -> Vec<Completi
     let Scope::Block { level, owner } = spot.scope(k.col) else { return Vec::new() };
     let Some(field) = fields::field(level, &k.name) else { return Vec::new() };
     if field.kind == Kind::ToolList {
-        return tools_inline(ctx, spot, k);
+        return tools_inline(ctx, spot, k, tool_entries);
+    }
+    if field.kind == Kind::SkillList {
+        return tools_inline(ctx, spot, k, skill_entries);
     }
     let Some(slot) = ValueSlot::at(ctx.text, spot.offset, k) else { return Vec::new() };
     match field.kind {
@@ -477,9 +482,17 @@ struct EntrySlot {
     new_list: Option<bool>,
 }
 
-/// On the line of `tools:`: a new list after the colon, or the entry of a `[...]` list the
-/// cursor is in.
-fn tools_inline<Tz: TimeZone>(ctx: &Ctx<Tz>, spot: &Spot, k: &KeyLine) -> Vec<CompletionItem> {
+/// What goes in an entry of a list of names (`tools`, `skills`).
+type Entries<Tz> = fn(&Ctx<Tz>, &EntrySlot) -> Vec<CompletionItem>;
+
+/// On the line of `tools:` (or `skills:`): a new list after the colon, or the entry of a
+/// `[...]` list the cursor is in.
+fn tools_inline<Tz: TimeZone>(
+    ctx: &Ctx<Tz>,
+    spot: &Spot,
+    k: &KeyLine,
+    entries: Entries<Tz>,
+) -> Vec<CompletionItem> {
     let (text, offset) = (ctx.text, spot.offset);
     let Some(v) = k.value.clone() else {
         // A trailing comment starts where the value would; complete only before it.
@@ -492,7 +505,7 @@ fn tools_inline<Tz: TimeZone>(ctx: &Ctx<Tz>, spot: &Spot, k: &KeyLine) -> Vec<Co
             close: None,
             new_list: Some(text[..offset].ends_with(':')),
         };
-        return tool_entries(ctx, &slot);
+        return entries(ctx, &slot);
     };
     if !text[v.clone()].starts_with('[') || offset <= v.start || offset > v.end {
         return Vec::new();
@@ -511,7 +524,7 @@ fn tools_inline<Tz: TimeZone>(ctx: &Ctx<Tz>, spot: &Spot, k: &KeyLine) -> Vec<Co
     }
     let start = start + text[start..offset].len() - text[start..offset].trim_start_matches([' ', '\t']).len();
     match entry_slot(text, start, offset, v.end, &[',', ']']) {
-        Some(slot) => tool_entries(ctx, &slot),
+        Some(slot) => entries(ctx, &slot),
         None => Vec::new(),
     }
 }
@@ -534,9 +547,11 @@ fn tools_item<Tz: TimeZone>(ctx: &Ctx<Tz>, spot: &Spot) -> Option<Vec<Completion
     };
     let k = o.key(owner)?;
     let in_live = matches!(super::cursor::scope(o, owner, k.col), Scope::Block { level: Level::Live, .. });
-    if k.name != "tools" || !in_live {
-        return None;
-    }
+    let entries: Entries<Tz> = match k.name.as_str() {
+        "tools" if in_live => tool_entries,
+        "skills" if in_live => skill_entries,
+        _ => return None,
+    };
     let text = ctx.text;
     let after_dash = spot.line_start + dash + 1;
     let rest = &text[after_dash..spot.line_end];
@@ -546,11 +561,7 @@ fn tools_item<Tz: TimeZone>(ctx: &Ctx<Tz>, spot: &Spot) -> Option<Vec<Completion
     }
     // A comment after the entry is not part of it.
     let end = text[start..spot.line_end].find(" #").map_or(spot.line_end, |i| start + i);
-    Some(
-        entry_slot(text, start, spot.offset, end, &[])
-            .map(|slot| tool_entries(ctx, &slot))
-            .unwrap_or_default(),
-    )
+    Some(entry_slot(text, start, spot.offset, end, &[]).map(|slot| entries(ctx, &slot)).unwrap_or_default())
 }
 
 /// The entry starting at `start` that the cursor at `offset` is in, ending before one of
@@ -652,6 +663,47 @@ fn tool_entries<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &EntrySlot) -> Vec<Completion
             snippet: false,
             replace: slot.replace.clone(),
             sort_text: Some(format!("{i:04}")),
+        })
+        .collect()
+}
+
+/// The known skills as entries of `skills` (those the note already lists elsewhere left out).
+fn skill_entries<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &EntrySlot) -> Vec<CompletionItem> {
+    let named: Vec<&str> = ctx
+        .analysis
+        .live
+        .as_ref()
+        .and_then(|l| l.skills.as_ref())
+        .map(|t| {
+            t.iter()
+                .filter(|e| e.span.end < slot.replace.start || e.span.start > slot.replace.end)
+                .map(|e| e.value.as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    ctx.skills
+        .skills
+        .iter()
+        .filter(|s| !named.contains(&s.name.as_str()))
+        .enumerate()
+        .map(|(i, s)| {
+            let mut value =
+                if slot.quoted { s.name.clone() } else { crate::note::tools::entry_yaml(&s.name) };
+            value.extend(slot.close);
+            let insert_text = match slot.new_list {
+                Some(space) => format!("{}[{value}]", if space { " " } else { "" }),
+                None => value,
+            };
+            CompletionItem {
+                label: s.name.clone(),
+                kind: CompletionKind::Skill,
+                detail: Some(format!("{} skill", s.source.as_str())),
+                documentation: Some(s.description.clone()),
+                insert_text,
+                snippet: false,
+                replace: slot.replace.clone(),
+                sort_text: Some(format!("{i:04}")),
+            }
         })
         .collect()
 }

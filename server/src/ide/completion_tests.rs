@@ -192,6 +192,7 @@ fn keys_under_live() {
             tools  Key  list of MCP servers or server.tool  -> tools: 
             until  Key  date or timestamp  -> until: 
             maxChars  Key  characters, a whole number  -> maxChars: 
+            skills  Key  list of skill names  -> skills: 
         "#]],
     );
     // Present keys and runtime fields are not offered.
@@ -205,6 +206,7 @@ fn keys_under_live() {
             tools  Key  list of MCP servers or server.tool  -> tools: 
             until  Key  date or timestamp  -> until: 
             maxChars  Key  characters, a whole number  -> maxChars: 
+            skills  Key  list of skill names  -> skills: 
         "#]],
     );
     // The key being renamed is not "present"; only its name is replaced.
@@ -218,6 +220,7 @@ fn keys_under_live() {
             tools  Key  list of MCP servers or server.tool  -> tools
             until  Key  date or timestamp  -> until
             maxChars  Key  characters, a whole number  -> maxChars
+            skills  Key  list of skill names  -> skills
         "#]],
     );
     // The note's own indentation is followed.
@@ -232,6 +235,7 @@ fn keys_under_live() {
             tools  Key  list of MCP servers or server.tool  -> tools: 
             until  Key  date or timestamp  -> until: 
             maxChars  Key  characters, a whole number  -> maxChars: 
+            skills  Key  list of skill names  -> skills: 
         "#]],
     );
 }
@@ -297,6 +301,7 @@ fn no_keys_where_they_cannot_go() {
             tools  Key  list of MCP servers or server.tool  -> tools: 
             until  Key  date or timestamp  -> until: 
             maxChars  Key  characters, a whole number  -> maxChars: 
+            skills  Key  list of skill names  -> skills: 
         "#]],
     );
     check("---\nlive:\n  # a$0\n---\n", expect!["(none)\n"]);
@@ -540,6 +545,7 @@ fn unicode_before_the_cursor() {
             tools  Key  list of MCP servers or server.tool  -> tools: 
             until  Key  date or timestamp  -> until: 
             maxChars  Key  characters, a whole number  -> maxChars: 
+            skills  Key  list of skill names  -> skills: 
         "#]],
     );
     check(
@@ -662,4 +668,31 @@ fn documentation_comes_from_the_schema() {
     let (_, items) = complete("---\nlive:\n  triggers:\n    cr$0\n---\n");
     let Some(doc) = items.first().and_then(|i| i.documentation.as_deref()) else { panic!("no doc") };
     assert!(doc.contains("Vixie"), "{doc}");
+}
+
+#[test]
+fn skills_are_offered_in_every_list_form() {
+    check(
+        "---\nlive:\n  objective: x\n  skills:$0\n---\n",
+        expect![[r#"
+            replaces ""
+            weekly-digest  Skill  workspace skill  ->  [weekly-digest]
+            writing-live-notes  Skill  built-in skill  ->  [writing-live-notes]
+        "#]],
+    );
+    // Those the note lists already are left out; quotes the user opened are kept.
+    check(
+        "---\nlive:\n  objective: x\n  skills: [writing-live-notes, \"wee$0\"]\n---\n",
+        expect![[r#"
+            replaces "wee"
+            weekly-digest  Skill  workspace skill  -> weekly-digest
+        "#]],
+    );
+    check(
+        "---\nlive:\n  objective: x\n  skills:\n    - weekly-digest\n    - $0\n---\n",
+        expect![[r#"
+            replaces ""
+            writing-live-notes  Skill  built-in skill  -> writing-live-notes
+        "#]],
+    );
 }

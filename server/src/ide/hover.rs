@@ -36,6 +36,9 @@ pub fn hover<Tz: TimeZone>(ctx: &Ctx<Tz>, offset: usize) -> Option<Hover> {
     if let Some(h) = tool_entry(ctx, offset) {
         return Some(h);
     }
+    if let Some(h) = skill_entry(ctx, offset) {
+        return Some(h);
+    }
     let k = spot.key()?;
     let (range, on_key) = target(k, spot.offset)?;
     let markdown = match spot.scope(k.col) {
@@ -56,6 +59,22 @@ pub fn on_live_key<Tz: TimeZone>(ctx: &Ctx<Tz>, offset: usize) -> bool {
     target(k, spot.offset).is_some_and(|(_, on_key)| {
         on_key && k.name == "live" && k.dash_col.is_none() && matches!(spot.scope(k.col), Scope::Top)
     })
+}
+
+/// An entry of `skills` under the cursor: the skill's description and where it comes from.
+/// Nothing for a name no source defines (its diagnostic says so).
+fn skill_entry<Tz: TimeZone>(ctx: &Ctx<Tz>, offset: usize) -> Option<Hover> {
+    let entry = super::definition::skill_at(ctx, offset)?;
+    let skill = ctx.skills.get(&entry.value)?;
+    let from = match &skill.path {
+        Some(path) => format!("{} skill, `{}`", capitalize(skill.source.as_str()), path.display()),
+        None => "Built into livenote (`livenote skills` lists every skill)".to_owned(),
+    };
+    let markdown = format!(
+        "**Skill `{}`**\n\n{}\n\n{from}. Runs of this note get its guidance in full.",
+        skill.name, skill.description
+    );
+    Some(Hover { range: entry.span.clone(), markdown })
 }
 
 /// An entry of `tools` under the cursor (as the validated block read it): the server and its

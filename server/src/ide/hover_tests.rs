@@ -799,3 +799,33 @@ fn tools_entries() {
     "#]],
     );
 }
+
+#[test]
+fn a_skill_entry_shows_its_description_and_file() {
+    check(
+        "---\nlive:\n  objective: x\n  skills: [weekly-$0digest, writing-live-notes]\n---\n",
+        expect![[r#"
+            weekly-digest
+            ~~~~
+            **Skill `weekly-digest`**
+
+            Sum up a week of notes, grouped by day.
+
+            Workspace skill, `/w/skills/digest.md`. Runs of this note get its guidance in full.
+        "#]],
+    );
+    check(
+        "---\nlive:\n  objective: x\n  skills:\n    - writing-live-$0notes\n---\n",
+        expect![[r#"
+            writing-live-notes
+            ~~~~
+            **Skill `writing-live-notes`**
+
+            How to write a good live note.
+
+            Built into livenote (`livenote skills` lists every skill). Runs of this note get its guidance in full.
+        "#]],
+    );
+    // An unknown name has no hover of its own (its diagnostic speaks); the key's doc is shown.
+    check("---\nlive:\n  objective: x\n  skills: [no$0pe]\n---\n", expect!["(none)\n"]);
+}

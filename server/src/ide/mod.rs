@@ -6,6 +6,7 @@
 pub mod actions;
 pub mod completion;
 pub mod cursor;
+pub mod definition;
 pub mod hints;
 pub mod hover;
 pub mod lens;
@@ -30,6 +31,8 @@ pub struct Ctx<'a, Tz: TimeZone> {
     pub facts: RunFacts,
     /// What the note's latest run (`lastRunId`) cost, when known; looked up only for hover.
     pub last_run: Option<&'a crate::cost::LastRun>,
+    /// The skills `live.skills` may name (completion, hover).
+    pub skills: &'a crate::note::skills::SkillCatalog,
 }
 
 /// Command ids, shared by code actions, lenses and `workspace/executeCommand`. Each takes the
@@ -95,7 +98,37 @@ pub(crate) mod fixture {
     }
 
     pub fn analysis(text: &str, providers: &[String]) -> Analysis {
-        note::analyze(text, &note::Options { providers: Some(providers), mcp: Some(&mcp()), scan_body: true })
+        let skills = skills();
+        note::analyze(
+            text,
+            &note::Options {
+                providers: Some(providers),
+                mcp: Some(&mcp()),
+                skills: Some(&skills),
+                scan_body: true,
+            },
+        )
+    }
+
+    /// A workspace skill with its file, and livenote's own.
+    pub fn skills() -> crate::note::skills::SkillCatalog {
+        use crate::note::skills::{SkillCatalog, SkillInfo, Source};
+        SkillCatalog {
+            skills: vec![
+                SkillInfo {
+                    name: "weekly-digest".to_owned(),
+                    description: "Sum up a week of notes, grouped by day.".to_owned(),
+                    source: Source::Workspace,
+                    path: Some(std::path::PathBuf::from("/w/skills/digest.md")),
+                },
+                SkillInfo {
+                    name: "writing-live-notes".to_owned(),
+                    description: "How to write a good live note.".to_owned(),
+                    source: Source::BuiltIn,
+                    path: None,
+                },
+            ],
+        }
     }
 
     /// `time` with two tools listed by a run, `github` not listed yet.
@@ -129,6 +162,7 @@ pub(crate) mod fixture {
         let analysis = analysis(text, &providers);
         let tz = chrono_tz::America::Chicago;
         let mcp = mcp();
+        let skills = skills();
         let ctx = Ctx {
             text,
             analysis: &analysis,
@@ -138,6 +172,7 @@ pub(crate) mod fixture {
             mcp: &mcp,
             facts,
             last_run: None,
+            skills: &skills,
         };
         f(&ctx)
     }

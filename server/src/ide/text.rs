@@ -91,6 +91,7 @@ pub fn kind_detail(f: &Field) -> String {
         Kind::ToolList => "list of MCP servers or server.tool",
         Kind::DateOrTimestamp => "date or timestamp",
         Kind::PositiveInt => "characters, a whole number",
+        Kind::SkillList => "list of skill names",
     };
     match f {
         f if f.required => format!("{what}, required"),

@@ -91,6 +91,11 @@ impl Document {
         self.snapshot = None;
     }
 
+    /// The analysed snapshot of the current version, when it is computed already.
+    pub fn cached_snapshot(&self) -> Option<Arc<Snapshot>> {
+        self.snapshot.clone()
+    }
+
     /// The analysed snapshot of the current version.
     pub fn snapshot(&mut self, opts: &note::Options) -> Arc<Snapshot> {
         if let Some(s) = &self.snapshot {

@@ -129,6 +129,10 @@ fn trust_changed(client: &Client, state: &Arc<State>) {
 }
 
 pub(super) fn file_changed(client: &Client, state: &Arc<State>, path: &Path) {
+    // A skill added, renamed or described anew: open notes' `live.skills` are checked again.
+    if super::snapshots::is_skill_file(state, path) {
+        super::snapshots::reanalyse_open_documents(state);
+    }
     let Some(service) = state.service_for(path) else {
         // Before the roots' triggers start (indexing), a note still refreshes the index.
         if workspace::is_markdown(path) {

@@ -83,6 +83,7 @@ pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
                 ..Default::default()
             }),
             hover_provider: Some(HoverProviderCapability::Simple(true)),
+            definition_provider: Some(OneOf::Left(true)),
             code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
                 code_action_kinds: Some(vec![
                     CodeActionKind::QUICKFIX,

@@ -58,6 +58,7 @@ pub async fn run_stdio(log: Option<log::ClientLog>) -> u8 {
         watch_files: true,
         trust: crate::workspace::trust::TrustStore::user(),
         mcp_tools: crate::mcp::cache::ToolCache::user().map(Arc::new),
+        user_dir: crate::skills::user_dir(),
     };
     serve(stdin_pipe(), tokio::io::stdout(), opts, log).await
 }

@@ -11,7 +11,7 @@ use tower_lsp_server::ls_types::*;
 use super::convert;
 use super::documents::Snapshot;
 use super::run_facts::{FactsCache, facts};
-use super::snapshots::{diagnostics_for, mcp_for, providers_for, rel_path, snapshot};
+use super::snapshots::{diagnostics_for, mcp_for, providers_for, rel_path, skills_for, snapshot};
 use super::state::State;
 use crate::ide::{self, Ctx};
 use crate::status::{self, RunFacts};
@@ -28,6 +28,12 @@ fn with_ctx<R>(
     let path = uri.to_file_path();
     let providers = providers_for(state, uri).unwrap_or_default();
     let mcp = mcp_for(state, uri).unwrap_or_default();
+    // Skills are read from disk; only a note that names the key can use them.
+    let skills = if snap.text.contains("skills") {
+        skills_for(state, uri).unwrap_or_default()
+    } else {
+        Default::default()
+    };
     let ctx = Ctx {
         text: &snap.text,
         analysis: &snap.analysis,
@@ -37,6 +43,7 @@ fn with_ctx<R>(
         mcp: &mcp,
         facts: facts(state, path.as_deref()),
         last_run: None,
+        skills: &skills,
     };
     Some(f(&ctx, &snap))
 }
@@ -58,6 +65,7 @@ pub fn completion(state: &State, params: CompletionParams) -> Option<CompletionR
                     ide::completion::CompletionKind::Provider => CompletionItemKind::MODULE,
                     ide::completion::CompletionKind::McpServer => CompletionItemKind::MODULE,
                     ide::completion::CompletionKind::McpTool => CompletionItemKind::FUNCTION,
+                    ide::completion::CompletionKind::Skill => CompletionItemKind::REFERENCE,
                 }),
                 detail: c.detail.clone(),
                 documentation: c.documentation.clone().map(|d| {
@@ -102,6 +110,19 @@ pub fn hover(state: &State, params: HoverParams) -> Option<Hover> {
             contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: h.markdown }),
             range: Some(convert::range(&snap.text, &snap.lines, &h.range, enc)),
         })
+    })
+    .flatten()
+}
+
+/// An entry of `live.skills`: its skill's file, at its start.
+pub fn definition(state: &State, params: GotoDefinitionParams) -> Option<GotoDefinitionResponse> {
+    let pos = params.text_document_position_params;
+    let enc = state.encoding();
+    with_ctx(state, &pos.text_document.uri, |ctx, snap| {
+        let offset = convert::offset(&snap.text, &snap.lines, pos.position, enc);
+        let d = ide::definition::definition(ctx, offset)?;
+        let uri = Uri::from_file_path(&d.path)?;
+        Some(GotoDefinitionResponse::Scalar(Location { uri, range: Range::default() }))
     })
     .flatten()
 }
@@ -278,7 +299,49 @@ pub fn symbol(state: &State, params: WorkspaceSymbolParams) -> Option<WorkspaceS
             })
             .collect::<Vec<_>>()
     })?;
+    let mut found = found;
+    found.extend(skill_symbols(state, &query));
     Some(WorkspaceSymbolResponse::Flat(found))
+}
+
+/// The skills with a file (each root's own, the user's) whose name matches the query, best
+/// first, after the notes.
+fn skill_symbols(state: &State, query: &str) -> Vec<SymbolInformation> {
+    let mut scored = Vec::new();
+    for engine in state.engines() {
+        let Ok(dirs) = engine.config.read().map(|c| c.skills.dirs.clone()) else { continue };
+        let catalog = crate::skills::catalog(crate::skills::Sources {
+            root: &engine.root,
+            dirs: &dirs,
+            workspace: true,
+            user_dir: state.opts.user_dir.as_deref(),
+        });
+        for s in catalog.skills {
+            let Some(path) = s.path.clone() else { continue };
+            let Some(score) = fuzzy_score(query, &s.name.to_lowercase()) else { continue };
+            let shown = crate::workspace::NotePath::of(&engine.root, &path)
+                .map_or_else(|| path.display().to_string(), |p| p.into_string());
+            scored.push((score, s, path, shown));
+        }
+    }
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
+    scored.dedup_by(|a, b| a.2 == b.2);
+    scored
+        .into_iter()
+        .take(SYMBOLS_MAX)
+        .filter_map(|(_, s, path, shown)| {
+            #[allow(deprecated)]
+            let info = SymbolInformation {
+                name: s.name.clone(),
+                kind: SymbolKind::FUNCTION,
+                tags: None,
+                deprecated: None,
+                location: Location { uri: Uri::from_file_path(&path)?, range: Range::default() },
+                container_name: Some(format!("{} skill · {shown}", s.source.as_str())),
+            };
+            Some(info)
+        })
+        .collect()
 }
 
 /// The most workspace symbols answered at once (pickers show the best few anyway).

@@ -113,6 +113,10 @@ impl LanguageServer for Backend {
         Ok(requests::inlay_hint(&self.state, params))
     }
 
+    async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+        Ok(requests::definition(&self.state, params))
+    }
+
     async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
         Ok(requests::symbol(&self.state, params))
     }

@@ -17,7 +17,7 @@ use crate::workspace;
 
 pub(super) fn note_options() -> note::Options<'static> {
     // Provider names come with configuration; until then the check is skipped.
-    note::Options { providers: None, mcp: None, scan_body: true }
+    note::Options { providers: None, mcp: None, skills: None, scan_body: true }
 }
 
 /// The diagnostics of an open document, or of a closed note from the index.
@@ -29,6 +29,8 @@ pub(super) fn diagnostics_for(state: &State, uri: &Uri) -> (Vec<Diagnostic>, Opt
         let mut diags = convert::diagnostics(&snap.text, &snap.lines, &shown, enc);
         let too_long = instructions_too_long(state, uri, &snap.text);
         diags.extend(convert::diagnostics(&snap.text, &snap.lines, &too_long, enc));
+        let skill_file = skill_file_diagnostics(state, uri, &snap.text);
+        diags.extend(convert::diagnostics(&snap.text, &snap.lines, &skill_file, enc));
         return (diags, Some(snap.version));
     }
     let Some(path) = uri.to_file_path() else { return (Vec::new(), None) };
@@ -69,10 +71,55 @@ fn instructions_too_long(state: &State, uri: &Uri, text: &str) -> Vec<note::Diag
     note::instructions_too_long(text, config.agent.instructions_max_chars).into_iter().collect()
 }
 
+/// The diagnostics of a skill file of its root (`[skills] dirs`): missing fields, a name
+/// another skill file uses too.
+fn skill_file_diagnostics(state: &State, uri: &Uri, text: &str) -> Vec<note::Diagnostic> {
+    let Some(path) = uri.to_file_path() else { return Vec::new() };
+    let Some(engine) = state.engine_for(&path) else { return Vec::new() };
+    let Some(rel) = workspace::NotePath::of(&engine.root, &path) else { return Vec::new() };
+    let Ok(dirs) = engine.config.read().map(|c| c.skills.dirs.clone()) else { return Vec::new() };
+    if !crate::skills::is_skill_file(&dirs, rel.as_str()) {
+        return Vec::new();
+    }
+    crate::skills::file_diagnostics(&engine.root, &dirs, rel.as_str(), text)
+}
+
+/// Whether `path` is a skill file of its root (`[skills] dirs`).
+pub(super) fn is_skill_file(state: &State, path: &Path) -> bool {
+    let Some(engine) = state.engine_for(path) else { return false };
+    let Some(rel) = workspace::NotePath::of(&engine.root, path) else { return false };
+    engine.config.read().is_ok_and(|c| crate::skills::is_skill_file(&c.skills.dirs, rel.as_str()))
+}
+
+/// The skills a note at `uri` may name in `live.skills` (its root's, shown whether or not the
+/// folder is trusted; the user's; livenote's); `None` outside every root.
+pub(super) fn skills_for(state: &State, uri: &Uri) -> Option<note::skills::SkillCatalog> {
+    let path = uri.to_file_path()?;
+    let engine = state.engine_for(&path)?;
+    let dirs = engine.config.read().ok()?.skills.dirs.clone();
+    Some(crate::skills::catalog(crate::skills::Sources {
+        root: &engine.root,
+        dirs: &dirs,
+        workspace: true,
+        user_dir: state.opts.user_dir.as_deref(),
+    }))
+}
+
 pub(super) fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
+    // What the analysis is checked against is read from disk (skills, the MCP tool cache):
+    // only when there is something to analyse.
+    if let Some(snap) = state.docs().get(uri).and_then(|d| d.cached_snapshot()) {
+        return Some(snap);
+    }
     let providers = providers_for(state, uri);
     let mcp = mcp_for(state, uri);
-    let opts = note::Options { providers: providers.as_deref(), mcp: mcp.as_ref(), scan_body: true };
+    let skills = skills_for(state, uri);
+    let opts = note::Options {
+        providers: providers.as_deref(),
+        mcp: mcp.as_ref(),
+        skills: skills.as_ref(),
+        scan_body: true,
+    };
     state.docs().get_mut(uri).map(|d| d.snapshot(&opts))
 }
 

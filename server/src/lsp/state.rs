@@ -25,6 +25,8 @@ pub struct Options {
     /// The MCP servers' tool lists as runs last saw them (`live.tools` completion, hover and
     /// checks); `None` when no data dir exists. Never a server started for them.
     pub mcp_tools: Option<Arc<crate::mcp::cache::ToolCache>>,
+    /// The user's livenote folder, whose `skills/` notes may name; `None`: no user skills.
+    pub user_dir: Option<std::path::PathBuf>,
 }
 
 /// What the client said it supports, fixed at `initialize`.

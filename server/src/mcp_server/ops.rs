@@ -290,10 +290,14 @@ impl Workspace {
 
     fn known(&self) -> survey::Known {
         match self.engine.config.read() {
-            Ok(c) => survey::Known::of(&c),
-            Err(_) => {
-                survey::Known { providers: Vec::new(), mcp: Default::default(), agent: Default::default() }
-            }
+            Ok(c) => survey::Known::of(&c).with_skills(&self.root),
+            Err(_) => survey::Known {
+                providers: Vec::new(),
+                mcp: Default::default(),
+                agent: Default::default(),
+                skill_dirs: Vec::new(),
+                skills: None,
+            },
         }
     }
 

@@ -78,6 +78,9 @@ codes! {
     RuntimeFieldShape => "runtime-field-shape": "A field livenote writes (`lastRunAt`, ...) has a shape it cannot read; it is ignored.",
     LegacyTrackFence => "legacy-track-fence": "A ```` ```track ```` fence from the older per-block model.",
     InstructionsTooLong => "instructions-too-long": "A standing-instructions file is longer than `[agent] instructions_max_chars`; runs get it cut.",
+    UnknownSkill => "unknown-skill": "`skills` names a skill that no skills folder (the workspace's, the user's) nor livenote defines.",
+    SkillMissingField => "skill-missing-field": "A file in a skills folder lacks the `name` or `description` a skill needs in its frontmatter.",
+    DuplicateSkill => "duplicate-skill": "Two skill files of the workspace use the same `name`.",
 }
 
 /// An edit that resolves a diagnostic, offered as a quick fix.

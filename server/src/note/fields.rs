@@ -53,6 +53,8 @@ pub enum Kind {
     DateOrTimestamp,
     /// A whole number above zero (`maxChars`).
     PositiveInt,
+    /// A list of skill names.
+    SkillList,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -82,6 +84,7 @@ pub const FIELDS: &[Field] = &[
     f("tools", Level::Live, Kind::ToolList),
     f("until", Level::Live, Kind::DateOrTimestamp),
     f("maxChars", Level::Live, Kind::PositiveInt),
+    f("skills", Level::Live, Kind::SkillList),
     rt("lastAttemptAt", Kind::Timestamp),
     rt("lastRunAt", Kind::Timestamp),
     rt("lastRunId", Kind::Text),

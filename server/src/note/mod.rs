@@ -10,6 +10,7 @@ pub mod frontmatter;
 pub mod model;
 pub mod outline;
 pub mod rewrite;
+pub mod skills;
 pub mod tools;
 pub mod validate;
 pub mod yaml;

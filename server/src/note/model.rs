@@ -55,6 +55,11 @@ pub struct LiveBlock {
     /// `command` provider's longer output fails the run, and a note over it gets a warning.
     #[schemars(range(min = 1))]
     pub max_chars: Option<u64>,
+    /// Skills whose guidance every run of the note gets in full, by name, like
+    /// `[weekly-digest]`: the workspace's `skills/` folder, the user's
+    /// `~/.config/livenote/skills/`, or livenote's own (`livenote skills` lists them). Other
+    /// skills are listed to the agent, which can load one when it needs it.
+    pub skills: Option<Vec<String>>,
     /// Written by livenote: when the latest run started (every run). Drives the 5-minute
     /// retry backoff.
     #[schemars(extend("format" = "date-time"))]
@@ -154,6 +159,8 @@ pub struct Live {
     pub until: Option<Spanned<Until>>,
     /// `maxChars` when it is a positive integer, with the place of its value.
     pub max_chars: Option<Spanned<usize>>,
+    /// `skills` as written: each name with its place; `None` when absent.
+    pub skills: Option<Vec<Spanned<String>>>,
     pub last_attempt_at: Option<DateTime<Utc>>,
     pub last_run_at: Option<DateTime<Utc>>,
     pub last_run_id: Option<String>,
@@ -178,6 +185,11 @@ impl Live {
     /// The entries of `tools` (`None` when absent: every configured MCP server).
     pub fn tool_names(&self) -> Option<Vec<String>> {
         self.tools.as_ref().map(|t| t.iter().map(|e| e.value.clone()).collect())
+    }
+
+    /// The names `skills` lists (none when absent).
+    pub fn skill_names(&self) -> Vec<String> {
+        self.skills.iter().flatten().map(|e| e.value.clone()).collect()
     }
 
     /// The first instant the note no longer fires at, in `tz`.

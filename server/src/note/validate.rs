@@ -5,6 +5,7 @@
 mod budget;
 mod references;
 mod schedule_fields;
+mod skills;
 
 use std::ops::Range;
 
@@ -29,6 +30,8 @@ pub struct Options<'a> {
     /// The configured MCP servers (and their tools, when known); `None` skips checking the
     /// entries of `tools` against them.
     pub mcp: Option<&'a super::tools::McpCatalog>,
+    /// The skills `live.skills` may name; `None` skips checking its entries against them.
+    pub skills: Option<&'a super::skills::SkillCatalog>,
     /// Also scan the body (for legacy ```` ```track ```` fences). The frontmatter checks never
     /// read the body.
     pub scan_body: bool,
@@ -382,6 +385,7 @@ impl<'a> Cx<'a> {
                 "tools" => live.tools = self.tools(e, opts),
                 "until" => live.until = self.until(e),
                 "maxChars" => live.max_chars = self.max_chars(e),
+                "skills" => live.skills = self.skills(e, opts),
                 "lastAttemptAt" | "lastRunAt" => {
                     let ts = self.timestamp(e);
                     live.runtime_spans.push((field_name(&e.key), e.value.span.clone()));
@@ -464,6 +468,7 @@ fn empty_live(key_span: Range<usize>) -> Live {
         tools: None,
         until: None,
         max_chars: None,
+        skills: None,
         last_attempt_at: None,
         last_run_at: None,
         last_run_id: None,

@@ -7,7 +7,7 @@ use super::*;
 use crate::text::{Encoding, LineIndex, edit};
 
 fn render(text: &str, providers: Option<&[String]>) -> String {
-    let a = analyze(text, &Options { providers, mcp: None, scan_body: true });
+    let a = analyze(text, &Options { providers, mcp: None, skills: None, scan_body: true });
     let idx = LineIndex::new(text);
     let mut out = String::new();
     for d in &a.diagnostics {
@@ -39,7 +39,10 @@ fn check(text: &str, expect: Expect) {
 
 /// Apply the fix titled `title` and return the text after it.
 fn check_fix(text: &str, title: &str, expect: Expect) {
-    let a = analyze(text, &Options { providers: Some(&["local".to_owned()]), mcp: None, scan_body: true });
+    let a = analyze(
+        text,
+        &Options { providers: Some(&["local".to_owned()]), mcp: None, skills: None, scan_body: true },
+    );
     let Some(fix) = a.diagnostics.iter().flat_map(|d| &d.fixes).find(|f| f.title == title) else {
         panic!("no fix titled {title:?} in {:#?}", a.diagnostics)
     };
@@ -236,7 +239,7 @@ fn unknown_keys_with_did_you_mean() {
             9:9-9:14 warning live/unknown-key unknown key `start` in a window; did you mean `startTime`?
               fix*: Rename to `startTime`
             9:9-9:14 error live/incomplete-window this window has no `startTime`; a window needs both startTime and endTime
-            11:3-11:9 warning live/unknown-key unknown key `colour` in `live`; expected one of objective, active, triggers, provider, model, tools, until, maxChars
+            11:3-11:9 warning live/unknown-key unknown key `colour` in `live`; expected one of objective, active, triggers, provider, model, tools, until, maxChars, skills
             live: has_errors=true
         "#]],
     );
@@ -414,7 +417,7 @@ fn catalog() -> crate::note::tools::McpCatalog {
 }
 
 fn render_tools(text: &str, mcp: Option<&crate::note::tools::McpCatalog>) -> String {
-    let a = analyze(text, &Options { providers: None, mcp, scan_body: true });
+    let a = analyze(text, &Options { providers: None, mcp, skills: None, scan_body: true });
     let idx = LineIndex::new(text);
     let mut out = String::new();
     for d in &a.diagnostics {
@@ -610,6 +613,7 @@ fn every_doc_example_behaves_as_documented() {
     let docs = include_str!("../../../docs/diagnostics.md");
     let providers = ["local".to_owned()];
     let mcp = catalog();
+    let skills = skill_catalog();
     let mut checked = 0;
     for section in docs.split("\n## `").skip(1) {
         let Some((code, rest)) = section.split_once('`') else { continue };
@@ -617,8 +621,15 @@ fn every_doc_example_behaves_as_documented() {
         assert_eq!(blocks.len(), 2, "{code}: expected a bad and a good example");
         for (i, (lang, body)) in blocks.iter().enumerate() {
             let note = if *lang == "yaml" { format!("---\n{body}---\n# Note\n") } else { body.clone() };
-            let mut a =
-                analyze(&note, &Options { providers: Some(&providers), mcp: Some(&mcp), scan_body: true });
+            let mut a = analyze(
+                &note,
+                &Options {
+                    providers: Some(&providers),
+                    mcp: Some(&mcp),
+                    skills: Some(&skills),
+                    scan_body: true,
+                },
+            );
             // An instructions file (`AGENTS.md`), checked with the budget its example names.
             if code == Code::InstructionsTooLong.as_str() {
                 a.diagnostics.extend(instructions_too_long(&note, 200));
@@ -629,6 +640,13 @@ fn every_doc_example_behaves_as_documented() {
                     .map(|t| t.to_utc())
                     .unwrap_or_default();
                 a.diagnostics.extend(super::super::expiry::diagnostics(&note, a.live.as_ref(), now, &Utc));
+            }
+            // A skill file (`skills/*.md`); the examples say `skills/digest.md` is named
+            // `weekly-digest`.
+            if code == Code::SkillMissingField.as_str() || code == Code::DuplicateSkill.as_str() {
+                let head = crate::note::skills::head(&note);
+                let dup = head.name.is_some_and(|n| n.value == "weekly-digest").then_some("skills/digest.md");
+                a.diagnostics = crate::note::skills::file_diagnostics(&note, dup);
             }
             let has = a.diagnostics.iter().any(|d| d.code.as_str() == code);
             let bad = i == 0;
@@ -725,7 +743,8 @@ mod never_panics {
 
     fn exercise(text: &str) {
         let providers = ["local".to_owned()];
-        let a = analyze(text, &Options { providers: Some(&providers), mcp: None, scan_body: true });
+        let a =
+            analyze(text, &Options { providers: Some(&providers), mcp: None, skills: None, scan_body: true });
         let idx = LineIndex::new(text);
         for d in &a.diagnostics {
             assert!(d.range.start <= d.range.end && d.range.end <= text.len(), "{d:?}");
@@ -818,7 +837,7 @@ mod quick_fixes_are_local {
 
         #[test]
         fn fixes_touch_only_their_lines_and_resolve_their_diagnostic(text in note()) {
-            let a = analyze(&text, &Options { providers: None, mcp: None, scan_body: true });
+            let a = analyze(&text, &Options { providers: None, mcp: None, skills: None, scan_body: true });
             prop_assert!(a.diagnostics.iter().any(|d| !d.fixes.is_empty()));
             for d in &a.diagnostics {
                 for f in &d.fixes {
@@ -832,7 +851,7 @@ mod quick_fixes_are_local {
                     let tail = &text[line_end..];
                     prop_assert!(after.ends_with(tail), "fix {:?} changed text after its lines", f.title);
                     // The fixed note has one diagnostic of that code fewer.
-                    let b = analyze(&after, &Options { providers: None, mcp: None, scan_body: true });
+                    let b = analyze(&after, &Options { providers: None, mcp: None, skills: None, scan_body: true });
                     let count = |x: &super::super::Analysis| x.diagnostics.iter().filter(|y| y.code == d.code).count();
                     prop_assert!(count(&b) < count(&a), "fix {:?} did not resolve {:?}:\n{}", f.title, d.code, after);
                     prop_assert!(!b.diagnostics.iter().any(|y| y.code == super::super::Code::YamlSyntax), "{}", after);
@@ -922,4 +941,101 @@ fn expired_is_an_information_at_the_instant_given() {
     assert!(
         super::super::expiry::diagnostics(note, a.live.as_ref(), at("2026-11-24T23:59:59Z"), &Utc).is_empty()
     );
+}
+
+/// The skills of the fixtures: one of the workspace's, livenote's own.
+fn skill_catalog() -> crate::note::skills::SkillCatalog {
+    use crate::note::skills::{SkillCatalog, SkillInfo, Source};
+    let skill = |name: &str, source| SkillInfo {
+        name: name.to_owned(),
+        description: format!("About {name}."),
+        source,
+        path: None,
+    };
+    SkillCatalog {
+        skills: vec![skill("weekly-digest", Source::Workspace), skill("writing-live-notes", Source::BuiltIn)],
+    }
+}
+
+fn render_skills(text: &str, skills: Option<&crate::note::skills::SkillCatalog>) -> String {
+    let a = analyze(text, &Options { providers: None, mcp: None, skills, scan_body: true });
+    render_diagnostics(text, &a.diagnostics)
+}
+
+fn render_diagnostics(text: &str, diagnostics: &[Diagnostic]) -> String {
+    let idx = LineIndex::new(text);
+    let mut out = String::new();
+    for d in diagnostics {
+        let s = idx.position(text, d.range.start, Encoding::Scalar);
+        let e = idx.position(text, d.range.end, Encoding::Scalar);
+        out.push_str(&format!(
+            "{}:{}-{}:{} {} {} {}\n",
+            s.line + 1,
+            s.col + 1,
+            e.line + 1,
+            e.col + 1,
+            d.severity.as_str(),
+            d.code.as_str(),
+            d.message
+        ));
+        for f in &d.fixes {
+            out.push_str(&format!("  fix{}: {}\n", if f.preferred { "*" } else { "" }, f.title));
+        }
+    }
+    out
+}
+
+#[test]
+fn skills_are_names_checked_against_the_known_skills() {
+    let text = "---\nlive:\n  objective: x\n  skills: [weekly-digest, weekly-digst, \"\", 3, nothing-like-it]\n---\n";
+    expect![[r#"
+        4:27-4:39 warning live/unknown-skill no skill named `weekly-digst` (did you mean `weekly-digest`?); skills live in the workspace's skills/ folder, ~/.config/livenote/skills/ or livenote itself
+          fix*: Use skill `weekly-digest`
+        4:41-4:43 error live/empty-value an entry of `skills` is empty: name a skill (`livenote skills` lists them)
+        4:45-4:46 error live/wrong-type `skills` must be a skill name, as text, found an integer
+        4:48-4:63 warning live/unknown-skill no skill named `nothing-like-it` (`livenote skills` lists them); skills live in the workspace's skills/ folder, ~/.config/livenote/skills/ or livenote itself
+    "#]]
+    .assert_eq(&render_skills(text, Some(&skill_catalog())));
+    // Without the known skills (no workspace yet), only the shape is checked.
+    let a = analyze(text, &Options { providers: None, mcp: None, skills: None, scan_body: true });
+    assert!(a.diagnostics.iter().all(|d| d.code != Code::UnknownSkill));
+    let names = a.live.map(|l| l.skill_names()).unwrap_or_default();
+    assert_eq!(names, ["weekly-digest", "weekly-digst", "nothing-like-it"]);
+    expect![[r#"
+        4:11-4:20 error live/wrong-type `skills` must be a list of skill names, like [weekly-digest], found a string
+    "#]]
+    .assert_eq(&render_skills("---\nlive:\n  objective: x\n  skills: one-skill\n---\n", None));
+    check_fix_with_skills(
+        "---\nlive:\n  objective: x\n  skills: [weekly-digst]\n---\n",
+        expect![[r#"
+            ---
+            live:
+              objective: x
+              skills: [weekly-digest]
+            ---
+        "#]],
+    );
+}
+
+fn check_fix_with_skills(text: &str, expect: Expect) {
+    let skills = skill_catalog();
+    let a = analyze(text, &Options { providers: None, mcp: None, skills: Some(&skills), scan_body: true });
+    let Some(fix) = a.diagnostics.iter().flat_map(|d| &d.fixes).find(|f| f.preferred) else {
+        panic!("no preferred fix in {:#?}", a.diagnostics)
+    };
+    expect.assert_eq(&edit::apply(text, &fix.edits).unwrap_or_else(|e| panic!("{e}")));
+}
+
+#[test]
+fn skill_files_need_name_and_description_and_a_name_of_their_own() {
+    let text = "---\nname: weekly-digest\ndescription: \"\"\n---\n# Digest\n";
+    expect![[r#"
+        3:1-3:12 warning live/skill-missing-field a skill's `description` must be non-empty text: one line on when to use it; runs show it in the catalog
+    "#]]
+    .assert_eq(&render_diagnostics(text, &crate::note::skills::file_diagnostics(text, None)));
+    let text = "---\nname: weekly-digest\ndescription: Sum up a week.\n---\n";
+    expect![[r#"
+        2:7-2:20 warning live/duplicate-skill the skill `weekly-digest` is also defined in skills/digest.md; notes and runs get only one of them (the first by path): rename one
+    "#]]
+    .assert_eq(&render_diagnostics(text, &crate::note::skills::file_diagnostics(text, Some("skills/digest.md"))));
 }

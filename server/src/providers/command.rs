@@ -67,6 +67,8 @@ struct StdinRun<'a> {
     max_chars: Option<usize>,
     /// The note's memory, newest first; the program may answer `"memory": {"key": "value" | null}`.
     memory: Vec<&'a crate::memory::Entry>,
+    /// The skills the note preloads (`live.skills`), with their guidance.
+    skills: &'a [crate::skills::Skill],
 }
 
 /// An MCP server as the program reads it: how to reach it (a program to start, or a URL) and
@@ -533,6 +535,7 @@ fn stdin_run(req: &RunRequest) -> StdinRun<'_> {
         instructions: &req.instructions,
         max_chars: req.max_chars,
         memory: req.memory.entries.newest_first(),
+        skills: &req.skills,
     }
 }
 

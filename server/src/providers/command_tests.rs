@@ -24,6 +24,8 @@ fn request(root: &Path) -> RunRequest {
         instructions: Vec::new(),
         max_chars: None,
         memory: Default::default(),
+        skills: Vec::new(),
+        skill_catalog: Vec::new(),
     }
 }
 
@@ -257,6 +259,14 @@ async fn stdin_carries_the_run_as_json() {
         .entries
         .save("sources", "meteo.fr", Some(true), now, &Default::default())
         .unwrap_or_else(|e| panic!("{e}"));
+    req.skills = vec![crate::skills::Skill {
+        name: "weekly-digest".to_owned(),
+        description: "Sum up a week.".to_owned(),
+        source: crate::skills::Source::Workspace,
+        file: "skills/digest.md".to_owned(),
+        path: None,
+        body: "Group by day.".to_owned(),
+    }];
     // A prefix so the echo is not itself mistaken for JSON output.
     let (result, _) = run(&sh("printf 'got:'; cat", Duration::from_secs(10)), &req).await;
     let body = ok(result).body;
@@ -292,6 +302,13 @@ async fn stdin_carries_the_run_as_json() {
             "memory": [
                 {"key": "sources", "content": "meteo.fr", "pinned": true, "updated": "2025-03-04T05:06:07Z"}
             ],
+            "skills": [{
+                "name": "weekly-digest",
+                "description": "Sum up a week.",
+                "source": "workspace",
+                "file": "skills/digest.md",
+                "body": "Group by day.",
+            }],
         })
     );
 }

@@ -527,6 +527,15 @@ impl Engine {
         let instructions =
             crate::instructions::load(&self.root, &agent, user_dir.as_deref(), home.as_deref(), trusted);
         let memory = self.run_memory(rel);
+        // The folder's skills count only when it is trusted, like its `AGENTS.md`.
+        let skill_dirs = self.config.read().map(|c| c.skills.dirs.clone()).unwrap_or_default();
+        let skills = crate::skills::load(crate::skills::Sources {
+            root: &self.root,
+            dirs: &skill_dirs,
+            workspace: trusted,
+            user_dir: user_dir.as_deref(),
+        });
+        let (preloaded, skill_catalog, missing_skills) = skills.for_run(&live.skill_names());
         let region = agent_region(text);
         let local = now.with_timezone(&self.zone);
         let req = RunRequest {
@@ -549,6 +558,8 @@ impl Engine {
             instructions: instructions.files,
             max_chars: live.max_chars.as_ref().map(|m| m.value),
             memory,
+            skills: preloaded,
+            skill_catalog,
         };
         on_event(&RunEvent::new("provider", format!("{name} ({})", provider.kind_name())));
         for why in &instructions.problems {
@@ -560,6 +571,18 @@ impl Engine {
                 "instructions",
                 crate::instructions::marker(&i.file, chars, agent.instructions_max_chars),
             ));
+        }
+        for why in &skills.problems {
+            tracing::warn!("ignore skill {why}");
+            on_event(&RunEvent::new("skills", format!("not used: {why}")));
+        }
+        for name in &missing_skills {
+            let why = if trusted { "" } else { " (this folder's skills are not used: it is not trusted)" };
+            on_event(&RunEvent::new("skills", format!("not preloaded: no skill named `{name}`{why}")));
+        }
+        if !req.skills.is_empty() {
+            let names: Vec<&str> = req.skills.iter().map(|s| s.name.as_str()).collect();
+            on_event(&RunEvent::new("skills", format!("preloaded: {}", names.join(", "))));
         }
         for why in &mcp.left_out {
             on_event(&RunEvent::new("mcp", why.clone()));

@@ -159,7 +159,7 @@ async fn a_body_over_its_budget_is_a_warning_and_the_lens_says_so() {
         .await;
     let hover = hover["result"]["contents"]["value"].as_str().unwrap_or_default();
     assert!(
-        hover.ends_with("\n\nBudget: 35 of 20 characters (over budget by 15; trim older sections)"),
+        hover.contains("\n\nBudget: 35 of 20 characters (over budget by 15; trim older sections)\n\n"),
         "{hover}"
     );
     // Trimming the body clears the warning and the lens's note.

@@ -133,6 +133,7 @@ impl TestClient {
             watch_files,
             trust: Some(livenote::workspace::trust::TrustStore::in_dir(&root.path().join(".data"))),
             mcp_tools: Some(Arc::new(livenote::mcp::cache::ToolCache::in_dir(&root.path().join(".data")))),
+            user_dir: Some(root.path().join(".config")),
         };
         let (service, socket) = livenote::lsp::service(opts);
         let (client_end, server_end) = tokio::io::duplex(1 << 20);

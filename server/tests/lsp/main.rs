@@ -8,6 +8,7 @@ mod harness;
 mod memory;
 mod next_fire;
 mod refresh;
+mod skills;
 mod undo;
 mod until;
 
@@ -138,7 +139,7 @@ async fn two_thousand_changes_arrive_in_order() {
     let published = c.diagnostics(&uri, client.version).await;
     let expected = livenote::note::analyze(
         &client.text,
-        &livenote::note::Options { providers: None, mcp: None, scan_body: true },
+        &livenote::note::Options { providers: None, mcp: None, skills: None, scan_body: true },
     );
     let codes: Vec<&str> = published.iter().filter_map(|d| d["code"].as_str()).collect();
     let want: Vec<&str> = expected.diagnostics.iter().map(|d| d.code.as_str()).collect();
@@ -346,7 +347,8 @@ async fn lenses_hints_hover_completion() {
             model
             tools
             until
-            maxChars"#]],
+            maxChars
+            skills"#]],
     );
     c.shutdown().await;
 }

@@ -25,6 +25,7 @@
 mod mcp;
 mod memory;
 mod note;
+mod skills;
 mod web;
 mod workspace;
 
@@ -51,6 +52,7 @@ pub const LIST_FILES: &str = "list_files";
 pub const READ_FILE: &str = "read_file";
 pub const SEARCH_FILES: &str = "search_files";
 pub const FETCH_URL: &str = "fetch_url";
+pub const LOAD_SKILL: &str = "load_skill";
 
 /// A tool failure, as the model reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,6 +150,8 @@ pub struct Toolbox<'f> {
     fetcher: Option<&'f dyn Fetcher>,
     mcp: Option<&'f crate::mcp::Session>,
     memory: Option<MemoryTools>,
+    /// The run's skills `load_skill` answers with; empty: the tool is not offered.
+    skills: Vec<&'f crate::skills::Skill>,
 }
 
 impl<'f> Toolbox<'f> {
@@ -155,7 +159,7 @@ impl<'f> Toolbox<'f> {
     /// run).
     pub fn new(workspace: Workspace, body: String, fetcher: Option<&'f dyn Fetcher>) -> Self {
         let note = NoteBody::new(body, workspace.caps());
-        Toolbox { note, workspace, fetcher, mcp: None, memory: None }
+        Toolbox { note, workspace, fetcher, mcp: None, memory: None, skills: Vec::new() }
     }
 
     /// Hold the note's edits to its budget (`live.maxChars`).
@@ -173,6 +177,12 @@ impl<'f> Toolbox<'f> {
     /// Offer the note's memory tools too.
     pub fn with_memory(mut self, memory: MemoryTools) -> Self {
         self.memory = Some(memory);
+        self
+    }
+
+    /// Offer `load_skill` over these skills (the run's preloaded and catalog ones).
+    pub fn with_skills(mut self, skills: impl IntoIterator<Item = &'f crate::skills::Skill>) -> Self {
+        self.skills = skills.into_iter().collect();
         self
     }
 
@@ -199,6 +209,9 @@ impl<'f> Toolbox<'f> {
         }
         if self.memory.is_some() {
             all.extend(memory::specs());
+        }
+        if !self.skills.is_empty() {
+            all.push(skills::spec());
         }
         all
     }
@@ -260,6 +273,9 @@ impl<'f> Toolbox<'f> {
             FETCH_URL if self.fetcher.is_some() => {
                 let a: FetchArgs = parse_args(name, args)?;
                 self.fetch(&a.url, cancel).await
+            }
+            LOAD_SKILL if !self.skills.is_empty() => {
+                skills::load(&self.skills, args, self.workspace.caps().max_output)
             }
             other => {
                 let known: Vec<String> = self.specs().into_iter().map(|s| s.name).collect();
