@@ -597,21 +597,23 @@ fn entry_slot(text: &str, start: usize, offset: usize, end: usize, stops: &[char
     })
 }
 
+/// The entries a list (`tools`, `skills`) already has outside the one being completed, which
+/// completion does not offer again.
+fn named_elsewhere<'a>(
+    list: Option<&'a [crate::note::model::Spanned<String>]>,
+    slot: &EntrySlot,
+) -> Vec<&'a str> {
+    list.unwrap_or_default()
+        .iter()
+        .filter(|e| e.span.end < slot.replace.start || e.span.start > slot.replace.end)
+        .map(|e| e.value.as_str())
+        .collect()
+}
+
 /// The configured MCP servers, then the tools of those a run has listed, as entries of
 /// `tools` (those the note already names elsewhere left out).
 fn tool_entries<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &EntrySlot) -> Vec<CompletionItem> {
-    let named: Vec<&str> = ctx
-        .analysis
-        .live
-        .as_ref()
-        .and_then(|l| l.tools.as_ref())
-        .map(|t| {
-            t.iter()
-                .filter(|e| e.span.end < slot.replace.start || e.span.start > slot.replace.end)
-                .map(|e| e.value.as_str())
-                .collect()
-        })
-        .unwrap_or_default();
+    let named = named_elsewhere(ctx.analysis.live.as_ref().and_then(|l| l.tools.as_deref()), slot);
     let insert = |entry: &str| {
         let mut value = if slot.quoted { entry.to_owned() } else { crate::note::tools::entry_yaml(entry) };
         value.extend(slot.close);
@@ -669,18 +671,7 @@ fn tool_entries<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &EntrySlot) -> Vec<Completion
 
 /// The known skills as entries of `skills` (those the note already lists elsewhere left out).
 fn skill_entries<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &EntrySlot) -> Vec<CompletionItem> {
-    let named: Vec<&str> = ctx
-        .analysis
-        .live
-        .as_ref()
-        .and_then(|l| l.skills.as_ref())
-        .map(|t| {
-            t.iter()
-                .filter(|e| e.span.end < slot.replace.start || e.span.start > slot.replace.end)
-                .map(|e| e.value.as_str())
-                .collect()
-        })
-        .unwrap_or_default();
+    let named = named_elsewhere(ctx.analysis.live.as_ref().and_then(|l| l.skills.as_deref()), slot);
     ctx.skills
         .skills
         .iter()

@@ -23,6 +23,16 @@ fn arg_uri(args: &[Value]) -> Result<Uri> {
         .ok_or_else(|| Error::invalid_params("the first argument must be the note's URI"))
 }
 
+/// The note the first argument names: its URI, path and the engine of its workspace folder.
+fn arg_note(state: &State, args: &[Value]) -> Result<(Uri, std::path::PathBuf, Arc<crate::runs::Engine>)> {
+    let uri = arg_uri(args)?;
+    let path = uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?.into_owned();
+    let engine = state
+        .engine_for(&path)
+        .ok_or_else(|| Error::invalid_params("the note is outside the workspace folders"))?;
+    Ok((uri, path, engine))
+}
+
 pub fn execute_command(
     client: &Client,
     state: &Arc<State>,
@@ -54,12 +64,7 @@ pub fn execute_command(
             Ok(None)
         }
         commands::RUN => {
-            let uri = arg_uri(&args)?;
-            let path =
-                uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?.into_owned();
-            let engine = state
-                .engine_for(&path)
-                .ok_or_else(|| Error::invalid_params("the note is outside the workspace folders"))?;
+            let (uri, path, engine) = arg_note(state, &args)?;
             if engine.is_running(&path) {
                 return Err(Error::invalid_params("the note is already updating"));
             }
@@ -90,24 +95,14 @@ pub fn execute_command(
             Ok(Some(super::runs::stop(state, &path)))
         }
         commands::UNDO_LAST_RUN => {
-            let uri = arg_uri(&args)?;
-            let path =
-                uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?.into_owned();
-            let engine = state
-                .engine_for(&path)
-                .ok_or_else(|| Error::invalid_params("the note is outside the workspace folders"))?;
+            let (_, path, engine) = arg_note(state, &args)?;
             // Optional second argument: `true` restores even over later edits.
             let force = args.get(1).and_then(Value::as_bool).unwrap_or(false);
             tokio::spawn(super::runs::undo(client.clone(), state.clone(), engine, path, force));
             Ok(None)
         }
         commands::CLEAR_MEMORY => {
-            let uri = arg_uri(&args)?;
-            let path =
-                uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?.into_owned();
-            let engine = state
-                .engine_for(&path)
-                .ok_or_else(|| Error::invalid_params("the note is outside the workspace folders"))?;
+            let (_, path, engine) = arg_note(state, &args)?;
             // Under the note's run lock (refused while a run, which may be saving, goes on); a
             // small file removed, so done here rather than in a spawned task.
             let _lock = engine.lock_for_edit(&path).map_err(Error::invalid_params)?;

@@ -42,13 +42,35 @@ impl Cx<'_> {
 
     /// `tools`: a list of server names or `server.tool` names; `None` when absent (or null).
     pub(super) fn tools(&mut self, e: &Entry, opts: &Options) -> Option<Vec<Spanned<String>>> {
-        const EXPECTED: &str =
-            "a list of MCP server names or `server.tool` names, like [time, \"github.list_issues\"]";
+        let entries = self.name_list(
+            e,
+            "a list of MCP server names or `server.tool` names, like [time, \"github.list_issues\"]",
+            "name an MCP server, or one of its tools as `server.tool`",
+            "an MCP server name or `server.tool`, as text",
+        )?;
+        if let Some(catalog) = opts.mcp {
+            for entry in &entries {
+                self.check_tool(entry, catalog);
+            }
+        }
+        Some(entries)
+    }
+
+    /// A list of names (`tools`, `skills`): each non-empty string with its place; an empty or
+    /// non-string entry is reported and left out. `None` when absent (or null) or not a list.
+    pub(super) fn name_list(
+        &mut self,
+        e: &Entry,
+        expected: &str,
+        empty_hint: &str,
+        item_expected: &str,
+    ) -> Option<Vec<Spanned<String>>> {
+        let key = e.key.as_str();
         let items = match &e.value.kind {
             Kind::Seq(items) => items,
             Kind::Scalar(Scalar::Null) => return None,
             _ => {
-                self.wrong_type("tools", &e.value, EXPECTED);
+                self.wrong_type(key, &e.value, expected);
                 return None;
             }
         };
@@ -64,15 +86,10 @@ impl Cx<'_> {
                     self.push(Diagnostic::error(
                         Code::EmptyValue,
                         span,
-                        "an entry of `tools` is empty: name an MCP server, or one of its tools as `server.tool`",
+                        format!("an entry of `{key}` is empty: {empty_hint}"),
                     ));
                 }
-                _ => self.wrong_type("tools", item, "an MCP server name or `server.tool`, as text"),
-            }
-        }
-        if let Some(catalog) = opts.mcp {
-            for entry in &entries {
-                self.check_tool(entry, catalog);
+                _ => self.wrong_type(key, item, item_expected),
             }
         }
         Some(entries)

@@ -6,32 +6,12 @@ use super::*;
 impl Cx<'_> {
     /// `skills`: a list of names; `None` when absent (or null).
     pub(super) fn skills(&mut self, e: &Entry, opts: &Options) -> Option<Vec<Spanned<String>>> {
-        let items = match &e.value.kind {
-            Kind::Seq(items) => items,
-            Kind::Scalar(Scalar::Null) => return None,
-            _ => {
-                self.wrong_type("skills", &e.value, "a list of skill names, like [weekly-digest]");
-                return None;
-            }
-        };
-        let mut entries = Vec::with_capacity(items.len());
-        for item in items {
-            match &item.kind {
-                Kind::Scalar(Scalar::Str(s)) if !s.trim().is_empty() => {
-                    entries.push(Spanned { value: s.trim().to_owned(), span: item.span.clone() });
-                }
-                Kind::Scalar(Scalar::Str(_) | Scalar::Null) => {
-                    let span = self.widen(item.span.clone());
-                    let span = if span.is_empty() { e.key_span.clone() } else { span };
-                    self.push(Diagnostic::error(
-                        Code::EmptyValue,
-                        span,
-                        "an entry of `skills` is empty: name a skill (`livenote skills` lists them)",
-                    ));
-                }
-                _ => self.wrong_type("skills", item, "a skill name, as text"),
-            }
-        }
+        let entries = self.name_list(
+            e,
+            "a list of skill names, like [weekly-digest]",
+            "name a skill (`livenote skills` lists them)",
+            "a skill name, as text",
+        )?;
         if let Some(catalog) = opts.skills {
             for entry in &entries {
                 self.check_skill(entry, catalog);
