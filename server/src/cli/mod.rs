@@ -152,18 +152,6 @@ pub enum Command {
         #[arg(long)]
         at: Option<String>,
     },
-    /// List the skills notes may name in `live.skills`: name, source, file, description.
-    ///
-    /// Skills come from the workspace's skills/ folder (`[skills] dirs`), the user's
-    /// skills/ beside their config file and livenote itself; a workspace skill overrides a
-    /// user's of the same name, which overrides a built-in one (the shadowed one is listed as
-    /// overridden). Runs use the workspace's skills only when the folder is trusted.
-    Skills {
-        /// The workspace folder (default: the current folder).
-        dir: Option<PathBuf>,
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
-    },
     /// Withdraw the trust of a folder: its `.livenote.toml` is ignored again and nothing runs
     /// on its own there.
     Untrust {
@@ -183,24 +171,6 @@ pub enum Command {
         /// history).
         #[arg(long)]
         force: bool,
-    },
-    /// Print a shell completion script: `livenote completions bash > ~/.local/share/bash-completion/completions/livenote`.
-    Completions {
-        /// The shell.
-        #[arg(value_enum)]
-        shell: clap_complete::Shell,
-    },
-    /// Print the manual page livenote(1) in roff (`livenote man | man -l -`), or write one page
-    /// per command into a folder (`livenote man --out ~/.local/share/man/man1`).
-    Man {
-        /// Write livenote.1, livenote-check.1, ... into this existing folder instead.
-        #[arg(long, value_name = "DIR")]
-        out: Option<PathBuf>,
-    },
-    /// Explain livenote or one of its commands (`livenote help run`, as `livenote run --help`).
-    Help {
-        /// The command to explain (default: livenote itself).
-        command: Option<String>,
     },
     /// The note's runs, newest first: outcome, summary, lines changed, whether undo can restore.
     History {
@@ -238,6 +208,36 @@ pub enum Command {
         action: Option<memory::Action>,
         #[arg(long, value_enum, default_value_t, global = true)]
         format: Format,
+    },
+    /// List the skills notes may name in `live.skills`: name, source, file, description.
+    ///
+    /// Skills come from the workspace's skills/ folder (`[skills] dirs`), the user's
+    /// skills/ beside their config file and livenote itself; a workspace skill overrides a
+    /// user's of the same name, which overrides a built-in one (the shadowed one is listed as
+    /// overridden). Runs use the workspace's skills only when the folder is trusted.
+    Skills {
+        /// The workspace folder (default: the current folder).
+        dir: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Print a shell completion script: `livenote completions bash > ~/.local/share/bash-completion/completions/livenote`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page livenote(1) in roff (`livenote man | man -l -`), or write one page
+    /// per command into a folder (`livenote man --out ~/.local/share/man/man1`).
+    Man {
+        /// Write livenote.1, livenote-check.1, ... into this existing folder instead.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Explain livenote or one of its commands (`livenote help run`, as `livenote run --help`).
+    Help {
+        /// The command to explain (default: livenote itself).
+        command: Option<String>,
     },
 }
 
