@@ -113,7 +113,10 @@ pub(super) fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
     }
     let providers = providers_for(state, uri);
     let mcp = mcp_for(state, uri);
-    let skills = skills_for(state, uri);
+    // The skills folders are read only for a text that can name one (`live.skills`): typing in
+    // any other note reads nothing more from disk.
+    let names_skills = state.docs().get(uri).is_some_and(|d| d.text().contains("skills"));
+    let skills = if names_skills { skills_for(state, uri) } else { None };
     let opts = note::Options {
         providers: providers.as_deref(),
         mcp: mcp.as_ref(),
