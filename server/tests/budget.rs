@@ -8,8 +8,8 @@ mod common;
 use std::process::Command;
 
 use common::{Workspace, command_config};
-use livenote::model::testing::{Flavor, MockModelServer, ScriptedReply};
-use serde_json::{Value, json};
+use livenote::model::testing::{Flavor, MockModelServer, RecordedRequest, ScriptedReply};
+use serde_json::json;
 
 const KEY: &str = "sk-test-budget";
 
@@ -22,7 +22,7 @@ fn note(max: usize) -> String {
 
 /// `livenote run n.md` against the scripted Anthropic-style server; the requests it got and
 /// the note afterwards.
-fn run_model(max: usize, script: Vec<ScriptedReply>) -> (Vec<Value>, String) {
+fn run_model(max: usize, script: Vec<ScriptedReply>) -> (Vec<RecordedRequest>, String) {
     let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
     let server = runtime.block_on(MockModelServer::start(Flavor::Anthropic, script));
     let config = format!(
@@ -36,63 +36,31 @@ fn run_model(max: usize, script: Vec<ScriptedReply>) -> (Vec<Value>, String) {
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    (server.requests().into_iter().map(|r| r.body).collect(), ws.note())
-}
-
-/// The first user message's text.
-fn run_message(req: &Value) -> String {
-    let content = &req["messages"][0]["content"];
-    match content.as_str() {
-        Some(s) => s.to_owned(),
-        None => content[0]["text"].as_str().unwrap_or_default().to_owned(),
-    }
-}
-
-/// The tool results in the last message of a request, as (is_error, text).
-fn tool_results(req: &Value) -> Vec<(bool, String)> {
-    let messages = req["messages"].as_array().cloned().unwrap_or_default();
-    let last = messages.last().cloned().unwrap_or(Value::Null);
-    last["content"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|b| b["type"] == "tool_result")
-        .map(|b| {
-            let text = match &b["content"] {
-                Value::String(s) => s.clone(),
-                other => other[0]["text"].as_str().unwrap_or_default().to_owned(),
-            };
-            (b["is_error"] == true, text)
-        })
-        .collect()
-}
-
-fn call(name: &str, args: Value) -> ScriptedReply {
-    ScriptedReply::ToolCalls(vec![(name.to_owned(), args)])
+    (server.requests(), ws.note())
 }
 
 #[test]
 fn an_append_past_the_budget_is_a_tool_error_and_the_run_goes_on() {
     let script = vec![
-        call("read_note", json!({})),
-        call("append_to_note", json!({"text": "\n## Tomorrow\n\nRain."})),
-        call("edit_note", json!({"old_text": "Sunny.", "new_text": "Rain."})),
+        ScriptedReply::tool("read_note", json!({})),
+        ScriptedReply::tool("append_to_note", json!({"text": "\n## Tomorrow\n\nRain."})),
+        ScriptedReply::tool("edit_note", json!({"old_text": "Sunny.", "new_text": "Rain."})),
         ScriptedReply::Text("Rain now.".to_owned()),
     ];
     let (reqs, after) = run_model(50, script);
     assert_eq!(reqs.len(), 4);
-    let message = run_message(&reqs[0]);
+    let message = reqs[0].run_message();
     assert!(message.contains("Budget: 44 of 50 characters. The note must stay within it"), "{message}");
     // "\n## Tomorrow\n\nRain.\n" is 20 more: 64, 14 over.
     assert_eq!(
-        tool_results(&reqs[2]),
+        reqs[2].tool_results(),
         vec![(
             true,
             "over budget by 14; trim older sections: that change would make the note 64 characters, and its budget (maxChars) is 50"
                 .to_owned()
         )]
     );
-    assert_eq!(tool_results(&reqs[3]).first().map(|r| r.0), Some(false));
+    assert_eq!(reqs[3].tool_results().first().map(|r| r.0), Some(false));
     assert!(after.ends_with("# Weather\n\nRain.\n\n## Details\n\nWind 5 km/h.\n"), "{after}");
     assert!(
         after.contains("lastRunError: null") && after.contains("lastRunSummary: \"Rain now.\""),
@@ -103,23 +71,23 @@ fn an_append_past_the_budget_is_a_tool_error_and_the_run_goes_on() {
 #[test]
 fn a_note_over_its_budget_may_be_trimmed_but_not_grown() {
     let script = vec![
-        call("append_to_note", json!({"text": "More."})),
-        call("replace_section", json!({"heading": "## Details", "content": ""})),
+        ScriptedReply::tool("append_to_note", json!({"text": "More."})),
+        ScriptedReply::tool("replace_section", json!({"heading": "## Details", "content": ""})),
         ScriptedReply::Text("Trimmed the details.".to_owned()),
     ];
     let (reqs, after) = run_model(30, script);
-    let message = run_message(&reqs[0]);
+    let message = reqs[0].run_message();
     assert!(
         message.contains("Budget: 44 of 30 characters (over budget by 14; trim older sections)."),
         "{message}"
     );
-    let refused = tool_results(&reqs[1]);
+    let refused = reqs[1].tool_results();
     assert!(
         refused[0].0 && refused[0].1.starts_with("over budget by 20; trim older sections"),
         "{refused:?}"
     );
     assert!(refused[0].1.ends_with("(it is 44 now: only changes that shrink it are taken)"), "{refused:?}");
-    assert_eq!(tool_results(&reqs[2]).first().map(|r| r.0), Some(false));
+    assert_eq!(reqs[2].tool_results().first().map(|r| r.0), Some(false));
     // Still over (30 characters of body are allowed), but smaller, and the run succeeded.
     assert!(after.ends_with("# Weather\n\nSunny.\n\n## Details\n"), "{after}");
     assert!(after.contains("lastRunError: null"), "{after}");

@@ -5,20 +5,16 @@
 //! pass the budget, the second run's message shows the entry. The token totals `history` gives
 //! equal what the server reported.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
+use common::write;
 use livenote::model::testing::{Flavor, MockModelServer, ScriptedReply};
 use serde_json::{Value, json};
 
 const KEY: &str = "sk-test-context";
-
-fn write(p: &Path, text: &str) {
-    if let Some(d) = p.parent() {
-        std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{e}"));
-    }
-    std::fs::write(p, text).unwrap_or_else(|e| panic!("{e}"));
-}
 
 fn livenote(root: &Path, user: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_livenote"))
@@ -29,27 +25,6 @@ fn livenote(root: &Path, user: &Path, args: &[&str]) -> Output {
         .env("LIVENOTE_CONFIG_DIR", user)
         .output()
         .unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn tool(name: &str, args: Value) -> ScriptedReply {
-    ScriptedReply::ToolCalls(vec![(name.to_owned(), args)])
-}
-
-/// The system prompt and the run message of a recorded request (OpenAI wire format).
-fn prompt_and_message(body: &Value) -> (String, String) {
-    let text = |i: usize| body["messages"][i]["content"].as_str().unwrap_or_default().to_owned();
-    (text(0), text(1))
-}
-
-/// The tool results of a request, in order: (content, whether it reads as an error).
-fn tool_results(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
-        .collect()
 }
 
 #[test]
@@ -79,13 +54,14 @@ fn a_run_knows_its_instructions_skills_memory_and_budget_and_says_what_it_cost()
     let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
     let script = vec![
         // Run 1: save a fact, break a quota, try to pass the budget, then finish.
-        tool(
+        ScriptedReply::tool(
             "memory_save",
             json!({"key": "sources", "content": "parisinfo.com had the events", "pinned": true}),
         )
         .with_usage(1000, 20, 600),
-        tool("memory_save", json!({"key": "Bad Key", "content": "x"})).with_usage(1100, 10, 900),
-        tool("append_to_note", json!({"text": "y".repeat(40)})).with_usage(1200, 30, 1000),
+        ScriptedReply::tool("memory_save", json!({"key": "Bad Key", "content": "x"}))
+            .with_usage(1100, 10, 900),
+        ScriptedReply::tool("append_to_note", json!({"text": "y".repeat(40)})).with_usage(1200, 30, 1000),
         ScriptedReply::Text("Nothing new this week.".to_owned()).with_usage(1300, 8, 1100),
         // Run 2: nothing to do; its message is what counts.
         ScriptedReply::Text("Still nothing new.".to_owned()).with_usage(900, 5, 0),
@@ -105,7 +81,7 @@ fn a_run_knows_its_instructions_skills_memory_and_budget_and_says_what_it_cost()
     assert_eq!(first.status.code(), Some(0), "{}", String::from_utf8_lossy(&first.stderr));
     let reqs = server.requests();
     assert_eq!(reqs.len(), 4);
-    let (system, message) = prompt_and_message(&reqs[0].body);
+    let (system, message) = (reqs[0].system_prompt(), reqs[0].run_message());
     // Instructions: after livenote's own prompt, cut at the budget with the marker.
     let cut = format!(
         "\n\n## AGENTS.md\n\nWrite in French. {}\n\n[cut: AGENTS.md has 120 characters; only the first 100 are used ([agent] instructions_max_chars)]",
@@ -119,11 +95,14 @@ fn a_run_knows_its_instructions_skills_memory_and_budget_and_says_what_it_cost()
     assert!(message.contains("## Memory\n\nYour memory for this note is empty."), "{message}");
     assert!(message.contains("Budget: 55 of 80 characters."), "{message}");
     // The quota violation and the over-budget append are tool errors; the run goes on.
-    let results = tool_results(&reqs[3].body);
+    let results: Vec<(bool, String)> = reqs[1..].iter().flat_map(|r| r.tool_results()).collect();
     assert_eq!(results.len(), 3, "{results:?}");
-    assert!(!results[0].starts_with("Error: "), "{results:?}");
-    assert!(results[1].starts_with("Error: ") && results[1].contains("Bad Key"), "{results:?}");
-    assert!(results[2].starts_with("Error: over budget by 16; trim older sections"), "{results:?}");
+    assert!(!results[0].0, "{results:?}");
+    assert!(results[1].0 && results[1].1.contains("Bad Key"), "{results:?}");
+    assert!(
+        results[2].0 && results[2].1.starts_with("Error: over budget by 16; trim older sections"),
+        "{results:?}"
+    );
     let text = std::fs::read_to_string(root.join("week.md")).unwrap_or_default();
     assert!(text.ends_with(&body), "the refused append left the body as it was: {text}");
     assert!(text.contains("lastRunSummary: \"Nothing new this week.\""), "{text}");
@@ -132,7 +111,7 @@ fn a_run_knows_its_instructions_skills_memory_and_budget_and_says_what_it_cost()
     let second = livenote(root, user, &["run", "week.md"]);
     assert_eq!(second.status.code(), Some(0), "{}", String::from_utf8_lossy(&second.stderr));
     let reqs = server.requests();
-    let (_, message) = prompt_and_message(&reqs[4].body);
+    let message = reqs[4].run_message();
     assert!(message.contains("| `sources` (pinned) | "), "{message}");
     assert!(message.contains("### `sources` (pinned)\n\nparisinfo.com had the events"), "{message}");
     let memory = livenote(root, user, &["memory", "week.md", "show", "sources"]);

@@ -43,33 +43,6 @@ fn call(name: &str, args: Value) -> (String, Value) {
     (name.to_owned(), args)
 }
 
-/// The tool results the request sends back for the previous turn: (is_error, content).
-fn tool_results(body: &Value) -> Vec<(bool, String)> {
-    let last = body["messages"].as_array().and_then(|m| m.last()).cloned().unwrap_or_default();
-    last["content"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|b| b["type"] == "tool_result")
-        .map(|b| (b["is_error"] == json!(true), b["content"].as_str().unwrap_or_default().to_owned()))
-        .collect()
-}
-
-/// The run message: the first user message's text.
-fn run_message(body: &Value) -> String {
-    let first = &body["messages"][0];
-    match &first["content"] {
-        Value::String(s) => s.clone(),
-        blocks => blocks
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|b| b["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-    }
-}
-
 #[test]
 fn memory_persists_across_runs_and_quota_violations_are_tool_errors() {
     let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
@@ -117,17 +90,17 @@ fn memory_persists_across_runs_and_quota_violations_are_tool_errors() {
 
     let reqs = server.requests();
     assert_eq!(reqs.len(), 3);
-    let first = run_message(&reqs[0].body);
+    let first = reqs[0].run_message();
     assert!(first.contains("\n\n## Memory\n\nYour memory for this note is empty."), "{first}");
     let names: Vec<&str> =
         reqs[0].body["tools"].as_array().into_iter().flatten().filter_map(|t| t["name"].as_str()).collect();
     for tool in ["memory_list", "memory_show", "memory_save", "memory_delete"] {
         assert!(names.contains(&tool), "{names:?}");
     }
-    let results = tool_results(&reqs[1].body);
+    let results = reqs[1].tool_results();
     assert_eq!(results.iter().map(|r| r.0).collect::<Vec<_>>(), [false, false, false], "{results:?}");
     assert!(results[1].1.starts_with("saved new entry `sources`"), "{results:?}");
-    let results = tool_results(&reqs[2].body);
+    let results = reqs[2].tool_results();
     let errors: Vec<bool> = results.iter().map(|r| r.0).collect();
     assert_eq!(errors, [true, false, true, true, true, false, false, false], "{results:?}");
     assert!(
@@ -146,7 +119,7 @@ fn memory_persists_across_runs_and_quota_violations_are_tool_errors() {
     let out = livenote(root, user.path(), &["run", "weather.md"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let reqs = server.requests();
-    let second = run_message(&reqs[3].body);
+    let second = reqs[3].run_message();
     assert!(
         second.contains("## Memory\n\nWhat you saved in earlier runs of this note (1 entry, newest first;"),
         "{second}"
@@ -354,8 +327,8 @@ fn an_unreadable_memory_is_left_alone_and_the_run_goes_on() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(std::fs::read_to_string(&file).unwrap_or_default(), "{\"entries\": oops");
     let reqs = server.requests();
-    assert!(run_message(&reqs[0].body).contains("## Memory\n\nThe note's memory could not be read"));
-    let results = tool_results(&reqs[1].body);
+    assert!(reqs[0].run_message().contains("## Memory\n\nThe note's memory could not be read"));
+    let results = reqs[1].tool_results();
     assert_eq!(results.len(), 1);
     assert!(
         results[0].0

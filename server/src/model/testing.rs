@@ -67,6 +67,11 @@ impl ScriptedReply {
     pub fn with_usage(self, input: u64, output: u64, cached: u64) -> ScriptedReply {
         ScriptedReply::WithUsage(Box::new(self), ScriptedUsage { input, output, cached })
     }
+
+    /// A reply calling one tool.
+    pub fn tool(name: &str, args: Value) -> ScriptedReply {
+        ScriptedReply::ToolCalls(vec![(name.to_owned(), args)])
+    }
 }
 
 /// One request as the server saw it.
@@ -84,6 +89,78 @@ impl RecordedRequest {
     /// The first header called `name` (any case).
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// The system prompt, in either wire format (Anthropic's `system`, OpenAI's first
+    /// `system` message).
+    pub fn system_prompt(&self) -> String {
+        if !self.body["system"].is_null() {
+            return text_of(&self.body["system"]);
+        }
+        self.messages()
+            .iter()
+            .find(|m| m["role"] == "system")
+            .map(|m| text_of(&m["content"]))
+            .unwrap_or_default()
+    }
+
+    /// The run message: the first user message's text.
+    pub fn run_message(&self) -> String {
+        self.messages()
+            .iter()
+            .find(|m| m["role"] == "user")
+            .map(|m| text_of(&m["content"]))
+            .unwrap_or_default()
+    }
+
+    /// The names of the tools offered.
+    pub fn tool_names(&self) -> Vec<String> {
+        let tools = self.body["tools"].as_array().cloned().unwrap_or_default();
+        tools
+            .iter()
+            .filter_map(|t| t["function"]["name"].as_str().or_else(|| t["name"].as_str()))
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The results of the previous turn's tool calls this request sends back, as (is_error,
+    /// content). OpenAI has no error flag: the clients mark an error with an `Error: ` prefix,
+    /// which stays in the content.
+    pub fn tool_results(&self) -> Vec<(bool, String)> {
+        let messages = self.messages();
+        if let Some(last) = messages.last()
+            && last["role"] == "user"
+            && let Some(blocks) = last["content"].as_array()
+        {
+            return blocks
+                .iter()
+                .filter(|b| b["type"] == "tool_result")
+                .map(|b| (b["is_error"] == true, text_of(&b["content"])))
+                .collect();
+        }
+        let tail = messages.iter().rev().take_while(|m| m["role"] == "tool").collect::<Vec<_>>();
+        tail.into_iter()
+            .rev()
+            .map(|m| {
+                let content = text_of(&m["content"]);
+                (content.starts_with("Error: "), content)
+            })
+            .collect()
+    }
+
+    fn messages(&self) -> Vec<Value> {
+        self.body["messages"].as_array().cloned().unwrap_or_default()
+    }
+}
+
+/// A message's content as text: a string, or its text blocks joined by newlines.
+fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => {
+            blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("\n")
+        }
+        _ => String::new(),
     }
 }
 
