@@ -18,6 +18,7 @@ mod expiry;
 mod file_events;
 mod framing;
 mod lifecycle;
+mod lock_watch;
 pub mod log;
 mod notifications;
 mod raw_results;

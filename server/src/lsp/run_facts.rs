@@ -25,6 +25,8 @@ pub(super) struct FactsCache {
     /// Per engine root: the lock files there are, listed once.
     locks:
         std::cell::RefCell<std::collections::HashMap<PathBuf, std::collections::HashSet<std::ffi::OsString>>>,
+    /// Where a note held by another process's lock is told, so that its release is noticed.
+    foreign: super::lock_watch::ForeignLocks,
 }
 
 impl FactsCache {
@@ -38,6 +40,7 @@ impl FactsCache {
             answers: Default::default(),
             nested: Default::default(),
             locks: Default::default(),
+            foreign: state.foreign_locks.clone(),
         }
     }
 
@@ -85,9 +88,13 @@ impl FactsCache {
                     }
                     let locks = self.locks.borrow();
                     // No lock file at all (a vault that never ran here): nothing to look up.
-                    locks
+                    let held = locks
                         .get(&e.root)
-                        .is_some_and(|names| !names.is_empty() && e.store.is_locked_among(&e.rel(p), names))
+                        .is_some_and(|names| !names.is_empty() && e.store.is_locked_among(&e.rel(p), names));
+                    if held {
+                        self.foreign.watch(p, e);
+                    }
+                    held
                 }
             }
             _ => false,

@@ -72,6 +72,9 @@ pub struct State {
     pub views_signal: tokio::sync::Notify,
     /// With `views_signal`: pulled diagnostics are to be asked for again too.
     pub diagnostics_stale: std::sync::atomic::AtomicBool,
+    /// Notes shown as updating because another process holds their run lock
+    /// (`lock_watch`), whose release no file event announces.
+    pub foreign_locks: super::lock_watch::ForeignLocks,
 }
 
 impl State {
@@ -94,6 +97,7 @@ impl State {
             raw: Default::default(),
             views_signal: tokio::sync::Notify::new(),
             diagnostics_stale: std::sync::atomic::AtomicBool::new(false),
+            foreign_locks: Default::default(),
         }
     }
 

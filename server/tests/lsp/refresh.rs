@@ -164,3 +164,25 @@ async fn editing_a_runtime_field_redraws() {
     assert_eq!(lens(&mut c, &uri).await, "Failed 5 min ago: boom");
     c.shutdown().await;
 }
+
+/// A run held by another process (here: its lock taken outside the server): the lens says
+/// "updating" while the lock is held and is redrawn once it is released, though no file event
+/// announces that.
+#[tokio::test]
+async fn a_run_in_another_process_ending_redraws_without_a_file_event() {
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let settings = json!({"scheduler": {"enabled": false}});
+    let mut c = TestClient::start_in(root, &[("n.md", HOURLY)], utf16_caps(), settings, false).await;
+    let uri = open(&mut c, HOURLY).await;
+    let idle = lens(&mut c, &uri).await;
+    assert_ne!(idle, "Updating…");
+    let store = livenote::runs::Store::new(c.root.path());
+    let held = store.try_lock("n.md").unwrap_or_else(|e| panic!("{e}"));
+    assert!(held.is_some(), "the lock was free");
+    let busy = lens(&mut c, &uri).await;
+    assert_eq!(busy, "Updating…");
+    drop(held);
+    refreshed(&mut c).await;
+    assert_eq!(lens(&mut c, &uri).await, idle);
+    c.shutdown().await;
+}
