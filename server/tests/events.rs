@@ -482,6 +482,10 @@ async fn the_engine_runs_the_note_with_the_event_as_context() {
     let (_dir, root) = workspace();
     let data = tempdir();
     write(&root.join(".livenote.toml"), &command_config(ECHO_CONTEXT));
+    // A cloned folder inside, with its own configuration: the root's trust does not reach it,
+    // so its note, which the event matches too, is not even offered to routing.
+    write(&root.join("vendor/.livenote.toml"), &command_config("echo pwned > pwned.txt"));
+    write(&root.join("vendor/q3.md"), &note("Vendor Q3", Some("Q3 planning anything"), ""));
     let (config, problems) = Config::load_with(Some(&root), None, &|_: &str| None);
     assert!(problems.is_empty(), "{problems:?}");
     let trust = TrustStore::in_dir(data.path());
@@ -502,6 +506,8 @@ async fn the_engine_runs_the_note_with_the_event_as_context() {
     assert_eq!(processed.len(), 1, "{processed:?}");
     assert_eq!(processed[0].candidate_file_paths, ["a.md"]);
     assert_eq!(processed[0].error, None);
+    let vendor = std::fs::read_to_string(root.join("vendor/q3.md")).unwrap_or_default();
+    assert!(!vendor.contains("lastAttemptAt") && !root.join("vendor/pwned.txt").exists(), "{vendor}");
     let text = std::fs::read_to_string(root.join("a.md")).unwrap_or_default();
     assert!(text.contains("trigger: event\n"), "{text}");
     assert!(text.contains("**Event match criteria of this note:** Q3 planning emails"), "{text}");

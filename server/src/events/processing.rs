@@ -40,6 +40,11 @@ pub trait EventRunner: Send + Sync {
     fn done_keep(&self) -> Option<usize> {
         None
     }
+    /// Whether `note` may run on its own here at all, decided before routing so that no
+    /// routing is spent on it: not inside a folder with its own, untrusted `.livenote.toml`.
+    fn may_run(&self, _note: &EventNote) -> bool {
+        true
+    }
     /// What a run it made cost, for the log line (`Engine::last_run`); `None`: not known.
     fn last_run(&self, _run_id: &str) -> Option<crate::cost::LastRun> {
         None
@@ -96,6 +101,10 @@ impl EventRunner for EngineRunner {
 
     fn last_run(&self, run_id: &str) -> Option<crate::cost::LastRun> {
         self.engine.last_run(run_id)
+    }
+
+    fn may_run(&self, note: &EventNote) -> bool {
+        self.engine.untrusted_nested_folder(&note.path).is_none()
     }
 
     fn run<'a>(
@@ -260,7 +269,8 @@ pub(super) async fn process_claim(
         }
         Ok(event) => {
             tracing::info!("event {id}: received source={} type={}", event.source, event.kind);
-            let notes = notes();
+            // A note inside an untrusted nested folder would be refused its run: not offered.
+            let notes: Vec<EventNote> = notes().into_iter().filter(|n| runner.may_run(n)).collect();
             let (candidates, mut errors) = candidates(root, &event, &notes, router, cancel).await;
             if cancel.is_cancelled() {
                 requeue(root, &claim);
