@@ -405,6 +405,81 @@ fn a_server_at_a_url_is_a_tool_of_a_model_run() {
     );
 }
 
+/// A server behind a token (`bearer_token_env`, `headers_env`): the values come from the
+/// environment when livenote connects and are sent with every request; without them the server
+/// is left out with a line naming the variable, and a value never reaches the transcript.
+#[test]
+fn a_url_server_gets_its_headers_from_the_environment() {
+    let Some(venv) = venv() else { return };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/e2e/mcp/time_http.py");
+    let _server = KillOnDrop(
+        std::process::Command::new(venv.join("bin/python"))
+            .arg(&script)
+            .args([
+                port.to_string(),
+                "Authorization=Bearer s3cret-t0ken".to_owned(),
+                "X-Api-Key=k3y-v4lue".to_owned(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{e}")),
+    );
+    wait_until("the HTTP server", 30, || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    for with_env in [true, false] {
+        let rt = runtime();
+        let model = rt.block_on(MockModelServer::start(
+            Flavor::OpenAi,
+            if with_env {
+                vec![
+                    calls("mcp__remote__get_current_time", json!({"timezone": "Asia/Tokyo"})),
+                    ScriptedReply::Text("Noted the time in Tokyo.".to_owned()),
+                ]
+            } else {
+                vec![ScriptedReply::Text("No tools today.".to_owned())]
+            },
+        ));
+        let config = format!(
+            "{}\n[mcp.servers.remote]\nurl = \"http://127.0.0.1:{port}/mcp\"\nbearer_token_env = \"LIVENOTE_TEST_MCP_TOKEN\"\nheaders_env = {{ \"X-Api-Key\" = \"LIVENOTE_TEST_MCP_KEY\" }}\ntimeout = \"10s\"\n",
+            provider(&model)
+        );
+        let p = Workspace::with_note(&config, NOTE);
+        let mut run = p.livenote(&["run", "n.md"]);
+        run.env("LIVENOTE_TEST_KEY", "k").env("LIVENOTE_LOG", "debug");
+        if with_env {
+            run.env("LIVENOTE_TEST_MCP_TOKEN", "s3cret-t0ken").env("LIVENOTE_TEST_MCP_KEY", "k3y-v4lue");
+        }
+        let out = run.output().unwrap_or_else(|e| panic!("{e}"));
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        let reqs = model.requests();
+        let offered = tool_names(&reqs[0]);
+        let lines = mcp_lines(&p.root);
+        if with_env {
+            assert!(offered.contains(&"mcp__remote__get_current_time".to_owned()), "{offered:?} {lines:#?}");
+            let results = tool_results(&reqs[1]);
+            let result: Value =
+                serde_json::from_str(&results[0]).unwrap_or_else(|e| panic!("{e}: {results:?}"));
+            assert_eq!(result["timezone"], "Asia/Tokyo");
+        } else {
+            assert!(!offered.iter().any(|t| t.starts_with("mcp__remote__")), "{offered:?}");
+            assert!(
+                lines.iter().any(|l| l["message"].as_str().is_some_and(|m| m.contains(
+                    "LIVENOTE_TEST_MCP_TOKEN is not set (named by bearer_token_env of MCP server `remote`)"
+                ))),
+                "{lines:#?}"
+            );
+        }
+        let everything =
+            format!("{stderr}{}", transcript(&p.root).iter().map(Value::to_string).collect::<String>());
+        assert!(!everything.contains("s3cret") && !everything.contains("k3y-v4lue"), "{everything}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Faults, with the fake server
 

@@ -274,7 +274,8 @@ const MEMORY_KEYS: &[&str] = &["max_keys", "max_bytes"];
 const PROVIDER_KEYS: &[&str] = &["kind", "base_url", "model", "api_key_env", "command", "timeout"];
 const MCP_KEYS: &[&str] = &["servers"];
 const SKILLS_KEYS: &[&str] = &["dirs"];
-const MCP_SERVER_KEYS: &[&str] = &["command", "url", "env", "events", "timeout"];
+const MCP_SERVER_KEYS: &[&str] =
+    &["command", "url", "env", "events", "timeout", "bearer_token_env", "headers_env"];
 
 fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
     let Some(entries) = cx.table("settings", root) else { return };

@@ -1,5 +1,5 @@
 use super::*;
-use crate::config::MIB;
+use crate::config::{HeaderFromEnv, MIB};
 use std::ffi::OsString;
 
 pub(in crate::config) fn no_env(_: &str) -> Option<OsString> {
@@ -511,4 +511,48 @@ fn skills_dirs_parse_and_unknown_keys_are_problems() {
     assert_eq!(msgs.len(), 2, "{msgs:?}");
     assert!(msgs.iter().any(|m| m.contains("`skills.dirs` must be an array")), "{msgs:?}");
     assert!(msgs.iter().any(|m| m.contains("`skills.dir` (did you mean `dirs`?)")), "{msgs:?}");
+}
+
+#[test]
+fn url_servers_take_headers_from_named_variables() {
+    let (config, problems) = one(r#"
+[mcp.servers.github]
+url = "https://api.example.com/mcp"
+bearer_token_env = "GITHUB_TOKEN"
+headers_env = { "X-Api-Key" = "EXAMPLE_KEY", Authorization = "OTHER" }
+
+[mcp.servers.bad]
+url = "https://api.example.com/mcp"
+bearer_token_env = "not a var"
+headers_env = { "Bad Header" = "V", "X-Ok" = "sk-literal-token!" }
+
+[mcp.servers.local]
+command = ["x"]
+bearer_token_env = "TOKEN"
+"#);
+    assert_eq!(
+        messages(&problems),
+        [
+            "/cfg/workspace.toml:9:20: `mcp.servers.bad.bearer_token_env`: not an environment variable name (letters, digits, `_`)",
+            "/cfg/workspace.toml:10:17: `mcp.servers.bad.headers_env.Bad Header`: not an HTTP header name",
+            "/cfg/workspace.toml:10:46: `mcp.servers.bad.headers_env.X-Ok` names the environment variable holding the header's value (letters, digits, `_`), not the value",
+            "/cfg/workspace.toml:14:20: `mcp.servers.local.bearer_token_env` applies only to a `url` server (a program gets `env`); ignored",
+        ]
+    );
+    let header = |name: &str, var: &str, bearer| HeaderFromEnv { name: name.into(), var: var.into(), bearer };
+    assert_eq!(
+        config.mcp_servers["github"].transport,
+        McpTransport::Http {
+            url: "https://api.example.com/mcp".into(),
+            // The bearer token takes the place of a plain `Authorization`.
+            headers: vec![
+                header("Authorization", "GITHUB_TOKEN", true),
+                header("X-Api-Key", "EXAMPLE_KEY", false)
+            ],
+        }
+    );
+    assert_eq!(
+        config.mcp_servers["bad"].transport,
+        McpTransport::Http { url: "https://api.example.com/mcp".into(), headers: Vec::new() }
+    );
 }

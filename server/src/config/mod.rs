@@ -361,8 +361,23 @@ pub enum McpTransport {
     /// A program (and its arguments) speaking MCP on its stdin and stdout; started by livenote
     /// in the workspace folder, in a process group of its own.
     Stdio { command: Vec<String> },
-    /// A server already running, reached over streamable HTTP.
-    Http { url: String },
+    /// A server already running, reached over streamable HTTP. `headers`: sent with every
+    /// request, each value read from an environment variable when livenote connects (a token
+    /// is never in a config file, a log line or an error).
+    Http { url: String, headers: Vec<HeaderFromEnv> },
+}
+
+/// An HTTP header whose value comes from an environment variable: `[mcp.servers.NAME]
+/// bearer_token_env = "VAR"` (`Authorization: Bearer $VAR`) or `headers_env = { "X-Api-Key" =
+/// "VAR" }`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct HeaderFromEnv {
+    /// The header's name, as written.
+    pub name: String,
+    /// The variable holding its value.
+    pub var: String,
+    /// The value is sent as `Bearer <value>` (`bearer_token_env`).
+    pub bearer: bool,
 }
 
 // ---------------------------------------------------------------------------------------------

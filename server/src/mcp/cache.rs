@@ -135,7 +135,7 @@ impl ToolCache {
 pub fn key(cfg: &McpServerConfig) -> String {
     let what = match &cfg.transport {
         McpTransport::Stdio { command } => json!({"command": command, "env": cfg.env}),
-        McpTransport::Http { url } => json!({"url": url}),
+        McpTransport::Http { url, .. } => json!({"url": url}),
     };
     let digest = crate::workspace::trust::digest_bytes(what.to_string().as_bytes());
     digest.trim_start_matches("sha256:").chars().take(32).collect()

@@ -146,8 +146,9 @@ fn client_info() -> ClientConfig {
 pub async fn connect(name: &str, cfg: &McpServerConfig, root: &Path) -> Result<Connection, String> {
     match &cfg.transport {
         McpTransport::Stdio { command } => spawn(name, command, cfg, root).await,
-        McpTransport::Http { url } => {
-            super::http::connect(url, cfg.timeout, client_info()).await.map(|service| Connection {
+        McpTransport::Http { url, headers } => {
+            let headers = super::http::headers_from_env(name, headers, &crate::config::ProcessEnv)?;
+            super::http::connect(url, headers, cfg.timeout, client_info()).await.map(|service| Connection {
                 service,
                 group: None,
                 stderr: Arc::default(),

@@ -37,9 +37,41 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 type Error = StreamableHttpError<reqwest::Error>;
 
-/// Connect to the server at `url` and run the MCP handshake (as `client`) within `timeout`.
+/// The headers of a `url` server, their values read from the environment now: a missing or
+/// unusable variable is an error naming it (never its value).
+pub(super) fn headers_from_env(
+    server: &str,
+    headers: &[crate::config::HeaderFromEnv],
+    env: &dyn crate::config::Env,
+) -> Result<HashMap<HeaderName, HeaderValue>, String> {
+    let mut out = HashMap::new();
+    for h in headers {
+        let setting = if h.bearer { "bearer_token_env" } else { "headers_env" };
+        let Some(value) = env.var(&h.var) else {
+            return Err(format!("{} is not set (named by {setting} of MCP server `{server}`)", h.var));
+        };
+        let value = value.to_str().map(str::trim).unwrap_or_default();
+        let value = if h.bearer { format!("Bearer {value}") } else { value.to_owned() };
+        let name = HeaderName::from_bytes(h.name.as_bytes())
+            .map_err(|_| format!("`{}` is not an HTTP header name", h.name))?;
+        let mut value = HeaderValue::from_str(&value).map_err(|_| {
+            format!(
+                "{} holds a value an HTTP header cannot carry (named by {setting} of MCP server `{server}`)",
+                h.var
+            )
+        })?;
+        // Kept out of debug output and HTTP/2 header compression tables.
+        value.set_sensitive(true);
+        out.insert(name, value);
+    }
+    Ok(out)
+}
+
+/// Connect to the server at `url` and run the MCP handshake (as `client`) within `timeout`,
+/// sending `headers` with every request.
 pub(super) async fn connect(
     url: &str,
+    headers: HashMap<HeaderName, HeaderValue>,
     timeout: Duration,
     client: ClientConfig,
 ) -> Result<RunningService<RoleClient, ClientConfig>, String> {
@@ -51,7 +83,7 @@ pub(super) async fn connect(
         .map_err(|e| format!("cannot make an HTTP client: {e}"))?;
     let transport = StreamableHttpClientTransport::with_client(
         Reqwest(http),
-        StreamableHttpClientTransportConfig::with_uri(url),
+        StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers),
     );
     match tokio::time::timeout(timeout, client.serve(transport)).await {
         Ok(Ok(service)) => Ok(service),

@@ -527,7 +527,7 @@ fn stdin_run(req: &RunRequest) -> StdinRun<'_> {
             .map(|s| {
                 let (command, url) = match &s.config.transport {
                     McpTransport::Stdio { command } => (Some(command.as_slice()), None),
-                    McpTransport::Http { url } => (None, Some(url.as_str())),
+                    McpTransport::Http { url, .. } => (None, Some(url.as_str())),
                 };
                 StdinMcpServer { name: &s.name, command, url, tools: s.tools.as_deref() }
             })

@@ -236,7 +236,10 @@ async fn stdin_carries_the_run_as_json() {
         crate::mcp::Selected {
             name: "remote".to_owned(),
             config: crate::config::McpServerConfig {
-                transport: crate::config::McpTransport::Http { url: "http://127.0.0.1:8931/mcp".to_owned() },
+                transport: crate::config::McpTransport::Http {
+                    url: "http://127.0.0.1:8931/mcp".to_owned(),
+                    headers: Vec::new(),
+                },
                 env: Default::default(),
                 events: true,
                 timeout: Duration::from_secs(30),

@@ -2,6 +2,7 @@
 //! into a usable [`McpServerConfig`] (or the reason it cannot be used).
 
 use super::*;
+use crate::config::HeaderFromEnv;
 
 /// One `[mcp.servers.NAME]` as merged so far. `command` and `url` exclude each other: a layer
 /// that sets one drops the other's earlier value, so a workspace can point a user's server
@@ -15,8 +16,17 @@ pub(super) struct PartialMcpServer {
     pub(super) env: BTreeMap<String, String>,
     pub(super) events: Option<bool>,
     pub(super) timeout: Option<Duration>,
+    /// `bearer_token_env`: the variable whose value is sent as `Authorization: Bearer ...`.
+    pub(super) bearer_token_env: Option<Set<String>>,
+    /// `headers_env`, merged by header name across layers: header → variable.
+    pub(super) headers_env: BTreeMap<String, String>,
     /// Why the latest layer's definition cannot be used, already reported.
     pub(super) broken: Option<String>,
+}
+
+/// Whether `name` is an HTTP header name (a token: letters, digits and `!#$%&'*+-.^_`|~`).
+fn is_header_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 /// Whether `name` may name an MCP server: it becomes part of tool names (`mcp__NAME__tool`)
@@ -45,6 +55,8 @@ pub(super) fn apply_mcp_server(acc: &mut Partial, entry: &Entry, cx: &mut Cx<'_>
         env: BTreeMap::new(),
         events: None,
         timeout: None,
+        bearer_token_env: None,
+        headers_env: BTreeMap::new(),
         broken: None,
     });
     s.at = at;
@@ -79,6 +91,35 @@ pub(super) fn apply_mcp_server(acc: &mut Partial, entry: &Entry, cx: &mut Cx<'_>
                 }
             }
             "events" => s.events = cx.boolean(&key, &f.node).or(s.events),
+            "bearer_token_env" => {
+                let Some(var) = cx.string(&key, &f.node) else { continue };
+                if !is_env_name(&var) {
+                    let message = format!("`{key}`: not an environment variable name (letters, digits, `_`)");
+                    cx.report(f.node.span.clone(), Some(&key), message);
+                    continue;
+                }
+                s.bearer_token_env = Some(Set { value: var, at });
+            }
+            "headers_env" => {
+                let Some(headers) = cx.table(&key, &f.node) else { continue };
+                for h in set_entries(headers) {
+                    let header_key = format!("{key}.{}", h.key);
+                    if !is_header_name(&h.key) {
+                        let message = format!("`{header_key}`: not an HTTP header name");
+                        cx.report(h.key_span.clone(), Some(&header_key), message);
+                        continue;
+                    }
+                    let Some(var) = cx.string(&header_key, &h.node) else { continue };
+                    if !is_env_name(&var) {
+                        let message = format!(
+                            "`{header_key}` names the environment variable holding the header's value (letters, digits, `_`), not the value"
+                        );
+                        cx.report(h.node.span.clone(), Some(&header_key), message);
+                        continue;
+                    }
+                    s.headers_env.insert(h.key.clone(), var);
+                }
+            }
             "timeout" => s.timeout = cx.duration(&key, &f.node).or(s.timeout),
             _ => cx.unknown(&key, f, MCP_SERVER_KEYS),
         }
@@ -131,7 +172,19 @@ pub(super) fn build_mcp_server(
                     .push(u.at.problem(Some(&key), format!("`{key}` must start with http:// or https://")));
                 return Err("`url` must start with http:// or https://".to_owned());
             }
-            McpTransport::Http { url: url.to_owned() }
+            // The bearer token first, and in place of an `Authorization` in `headers_env`.
+            let bearer = s.bearer_token_env.as_ref().map(|var| HeaderFromEnv {
+                name: "Authorization".to_owned(),
+                var: var.value.clone(),
+                bearer: true,
+            });
+            let others = s
+                .headers_env
+                .iter()
+                .filter(|(name, _)| bearer.is_none() || !name.eq_ignore_ascii_case("authorization"))
+                .map(|(name, var)| HeaderFromEnv { name: name.clone(), var: var.clone(), bearer: false });
+            let headers: Vec<HeaderFromEnv> = bearer.clone().into_iter().chain(others).collect();
+            McpTransport::Http { url: url.to_owned(), headers }
         }
         (None, None) => {
             let reason = "no `command` (e.g. command = [\"uvx\", \"mcp-server-time\"]) or `url`".to_owned();
@@ -142,6 +195,18 @@ pub(super) fn build_mcp_server(
     if matches!(transport, McpTransport::Http { .. }) && !s.env.is_empty() {
         let key = format!("{prefix}.env");
         problems.push(s.at.problem(Some(&key), format!("`{key}` applies only to a `command`; ignored")));
+    }
+    if matches!(transport, McpTransport::Stdio { .. }) {
+        if let Some(var) = &s.bearer_token_env {
+            let key = format!("{prefix}.bearer_token_env");
+            let message = format!("`{key}` applies only to a `url` server (a program gets `env`); ignored");
+            problems.push(var.at.problem(Some(&key), message));
+        }
+        if !s.headers_env.is_empty() {
+            let key = format!("{prefix}.headers_env");
+            let message = format!("`{key}` applies only to a `url` server (a program gets `env`); ignored");
+            problems.push(s.at.problem(Some(&key), message));
+        }
     }
     Ok(McpServerConfig {
         transport,
