@@ -185,8 +185,8 @@ fn neovim_readme_setup_end_to_end() {
 /// The Neovim plugin (`editors/nvim`), loaded with nothing else, end to end:
 /// `tests/e2e/nvim/plugin_test.lua` puts only editors/nvim on 'runtimepath', calls
 /// `require('livenote').setup()` and drives the :Live* commands against this build's server
-/// (make live, trust, run with the `command` provider, pause/resume, the quickfix list, help,
-/// :checkhealth).
+/// (make live, trust, run with the `command` provider, pause/resume, the quickfix list, clearing
+/// the agent memory its run saved, help, :checkhealth).
 #[test]
 fn neovim_plugin_end_to_end() {
     let root = repo_root();

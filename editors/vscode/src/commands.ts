@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { Livenote } from './extension';
 import { errorMessage } from './errors';
 import { noteCandidates, notePickItems, type NotePickItem } from './notes';
-import { ServerCommand, ServerRequest, UiCommand, parseListNotes } from './protocol';
+import { ServerCommand, ServerRequest, UiCommand, isRecord, parseListNotes } from './protocol';
 import { isNoteDocument } from './statusBar';
 
 interface NoteCommand {
@@ -63,6 +63,19 @@ export function registerCommands(ln: Livenote): vscode.Disposable[] {
     { id: UiCommand.resume, title: 'Resume', server: ServerCommand.setActive, args: () => Promise.resolve([true]) },
     { id: UiCommand.makePassive, title: 'Make passive', server: ServerCommand.makePassive },
     { id: UiCommand.undoLastRun, title: 'Undo last run', server: ServerCommand.undoLastRun, needsFile: true },
+    {
+      id: UiCommand.clearMemory,
+      title: 'Clear agent memory',
+      server: ServerCommand.clearMemory,
+      needsFile: true,
+      // The server answers `{cleared: false}` when the note had no memory: say which it was.
+      after: (result) => {
+        const cleared = isRecord(result) && result.cleared === true;
+        void vscode.window.showInformationMessage(
+          cleared ? "livenote: cleared this note's agent memory." : 'livenote: this note has no agent memory.',
+        );
+      },
+    },
   ];
 
   const runNoteCommand = async (c: NoteCommand): Promise<void> => {

@@ -41,6 +41,7 @@ export const UiCommand = {
   resume: 'livenote.ui.resume',
   makePassive: 'livenote.ui.makePassive',
   undoLastRun: 'livenote.ui.undoLastRun',
+  clearMemory: 'livenote.ui.clearMemory',
   showLiveNotes: 'livenote.ui.showLiveNotes',
   trustWorkspace: 'livenote.ui.trustWorkspace',
   restartServer: 'livenote.ui.restartServer',

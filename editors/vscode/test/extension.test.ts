@@ -84,7 +84,15 @@ describe('the extension in a fake VS Code', { skip: bin ? false : 'LIVENOTE_BIN 
     fake.settings.set('livenote.agent.provider', { globalValue: 'smoke' });
     fake.settings.set('livenote.providers', {
       globalValue: {
-        smoke: { kind: 'command', command: ['sh', '-c', 'printf "Updated by the host test (%s).\\n" "$LIVENOTE_TRIGGER"'] },
+        // Its JSON answer also saves an entry in the note's agent memory (for Clear agent memory).
+        smoke: {
+          kind: 'command',
+          command: [
+            'sh',
+            '-c',
+            'printf \'{"body": "Updated by the host test (%s).", "memory": {"last-trigger": "%s"}}\' "$LIVENOTE_TRIGGER" "$LIVENOTE_TRIGGER"',
+          ],
+        },
       },
     });
     installFakeVscode(fake);
@@ -165,6 +173,19 @@ describe('the extension in a fake VS Code', { skip: bin ? false : 'LIVENOTE_BIN 
       await sleep(50);
     }
     fake.save(note, fs);
+  });
+
+  it("Clear agent memory deletes the memory the runs saved, and says when there was none", async () => {
+    const memoryDir = path.join(workspace, '.livenote', 'memory');
+    const files = () => (fs.existsSync(memoryDir) ? fs.readdirSync(memoryDir).filter((f) => f.endsWith('.json')) : []);
+    assert.equal(files().length, 1, `the runs saved no memory in ${memoryDir}`);
+    assert.match(fs.readFileSync(path.join(memoryDir, files()[0] ?? ''), 'utf8'), /last-trigger/);
+    const info = () => fake.messages.filter((m) => m.severity === 'info').map((m) => m.text);
+    await run(UiCommand.clearMemory);
+    await waitFor('the cleared message', () => info().includes("livenote: cleared this note's agent memory."));
+    assert.deepEqual(files(), []);
+    await run(UiCommand.clearMemory);
+    await waitFor('the no-memory message', () => info().includes('livenote: this note has no agent memory.'));
   });
 
   it('Show live notes lists the note and opens the picked one', async () => {

@@ -36,7 +36,7 @@ describe('package.json', () => {
 
   it('shows note commands only for markdown editors', () => {
     const when = new Map(manifest.contributes.menus.commandPalette.map((m) => [m.command, m.when]));
-    for (const id of [UiCommand.makeLive, UiCommand.run, UiCommand.stop, UiCommand.pause, UiCommand.resume, UiCommand.makePassive, UiCommand.undoLastRun]) {
+    for (const id of [UiCommand.makeLive, UiCommand.run, UiCommand.stop, UiCommand.pause, UiCommand.resume, UiCommand.makePassive, UiCommand.undoLastRun, UiCommand.clearMemory]) {
       assert.equal(when.get(id), 'editorLangId == markdown', id);
     }
     assert.equal(when.get(UiCommand.showServerMissing), 'false');
@@ -45,16 +45,23 @@ describe('package.json', () => {
 
   it('declares every setting the mapping and the client read', () => {
     assert.deepEqual(Object.keys(manifest.contributes.configuration.properties).sort(), [
+      'livenote.agent.instructions',
+      'livenote.agent.instructionsMaxChars',
       'livenote.agent.maxSteps',
+      'livenote.agent.maxTokens',
       'livenote.agent.provider',
       'livenote.agent.timeout',
       'livenote.agent.web',
       'livenote.history.keep',
       'livenote.logFile',
+      'livenote.mcp.servers',
+      'livenote.memory.maxBytes',
+      'livenote.memory.maxKeys',
       'livenote.path',
       'livenote.providers',
       'livenote.scheduler.enabled',
       'livenote.scheduler.exclude',
+      'livenote.skills.dirs',
       'livenote.trace.server',
     ]);
     assert.equal(manifest.contributes.configuration.properties['livenote.scheduler.enabled']?.default, true);
@@ -65,7 +72,22 @@ describe('package.json', () => {
     assert.deepEqual(logFile && { default: logFile.default, scope: logFile.scope }, { default: '', scope: 'machine' });
   });
 
-  it('supports untrusted workspaces in a limited way, restricting path and providers', () => {
+  it('keeps MCP servers, which are programs, machine-specific and out of untrusted workspaces', () => {
+    const servers = manifest.contributes.configuration.properties['livenote.mcp.servers'];
+    assert.equal(servers?.scope, 'machine-overridable');
+    assert.ok(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations.includes('livenote.mcp.servers'));
+  });
+
+  it("declares the server's ranges for the numeric settings the mapping checks", () => {
+    const props = manifest.contributes.configuration.properties as Record<string, { minimum?: number; maximum?: number }>;
+    const range = (k: string) => [props[k]?.minimum, props[k]?.maximum];
+    assert.deepEqual(range('livenote.agent.maxTokens'), [1000, 1_000_000_000]);
+    assert.deepEqual(range('livenote.agent.instructionsMaxChars'), [100, 1_000_000]);
+    assert.deepEqual(range('livenote.memory.maxKeys'), [0, 10_000]);
+    assert.deepEqual(range('livenote.memory.maxBytes'), [16, 1_048_576]);
+  });
+
+  it('supports untrusted workspaces in a limited way, restricting path, providers and MCP servers', () => {
     const trust = manifest.capabilities.untrustedWorkspaces;
     assert.equal(trust.supported, 'limited');
     assert.deepEqual(trust.restrictedConfigurations, RESTRICTED_KEYS.map((k) => `livenote.${k}`));

@@ -33,7 +33,7 @@ import {
   type TextEdit,
 } from 'vscode-languageserver-protocol/node';
 import { notePickItems } from '../src/notes';
-import { parseListNotes, parseNoteStatus, ServerCommand, ServerRequest, type NoteStatus } from '../src/protocol';
+import { isRecord, parseListNotes, parseNoteStatus, ServerCommand, ServerRequest, type NoteStatus } from '../src/protocol';
 import { buildServerSettings, didChangeConfigurationParams, type Inspected } from '../src/settings';
 import { noteStatusView } from '../src/status';
 
@@ -95,6 +95,8 @@ describe('livenote lsp over stdio', { skip: bin ? false : 'LIVENOTE_BIN is not s
   const protocolErrors: string[] = [];
   const docs = new Map<string, Doc>();
   const messages: string[] = [];
+  /** The text of every window/showMessage notification. */
+  const shown: string[] = [];
 
   const command = (name: string, args: unknown[]): Promise<unknown> =>
     conn.sendRequest(ExecuteCommandRequest.type, { command: name, arguments: args });
@@ -274,7 +276,12 @@ describe('livenote lsp over stdio', { skip: bin ? false : 'LIVENOTE_BIN is not s
       }
       return null;
     });
-    conn.onNotification((method) => messages.push(method));
+    conn.onNotification((method, params) => {
+      messages.push(method);
+      if (method === 'window/showMessage' && isRecord(params)) {
+        shown.push(String(params.message));
+      }
+    });
     conn.listen();
 
     const initializationOptions = settingsFrom(userSettings, true);
@@ -443,6 +450,41 @@ describe('livenote lsp over stdio', { skip: bin ? false : 'LIVENOTE_BIN is not s
     assert.equal(trusted.scheduler, undefined);
     await conn.sendNotification(DidChangeConfigurationNotification.type, didChangeConfigurationParams(trusted));
     await waitForStatus(note, 'schedulerEnabled true again', (x) => x.live && x.schedulerEnabled);
+  });
+
+  it('didChangeConfiguration: the server accepts every setting the mapping builds', async () => {
+    const all = settingsFrom(
+      {
+        ...userSettings,
+        'agent.maxTokens': { globalValue: 200_000 },
+        'agent.instructions': { globalValue: ['notes/STYLE.md'] },
+        'agent.instructionsMaxChars': { globalValue: 2000 },
+        'memory.maxKeys': { globalValue: 10 },
+        'memory.maxBytes': { globalValue: 512 },
+        'skills.dirs': { globalValue: ['skills', 'team/skills'] },
+        'mcp.servers': {
+          globalValue: {
+            time: { command: ['uvx', 'mcp-server-time'], env: { TZ: 'UTC' }, events: false, timeout: '20s' },
+            docs: { url: 'https://example.com/mcp' },
+          },
+        },
+      },
+      true,
+    );
+    assert.deepEqual(Object.keys(all).sort(), ['agent', 'history', 'mcp', 'memory', 'providers', 'skills']);
+    // One key the server does not know, sent alongside: its warning is the proof the settings
+    // were read, and that it is the only one shows every other key was accepted.
+    const from = shown.length;
+    await conn.sendNotification(
+      DidChangeConfigurationNotification.type,
+      didChangeConfigurationParams({ ...all, memory: { ...all.memory, max_key: 3 } } as typeof all),
+    );
+    for (let i = 0; i < 200 && shown.length === from; i++) {
+      await sleep(20);
+    }
+    assert.equal(shown.length - from, 1, shown.slice(from).join('\n'));
+    assert.match(shown[from] ?? '', /^livenote settings: [^;]*memory\.max_key[^;]*$/);
+    await conn.sendNotification(DidChangeConfigurationNotification.type, didChangeConfigurationParams(settingsFrom(userSettings, true)));
   });
 
   it('didChangeConfiguration: clearing every setting drops the client layer', async () => {

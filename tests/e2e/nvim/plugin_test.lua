@@ -157,6 +157,7 @@ check('setup: the plugin from editors/nvim registers the server and the :Live* c
     'LiveResume',
     'LivePassive',
     'LiveUndo',
+    'LiveClearMemory',
     'LiveTrust',
     'LiveList',
     'LiveStatus',
@@ -343,6 +344,18 @@ end)
 check(':LiveStop with nothing running says so', function()
   focus(passive)
   return ex_answer('LiveStop', 'an answer', 'nothing to stop').msg
+end)
+
+check(':LiveClearMemory deletes the memory the run saved; again, says there is none', function()
+  focus(passive)
+  local memory_files = function()
+    return vim.fn.glob(ws .. '/.livenote/memory/*.json', true, true)
+  end
+  assert(#memory_files() == 1, 'the run saved no memory: ' .. vim.inspect(memory_files()))
+  local cleared = ex_answer('LiveClearMemory', 'an answer', 'cleared the agent memory of passive.md')
+  assert(#memory_files() == 0, 'the memory is still there: ' .. vim.inspect(memory_files()))
+  local none = ex_answer('LiveClearMemory', 'an answer', 'passive.md has no agent memory')
+  return cleared.msg .. ' | ' .. none.msg
 end)
 
 check(':LiveUndo restores the body from before the run', function()

@@ -84,10 +84,11 @@ local SIMPLE = {
   pause = { 'Pause', 'livenote.setActive', { false } },
   resume = { 'Resume', 'livenote.setActive', { true } },
   undo = { 'Undo last run', 'livenote.undoLastRun', {} },
+  memory = { 'Clear agent memory', 'livenote.clearMemory', {} },
   trust = { 'Trust workspace', 'livenote.trustWorkspace', {} },
 }
 
----@param what 'stop'|'make'|'passive'|'pause'|'resume'|'undo'|'trust'
+---@param what 'stop'|'make'|'passive'|'pause'|'resume'|'undo'|'memory'|'trust'
 ---@param bufnr? integer
 function M.simple(what, bufnr)
   bufnr = current(bufnr)
@@ -97,6 +98,12 @@ function M.simple(what, bufnr)
       notify('nothing to stop: the note is not updating', levels.INFO)
     elseif what == 'trust' and type(result) == 'table' then
       notify('trusted ' .. table.concat(result, ', '), levels.INFO)
+    elseif what == 'memory' and type(result) == 'table' then
+      -- The server answers `cleared = false` when there was nothing to delete.
+      local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t')
+      local msg = result.cleared == true and ('cleared the agent memory of ' .. name)
+        or (name .. ' has no agent memory')
+      notify(msg, levels.INFO)
     end
   end)
 end
@@ -417,6 +424,9 @@ function M.create()
   cmd('LiveUndo', function()
     M.simple('undo')
   end, { desc = "livenote: restore the body from before the note's last run" })
+  cmd('LiveClearMemory', function()
+    M.simple('memory')
+  end, { desc = "livenote: delete the current note's agent memory" })
   cmd('LiveTrust', function()
     M.simple('trust')
   end, { desc = "livenote: trust the current note's workspace" })

@@ -214,6 +214,12 @@ function M.undo(bufnr)
   require('livenote.commands').simple('undo', bufnr)
 end
 
+--- Delete the agent memory of a note (`livenote memory NOTE clear`).
+---@param bufnr? integer
+function M.clear_memory(bufnr)
+  require('livenote.commands').simple('memory', bufnr)
+end
+
 ---@param bufnr? integer
 function M.trust(bufnr)
   require('livenote.commands').simple('trust', bufnr)
