@@ -72,10 +72,11 @@ describe('package.json', () => {
     assert.deepEqual(logFile && { default: logFile.default, scope: logFile.scope }, { default: '', scope: 'machine' });
   });
 
-  it('keeps MCP servers, which are programs, machine-specific and out of untrusted workspaces', () => {
-    const servers = manifest.contributes.configuration.properties['livenote.mcp.servers'];
-    assert.equal(servers?.scope, 'machine-overridable');
-    assert.ok(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations.includes('livenote.mcp.servers'));
+  it('takes providers and MCP servers, which name programs and endpoints, from user settings only', () => {
+    for (const key of ['livenote.providers', 'livenote.mcp.servers']) {
+      assert.equal(manifest.contributes.configuration.properties[key]?.scope, 'machine', key);
+      assert.ok(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(key), key);
+    }
   });
 
   it("declares the server's ranges for the numeric settings the mapping checks", () => {
