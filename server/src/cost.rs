@@ -107,18 +107,7 @@ pub struct LastRun {
     pub totals: RunTotals,
 }
 
-/// `12345` as "12,345".
-pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::text::count::grouped;
 
 /// Milliseconds as "4.2 s" (one decimal), or "1 min 5 s" from a minute on.
 pub fn seconds(ms: u64) -> String {

@@ -344,26 +344,34 @@ impl Drop for KillOnDrop {
     }
 }
 
-/// A server reached over streamable HTTP (`url`): the same tools and results as over stdio.
-/// One that cannot be reached leaves the run going without its tools.
-#[test]
-fn a_server_at_a_url_is_a_tool_of_a_model_run() {
-    let Some(venv) = venv() else { return };
+/// mcp-server-time served over streamable HTTP on a free port of 127.0.0.1, answering only
+/// requests that carry `headers` (`NAME=VALUE`); stopped when the guard is dropped.
+fn time_http(venv: &Path, headers: &[&str]) -> (u16, KillOnDrop) {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .unwrap_or_else(|e| panic!("{e}"));
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/e2e/mcp/time_http.py");
-    let _server = KillOnDrop(
+    let server = KillOnDrop(
         std::process::Command::new(venv.join("bin/python"))
             .arg(&script)
             .arg(port.to_string())
+            .args(headers)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap_or_else(|e| panic!("{e}")),
     );
     wait_until("the HTTP server", 30, || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    (port, server)
+}
+
+/// A server reached over streamable HTTP (`url`): the same tools and results as over stdio.
+/// One that cannot be reached leaves the run going without its tools.
+#[test]
+fn a_server_at_a_url_is_a_tool_of_a_model_run() {
+    let Some(venv) = venv() else { return };
+    let (port, _server) = time_http(&venv, &[]);
     let closed = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
@@ -411,25 +419,7 @@ fn a_server_at_a_url_is_a_tool_of_a_model_run() {
 #[test]
 fn a_url_server_gets_its_headers_from_the_environment() {
     let Some(venv) = venv() else { return };
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap_or_else(|e| panic!("{e}"));
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/e2e/mcp/time_http.py");
-    let _server = KillOnDrop(
-        std::process::Command::new(venv.join("bin/python"))
-            .arg(&script)
-            .args([
-                port.to_string(),
-                "Authorization=Bearer s3cret-t0ken".to_owned(),
-                "X-Api-Key=k3y-v4lue".to_owned(),
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{e}")),
-    );
-    wait_until("the HTTP server", 30, || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    let (port, _server) = time_http(&venv, &["Authorization=Bearer s3cret-t0ken", "X-Api-Key=k3y-v4lue"]);
     for with_env in [true, false] {
         let rt = runtime();
         let model = rt.block_on(MockModelServer::start(

@@ -119,7 +119,12 @@ pub fn initialized(client: &Client, state: &Arc<State>) {
     watch_trust_store(client, state);
     tokio::spawn(refresh_ticker(client.clone(), state.clone()));
     tokio::spawn(super::expiry::watcher(state.clone()));
-    tokio::spawn(super::lock_watch::watcher(state.clone()));
+    let redraw = state.clone();
+    tokio::spawn(super::lock_watch::watcher(
+        state.foreign_locks.clone(),
+        state.opts.clock.clone(),
+        move || redraw.refresh_views(),
+    ));
     // A client with no folder open (VS Code's single-file mode, Neovim outside a project)
     // gets its root from the first note it opens.
     if !state.roots.read().map(|r| r.is_empty()).unwrap_or(true) {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::state::State;
+use crate::schedule::Clock;
 
 /// How often a held lock is looked at: the lens stays "updating" at most this long after a run
 /// in another process ends.
@@ -53,21 +53,20 @@ impl ForeignLocks {
     }
 }
 
-/// For the server's life: asleep while no note is held elsewhere, else a look every second.
-pub(super) async fn watcher(state: Arc<State>) {
-    let locks = state.foreign_locks.clone();
+/// For the server's life: asleep while no note is held elsewhere, else a look every second;
+/// `redraw` when a lock was released.
+pub(super) async fn watcher(locks: ForeignLocks, clock: Arc<dyn Clock>, redraw: impl Fn()) {
     loop {
         if locks.is_empty() {
             locks.added.notified().await;
         }
-        tokio::time::sleep(state.opts.clock.poll_interval().unwrap_or(LOOK_EVERY).min(LOOK_EVERY)).await;
-        let state = state.clone();
-        let locks = locks.clone();
+        tokio::time::sleep(clock.poll_interval().unwrap_or(LOOK_EVERY).min(LOOK_EVERY)).await;
+        let looked = locks.clone();
         // Opening lock files is blocking I/O.
-        let released = tokio::task::spawn_blocking(move || locks.released()).await.unwrap_or(false);
+        let released = tokio::task::spawn_blocking(move || looked.released()).await.unwrap_or(false);
         if released {
             tracing::debug!("redraw after a run in another process ended");
-            state.refresh_views();
+            redraw();
         }
     }
 }

@@ -21,18 +21,7 @@ pub fn body_chars(text: &str) -> usize {
     chars(text.get(start..).unwrap_or_default())
 }
 
-/// `n` with thousands separated by commas: "4,532".
-pub fn grouped(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::text::count::grouped;
 
 /// "Budget: 1,234 of 4,000 characters", as the run message states it.
 pub fn status_line(size: usize, max: usize) -> String {

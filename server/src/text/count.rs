@@ -1,6 +1,20 @@
 //! Counted nouns: "1 note", "3 notes", "0 errors". One home, so no message says "1 headings"
 //! or hedges with "line(s)".
 
+/// A whole number with its thousands separated by commas: `12345` as "12,345" (token counts,
+/// characters of a budget).
+pub fn grouped(n: impl TryInto<u64>) -> String {
+    let digits = n.try_into().unwrap_or(u64::MAX).to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// `n` and `noun`, the noun plural unless `n` is 1: `count(1, "note")` is "1 note",
 /// `count(2, "entry")` is "2 entries".
 pub fn count(n: usize, noun: &str) -> String {
