@@ -2,8 +2,12 @@
 //! 127.0.0.1 that speaks each wire format: the agent reads the note, patches it twice and
 //! finishes; the body and runtime fields are exact; the API key never reaches a file or a log.
 
-use std::process::Command;
+mod common;
 
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::write;
 use livenote::model::testing::{Flavor, MockModelServer, ScriptedReply};
 use serde_json::json;
 
@@ -33,8 +37,8 @@ fn run_with(flavor: Flavor, kind: &str) {
         "[providers.m]\nkind = \"{kind}\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key_env = \"LIVENOTE_TEST_KEY\"\n",
         server.base_url()
     );
-    std::fs::write(dir.path().join(".livenote.toml"), config).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(dir.path().join("weather.md"), NOTE).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&dir.path().join(".livenote.toml"), config).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&dir.path().join("weather.md"), NOTE).unwrap_or_else(|e| panic!("{e}"));
     // The provider is the folder's: its config counts once the user trusts the folder.
     let trusted = Command::new(env!("CARGO_BIN_EXE_livenote"))
         .args(["trust", "."])
@@ -103,7 +107,7 @@ fn anthropic_agent_run_patches_the_note() {
 #[test]
 fn no_provider_says_how_to_configure_one() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(dir.path().join("n.md"), "---\nlive:\n  objective: x\n---\n# N\n")
+    std::fs::write(&dir.path().join("n.md"), "---\nlive:\n  objective: x\n---\n# N\n")
         .unwrap_or_else(|e| panic!("{e}"));
     let out = Command::new(env!("CARGO_BIN_EXE_livenote"))
         .args(["run", "n.md"])
@@ -120,44 +124,63 @@ fn no_provider_says_how_to_configure_one() {
     assert!(text.contains(".livenote.toml") && text.contains("OPENAI_API_KEY"), "{text}");
 }
 
-/// `livenote run` in `root` with the scripted model `server`, the user's folder `user`, and the
-/// folder trusted or not; returns the system prompt the model got and the run's transcript.
-fn run_with_instructions(root: &std::path::Path, user: &std::path::Path, trust: bool) -> (String, String) {
-    let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
-    let script = vec![ScriptedReply::Text("Nothing to change.".to_owned())];
-    let server = runtime.block_on(MockModelServer::start(Flavor::OpenAi, script));
+/// The user's provider `m` at the scripted model `server`, in the user's folder `user` (so
+/// that an untrusted folder still runs).
+fn use_model(user: &Path, server: &MockModelServer) {
     let config = format!(
         "[providers.m]\nkind = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key_env = \"LIVENOTE_TEST_KEY\"\n",
         server.base_url()
     );
-    // The provider is the user's, so that an untrusted folder still runs.
-    std::fs::write(user.join("config.toml"), config).unwrap_or_else(|e| panic!("{e}"));
-    if trust {
-        let trusted = Command::new(env!("CARGO_BIN_EXE_livenote"))
-            .args(["trust", "."])
-            .current_dir(root)
-            .env("LIVENOTE_DATA_DIR", user.join("data"))
-            .output()
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert!(trusted.status.success(), "{}", String::from_utf8_lossy(&trusted.stderr));
-    }
-    let out = Command::new(env!("CARGO_BIN_EXE_livenote"))
-        .args(["run", "weather.md"])
+    write(&user.join("config.toml"), &config);
+}
+
+/// `livenote ARGS` in `root`, with `user` as the user's config and data folder.
+fn livenote_in(root: &Path, user: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_livenote"))
+        .args(args)
         .current_dir(root)
         .env("LIVENOTE_TEST_KEY", KEY)
         .env("LIVENOTE_DATA_DIR", user.join("data"))
         .env("LIVENOTE_CONFIG_DIR", user)
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `livenote trust .` in `root`, with the trust store of `user`.
+fn trust(root: &Path, user: &Path) {
+    let trusted = livenote_in(root, user, &["trust", "."]);
+    assert!(trusted.status.success(), "{}", String::from_utf8_lossy(&trusted.stderr));
+}
+
+/// `livenote run weather.md` in `root`, which must succeed.
+fn run_weather(root: &Path, user: &Path) {
+    let out = livenote_in(root, user, &["run", "weather.md"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    let reqs = server.requests();
-    let system = reqs[0].body["messages"][0]["content"].as_str().unwrap_or_default().to_owned();
-    assert_eq!(reqs[0].body["messages"][0]["role"], "system");
+}
+
+/// Every run transcript of `root`, one after the other.
+fn transcripts(root: &Path) -> String {
     let mut transcript = String::new();
     for e in std::fs::read_dir(root.join(".livenote/runs")).into_iter().flatten().flatten() {
         transcript.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
     }
-    (system, transcript)
+    transcript
+}
+
+/// `livenote run` in `root` with the scripted model, the user's folder `user`, and the folder
+/// trusted or not; returns the system prompt the model got and the run's transcript.
+fn run_with_instructions(root: &Path, user: &Path, trust_it: bool) -> (String, String) {
+    let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
+    let script = vec![ScriptedReply::Text("Nothing to change.".to_owned())];
+    let server = runtime.block_on(MockModelServer::start(Flavor::OpenAi, script));
+    use_model(user, &server);
+    if trust_it {
+        trust(root, user);
+    }
+    run_weather(root, user);
+    let reqs = server.requests();
+    assert_eq!(reqs[0].body["messages"][0]["role"], "system");
+    (reqs[0].system_prompt(), transcripts(root))
 }
 
 #[test]
@@ -165,21 +188,15 @@ fn standing_instructions_follow_the_system_prompt_within_their_budget() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let user = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let root = dir.path();
-    let write = |p: std::path::PathBuf, t: &str| {
-        if let Some(d) = p.parent() {
-            std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{e}"));
-        }
-        std::fs::write(p, t).unwrap_or_else(|e| panic!("{e}"));
-    };
-    write(root.join("weather.md"), NOTE);
+    write(&root.join("weather.md"), NOTE);
     write(
-        root.join(".livenote.toml"),
+        &root.join(".livenote.toml"),
         "[agent]\ninstructions = [\"notes/STYLE.md\", \"notes/LONG.md\"]\ninstructions_max_chars = 100\n",
     );
-    write(root.join("AGENTS.md"), "Write in French.\n");
-    write(root.join("notes/STYLE.md"), "Short lines, no adjectives.\n");
-    write(root.join("notes/LONG.md"), &format!("{}TAIL", "x".repeat(120)));
-    write(user.path().join("instructions.md"), "Prefer primary sources.\n");
+    write(&root.join("AGENTS.md"), "Write in French.\n");
+    write(&root.join("notes/STYLE.md"), "Short lines, no adjectives.\n");
+    write(&root.join("notes/LONG.md"), &format!("{}TAIL", "x".repeat(120)));
+    write(&user.path().join("instructions.md"), "Prefer primary sources.\n");
 
     let (system, transcript) = run_with_instructions(root, user.path(), true);
     let own = system.find("You keep one markdown note up to date.").unwrap_or(usize::MAX);
@@ -197,8 +214,8 @@ fn standing_instructions_follow_the_system_prompt_within_their_budget() {
 
     // Untrusted: the folder's files are not sent (its config is not used either); the user's is.
     let again = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    write(again.path().join("weather.md"), NOTE);
-    write(again.path().join("AGENTS.md"), "Write in French.\n");
+    write(&again.path().join("weather.md"), NOTE);
+    write(&again.path().join("AGENTS.md"), "Write in French.\n");
     let (system, _) = run_with_instructions(again.path(), user.path(), false);
     assert!(!system.contains("AGENTS.md") && !system.contains("French"), "{system}");
     assert!(system.contains("Prefer primary sources."), "{system}");
@@ -212,26 +229,20 @@ fn skills_are_preloaded_listed_and_loaded_on_demand() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let user = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let root = dir.path();
-    let write = |p: std::path::PathBuf, t: &str| {
-        if let Some(d) = p.parent() {
-            std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{e}"));
-        }
-        std::fs::write(p, t).unwrap_or_else(|e| panic!("{e}"));
-    };
     write(
-        root.join("weather.md"),
+        &root.join("weather.md"),
         &NOTE.replace("Paris current.\n", "Paris current.\n  skills: [weekly-digest, nosuch]\n"),
     );
     write(
-        root.join("skills/digest.md"),
+        &root.join("skills/digest.md"),
         "---\nname: weekly-digest\ndescription: Sum up a week.\n---\n# Digest\n\nGroup by day; newest first.\n",
     );
     write(
-        root.join("skills/brief/SKILL.md"),
+        &root.join("skills/brief/SKILL.md"),
         "---\nname: brief\ndescription: Keep it to three lines.\n---\nThree lines at most.\n",
     );
     write(
-        user.path().join("skills/tone.md"),
+        &user.path().join("skills/tone.md"),
         "---\nname: tone\ndescription: A friendly tone.\n---\nBe kind.\n",
     );
 
@@ -242,31 +253,13 @@ fn skills_are_preloaded_listed_and_loaded_on_demand() {
         ScriptedReply::Text("Nothing to change.".to_owned()),
     ];
     let server = runtime.block_on(MockModelServer::start(Flavor::OpenAi, script));
-    let config = format!(
-        "[providers.m]\nkind = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key_env = \"LIVENOTE_TEST_KEY\"\n",
-        server.base_url()
-    );
-    write(user.path().join("config.toml"), &config);
-    let trusted = Command::new(env!("CARGO_BIN_EXE_livenote"))
-        .args(["trust", "."])
-        .current_dir(root)
-        .env("LIVENOTE_DATA_DIR", user.path().join("data"))
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert!(trusted.status.success(), "{}", String::from_utf8_lossy(&trusted.stderr));
-    let out = Command::new(env!("CARGO_BIN_EXE_livenote"))
-        .args(["run", "weather.md"])
-        .current_dir(root)
-        .env("LIVENOTE_TEST_KEY", KEY)
-        .env("LIVENOTE_DATA_DIR", user.path().join("data"))
-        .env("LIVENOTE_CONFIG_DIR", user.path())
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    use_model(user.path(), &server);
+    trust(root, user.path());
+    run_weather(root, user.path());
 
     let reqs = server.requests();
     assert_eq!(reqs.len(), 3);
-    let message = reqs[0].body["messages"][1]["content"].as_str().unwrap_or_default().to_owned();
+    let message = reqs[0].run_message();
     assert!(
         message.contains("**Skills for this note** (follow their guidance):\n\n### Skill: weekly-digest\n\n# Digest\n\nGroup by day; newest first.\n"),
         "{message}"
@@ -293,10 +286,7 @@ fn skills_are_preloaded_listed_and_loaded_on_demand() {
     assert!(unknown.starts_with("Error: no skill named `brif`; the closest: `brief`"), "{unknown}");
     let text = std::fs::read_to_string(root.join("weather.md")).unwrap_or_default();
     assert!(text.contains("lastRunSummary: \"Nothing to change.\""), "{text}");
-    let mut transcript = String::new();
-    for e in std::fs::read_dir(root.join(".livenote/runs")).into_iter().flatten().flatten() {
-        transcript.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
-    }
+    let transcript = transcripts(root);
     assert!(transcript.contains("preloaded: weekly-digest"), "{transcript}");
     assert!(transcript.contains("not preloaded: no skill named `nosuch`"), "{transcript}");
 }
@@ -308,50 +298,29 @@ fn an_untrusted_folders_skills_are_not_sent() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let user = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let root = dir.path();
-    let write = |p: std::path::PathBuf, t: &str| {
-        if let Some(d) = p.parent() {
-            std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{e}"));
-        }
-        std::fs::write(p, t).unwrap_or_else(|e| panic!("{e}"));
-    };
     write(
-        root.join("weather.md"),
+        &root.join("weather.md"),
         &NOTE.replace("Paris current.\n", "Paris current.\n  skills: [weekly-digest]\n"),
     );
     write(
-        root.join("skills/digest.md"),
+        &root.join("skills/digest.md"),
         "---\nname: weekly-digest\ndescription: Sum up a week.\n---\nSECRET STEPS\n",
     );
     write(
-        user.path().join("skills/tone.md"),
+        &user.path().join("skills/tone.md"),
         "---\nname: tone\ndescription: A friendly tone.\n---\nBe kind.\n",
     );
     let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
     let server = runtime
         .block_on(MockModelServer::start(Flavor::OpenAi, vec![ScriptedReply::Text("Done.".to_owned())]));
-    let config = format!(
-        "[providers.m]\nkind = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key_env = \"LIVENOTE_TEST_KEY\"\n",
-        server.base_url()
-    );
-    write(user.path().join("config.toml"), &config);
-    let out = Command::new(env!("CARGO_BIN_EXE_livenote"))
-        .args(["run", "weather.md"])
-        .current_dir(root)
-        .env("LIVENOTE_TEST_KEY", KEY)
-        .env("LIVENOTE_DATA_DIR", user.path().join("data"))
-        .env("LIVENOTE_CONFIG_DIR", user.path())
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    use_model(user.path(), &server);
+    run_weather(root, user.path());
     let reqs = server.requests();
-    let message = reqs[0].body["messages"][1]["content"].as_str().unwrap_or_default().to_owned();
+    let message = reqs[0].run_message();
     assert!(!message.contains("SECRET") && !message.contains("weekly-digest"), "{message}");
     assert!(!message.contains("**Skills for this note**"), "{message}");
     assert!(message.contains("- `tone`: A friendly tone.\n- `writing-live-notes`: "), "{message}");
-    let mut transcript = String::new();
-    for e in std::fs::read_dir(root.join(".livenote/runs")).into_iter().flatten().flatten() {
-        transcript.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
-    }
+    let transcript = transcripts(root);
     assert!(
         transcript.contains("not preloaded: no skill named `weekly-digest` (this folder's skills are not used: it is not trusted)"),
         "{transcript}"

@@ -145,7 +145,7 @@ fn load_with(src: Sources<'_>, bodies: bool) -> Loaded {
         }
     }
     if let Some(dir) = src.user_dir.map(|d| d.join(USER_DIR)) {
-        for path in files_in(&dir, &mut problems) {
+        for path in files_in(&dir, &dir.display().to_string(), &mut problems) {
             let shown = path.display().to_string();
             found.extend(read_skill(&path, shown, Source::User, bodies, &mut problems));
         }
@@ -184,7 +184,7 @@ pub fn workspace_files(root: &Path, dirs: &[String], problems: &mut Vec<String>)
         let dir = dir.trim().trim_start_matches("./").trim_end_matches('/');
         match confined_dir(root, dir) {
             Ok(Some(real)) => {
-                for path in files_in(&real, problems) {
+                for path in files_in(&real, dir, problems) {
                     let rel = match path.strip_prefix(&real) {
                         Ok(rest) => format!("{dir}/{}", rest.to_string_lossy().replace('\\', "/")),
                         Err(_) => continue,
@@ -250,8 +250,9 @@ fn confined_dir(root: &Path, rel: &str) -> Result<Option<PathBuf>, String> {
 }
 
 /// The skill files of a folder, by path: `*.md` in it and `*/SKILL.md`. Hidden entries are
-/// skipped; a link must stay inside the folder; at most [`MAX_FILES_PER_DIR`].
-fn files_in(dir: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
+/// skipped; a link must stay inside the folder; at most [`MAX_FILES_PER_DIR`]. `shown`: the
+/// folder as problems name it (workspace-relative for the workspace's).
+fn files_in(dir: &Path, shown: &str, problems: &mut Vec<String>) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
     let real_dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let mut names: Vec<PathBuf> = entries
@@ -269,15 +270,14 @@ fn files_in(dir: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
         let inside = std::fs::canonicalize(&candidate).is_ok_and(|real| real.starts_with(&real_dir));
         if !inside {
             if std::fs::symlink_metadata(&candidate).is_ok() {
-                problems.push(format!("{}: points outside its folder; refused", candidate.display()));
+                let rest = candidate.strip_prefix(dir).unwrap_or(&candidate).to_string_lossy();
+                problems.push(format!("{shown}/{rest}: points outside its folder; refused"));
             }
             continue;
         }
         if out.len() == MAX_FILES_PER_DIR {
-            problems.push(format!(
-                "{}: more than {MAX_FILES_PER_DIR} skill files; the rest are not read",
-                dir.display()
-            ));
+            problems
+                .push(format!("{shown}: more than {MAX_FILES_PER_DIR} skill files; the rest are not read"));
             break;
         }
         out.push(candidate);
