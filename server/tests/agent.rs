@@ -37,8 +37,8 @@ fn run_with(flavor: Flavor, kind: &str) {
         "[providers.m]\nkind = \"{kind}\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key_env = \"LIVENOTE_TEST_KEY\"\n",
         server.base_url()
     );
-    std::fs::write(&dir.path().join(".livenote.toml"), config).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(&dir.path().join("weather.md"), NOTE).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join(".livenote.toml"), config).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("weather.md"), NOTE).unwrap_or_else(|e| panic!("{e}"));
     // The provider is the folder's: its config counts once the user trusts the folder.
     let trusted = Command::new(env!("CARGO_BIN_EXE_livenote"))
         .args(["trust", "."])
@@ -107,7 +107,7 @@ fn anthropic_agent_run_patches_the_note() {
 #[test]
 fn no_provider_says_how_to_configure_one() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(&dir.path().join("n.md"), "---\nlive:\n  objective: x\n---\n# N\n")
+    std::fs::write(dir.path().join("n.md"), "---\nlive:\n  objective: x\n---\n# N\n")
         .unwrap_or_else(|e| panic!("{e}"));
     let out = Command::new(env!("CARGO_BIN_EXE_livenote"))
         .args(["run", "n.md"])
