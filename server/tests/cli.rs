@@ -286,6 +286,40 @@ fn init_then_run() {
     assert!(note.contains("lastRunError: \"exited with status 4: nope\""), "{note}");
 }
 
+/// Issue 21: a `command` provider whose output starts like JSON but is not (`{"body": "x",}`)
+/// had that raw text written as the note's body. The run fails with the parser's line:col, and
+/// the note keeps its body: only the runtime fields of a failed run change.
+#[test]
+fn a_command_printing_broken_json_fails_and_leaves_the_note() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let data = dir.path().join(".test-data");
+    std::fs::create_dir_all(&data).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        data.join("config.toml"),
+        r#"
+[agent]
+provider = "j"
+[providers.j]
+kind = "command"
+command = ["sh", "-c", "printf '{\"body\": \"x\",}'"]
+"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let before = "---\nlive:\n  objective: Keep it current\n---\n# Title\n\nold body\n";
+    std::fs::write(dir.path().join("n.md"), before).unwrap_or_else(|e| panic!("{e}"));
+    let out = livenote(dir.path(), &["run", "n.md"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("is not valid JSON: trailing comma at 1:14"), "{stderr}");
+    let after = std::fs::read_to_string(dir.path().join("n.md")).unwrap_or_default();
+    assert!(after.contains("  lastRunError: \"output starts with `{` but is not valid JSON: trailing comma at 1:14;"), "{after}");
+    assert!(!after.contains("lastRunAt"), "{after}");
+    // Everything but the failed run's runtime fields is byte for byte as it was.
+    let without_runtime: String =
+        after.split_inclusive('\n').filter(|l| !l.starts_with("  lastAttemptAt:") && !l.starts_with("  lastRunId:") && !l.starts_with("  lastRunError:")).collect();
+    assert_eq!(without_runtime, before);
+}
+
 /// `[scheduler] exclude` leaves notes out of `list` as it does out of the scheduler (one
 /// matcher for both), once the folder's config counts.
 #[test]
