@@ -147,7 +147,7 @@ fn list_json_at_an_instant() {
             [
               {
                 "path": "hourly.md",
-                "title": "hourly",
+                "title": "Chicago time",
                 "active": true,
                 "status": "live",
                 "triggers": {
@@ -162,7 +162,7 @@ fn list_json_at_an_instant() {
               },
               {
                 "path": "morning.md",
-                "title": "morning",
+                "title": "Morning",
                 "active": true,
                 "status": "live",
                 "triggers": {
