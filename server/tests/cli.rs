@@ -320,6 +320,20 @@ command = ["sh", "-c", "printf '{\"body\": \"x\",}'"]
     assert_eq!(without_runtime, before);
 }
 
+/// Issue 21: `examples/reading-stats.md` has no `title:`; `list` named it "reading-stats"
+/// instead of its `# ` heading (SPEC 1).
+#[test]
+fn list_names_a_note_by_its_heading() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/reading-stats.md");
+    std::fs::copy(example, dir.path().join("reading-stats.md")).unwrap_or_else(|e| panic!("{e}"));
+    let out = livenote(dir.path(), &["list", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let items: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    assert_eq!(items[0]["path"], "reading-stats.md", "{items}");
+    assert_eq!(items[0]["title"], "Reading list statistics", "{items}");
+}
+
 /// `[scheduler] exclude` leaves notes out of `list` as it does out of the scheduler (one
 /// matcher for both), once the folder's config counts.
 #[test]
