@@ -312,11 +312,22 @@ command = ["sh", "-c", "printf '{\"body\": \"x\",}'"]
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("is not valid JSON: trailing comma at 1:14"), "{stderr}");
     let after = std::fs::read_to_string(dir.path().join("n.md")).unwrap_or_default();
-    assert!(after.contains("  lastRunError: \"output starts with `{` but is not valid JSON: trailing comma at 1:14;"), "{after}");
+    assert!(
+        after.contains(
+            "  lastRunError: \"output starts with `{` but is not valid JSON: trailing comma at 1:14;"
+        ),
+        "{after}"
+    );
     assert!(!after.contains("lastRunAt"), "{after}");
     // Everything but the failed run's runtime fields is byte for byte as it was.
-    let without_runtime: String =
-        after.split_inclusive('\n').filter(|l| !l.starts_with("  lastAttemptAt:") && !l.starts_with("  lastRunId:") && !l.starts_with("  lastRunError:")).collect();
+    let without_runtime: String = after
+        .split_inclusive('\n')
+        .filter(|l| {
+            !l.starts_with("  lastAttemptAt:")
+                && !l.starts_with("  lastRunId:")
+                && !l.starts_with("  lastRunError:")
+        })
+        .collect();
     assert_eq!(without_runtime, before);
 }
 
@@ -329,7 +340,8 @@ fn list_names_a_note_by_its_heading() {
     std::fs::copy(example, dir.path().join("reading-stats.md")).unwrap_or_else(|e| panic!("{e}"));
     let out = livenote(dir.path(), &["list", "--format", "json"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
-    let items: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    let items: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
     assert_eq!(items[0]["path"], "reading-stats.md", "{items}");
     assert_eq!(items[0]["title"], "Reading list statistics", "{items}");
 }

@@ -439,7 +439,11 @@ mod tests {
             .collect();
         assert_eq!(
             titles,
-            [("bare.md", "bare"), ("clock.md", "Chicago time"), ("reading-stats.md", "Reading list statistics")]
+            [
+                ("bare.md", "bare"),
+                ("clock.md", "Chicago time"),
+                ("reading-stats.md", "Reading list statistics")
+            ]
         );
         let status = ws.note_status("reading-stats.md").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(status["title"], "Reading list statistics", "{status}");

@@ -519,7 +519,8 @@ fn parse_json_output(text: &str) -> Result<RunOutput, ProviderError> {
         Err(e) => {
             let (line, column) = (e.line(), e.column());
             let message = e.to_string();
-            let reason = message.strip_suffix(&format!(" at line {line} column {column}")).unwrap_or(&message);
+            let reason =
+                message.strip_suffix(&format!(" at line {line} column {column}")).unwrap_or(&message);
             return Err(invalid(format!("is not valid JSON: {reason} at {line}:{column}")));
         }
     };

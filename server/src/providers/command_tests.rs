@@ -120,12 +120,15 @@ async fn json_output_gives_body_and_summary() {
         assert!(matches!(err, ProviderError::InvalidOutput(_)), "{err:?}");
         assert_eq!(
             err.to_string(),
-            format!("output starts with `{{` but {why}; print plain text or {{\"body\": \"...\", \"summary\": \"...\"}}")
+            format!(
+                "output starts with `{{` but {why}; print plain text or {{\"body\": \"...\", \"summary\": \"...\"}}"
+            )
         );
     }
     // `{"body": null}`-like summaries are fine; plain text that merely contains braces is text.
     let (result, _) =
-        run(&sh(r#"printf '{"body": "x", "summary": null}'"#, Duration::from_secs(10)), &request(dir.path())).await;
+        run(&sh(r#"printf '{"body": "x", "summary": null}'"#, Duration::from_secs(10)), &request(dir.path()))
+            .await;
     assert_eq!(ok(result).summary, None);
     let (result, _) = run(&sh("printf 'a {b}'", Duration::from_secs(10)), &request(dir.path())).await;
     assert_eq!(ok(result).body, "a {b}");

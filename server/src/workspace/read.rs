@@ -214,7 +214,10 @@ mod tests {
             read_head(&p).unwrap_or_else(|e| panic!("{e}"))
         };
         let fm = "---\nlive:\n  objective: o\n---\n";
-        assert_eq!(head(&format!("{fm}\n# Reading stats\n\nbody")), (fm.to_owned(), Some("Reading stats".into())));
+        assert_eq!(
+            head(&format!("{fm}\n# Reading stats\n\nbody")),
+            (fm.to_owned(), Some("Reading stats".into()))
+        );
         // A `# ` line in a code fence is no heading; `#tag` is none either.
         let text = format!("{fm}```sh\n# comment\n```\n#tag\n# Title #\n");
         assert_eq!(head(&text).1.as_deref(), Some("Title"));

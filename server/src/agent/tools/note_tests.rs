@@ -49,8 +49,13 @@ fn edits_keep_the_h1() {
     assert!(err(b.edit("# Title\n", "")).contains("remove the note's `# ` title line"));
     assert_eq!(b.text(), "# Title\n\ntext\n");
     // Nor rename it, nor put text above it: the title is not the agent's.
-    for (old, new) in [("# Title", "# New title"), ("# Title\n", "Intro\n# Title\n"), ("# Title\n\ntext", "# T2\n\nmore")] {
-        assert!(err(b.edit(old, new)).contains("the title line `# Title` stays first and unchanged"), "{old:?}");
+    for (old, new) in
+        [("# Title", "# New title"), ("# Title\n", "Intro\n# Title\n"), ("# Title\n\ntext", "# T2\n\nmore")]
+    {
+        assert!(
+            err(b.edit(old, new)).contains("the title line `# Title` stays first and unchanged"),
+            "{old:?}"
+        );
         assert_eq!(b.text(), "# Title\n\ntext\n");
     }
     assert_eq!(b.revision(), 0);
