@@ -102,6 +102,7 @@ def command_output():
 
     seed("plain", note("clock"), "3:00 PM\n")
     seed("json", note("weekday-briefing"), json.dumps({"body": "## Today\n\nSunny.\n", "summary": " Sunny. "}))
+    seed("json-trailing-comma", note("clock"), '{"body": "x",}\n')
     seed("echoed-h1", note("hourly"), "# Chicago time\n\n3:00 PM\n")
     seed("crlf", note("broken-crlf"), "line one\nline two\r\n")
     seed("no-frontmatter", "# Title\nbody\n", "new body\n")

@@ -8,7 +8,9 @@
 //! CURRENT`, where CURRENT is the note as the user edited it while the command ran. NOTE and
 //! CURRENT must be UTF-8; STDOUT is any bytes. Seeds in fuzz/seeds/command_output/.
 //!
-//! Checked: the parser never panics and accepts exactly the non-blank UTF-8 outputs; the edits
+//! Checked: the parser never panics and accepts exactly the non-blank UTF-8 outputs that do not
+//! start with `{`, and of those that do, exactly the JSON objects with a string `body` (and a
+//! string or null `summary`, if any); the edits
 //! apply; with the note unchanged meanwhile nothing conflicts and the patch equals
 //! `replace_region_edits`; the frontmatter is byte-identical (and none appears where there was
 //! none); the H1 line and everything above the agent region stay; writing the region back is
@@ -44,6 +46,17 @@ fn check(note: &str, stdout: &[u8], current: Option<&str>) {
     let text = std::str::from_utf8(stdout);
     match (&text, &out) {
         (Err(_), Ok(_)) => panic!("non-UTF-8 output accepted"),
+        (Ok(t), out) if t.trim_start().starts_with('{') => {
+            // Output that starts like JSON is held to the JSON answer's shape.
+            let answer = match serde_json::from_str::<serde_json::Value>(t) {
+                Ok(serde_json::Value::Object(map)) => {
+                    map.get("body").is_some_and(serde_json::Value::is_string)
+                        && map.get("summary").is_none_or(|s| s.is_string() || s.is_null())
+                }
+                _ => false,
+            };
+            assert_eq!(out.is_ok(), answer, "output {t:?}: {out:?}");
+        }
         (Ok(t), Err(e)) if !t.trim().is_empty() => panic!("output {t:?} refused: {e}"),
         (Ok(t), Ok(_)) if t.trim().is_empty() => panic!("blank output {t:?} accepted"),
         _ => {}

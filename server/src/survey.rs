@@ -22,7 +22,7 @@ pub struct Listing {
 }
 
 /// Every live note under `root` (the folder's `[scheduler] exclude` left out, as the scheduler
-/// would), with its status and schedule at `at` in `zone`. Reads only frontmatter; paths are
+/// would), with its status and schedule at `at` in `zone`. Reads only frontmatter (and a title heading right below it); paths are
 /// relative to `root`. Files that cannot be read are logged and skipped.
 pub fn live_notes(root: &Path, at: DateTime<Utc>, zone: &crate::schedule::Zone) -> Listing {
     // The folder's config counts only when trusted, as for runs.
@@ -35,14 +35,14 @@ pub fn live_notes(root: &Path, at: DateTime<Utc>, zone: &crate::schedule::Zone) 
     }
     let mut items = Vec::new();
     for file in &files {
-        let text = match workspace::read_frontmatter(file) {
+        let (text, heading) = match workspace::read_head(file) {
             Ok(t) => t,
             Err(e) => {
                 tracing::warn!("skip {}", workspace::Skipped::new(file, e).shown(shown));
                 continue;
             }
         };
-        items.extend(facts.item(file, &text, at, zone));
+        items.extend(facts.item(file, &text, heading.as_deref(), at, zone));
     }
     Listing { items, ignored_config: facts.ignored_config }
 }
@@ -75,11 +75,13 @@ impl Facts {
     }
 
     /// The list item of the note at `file` (under the root) whose text (or frontmatter) is
-    /// `text`; `None` when it is not live.
+    /// `text` and whose title heading is `heading` (`workspace::index::note_title`); `None`
+    /// when it is not live.
     pub fn item(
         &self,
         file: &Path,
         text: &str,
+        heading: Option<&str>,
         at: DateTime<Utc>,
         zone: &crate::schedule::Zone,
     ) -> Option<ListItem> {
@@ -95,7 +97,7 @@ impl Facts {
             trusted: Some(trusted),
             ..Default::default()
         };
-        let title = workspace::index::note_title(analysis.title, file);
+        let title = workspace::index::note_title(analysis.title, heading, file);
         Some(status::list_item(path, title, &live, facts, at, zone))
     }
 }

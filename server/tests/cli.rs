@@ -147,7 +147,7 @@ fn list_json_at_an_instant() {
             [
               {
                 "path": "hourly.md",
-                "title": "hourly",
+                "title": "Chicago time",
                 "active": true,
                 "status": "live",
                 "triggers": {
@@ -162,7 +162,7 @@ fn list_json_at_an_instant() {
               },
               {
                 "path": "morning.md",
-                "title": "morning",
+                "title": "Morning",
                 "active": true,
                 "status": "live",
                 "triggers": {
@@ -284,6 +284,66 @@ fn init_then_run() {
     assert_eq!(out.status.code(), Some(1));
     let note = std::fs::read_to_string(dir.path().join("what-time-is-it.md")).unwrap_or_default();
     assert!(note.contains("lastRunError: \"exited with status 4: nope\""), "{note}");
+}
+
+/// Issue 21: a `command` provider whose output starts like JSON but is not (`{"body": "x",}`)
+/// had that raw text written as the note's body. The run fails with the parser's line:col, and
+/// the note keeps its body: only the runtime fields of a failed run change.
+#[test]
+fn a_command_printing_broken_json_fails_and_leaves_the_note() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let data = dir.path().join(".test-data");
+    std::fs::create_dir_all(&data).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        data.join("config.toml"),
+        r#"
+[agent]
+provider = "j"
+[providers.j]
+kind = "command"
+command = ["sh", "-c", "printf '{\"body\": \"x\",}'"]
+"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let before = "---\nlive:\n  objective: Keep it current\n---\n# Title\n\nold body\n";
+    std::fs::write(dir.path().join("n.md"), before).unwrap_or_else(|e| panic!("{e}"));
+    let out = livenote(dir.path(), &["run", "n.md"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("is not valid JSON: trailing comma at 1:14"), "{stderr}");
+    let after = std::fs::read_to_string(dir.path().join("n.md")).unwrap_or_default();
+    assert!(
+        after.contains(
+            "  lastRunError: \"output starts with `{` but is not valid JSON: trailing comma at 1:14;"
+        ),
+        "{after}"
+    );
+    assert!(!after.contains("lastRunAt"), "{after}");
+    // Everything but the failed run's runtime fields is byte for byte as it was.
+    let without_runtime: String = after
+        .split_inclusive('\n')
+        .filter(|l| {
+            !l.starts_with("  lastAttemptAt:")
+                && !l.starts_with("  lastRunId:")
+                && !l.starts_with("  lastRunError:")
+        })
+        .collect();
+    assert_eq!(without_runtime, before);
+}
+
+/// Issue 21: `examples/reading-stats.md` has no `title:`; `list` named it "reading-stats"
+/// instead of its `# ` heading (SPEC 1).
+#[test]
+fn list_names_a_note_by_its_heading() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/reading-stats.md");
+    std::fs::copy(example, dir.path().join("reading-stats.md")).unwrap_or_else(|e| panic!("{e}"));
+    let out = livenote(dir.path(), &["list", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let items: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    assert_eq!(items[0]["path"], "reading-stats.md", "{items}");
+    assert_eq!(items[0]["title"], "Reading list statistics", "{items}");
 }
 
 /// `[scheduler] exclude` leaves notes out of `list` as it does out of the scheduler (one

@@ -13,9 +13,9 @@
 //! H1) as `RunRequest::body`. So that the model sees the title it must keep, the loop shows
 //! `# {title}` above it when the body does not already carry that H1, and every body it hands
 //! back (to `on_edit` and in the [`RunOutput`]) is that whole text, with
-//! `body_is_below_h1: false`. Fed to `Patch::compute` as the new region, an unchanged H1 is
-//! dropped as an echo, so that works today; an H1 the objective had renamed would need the
-//! engine to replace the whole body after the frontmatter, as `body_is_below_h1: false` says.
+//! `body_is_below_h1: false`. Fed to `Patch::compute` as the new region, the unchanged H1 is
+//! dropped as an echo. The H1 is the note's, not the agent's: the edit tools refuse any change
+//! to it or above it (`tools::note`), so what the engine writes is what the tool reported.
 
 use std::time::Duration;
 

@@ -94,16 +94,16 @@ fn item_json(item: &ListItem) -> String {
 /// One note's status, from the open buffer (else the file).
 pub fn note_status(state: &State, uri: &Uri) -> Result<NoteStatus> {
     let path = uri.to_file_path().map(|p| p.into_owned());
-    let (snap, from_disk);
-    let analysis = match snapshot(state, uri) {
+    let (snap, from_disk, disk_text);
+    let (analysis, text) = match snapshot(state, uri) {
         Some(s) => {
             snap = s;
-            &snap.analysis
+            (&snap.analysis, snap.text.as_str())
         }
         None => {
-            let (text, _) = current_text(state, uri)?;
-            from_disk = note::analyze(&text, &note_options());
-            &from_disk
+            disk_text = current_text(state, uri)?.0;
+            from_disk = note::analyze(&disk_text, &note_options());
+            (&from_disk, disk_text.as_str())
         }
     };
     let Some(live) = &analysis.live else { return Ok(NoteStatus::Passive { live: false }) };
@@ -117,6 +117,7 @@ pub fn note_status(state: &State, uri: &Uri) -> Result<NoteStatus> {
         .unwrap_or_else(|| uri.as_str().to_owned());
     let title = crate::workspace::index::note_title(
         analysis.title.clone(),
+        note::frontmatter::body_title(text),
         path.as_deref().unwrap_or(std::path::Path::new(&rel)),
     );
     let item = status::list_item(rel, title, live, facts, state.opts.clock.now(), &state.opts.zone);

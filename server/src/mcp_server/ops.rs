@@ -93,7 +93,8 @@ impl Workspace {
     fn status_of(&self, rel: &NotePath, file: &Path, text: &str) -> Value {
         let facts = survey::Facts::of(&self.root);
         let analysis = note::analyze(text, &note::Options::default());
-        match (facts.item(file, text, self.now(), &Zone::Local), analysis.live) {
+        let heading = note::frontmatter::body_title(text);
+        match (facts.item(file, text, heading, self.now(), &Zone::Local), analysis.live) {
             (Some(item), Some(live)) => {
                 let mut v = json!(item);
                 if let Some(o) = v.as_object_mut() {
@@ -419,6 +420,35 @@ mod tests {
         assert_eq!(ws.note_status("a.md"), Ok(json!({"path": "a.md", "live": false})));
         assert_eq!(tree(&ws), before);
         assert_eq!(std::fs::read_to_string(ws.root.join("a.md")).ok().as_deref(), Some("# A\n"));
+    }
+
+    /// Issue 21: a note without `title:` is named by its first `# ` heading, as everywhere.
+    #[tokio::test]
+    async fn notes_are_named_by_their_heading_without_a_title_key() {
+        let (_d, ws) = workspace(&[
+            ("reading-stats.md", "---\nlive:\n  objective: count\n---\n\n# Reading list statistics\n"),
+            ("clock.md", "---\ntitle: Chicago time\nlive:\n  objective: time\n---\n# Clock\n"),
+            ("bare.md", "---\nlive:\n  objective: x\n---\nno heading\n"),
+        ]);
+        let list = ws.list_live_notes();
+        let titles: Vec<(&str, &str)> = list
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|i| (i["path"].as_str().unwrap_or(""), i["title"].as_str().unwrap_or("")))
+            .collect();
+        assert_eq!(
+            titles,
+            [
+                ("bare.md", "bare"),
+                ("clock.md", "Chicago time"),
+                ("reading-stats.md", "Reading list statistics")
+            ]
+        );
+        let status = ws.note_status("reading-stats.md").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(status["title"], "Reading list statistics", "{status}");
+        let resources = ws.resources();
+        assert!(resources.iter().any(|(_, p, t)| p == "reading-stats.md" && t == "Reading list statistics"));
     }
 
     #[tokio::test]

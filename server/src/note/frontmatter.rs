@@ -114,6 +114,15 @@ pub fn title(text: &str, body_start: usize) -> Option<&str> {
     None
 }
 
+/// The note's title (the first `# ` heading of its body, [`title`]) in a whole note's text:
+/// looked for below the frontmatter only, never in it (a `# ` line there is a YAML comment).
+pub fn body_title(text: &str) -> Option<&str> {
+    match locate(text) {
+        Some(fm) => fm.close.is_some().then(|| title(text, fm.body_start())).flatten(),
+        None => title(text, bom_len(text)),
+    }
+}
+
 /// The H1 line of the body (range without its line ending), if any.
 pub fn h1_line(text: &str, body_start: usize) -> Option<Range<usize>> {
     let t = title(text, body_start)?;

@@ -185,7 +185,8 @@ fn memory_changes(stdout: &[u8]) -> Option<Result<serde_json::Map<String, serde_
     let serde_json::Value::Object(mut map) = serde_json::from_str::<serde_json::Value>(text).ok()? else {
         return None;
     };
-    // Only the JSON answer (`"body"` a string) is read as one; other JSON is the new content.
+    // Only the JSON answer (`"body"` a string) is read as one; other JSON fails the run
+    // (`parse_output`), so its memory is never applied.
     if !map.get("body").is_some_and(serde_json::Value::is_string) {
         return None;
     }
@@ -475,8 +476,11 @@ fn describe_status(status: ExitStatus) -> String {
     }
 }
 
-/// stdout → the new content: JSON `{"body": "...", "summary": "..."}` when it clearly is that,
-/// plain text otherwise. Public for the `command_output` fuzz target only.
+/// stdout → the new content: plain text, or, when it starts with `{` (after blank space), the
+/// JSON `{"body": "...", "summary": "..."}`. Output that starts like JSON is held to it: a
+/// program that meant to print JSON and got it wrong (`{"body": "x",}`) fails the run with the
+/// parser's line:col instead of writing its raw JSON into the note. Public for the
+/// `command_output` fuzz target only.
 #[doc(hidden)]
 pub fn parse_output(stdout: Vec<u8>) -> Result<RunOutput, ProviderError> {
     let text = String::from_utf8(stdout).map_err(|e| {
@@ -486,17 +490,8 @@ pub fn parse_output(stdout: Vec<u8>) -> Result<RunOutput, ProviderError> {
         ))
     })?;
     let trimmed = text.trim();
-    if trimmed.starts_with('{')
-        && let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(trimmed)
-        && let Some(serde_json::Value::String(body)) = map.get("body")
-    {
-        let summary = map
-            .get("summary")
-            .and_then(serde_json::Value::as_str)
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned);
-        return Ok(RunOutput { body: body.clone(), summary, body_is_below_h1: true });
+    if trimmed.starts_with('{') {
+        return parse_json_output(&text);
     }
     // Nothing at all is a broken program (a wrapper whose tool failed but exited 0), not a
     // request to empty the note; `{"body": ""}` says that explicitly.
@@ -506,6 +501,38 @@ pub fn parse_output(stdout: Vec<u8>) -> Result<RunOutput, ProviderError> {
         ));
     }
     Ok(RunOutput { body: text, summary: None, body_is_below_h1: true })
+}
+
+/// The JSON form of a command's output: an object with a string `body` and an optional string
+/// (or null) `summary`. Positions are the output's own lines and columns, as an editor shows
+/// the program's output.
+fn parse_json_output(text: &str) -> Result<RunOutput, ProviderError> {
+    use serde_json::Value;
+    let invalid = |what: String| {
+        ProviderError::InvalidOutput(format!(
+            "output starts with `{{` but {what}; print plain text or {{\"body\": \"...\", \"summary\": \"...\"}}"
+        ))
+    };
+    let map = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => map,
+        Ok(_) => return Err(invalid("is not a JSON object".to_owned())),
+        Err(e) => {
+            let (line, column) = (e.line(), e.column());
+            let message = e.to_string();
+            let reason =
+                message.strip_suffix(&format!(" at line {line} column {column}")).unwrap_or(&message);
+            return Err(invalid(format!("is not valid JSON: {reason} at {line}:{column}")));
+        }
+    };
+    let Some(Value::String(body)) = map.get("body") else {
+        return Err(invalid("has no string `body`".to_owned()));
+    };
+    let summary = match map.get("summary") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.trim()).filter(|s| !s.is_empty()).map(str::to_owned),
+        Some(_) => return Err(invalid("its `summary` is not a string".to_owned())),
+    };
+    Ok(RunOutput { body: body.clone(), summary, body_is_below_h1: true })
 }
 
 fn stdin_run(req: &RunRequest) -> StdinRun<'_> {

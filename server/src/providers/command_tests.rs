@@ -105,12 +105,33 @@ async fn json_output_gives_body_and_summary() {
     assert_eq!(out.body, "Rain at 4pm.\n");
     assert_eq!(out.summary.as_deref(), Some("Rain later."));
 
-    // Looks like JSON but has no string `body`: it is plain text.
-    for text in [r#"{"text": "x"}"#, r#"{"body": 3}"#, "{not json"] {
+    // Starts like JSON but is not the JSON answer: the run fails, saying why (with the
+    // parser's line:col), rather than writing the raw JSON into the note.
+    for (text, why) in [
+        (r#"{"text": "x"}"#, "has no string `body`"),
+        (r#"{"body": 3}"#, "has no string `body`"),
+        (r#"{"body": "x", "summary": 3}"#, "its `summary` is not a string"),
+        ("{not json", "is not valid JSON: key must be a string at 1:2"),
+        ("\n{\"body\": \"x\",}", "is not valid JSON: trailing comma at 2:14"),
+    ] {
         let (result, _) =
             run(&sh(&format!("printf '%s' '{text}'"), Duration::from_secs(10)), &request(dir.path())).await;
-        assert_eq!(ok(result).body, text);
+        let err = result.err().unwrap_or_else(|| panic!("{text}: should fail"));
+        assert!(matches!(err, ProviderError::InvalidOutput(_)), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "output starts with `{{` but {why}; print plain text or {{\"body\": \"...\", \"summary\": \"...\"}}"
+            )
+        );
     }
+    // `{"body": null}`-like summaries are fine; plain text that merely contains braces is text.
+    let (result, _) =
+        run(&sh(r#"printf '{"body": "x", "summary": null}'"#, Duration::from_secs(10)), &request(dir.path()))
+            .await;
+    assert_eq!(ok(result).summary, None);
+    let (result, _) = run(&sh("printf 'a {b}'", Duration::from_secs(10)), &request(dir.path())).await;
+    assert_eq!(ok(result).body, "a {b}");
 }
 
 #[tokio::test]

@@ -90,7 +90,8 @@ pub struct Engine {
 
 /// Watches the runs of an engine, whatever started them (by hand, a schedule, an event).
 pub trait RunObserver: Send + Sync {
-    /// A run of `path` started (its lock is held). `title` is the note's H1, else its path.
+    /// A run of `path` started (its lock is held). `title` is the note's name
+    /// (`workspace::index::note_title`).
     /// The watch is ended once the run is over and the note's lock released.
     fn started(&self, path: &Path, title: &str, trigger: TriggerKind) -> Box<dyn RunWatch>;
 }
@@ -317,10 +318,11 @@ impl Engine {
         log(&start_event, &mut transcript);
         on_event(&start_event);
         *watch = self.observer.read().ok().and_then(|o| o.clone()).map(|o| {
-            let title = frontmatter::locate(&text)
-                .and_then(|fm| frontmatter::title(&text, fm.body_start()))
-                .or_else(|| frontmatter::title(&text, 0))
-                .map_or_else(|| rel.to_owned(), str::to_owned);
+            let title = crate::workspace::index::note_title(
+                analysis.title.clone(),
+                frontmatter::body_title(&text),
+                &spec.path,
+            );
             o.started(&spec.path, &title, spec.trigger)
         });
         let on_event = &mut |e: &RunEvent| {
@@ -540,10 +542,7 @@ impl Engine {
         let local = now.with_timezone(&self.zone);
         let req = RunRequest {
             note_path: rel.to_owned(),
-            title: frontmatter::locate(text)
-                .and_then(|fm| frontmatter::title(text, fm.body_start()))
-                .or_else(|| frontmatter::title(text, 0))
-                .map(str::to_owned),
+            title: frontmatter::body_title(text).map(str::to_owned),
             objective: live.objective.clone().unwrap_or_default(),
             trigger: spec.trigger,
             context: spec.context.clone(),

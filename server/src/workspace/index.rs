@@ -17,7 +17,7 @@ pub struct Entry {
     pub head: String,
     pub live: Option<Live>,
     pub diagnostics: Vec<Diagnostic>,
-    /// `title:` from the frontmatter, else the file name without extension.
+    /// The note's name ([`note_title`]).
     pub title: String,
     /// The live block's next due instant, kept between index-wide requests (the entry is
     /// replaced when its note changes, and the memo with it).
@@ -107,9 +107,10 @@ impl Index {
             return self.notes.remove(path).is_some_and(|e| e.is_some());
         }
         let entry = read_entry(path);
-        // Only a different frontmatter counts: saves that touch the body alone re-plan nothing.
+        // Only a different frontmatter (or name) counts: saves that touch the body alone
+        // re-plan nothing.
         let changed = match (self.notes.get(path), &entry) {
-            (Some(Some(old)), Some(new)) => old.head != new.head,
+            (Some(Some(old)), Some(new)) => old.head != new.head || old.title != new.title,
             (Some(None), None) => false,
             _ => true,
         };
@@ -185,14 +186,19 @@ fn read_entries(files: &[PathBuf]) -> Vec<Option<Arc<Entry>>> {
     chunks.into_iter().flat_map(|(_, entries)| entries).collect()
 }
 
-/// A note's title where one is listed: `title:` from its frontmatter (`title`, from the
-/// analysis), else the file name without extension.
-pub fn note_title(title: Option<String>, path: &Path) -> String {
-    title.unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default())
+/// A note's name wherever a note is named (`list`, `livenote/listNotes`, `noteStatus`,
+/// workspace symbols, MCP, `$/progress`): `title:` from its frontmatter (`title`, from the
+/// analysis) when not blank, else its title heading (the first `# ` heading of the body,
+/// `note::frontmatter::body_title`; SPEC 1), else the file name without extension.
+pub fn note_title(title: Option<String>, heading: Option<&str>, path: &Path) -> String {
+    title
+        .filter(|t| !t.trim().is_empty())
+        .or_else(|| heading.map(str::trim).filter(|h| !h.is_empty()).map(str::to_owned))
+        .unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default())
 }
 
 fn read_entry(path: &Path) -> Option<Arc<Entry>> {
-    let head = match super::read_frontmatter(path) {
+    let (head, heading) = match super::read_head(path) {
         Ok(h) => h,
         Err(e) => {
             tracing::debug!("skip {}: {e}", path.display());
@@ -203,7 +209,7 @@ fn read_entry(path: &Path) -> Option<Arc<Entry>> {
     if analysis.live.is_none() && analysis.diagnostics.is_empty() {
         return None;
     }
-    let title = note_title(analysis.title, path);
+    let title = note_title(analysis.title, heading.as_deref(), path);
     Some(Arc::new(Entry {
         live: analysis.live,
         diagnostics: analysis.diagnostics,

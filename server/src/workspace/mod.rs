@@ -14,7 +14,7 @@ pub mod walk;
 pub mod write;
 
 pub use note_path::NotePath;
-pub use read::{ReadError, Skipped, read_frontmatter, read_note, read_text};
+pub use read::{ReadError, Skipped, read_frontmatter, read_head, read_note, read_text};
 pub use walk::{is_markdown, markdown_files, visible_entries};
 
 /// The folder of livenote's own state in a workspace (history, transcripts, events, locks):

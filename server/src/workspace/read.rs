@@ -116,35 +116,80 @@ pub fn read_text(path: &Path, max: u64) -> Result<String, ReadError> {
 /// The start of a note through the end of its frontmatter (the closing line included), or
 /// just its first line when it has none. Never reads the body.
 pub fn read_frontmatter(path: &Path) -> Result<String, ReadError> {
+    let mut reader = open_note(path)?;
+    let (bytes, _) = frontmatter_bytes(&mut reader)?;
+    check_text(bytes)
+}
+
+/// How far below the frontmatter [`read_head`] looks for the note's `# ` title: a title sits
+/// right under the frontmatter in practice, and `list` must not read whole bodies.
+pub const MAX_TITLE_READ: usize = 16 * 1024;
+
+/// [`read_frontmatter`], and the note's title (its first `# ` heading,
+/// `note::frontmatter::title`) when one starts within [`MAX_TITLE_READ`] bytes below a closed
+/// frontmatter. Reading stops at that heading.
+pub fn read_head(path: &Path) -> Result<(String, Option<String>), ReadError> {
+    let mut reader = open_note(path)?;
+    let (bytes, closed) = frontmatter_bytes(&mut reader)?;
+    let head = check_text(bytes)?;
+    if !closed {
+        return Ok((head, None));
+    }
+    let mut body = Vec::new();
+    while body.len() < MAX_TITLE_READ {
+        let before = body.len();
+        if reader.read_until(b'\n', &mut body)? == 0 {
+            break;
+        }
+        // Only a line that could be a heading is worth a look; `title` decides (code fences).
+        if !body[before..].starts_with(b"# ") {
+            continue;
+        }
+        let Ok(text) = std::str::from_utf8(&body) else { break };
+        if let Some(title) = crate::note::frontmatter::title(text, 0) {
+            return Ok((head, Some(title.to_owned())));
+        }
+    }
+    Ok((head, None))
+}
+
+/// A note opened for reading its start; one too large to run is refused here too, so that
+/// listing and checking it agree.
+fn open_note(path: &Path) -> Result<BufReader<std::fs::File>, ReadError> {
     let file = open(path)?;
-    // A note too large to run is skipped here too, so that listing and checking it agree.
     let size = file.metadata()?.len();
     if size > MAX_NOTE_BYTES {
         return Err(ReadError::TooLarge { size, max: MAX_NOTE_BYTES });
     }
-    let mut reader = BufReader::with_capacity(16 * 1024, file);
+    Ok(BufReader::with_capacity(16 * 1024, file))
+}
+
+/// The bytes of [`read_frontmatter`], and whether a closing line ended them (so a body follows).
+fn frontmatter_bytes(reader: &mut impl BufRead) -> Result<(Vec<u8>, bool), ReadError> {
     let mut bytes = Vec::new();
     let mut first = true;
     loop {
         let before = bytes.len();
         let n = reader.read_until(b'\n', &mut bytes)?;
         if n == 0 {
-            break;
+            return Ok((bytes, false));
         }
         let line = trim_eol(&bytes[before..]);
         if first {
             first = false;
             let line = line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(line);
             if !is_delim(line, b"---") {
-                break;
+                return Ok((bytes, false));
             }
             continue;
         }
-        if is_delim(line, b"---") || is_delim(line, b"...") || bytes.len() > MAX_FRONTMATTER_READ {
-            break;
+        if is_delim(line, b"---") || is_delim(line, b"...") {
+            return Ok((bytes, true));
+        }
+        if bytes.len() > MAX_FRONTMATTER_READ {
+            return Ok((bytes, false));
         }
     }
-    check_text(bytes)
 }
 
 fn trim_eol(line: &[u8]) -> &[u8] {
@@ -159,6 +204,35 @@ fn is_delim(line: &[u8], marker: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_head_brings_the_first_heading_below_the_frontmatter() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let p = dir.path().join("n.md");
+        let head = |text: &str| {
+            std::fs::write(&p, text).unwrap_or_else(|e| panic!("{e}"));
+            read_head(&p).unwrap_or_else(|e| panic!("{e}"))
+        };
+        let fm = "---\nlive:\n  objective: o\n---\n";
+        assert_eq!(
+            head(&format!("{fm}\n# Reading stats\n\nbody")),
+            (fm.to_owned(), Some("Reading stats".into()))
+        );
+        // A `# ` line in a code fence is no heading; `#tag` is none either.
+        let text = format!("{fm}```sh\n# comment\n```\n#tag\n# Title #\n");
+        assert_eq!(head(&text).1.as_deref(), Some("Title"));
+        assert_eq!(head(&format!("{fm}no heading\n## Sub\n")).1, None);
+        // No body: the frontmatter never closes (a `# ` line there is YAML).
+        assert_eq!(head("---\nlive: x\n# not a title\n").1, None);
+        // Bounded: a heading far below the frontmatter is not looked for.
+        let far = format!("{fm}{}# Late\n", "x\n".repeat(MAX_TITLE_READ));
+        assert_eq!(head(&far).1, None);
+        // Not UTF-8 before the heading: no title, the head still reads.
+        let mut bytes = fm.as_bytes().to_vec();
+        bytes.extend_from_slice(b"\xff\n# T\n");
+        std::fs::write(&p, bytes).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(read_head(&p).unwrap_or_else(|e| panic!("{e}")), (fm.to_owned(), None));
+    }
 
     #[test]
     fn reads_only_the_frontmatter() {

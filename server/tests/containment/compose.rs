@@ -94,6 +94,9 @@ fn run_cli(body: &str, script: Vec<ScriptedReply>) -> (String, String, Vec<Strin
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let text = std::fs::read_to_string(dir.path().join("n.md")).unwrap_or_default();
     assert!(text.starts_with("---\ntitle: mine # kept\nlive:\n  objective: Keep it current\n"), "{text}");
+    // One title line, the note's own, wherever the run's steps went.
+    assert_eq!(text.matches("\n# ").count(), 1, "{text}");
+    assert!(text.contains("\n---\n# Title\n"), "{text}");
     let body = text[agent_region(&text)].to_owned();
     let results = tool_results(&server);
     drop(runtime);
@@ -136,6 +139,26 @@ fn replace_section_twice() {
 #[test]
 fn edit_two_adjacent_lines() {
     check_cli("\na\nb\nc\n", vec![edit("a", "A"), edit("b", "B")], "\nA\nB\nc\n");
+}
+
+/// Issue 21: `edit_note` of the title line answered "Edited: 1 line replaced by 1 line." and
+/// left two title lines. The title is the note's, not the agent's (SPEC 4): the tool says so
+/// and nothing changes, and the agent's next step still lands.
+#[test]
+fn an_edit_of_the_title_line_is_refused_and_changes_nothing() {
+    let script = vec![
+        edit("# Title", "# Renamed"),
+        edit("# Title\n\nline", "# Renamed\n\nline"),
+        edit("line", "new line"),
+        ScriptedReply::Text("Done.".to_owned()),
+    ];
+    let (got, stderr, results) = run_cli("\nline\n", script);
+    assert_eq!(got, "\nnew line\n", "stderr:\n{stderr}");
+    for refused in &results[..2] {
+        assert!(refused.contains("the title line `# Title` stays first and unchanged"), "{results:?}");
+        assert!(!refused.contains("Edited"), "{results:?}");
+    }
+    assert!(results[2].starts_with("Edited: 1 line replaced by 1 line."), "{results:?}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -392,9 +415,10 @@ async fn a_buffer_that_never_takes_the_edit_fails_the_run() {
 // ---------------------------------------------------------------------------------------------
 // The property: random steps against a model of the body.
 
-/// The body as the model sees it: three sections of unique lines (`L000`...), the user's
-/// first. `append_to_note` adds to the last section; the user edits only their own section,
-/// away from every line the agent changes.
+/// The body as the model sees it: the note's title line (`# Title`, which the agent may not
+/// change: a step that tries is refused and changes nothing), then three sections of unique
+/// lines (`L000`...), the user's first. `append_to_note` adds to the last section; the user
+/// edits only their own section, away from every line the agent changes.
 #[derive(Debug, Clone)]
 struct Model {
     user: Vec<String>,
@@ -435,6 +459,9 @@ enum Op {
     Append,
     /// Replace section A (`true`) or B with 1 to 3 fresh lines.
     Replace(bool, usize),
+    /// An `edit_note` that touches the title line: rename it (0), put a line above it (1),
+    /// rename it along with the first section's lines (2). Refused: the model stays as it was.
+    Title(usize),
 }
 
 #[derive(Debug, Clone)]
@@ -448,6 +475,7 @@ fn op() -> impl Strategy<Value = Op> {
         any::<prop::sample::Index>().prop_map(Op::Edit),
         Just(Op::Append),
         (any::<bool>(), 1..4usize).prop_map(|(a, n)| Op::Replace(a, n)),
+        (0..3usize).prop_map(Op::Title),
     ]
 }
 
@@ -455,7 +483,8 @@ fn user_op() -> impl Strategy<Value = Option<UserOp>> {
     prop_oneof![2 => Just(None), 1 => Just(Some(UserOp::AddLine)), 1 => Just(Some(UserOp::ChangeFirst))]
 }
 
-/// The script for `ops`, and the model after them and after the user's edits.
+/// The script for `ops`, and the model after them and after the user's edits. The model's
+/// text is the note's below the frontmatter: the title line, then [`Model::render`].
 fn plan(ops: &[(Op, Option<UserOp>)], with_user: bool) -> (Vec<ScriptedReply>, Vec<Option<UserOp>>, Model) {
     let mut m = Model::new();
     let mut script = Vec::new();
@@ -492,6 +521,14 @@ fn plan(ops: &[(Op, Option<UserOp>)], with_user: bool) -> (Vec<ScriptedReply>, V
                     m.b = lines;
                 }
             }
+            Op::Title(kind) => {
+                let new = m.fresh();
+                script.push(match kind {
+                    0 => edit("# Title", &format!("# {new}")),
+                    1 => edit("# Title\n", &format!("{new}\n# Title\n")),
+                    _ => edit("# Title\n\n## User", &format!("# {new}\n\n## {new}")),
+                });
+            }
         }
     }
     script.push(ScriptedReply::Text("Done.".to_owned()));
@@ -526,8 +563,16 @@ fn check_plan(ops: Vec<(Op, Option<UserOp>)>, target: Target, with_user: bool) -
         let text = world.text();
         prop_assert_eq!(&text[agent_region(&text)], model.render());
         prop_assert!(text.starts_with("---\ntitle: mine # kept\nlive:\n  objective: Keep it current\n"));
+        // The title line is the note's: one, unchanged, whatever the steps tried.
+        let below_frontmatter = text.split_once("\n---\n").map(|(_, b)| b);
+        let expected = format!("# Title\n{}", model.render());
+        prop_assert_eq!(below_frontmatter, Some(expected.as_str()));
         let results = tool_results(&world.server);
         prop_assert!(results.iter().all(|r| !r.contains("Not applied")), "{:?}", results);
+        for ((op, _), result) in ops.iter().zip(&results) {
+            let refused = result.contains("the title line `# Title` stays first and unchanged");
+            prop_assert_eq!(refused, matches!(op, Op::Title(_)), "{:?}: {}", op, result);
+        }
         Ok(())
     })
 }

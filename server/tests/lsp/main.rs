@@ -521,6 +521,81 @@ async fn scheduled_runs_report_progress_titled_with_the_note() {
     c.shutdown().await;
 }
 
+/// Issue 21: a note without `title:` is named by its first `# ` heading (SPEC 1), not its file
+/// name, on every surface, by one rule: `title:`, else the heading, else the file name.
+#[tokio::test]
+async fn notes_are_named_by_title_then_heading_then_file_name() {
+    let files = [
+        (
+            "reading-stats.md",
+            "---\nlive:\n  objective: count\n---\n\n```sh\n# not the title\n```\n# Reading list statistics\n\n# Second\n",
+        ),
+        ("clock.md", "---\ntitle: Chicago time\nlive:\n  objective: time\n---\n# Clock\n"),
+        ("sub/bare.md", "---\nlive:\n  objective: x\n# a YAML comment\n---\nno heading\n"),
+    ];
+    let mut c = TestClient::start(&files, utf16_caps()).await;
+    let mut list = Value::Null;
+    for _ in 0..200 {
+        list = c.request("livenote/listNotes", Value::Null).await;
+        if list["result"].as_array().is_some_and(|a| a.len() == 3) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let mut rendered: String = list["result"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|i| format!("listNotes {} {}\n", i["path"], i["title"]))
+        .collect();
+    for file in ["reading-stats.md", "clock.md", "sub/bare.md"] {
+        let status = c.request("livenote/noteStatus", json!({"textDocument": {"uri": c.uri(file)}})).await;
+        rendered.push_str(&format!("noteStatus {file} {}\n", status["result"]["title"]));
+    }
+    for query in ["statistics", "chicago", "bare"] {
+        let symbols = c.request("workspace/symbol", json!({"query": query})).await;
+        for s in symbols["result"].as_array().into_iter().flatten() {
+            rendered.push_str(&format!("symbol {query}: {}\n", s["name"]));
+        }
+    }
+    check(
+        &rendered,
+        expect![[r#"
+            listNotes "clock.md" "Chicago time"
+            listNotes "reading-stats.md" "Reading list statistics"
+            listNotes "sub/bare.md" "bare"
+            noteStatus reading-stats.md "Reading list statistics"
+            noteStatus clock.md "Chicago time"
+            noteStatus sub/bare.md "bare"
+            symbol statistics: "Reading list statistics"
+            symbol chicago: "Chicago time"
+            symbol bare: "bare"
+        "#]],
+    );
+    // An open buffer's heading names the note as typed.
+    let text = files[0].1.replace("# Reading list statistics", "# Reading, renamed");
+    let uri = c.open("reading-stats.md", &text).await;
+    let status = c.request("livenote/noteStatus", json!({"textDocument": {"uri": uri}})).await;
+    assert_eq!(status["result"]["title"], "Reading, renamed", "{status}");
+    c.shutdown().await;
+}
+
+/// `$/progress` names a run's note by the same rule as every list: `title:` first.
+#[tokio::test]
+async fn progress_names_the_note_like_the_lists() {
+    let note = "---\ntitle: Chicago time\nlive:\n  objective: say something\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n# Clock\n\nold body\n";
+    let settings = json!({
+        "agent": {"provider": "echo"},
+        "providers": {"echo": {"kind": "command", "command": ["sh", "-c", "printf 'Agent wrote this.\\n'"]}},
+    });
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut c = TestClient::start_in(root, &[("clock.md", note)], utf16_caps(), settings, true).await;
+    let begin = json!({"value": c.progress("begin").await});
+    assert_eq!(begin["value"]["title"], "Updating Chicago time", "{begin}");
+    c.progress("end").await;
+    c.shutdown().await;
+}
+
 /// A client that opens no folder (VS Code's single-file mode, Neovim's bare `vim.lsp.config`
 /// outside a project) can still run a note: the first note it opens roots the workspace.
 #[tokio::test]

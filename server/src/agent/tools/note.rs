@@ -206,10 +206,21 @@ impl NoteBody {
 
     /// Accept a new body unless it breaks a rule the tools enforce.
     fn commit(&mut self, new: String) -> Result<(), ToolError> {
-        if body::body_h1(&self.text).is_some() && body::body_h1(&new).is_none() {
-            return Err(ToolError::new(
-                "that change would remove the note's `# ` title line (the H1); keep it and change only the text below it",
-            ));
+        // The H1 is the note's title, not the agent's (SPEC 4: "the H1 stays"): the engine
+        // writes only the text below it, so a renamed or displaced title line would land as a
+        // second H1 while the tool reported a rename.
+        if let Some(h1) = body::body_h1(&self.text) {
+            let Some(new_h1) = body::body_h1(&new) else {
+                return Err(ToolError::new(
+                    "that change would remove the note's `# ` title line (the H1); keep it and change only the text below it",
+                ));
+            };
+            if new[..new_h1.end] != self.text[..h1.end] {
+                return Err(ToolError::new(format!(
+                    "the title line `{}` stays first and unchanged (it is the note's title, not part of the text you keep current); nothing was changed: edit only the text below it",
+                    &self.text[h1]
+                )));
+            }
         }
         if new.len() > self.max_bytes {
             return Err(ToolError::new(format!(

@@ -48,8 +48,22 @@ fn edits_keep_the_h1() {
     let mut b = body("# Title\n\ntext\n");
     assert!(err(b.edit("# Title\n", "")).contains("remove the note's `# ` title line"));
     assert_eq!(b.text(), "# Title\n\ntext\n");
-    // Renaming it is the objective's call.
-    assert!(b.edit("# Title", "# New title").is_ok());
+    // Nor rename it, nor put text above it: the title is not the agent's.
+    for (old, new) in
+        [("# Title", "# New title"), ("# Title\n", "Intro\n# Title\n"), ("# Title\n\ntext", "# T2\n\nmore")]
+    {
+        assert!(
+            err(b.edit(old, new)).contains("the title line `# Title` stays first and unchanged"),
+            "{old:?}"
+        );
+        assert_eq!(b.text(), "# Title\n\ntext\n");
+    }
+    assert_eq!(b.revision(), 0);
+    // Text right below it is the agent's, even when the edit quotes the title line.
+    assert!(b.edit("# Title\n\ntext", "# Title\n\nnew text").is_ok());
+    assert_eq!(b.text(), "# Title\n\nnew text\n");
+    // A second H1 further down is body text.
+    assert!(b.append("# Another").is_ok());
     // A body without an H1 may stay without one.
     let mut b = body("just text\n");
     assert!(b.edit("just", "only").is_ok());
