@@ -1,0 +1,337 @@
+//! A note keeps its identity across a rename (SPEC section 3). What livenote keeps of a note
+//! (history, the transcripts that name it, memory) is filed under its path
+//! (`workspace::state::note_key`); when the note moves, so does that state, and a copy of a
+//! note starts without it.
+//!
+//! - The editor's rename (`workspace/didRenameFiles`, a file or a folder): [`Engine::renamed`]
+//!   moves the state of every note it names at once.
+//! - A rename livenote does not hear of (`mv`, `git mv`, another program): a note whose own
+//!   history has no snapshot of its `lastRunId` looks for the note that run was of (the run's
+//!   transcript names it; else the history folder holding that snapshot, whose marker file
+//!   names it). When nothing at that path claims the state any more (no file there, or one
+//!   whose `lastRunId` is not a run of that path), the note was moved: its state is adopted
+//!   ([`Engine::adopt`]), under both notes' run locks. When the original is still there and
+//!   still carries a run of its own, this note is a copy: it starts fresh (no history, no
+//!   memory) and its first run is its own. Every reader and writer of a note's state (a run,
+//!   undo, restore, diff, history, memory, the editor's undo) asks first; a note with its own
+//!   state answers with one file lookup.
+//! - The move: the memory file is renamed (kept where it is when the new path already has one),
+//!   the transcripts are rewritten to name the new path, then the history files are moved (the
+//!   whole folder when the new path has none, else file by file with the `lastRunId` snapshot
+//!   last), so that an interrupted move is taken up again by the next look.
+//!
+//! Everything stays inside `.livenote/` without following a link (`history::real_dir`,
+//! `workspace::state`), and only files named as livenote names them are moved.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::history::{MAX_TRANSCRIPT_BYTES, history_dir, own_files, read_regular, real_dir, start_of};
+use super::store::{NOTE_MARKER, NoteLock, Store, is_run_id};
+use super::Engine;
+use crate::memory::store::MemoryStore;
+use crate::note;
+use crate::workspace::{NotePath, state, write};
+
+/// How much of a marker file is read (a path).
+const MAX_MARKER_BYTES: u64 = 4096;
+
+impl Engine {
+    /// Take over the state of the note this one was moved from, if it was (see the module
+    /// documentation). Takes the note's lock for the move; nothing happens while it is held.
+    pub fn adopt(&self, path: &Path) {
+        let rel = self.rel(path);
+        // Without the lock first: nearly every note has its own state, and a copy is told apart
+        // by reads alone.
+        let Ok(text) = self.io.read(path) else { return };
+        if self.moved_from(&rel, &text).is_none() || self.registry.is_running(path) {
+            return;
+        }
+        let _lock = match self.store.try_lock(&rel) {
+            Ok(Some(l)) => l,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!("adopt {rel}: cannot take the note's lock: {e}");
+                return;
+            }
+        };
+        // Read again under the lock: a run may have just written its own `lastRunId`.
+        if let Ok(text) = self.io.read(path) {
+            self.adopt_locked(&rel, &text);
+        }
+    }
+
+    /// [`Engine::adopt`] for a caller that holds the note's lock and has just read `text`.
+    pub(super) fn adopt_locked(&self, rel: &str, text: &str) {
+        let Some(from) = self.moved_from(rel, text) else { return };
+        let Some(_from_lock) = self.lock_other(&from, rel) else { return };
+        // Under both locks: the original did not run meanwhile.
+        if self.moved_from(rel, text).as_deref() != Some(from.as_str()) {
+            return;
+        }
+        let last = last_run_id(text);
+        match self.move_state(&from, rel, last.as_deref()) {
+            Ok(()) => tracing::info!("adopt {rel}: the history and memory of {from}, which it was moved from"),
+            Err(e) => tracing::warn!("adopt {rel}: the state of {from}: {e}"),
+        }
+    }
+
+    /// The editor renamed `from` to `to` (a note or a folder of notes): their state follows.
+    /// Nothing is moved for a note while a run of either path holds its lock (the next look
+    /// at the note adopts it then).
+    pub fn renamed(&self, from: &Path, to: &Path) {
+        let (Some(from), Some(to)) = (NotePath::of(&self.root, from), NotePath::of(&self.root, to)) else {
+            return;
+        };
+        if from == to {
+            return;
+        }
+        let mut moves: Vec<(String, String)> = Vec::new();
+        if self.has_state(&from) {
+            moves.push((from.to_string(), to.to_string()));
+        }
+        // A folder: every note under it that livenote keeps state for, by the markers.
+        let prefix = format!("{from}/");
+        let folder = std::fs::symlink_metadata(to.to_path(&self.root)).is_ok_and(|m| m.is_dir());
+        for note in if folder { self.kept_notes() } else { Vec::new() } {
+            if let Some(rest) = note.strip_prefix(&prefix) {
+                moves.push((note.clone(), format!("{to}/{rest}")));
+            }
+        }
+        for (old, new) in moves {
+            let Some(_to_lock) = self.lock_other(&new, &new) else { continue };
+            let Some(_from_lock) = self.lock_other(&old, &new) else { continue };
+            match self.move_state(&old, &new, None) {
+                Ok(()) => tracing::info!("rename {new}: its history and memory follow it from {old}"),
+                Err(e) => tracing::warn!("rename {new}: the state of {old}: {e}"),
+            }
+        }
+    }
+
+    /// Another note's lock, for a move of its state to `rel`; `None` (logged) when it is held.
+    fn lock_other(&self, other: &str, rel: &str) -> Option<NoteLock> {
+        match self.store.try_lock(other) {
+            Ok(Some(l)) => Some(l),
+            Ok(None) => {
+                tracing::info!("adopt {rel}: {other} is running; its state stays until it ends");
+                None
+            }
+            Err(e) => {
+                tracing::warn!("adopt {rel}: cannot take the lock of {other}: {e}");
+                None
+            }
+        }
+    }
+
+    /// The note whose state the note `rel` (with text `text`) takes over: its `lastRunId` is
+    /// a run of that note, not of `rel`, and nothing at that note's path claims it any more.
+    fn moved_from(&self, rel: &str, text: &str) -> Option<String> {
+        let last = last_run_id(text)?;
+        if has_snapshot(&self.store, rel, &last) {
+            return None;
+        }
+        let from = self.run_note(&last, rel)?;
+        if self.claimed(&from) {
+            tracing::debug!("adopt {rel}: {from} still holds its runs; this note is a copy and starts fresh");
+            return None;
+        }
+        Some(from)
+    }
+
+    /// The note (other than `rel`) that the run `id` was of: its transcript names it; else
+    /// the history folder that holds its snapshot.
+    fn run_note(&self, id: &str, rel: &str) -> Option<String> {
+        if let Some(note) = transcript_note(&self.store, id)
+            && note != rel
+            && self.has_state(&note)
+        {
+            return Some(note);
+        }
+        // Transcripts are pruned across the workspace; a snapshot is kept per note.
+        let top = real_dir(self.store.dir(), &["history"]).ok()??;
+        let own = Store::key(rel);
+        std::fs::read_dir(&top).ok()?.flatten().find_map(|e| {
+            let key = e.file_name().into_string().ok()?;
+            if key == own || !e.file_type().is_ok_and(|t| t.is_dir()) {
+                return None;
+            }
+            let snapshot = e.path().join(format!("{id}.md"));
+            if !std::fs::symlink_metadata(&snapshot).is_ok_and(|m| m.is_file()) {
+                return None;
+            }
+            marker_note(&e.path()).filter(|n| Store::key(n) == key && n != rel)
+        })
+    }
+
+    /// Whether a note at `rel` still holds the state kept under its path: the file is there
+    /// and its `lastRunId` is a run of `rel`. A file that is there but cannot be read claims
+    /// it too (nothing is taken from a note livenote cannot see).
+    fn claimed(&self, rel: &str) -> bool {
+        let path = NotePath::from_relative(Path::new(rel)).map(|p| p.to_path(&self.root));
+        let Some(path) = path else { return true };
+        match std::fs::symlink_metadata(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return false,
+            Err(_) => return true,
+            Ok(_) => {}
+        }
+        let Ok(text) = self.io.read(&path) else { return true };
+        last_run_id(&text).is_some_and(|id| {
+            has_snapshot(&self.store, rel, &id) || transcript_note(&self.store, &id).as_deref() == Some(rel)
+        })
+    }
+
+    /// Whether livenote keeps anything of the note `rel`: a snapshot or a memory file.
+    fn has_state(&self, rel: &str) -> bool {
+        !super::history::snapshot_ids(&self.store, rel).is_empty()
+            || state::existing_state_dir(&self.root, "memory")
+                .ok()
+                .flatten()
+                .is_some_and(|d| std::fs::symlink_metadata(d.join(MemoryStore::file_name(rel))).is_ok())
+    }
+
+    /// The notes whose history folders name them (their markers).
+    fn kept_notes(&self) -> Vec<String> {
+        let Ok(Some(top)) = real_dir(self.store.dir(), &["history"]) else { return Vec::new() };
+        let Ok(entries) = std::fs::read_dir(&top) else { return Vec::new() };
+        entries
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter_map(|e| {
+                let key = e.file_name().into_string().ok()?;
+                marker_note(&e.path()).filter(|n| Store::key(n) == key)
+            })
+            .collect()
+    }
+
+    /// Move what livenote keeps of `from` to `to`; the caller holds both notes' locks. In an
+    /// order that the next look takes up again when interrupted (module documentation): the
+    /// snapshot of `last` (the note's `lastRunId`; else the newest) goes last.
+    fn move_state(&self, from: &str, to: &str, last: Option<&str>) -> Result<(), String> {
+        let memory = MemoryStore::new(&self.root);
+        if let Err(e) = memory.rename(from, to) {
+            tracing::warn!("adopt {to}: memory: {e}");
+        }
+        rekey_transcripts(&self.store, from, to);
+        let Some(old) = history_dir(&self.store, from) else { return Ok(()) };
+        let io = |e: std::io::Error| e.to_string();
+        let new = match history_dir(&self.store, to) {
+            None => {
+                let top = state::state_dir(&self.root, "history").map_err(io)?;
+                let new = top.join(Store::key(to));
+                std::fs::rename(&old, &new).map_err(|e| format!("cannot move {}: {e}", old.display()))?;
+                new
+            }
+            Some(new) => {
+                // Both have runs: merged by run id (ids are unique), the snapshot that makes
+                // the note's `lastRunId` its own moved last.
+                let files = own_files(&old, |n| {
+                    n.strip_suffix(".md").or_else(|| n.strip_suffix(".after")).is_some_and(is_run_id)
+                });
+                let (mut first, mut tail): (Vec<_>, Vec<_>) = (Vec::new(), Vec::new());
+                let newest = files.iter().filter_map(|(n, _)| n.strip_suffix(".md")).max().map(str::to_owned);
+                let last = last.map(str::to_owned).or(newest);
+                for f in files {
+                    if last.as_deref().is_some_and(|id| f.0.starts_with(id)) {
+                        tail.push(f);
+                    } else {
+                        first.push(f);
+                    }
+                }
+                for (name, path) in first.into_iter().chain(tail) {
+                    let target = new.join(&name);
+                    if std::fs::symlink_metadata(&target).is_err() {
+                        std::fs::rename(&path, &target).map_err(|e| format!("cannot move {name}: {e}"))?;
+                    }
+                }
+                let _ = std::fs::remove_file(old.join(NOTE_MARKER));
+                // Left when something not livenote's is in it.
+                let _ = std::fs::remove_dir(&old);
+                new
+            }
+        };
+        write::write_atomic(&new.join(NOTE_MARKER), &format!("{to}\n")).map_err(|e| e.to_string())
+    }
+}
+
+/// The note's `lastRunId`, when it is a run id.
+fn last_run_id(text: &str) -> Option<String> {
+    let analysis = note::analyze(text, &note::Options::default());
+    analysis.live?.last_run_id.filter(|id| is_run_id(id))
+}
+
+/// Whether the history of `rel` keeps the body from before run `id`.
+fn has_snapshot(store: &Store, rel: &str, id: &str) -> bool {
+    history_dir(store, rel)
+        .is_some_and(|d| std::fs::symlink_metadata(d.join(format!("{id}.md"))).is_ok_and(|m| m.is_file()))
+}
+
+/// The note a run's transcript names (its first line), if the transcript is kept.
+fn transcript_note(store: &Store, id: &str) -> Option<String> {
+    let dir = real_dir(store.dir(), &["runs"]).ok()??;
+    let path = dir.join(format!("{id}.jsonl"));
+    if !std::fs::symlink_metadata(&path).ok()?.is_file() {
+        return None;
+    }
+    let file = std::fs::File::open(&path).ok()?;
+    let line = BufReader::new(file.take(64 * 1024)).lines().next()?.ok()?;
+    let first: Value = serde_json::from_str(&line).ok()?;
+    start_of(&first, id).map(|(note, _)| note.to_owned())
+}
+
+/// The note a history folder's marker names.
+fn marker_note(dir: &Path) -> Option<String> {
+    let text = read_regular(&dir.join(NOTE_MARKER), MAX_MARKER_BYTES)?;
+    let note = text.trim_end_matches('\n');
+    (!note.is_empty() && !note.contains('\n')).then(|| note.to_owned())
+}
+
+/// Rewrite the transcripts of `from`'s runs to name `to` (their `start` and `result` lines),
+/// each atomically. A transcript too large to read whole is left as it is.
+fn rekey_transcripts(store: &Store, from: &str, to: &str) {
+    let Ok(Some(dir)) = real_dir(store.dir(), &["runs"]) else { return };
+    for (name, path) in own_files(&dir, |n| n.strip_suffix(".jsonl").is_some_and(is_run_id)) {
+        let id = name.trim_end_matches(".jsonl");
+        if transcript_note(store, id).as_deref() != Some(from) {
+            continue;
+        }
+        if let Err(e) = rekey_transcript(&path, id, from, to) {
+            tracing::warn!("adopt {to}: transcript {name}: {e}");
+        }
+    }
+}
+
+fn rekey_transcript(path: &PathBuf, id: &str, from: &str, to: &str) -> Result<(), String> {
+    let text = read_regular(path, MAX_TRANSCRIPT_BYTES).ok_or("cannot read it whole")?;
+    let mut out = String::with_capacity(text.len() + to.len() * 2);
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let end = &line[line.trim_end_matches('\n').len()..];
+        let Ok(mut v) = serde_json::from_str::<Value>(line) else {
+            out.push_str(line);
+            continue;
+        };
+        let mut changed = false;
+        let start = (i == 0)
+            .then(|| start_of(&v, id))
+            .flatten()
+            .filter(|(note, _)| *note == from)
+            .map(|(_, trigger)| format!("{to} trigger={trigger} run={id}"));
+        if let Some(message) = start {
+            v["message"] = Value::String(message);
+            changed = true;
+        }
+        if v["kind"] == "result" && v["note"] == from {
+            v["note"] = Value::String(to.to_owned());
+            changed = true;
+        }
+        match changed.then(|| serde_json::to_string(&v)).transpose() {
+            Ok(Some(line)) => {
+                out.push_str(&line);
+                out.push_str(end);
+            }
+            _ => out.push_str(line),
+        }
+    }
+    write::write_atomic(path, &out).map_err(|e| e.to_string())
+}
