@@ -104,17 +104,20 @@ pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
                 workspace_folders: None,
                 file_operations: Some(WorkspaceFileOperationsServerCapabilities {
                     did_rename: Some(FileOperationRegistrationOptions {
-                        filters: [("**/*.{md,markdown}", FileOperationPatternKind::File), ("**", FileOperationPatternKind::Folder)]
-                            .into_iter()
-                            .map(|(glob, kind)| FileOperationFilter {
-                                scheme: Some("file".to_owned()),
-                                pattern: FileOperationPattern {
-                                    glob: glob.to_owned(),
-                                    matches: Some(kind),
-                                    options: None,
-                                },
-                            })
-                            .collect(),
+                        filters: [
+                            ("**/*.{md,markdown}", FileOperationPatternKind::File),
+                            ("**", FileOperationPatternKind::Folder),
+                        ]
+                        .into_iter()
+                        .map(|(glob, kind)| FileOperationFilter {
+                            scheme: Some("file".to_owned()),
+                            pattern: FileOperationPattern {
+                                glob: glob.to_owned(),
+                                matches: Some(kind),
+                                options: None,
+                            },
+                        })
+                        .collect(),
                     }),
                     ..Default::default()
                 }),

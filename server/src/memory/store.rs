@@ -115,10 +115,7 @@ impl MemoryStore {
             Err(e) => return Err(format!("{shown}: {e}")),
         }
         if std::fs::symlink_metadata(&new).is_ok() {
-            return Err(format!(
-                "{} already has a memory; {shown} is left as it is",
-                Self::shown_path(to)
-            ));
+            return Err(format!("{} already has a memory; {shown} is left as it is", Self::shown_path(to)));
         }
         std::fs::rename(&old, &new).map_err(|e| format!("cannot move {shown}: {e}"))?;
         // The file names its note for whoever opens it; an unreadable one moves as it is.

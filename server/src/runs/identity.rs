@@ -28,9 +28,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::Engine;
 use super::history::{MAX_TRANSCRIPT_BYTES, history_dir, own_files, read_regular, real_dir, start_of};
 use super::store::{NOTE_MARKER, NoteLock, Store, is_run_id};
-use super::Engine;
 use crate::memory::store::MemoryStore;
 use crate::note;
 use crate::workspace::{NotePath, state, write};
@@ -73,7 +73,9 @@ impl Engine {
         }
         let last = last_run_id(text);
         match self.move_state(&from, rel, last.as_deref()) {
-            Ok(()) => tracing::info!("adopt {rel}: the history and memory of {from}, which it was moved from"),
+            Ok(()) => {
+                tracing::info!("adopt {rel}: the history and memory of {from}, which it was moved from")
+            }
             Err(e) => tracing::warn!("adopt {rel}: the state of {from}: {e}"),
         }
     }
@@ -334,4 +336,125 @@ fn rekey_transcript(path: &PathBuf, id: &str, from: &str, to: &str) -> Result<()
         }
     }
     write::write_atomic(path, &out).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::memory::{Memory, MemoryConfig};
+    use crate::runs::DiskIo;
+    use crate::schedule::{ManualClock, Zone};
+
+    const A: &str = "01KAT5B2X0000000000000000A";
+    const B: &str = "01KAT5B2X0000000000000000B";
+    const C: &str = "01KAT5B2X0000000000000000C";
+
+    fn engine(root: &Path) -> Engine {
+        let now = chrono::DateTime::parse_from_rfc3339("2026-11-23T09:00:00Z").map(|t| t.to_utc());
+        let clock = ManualClock::new(now.unwrap_or_default());
+        let (config, _) = crate::config::Config::load_with(None, None, &|_: &str| None);
+        Engine::new(root, Arc::new(clock), Zone::Named(chrono_tz::UTC), Arc::new(DiskIo), config, None)
+    }
+
+    fn note(last: &str) -> String {
+        format!("---\nlive:\n  objective: x\n  lastRunId: \"{last}\"\n---\n# T\n\nbody\n")
+    }
+
+    /// What a run of `rel` keeps: a snapshot, a transcript, a memory entry.
+    fn ran(e: &Engine, rel: &str, id: &str, transcript: bool) {
+        e.store.snapshot(rel, id, &format!("before {id}\n"), 20).unwrap_or_else(|err| panic!("{err}"));
+        if transcript {
+            let mut t = e.store.transcript(id).unwrap_or_else(|err| panic!("{err}"));
+            t.write(&json!({"at": "2026-11-23T09:00:00Z", "kind": "start", "message": format!("{rel} trigger=manual run={id}")}));
+            t.write(&json!({"kind": "result", "note": rel, "added": 1, "removed": 1}));
+        }
+        let mut m = Memory::default();
+        let saved = m.save("ran-as", rel, None, chrono::DateTime::default(), &MemoryConfig::default());
+        assert!(saved.is_ok());
+        MemoryStore::new(&e.root).save(rel, &m).unwrap_or_else(|err| panic!("{err}"));
+    }
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(root)).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(p, text).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    fn ids(e: &Engine, rel: &str) -> Vec<String> {
+        super::super::history::snapshot_ids(&e.store, rel)
+    }
+
+    fn memory_of(e: &Engine, rel: &str) -> String {
+        MemoryStore::new(&e.root)
+            .load(rel)
+            .ok()
+            .and_then(|m| m.get("ran-as").ok().map(|x| x.content.clone()))
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_renamed_folder_takes_its_notes_state_along() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let e = engine(dir.path());
+        ran(&e, "notes/a.md", A, true);
+        ran(&e, "notes/sub/b.md", B, true);
+        ran(&e, "notesmore.md", C, true);
+        std::fs::create_dir_all(dir.path().join("archive")).unwrap_or_else(|e| panic!("{e}"));
+        e.renamed(&dir.path().join("notes"), &dir.path().join("archive"));
+        assert_eq!(ids(&e, "archive/a.md"), [A]);
+        assert_eq!(ids(&e, "archive/sub/b.md"), [B]);
+        assert!(ids(&e, "notes/a.md").is_empty() && ids(&e, "notes/sub/b.md").is_empty());
+        assert_eq!(ids(&e, "notesmore.md"), [C], "a sibling that shares the prefix stays");
+        assert_eq!(memory_of(&e, "archive/sub/b.md"), "notes/sub/b.md");
+        assert_eq!(transcript_note(&e.store, B).as_deref(), Some("archive/sub/b.md"));
+        let info = e.history(&dir.path().join("archive/a.md"));
+        assert_eq!(info.iter().map(|r| r.lines_added).collect::<Vec<_>>(), [Some(1)]);
+    }
+
+    #[test]
+    fn a_move_is_found_without_transcripts_and_an_interrupted_one_is_taken_up() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let e = engine(dir.path());
+        // The transcripts are pruned: the history folder's marker names the note.
+        ran(&e, "a.md", A, false);
+        write(dir.path(), "b.md", &note(A));
+        e.adopt(&dir.path().join("b.md"));
+        assert_eq!(ids(&e, "b.md"), [A]);
+        assert_eq!(memory_of(&e, "b.md"), "a.md");
+        // Interrupted after the transcripts were rewritten, before the history moved.
+        ran(&e, "c.md", B, true);
+        rekey_transcripts(&e.store, "c.md", "d.md");
+        write(dir.path(), "d.md", &note(B));
+        e.adopt(&dir.path().join("d.md"));
+        assert_eq!(ids(&e, "d.md"), [B]);
+        assert!(ids(&e, "c.md").is_empty());
+    }
+
+    #[test]
+    fn a_note_moved_onto_a_path_with_state_merges_and_a_copy_takes_nothing() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let e = engine(dir.path());
+        // b.md's state is left from a note that was deleted; a.md is then moved there.
+        ran(&e, "b.md", A, true);
+        ran(&e, "a.md", B, true);
+        write(dir.path(), "b.md", &note(B));
+        e.adopt(&dir.path().join("b.md"));
+        assert_eq!(ids(&e, "b.md"), [A, B]);
+        assert!(ids(&e, "a.md").is_empty());
+        // b.md's own memory stays; a.md's is left where it was, not overwritten.
+        assert_eq!(memory_of(&e, "b.md"), "b.md");
+        // A copy of b.md while b.md is there: nothing moves, now or later.
+        write(dir.path(), "copy.md", &note(B));
+        e.adopt(&dir.path().join("copy.md"));
+        assert!(ids(&e, "copy.md").is_empty());
+        assert_eq!(ids(&e, "b.md"), [A, B]);
+        // Nothing that names a run of its own moves anything.
+        write(dir.path(), "x.md", &note(C));
+        e.adopt(&dir.path().join("x.md"));
+        assert_eq!(ids(&e, "b.md"), [A, B]);
+    }
 }

@@ -348,7 +348,8 @@ mod tests {
                 "00000000000000000000000000.md",
                 "01000000000000000000000000.md",
                 "01K00000000000000000000002.md",
-                "a-note.md"
+                "a-note.md",
+                NOTE_MARKER
             ]
         );
         assert!(target.exists());
