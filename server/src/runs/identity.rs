@@ -24,7 +24,7 @@
 //! `workspace::state`), and only files named as livenote names them are moved.
 
 use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -304,7 +304,7 @@ fn rekey_transcripts(store: &Store, from: &str, to: &str) {
     }
 }
 
-fn rekey_transcript(path: &PathBuf, id: &str, from: &str, to: &str) -> Result<(), String> {
+fn rekey_transcript(path: &Path, id: &str, from: &str, to: &str) -> Result<(), String> {
     let text = read_regular(path, MAX_TRANSCRIPT_BYTES).ok_or("cannot read it whole")?;
     let mut out = String::with_capacity(text.len() + to.len() * 2);
     for (i, line) in text.split_inclusive('\n').enumerate() {
