@@ -457,4 +457,77 @@ mod tests {
         e.adopt(&dir.path().join("x.md"));
         assert_eq!(ids(&e, "b.md"), [A, B]);
     }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Run(usize),
+        Copy(usize),
+        Move(usize),
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        prop_oneof![
+            (0usize..8).prop_map(Op::Run),
+            (0usize..8).prop_map(Op::Copy),
+            (0usize..8).prop_map(Op::Move)
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// Runs, copies and moves in any order, each moved note looked at first (as the editor's
+        /// rename or the user's next command does): every note's history is exactly the runs
+        /// of its own identity, which a copy does not share and a move keeps.
+        #[test]
+        fn runs_copies_and_moves_match_a_model(ops in proptest::collection::vec(op(), 1..12)) {
+            let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+            let e = engine(dir.path());
+            // The model: file -> (its identity, its lastRunId); identity -> its runs.
+            let mut files: std::collections::BTreeMap<String, (usize, Option<String>)> = Default::default();
+            let mut runs: Vec<Vec<String>> = vec![Vec::new()];
+            files.insert("n0.md".to_owned(), (0, None));
+            write(dir.path(), "n0.md", "---\nlive:\n  objective: x\n---\n# T\n");
+            let (mut names, mut ids_made) = (1, 0);
+            for op in ops {
+                let pick = |i: usize| files.keys().nth(i % files.len()).cloned().unwrap_or_default();
+                match op {
+                    Op::Run(i) => {
+                        let f = pick(i);
+                        // A run adopts first, then keeps its snapshot under the note's name.
+                        e.adopt(&dir.path().join(&f));
+                        ids_made += 1;
+                        let id = format!("01KAT5B2X0000000000000{ids_made:04}");
+                        ran(&e, &f, &id, true);
+                        write(dir.path(), &f, &note(&id));
+                        let entry = files.get_mut(&f).unwrap_or_else(|| panic!("{f}"));
+                        runs[entry.0].push(id.clone());
+                        entry.1 = Some(id);
+                    }
+                    Op::Copy(i) => {
+                        let f = pick(i);
+                        let to = format!("n{names}.md");
+                        names += 1;
+                        std::fs::copy(dir.path().join(&f), dir.path().join(&to)).unwrap_or_else(|e| panic!("{e}"));
+                        let last = files[&f].1.clone();
+                        runs.push(Vec::new());
+                        files.insert(to, (runs.len() - 1, last));
+                    }
+                    Op::Move(i) => {
+                        let f = pick(i);
+                        let to = format!("n{names}.md");
+                        names += 1;
+                        std::fs::rename(dir.path().join(&f), dir.path().join(&to)).unwrap_or_else(|e| panic!("{e}"));
+                        let entry = files.remove(&f).unwrap_or_else(|| panic!("{f}"));
+                        files.insert(to.clone(), entry);
+                        e.adopt(&dir.path().join(&to));
+                    }
+                }
+                for (f, (identity, _)) in &files {
+                    e.adopt(&dir.path().join(f));
+                    proptest::prop_assert_eq!(&ids(&e, f), &runs[*identity], "{} after {:?}", f, files);
+                }
+            }
+        }
+    }
 }
