@@ -43,6 +43,8 @@ pub fn run(
     err: &mut impl Write,
 ) -> Result<u8> {
     let (engine, path) = super::undo::engine_for(note)?;
+    // A note moved since its last run: its memory follows it first.
+    engine.adopt(&path);
     let rel = engine.rel(&path).into_string();
     let store = MemoryStore::new(&engine.root);
     let shown = note.display();

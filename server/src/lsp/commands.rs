@@ -103,6 +103,7 @@ pub fn execute_command(
         }
         commands::CLEAR_MEMORY => {
             let (_, path, engine) = arg_note(state, &args)?;
+            engine.adopt(&path);
             // Under the note's run lock (refused while a run, which may be saving, goes on); a
             // small file removed, so done here rather than in a spawned task.
             let _lock = engine.lock_for_edit(&path).map_err(Error::invalid_params)?;

@@ -99,6 +99,29 @@ pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
                 commands: commands::ALL.iter().map(|c| (*c).to_owned()).collect(),
                 ..Default::default()
             }),
+            // A renamed note keeps its history and memory (`runs::identity`); a folder's notes too.
+            workspace: Some(WorkspaceServerCapabilities {
+                workspace_folders: None,
+                file_operations: Some(WorkspaceFileOperationsServerCapabilities {
+                    did_rename: Some(FileOperationRegistrationOptions {
+                        filters: [
+                            ("**/*.{md,markdown}", FileOperationPatternKind::File),
+                            ("**", FileOperationPatternKind::Folder),
+                        ]
+                        .into_iter()
+                        .map(|(glob, kind)| FileOperationFilter {
+                            scheme: Some("file".to_owned()),
+                            pattern: FileOperationPattern {
+                                glob: glob.to_owned(),
+                                matches: Some(kind),
+                                options: None,
+                            },
+                        })
+                        .collect(),
+                    }),
+                    ..Default::default()
+                }),
+            }),
             diagnostic_provider: pull.then(|| {
                 DiagnosticServerCapabilities::Options(DiagnosticOptions {
                     identifier: Some("livenote".to_owned()),

@@ -52,6 +52,22 @@ pub fn did_close(state: &State, params: DidCloseTextDocumentParams) {
     }
 }
 
+/// `workspace/didRenameFiles`: the editor renamed notes or folders; what livenote keeps of
+/// each note (history, transcripts, memory) follows it (`runs::identity`). Done here, before
+/// the next message, so that a command on the new name finds the note's history.
+pub fn did_rename_files(state: &State, params: RenameFilesParams) {
+    for f in params.files {
+        let path = |s: &str| s.parse::<Uri>().ok().and_then(|u| u.to_file_path().map(|p| p.into_owned()));
+        let (Some(old), Some(new)) = (path(&f.old_uri), path(&f.new_uri)) else { continue };
+        // Within one root: a note moved to another folder's root starts fresh there.
+        if let Some(engine) = state.engine_for(&new)
+            && old.starts_with(&engine.root)
+        {
+            engine.renamed(&old, &new);
+        }
+    }
+}
+
 pub fn did_save(client: &Client, state: &Arc<State>, params: DidSaveTextDocumentParams) {
     if let Some(path) = params.text_document.uri.to_file_path() {
         file_changed(client, state, &path);

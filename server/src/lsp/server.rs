@@ -85,6 +85,10 @@ impl LanguageServer for Backend {
         notifications::did_save(&self.client, &self.state, params);
     }
 
+    async fn did_rename_files(&self, params: RenameFilesParams) {
+        notifications::did_rename_files(&self.state, params);
+    }
+
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
         notifications::did_change_configuration(&self.client, &self.state, params);
     }

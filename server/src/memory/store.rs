@@ -46,7 +46,8 @@ impl MemoryStore {
         MemoryStore { root: workspace_root.to_path_buf() }
     }
 
-    fn file_name(rel: &str) -> String {
+    /// The note's memory file's name in `.livenote/memory/`.
+    pub fn file_name(rel: &str) -> String {
         format!("{}.json", state::note_key(rel))
     }
 
@@ -94,6 +95,36 @@ impl MemoryStore {
         let text = serde_json::to_string_pretty(&file).map_err(|e| format!("cannot write {shown}: {e}"))?;
         write::write_atomic(&dir.join(Self::file_name(rel)), &format!("{text}\n"))
             .map_err(|e| format!("cannot write {shown}: {e}"))
+    }
+
+    /// Give the memory of the note `from` to the note `to` (a renamed note keeps its memory,
+    /// `runs::identity`): the file is renamed, never copied, and only when `to` has none; then
+    /// its `note` is set to `to` when it reads. Whether a memory moved. The caller holds both
+    /// notes' run locks.
+    pub fn rename(&self, from: &str, to: &str) -> Result<bool, String> {
+        let shown = Self::shown_path(from);
+        let Some(dir) = state::existing_state_dir(&self.root, SUB).map_err(|e| format!("{shown}: {e}"))?
+        else {
+            return Ok(false);
+        };
+        let (old, new) = (dir.join(Self::file_name(from)), dir.join(Self::file_name(to)));
+        match std::fs::symlink_metadata(&old) {
+            Ok(m) if m.is_file() => {}
+            Ok(_) => return Err(format!("{shown} is not a regular file; livenote leaves it as it is")),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+            Err(e) => return Err(format!("{shown}: {e}")),
+        }
+        if std::fs::symlink_metadata(&new).is_ok() {
+            return Err(format!("{} already has a memory; {shown} is left as it is", Self::shown_path(to)));
+        }
+        std::fs::rename(&old, &new).map_err(|e| format!("cannot move {shown}: {e}"))?;
+        // The file names its note for whoever opens it; an unreadable one moves as it is.
+        if let Ok(memory) = self.load(to)
+            && !memory.is_empty()
+        {
+            self.save(to, &memory)?;
+        }
+        Ok(true)
     }
 
     /// Remove the note's memory file, read or not; whether there was one. Only a regular file

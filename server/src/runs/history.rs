@@ -49,7 +49,7 @@ pub const UNDO_TRIGGER: &str = "undo";
 /// Bodies larger than this are not read back from history (notes are capped far below).
 const MAX_BODY_BYTES: u64 = 16 * 1024 * 1024;
 /// How much of a transcript `history` reads.
-const MAX_TRANSCRIPT_BYTES: u64 = 8 * 1024 * 1024;
+pub(super) const MAX_TRANSCRIPT_BYTES: u64 = 8 * 1024 * 1024;
 /// How many changed lines an undo refusal quotes.
 const PREVIEW_LINES: usize = 8;
 
@@ -72,7 +72,7 @@ pub fn run_time(id: &str) -> Option<DateTime<Utc>> {
 
 /// `dir` joined with `parts`, provided that `dir` and every folder on the way that exists is a
 /// real folder (not a symlink). `Ok(None)` when one does not exist yet.
-fn real_dir(dir: &Path, parts: &[&str]) -> std::io::Result<Option<PathBuf>> {
+pub(super) fn real_dir(dir: &Path, parts: &[&str]) -> std::io::Result<Option<PathBuf>> {
     let mut p = dir.to_path_buf();
     let check = |p: &Path| -> std::io::Result<bool> {
         match std::fs::symlink_metadata(p) {
@@ -99,7 +99,7 @@ fn real_dir(dir: &Path, parts: &[&str]) -> std::io::Result<Option<PathBuf>> {
 }
 
 /// The text of a regular file (never a symlink, FIFO or device), up to `max` bytes.
-fn read_regular(path: &Path, max: u64) -> Option<String> {
+pub(super) fn read_regular(path: &Path, max: u64) -> Option<String> {
     let meta = std::fs::symlink_metadata(path).ok()?;
     if !meta.is_file() || meta.len() > max {
         return None;
@@ -110,7 +110,7 @@ fn read_regular(path: &Path, max: u64) -> Option<String> {
 }
 
 /// Regular files directly in `dir` whose names `keep_name` recognises, sorted by name.
-fn own_files(dir: &Path, keep_name: impl Fn(&str) -> bool) -> Vec<(String, PathBuf)> {
+pub(super) fn own_files(dir: &Path, keep_name: impl Fn(&str) -> bool) -> Vec<(String, PathBuf)> {
     let mut v: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
         .map(|r| {
             r.flatten()
@@ -126,7 +126,7 @@ fn own_files(dir: &Path, keep_name: impl Fn(&str) -> bool) -> Vec<(String, PathB
     v
 }
 
-fn history_dir(store: &Store, rel: &str) -> Option<PathBuf> {
+pub(super) fn history_dir(store: &Store, rel: &str) -> Option<PathBuf> {
     match real_dir(store.dir(), &["history", &Store::key(rel)]) {
         Ok(d) => d,
         Err(e) => {
@@ -437,6 +437,7 @@ impl Engine {
         if last_run_id.is_some_and(|id| !is_run_id(id)) {
             return false;
         }
+        self.adopt(path);
         let rel = self.rel(path);
         matches!(plan(&self.bodies(&rel), &text[agent_region(text)]), Plan::Restore { .. })
     }
@@ -481,6 +482,7 @@ impl Engine {
 
     /// The runs of a note, newest first, for `livenote history`.
     pub fn history(&self, path: &Path) -> Vec<RunInfo> {
+        self.adopt(path);
         let rel = self.rel(path);
         let snaps: std::collections::HashSet<String> = snapshot_ids(&self.store, &rel).into_iter().collect();
         let mut runs: std::collections::BTreeMap<String, RunInfo> = std::collections::BTreeMap::new();
@@ -557,6 +559,18 @@ impl RunInfo {
     }
 }
 
+/// The note and trigger a transcript's first line (`start`: `{rel} trigger={trigger}
+/// run={id}`) names, when it is the start of run `id`.
+pub(super) fn start_of<'a>(first: &'a Value, id: &str) -> Option<(&'a str, &'a str)> {
+    if first["kind"] != "start" {
+        return None;
+    }
+    let message = first["message"].as_str()?;
+    let (note, rest) = message.rsplit_once(" trigger=")?;
+    let (trigger, run) = rest.split_once(" run=")?;
+    (run == id).then_some((note, trigger))
+}
+
 /// The run a transcript records, if it is a run of `rel`.
 fn read_transcript(path: &Path, id: &str, rel: &str) -> Option<RunInfo> {
     let meta = std::fs::symlink_metadata(path).ok()?;
@@ -566,14 +580,8 @@ fn read_transcript(path: &Path, id: &str, rel: &str) -> Option<RunInfo> {
     let file = std::fs::File::open(path).ok()?;
     let mut lines = BufReader::new(file.take(MAX_TRANSCRIPT_BYTES)).lines().map_while(Result::ok);
     let first: Value = serde_json::from_str(&lines.next()?).ok()?;
-    if first["kind"] != "start" {
-        return None;
-    }
-    // `{rel} trigger={trigger} run={id}`
-    let message = first["message"].as_str()?;
-    let (note, rest) = message.rsplit_once(" trigger=")?;
-    let (trigger, run) = rest.split_once(" run=")?;
-    if note != rel || run != id {
+    let (note, trigger) = start_of(&first, id)?;
+    if note != rel {
         return None;
     }
     let mut info = RunInfo::unknown(id);

@@ -7,6 +7,7 @@
 
 pub mod costs;
 pub mod history;
+pub mod identity;
 pub mod io;
 pub mod registry;
 pub mod restore;
@@ -271,6 +272,8 @@ impl Engine {
             Ok(t) => t,
             Err(e) => return Outcome::Skipped(format!("cannot read the note: {e}")),
         };
+        // A note moved since its last run takes its history and memory along (`identity`).
+        self.adopt_locked(rel, &text);
         let analysis = note::analyze(&text, &note::Options::default());
         let Some(live) = analysis.live.as_ref() else {
             return Outcome::Skipped("the note is not live".to_owned());

@@ -55,6 +55,7 @@ impl Engine {
         if let Some(bad) = bad_last_run_id(&text) {
             return Err(UndoError::BadRunId(bad));
         }
+        self.adopt_locked(rel, &text);
         let current = text[agent_region(&text)].to_owned();
         let runs = self.bodies(rel);
         Ok(Locked { _lock: lock, text, current, runs })
@@ -186,6 +187,7 @@ impl Engine {
         if let Some(run) = run.filter(|r| !is_run_id(r)) {
             return Err(UndoError::NotARunId(run.to_owned()));
         }
+        self.adopt(path);
         let text = self.io.read(path).map_err(|e| UndoError::Io(format!("cannot read the note: {e}")))?;
         let runs = self.bodies(&rel);
         if note::analyze(&text, &note::Options::default()).live.is_none() && runs.is_empty() {

@@ -18,6 +18,9 @@ use crate::workspace::confine;
 /// The state folder's name, under the workspace root.
 pub const STATE_DIR: &str = ".livenote";
 
+/// The file in `history/<key>/` that names the note the folder is of (workspace-relative).
+pub const NOTE_MARKER: &str = "note.path";
+
 #[derive(Debug, Clone)]
 pub struct Store {
     root: PathBuf,
@@ -168,6 +171,14 @@ impl Store {
             ));
         }
         let dir = self.ensure(&format!("history/{}", Self::key(rel)))?;
+        // Which note the folder is of (its key is one-way), so that a renamed note finds the
+        // state it left behind (`runs::identity`). Written once, best effort.
+        let marker = dir.join(NOTE_MARKER);
+        if std::fs::symlink_metadata(&marker).is_err()
+            && let Err(e) = crate::workspace::write::write_atomic(&marker, &format!("{rel}\n"))
+        {
+            tracing::warn!("write {}: {e}", marker.display());
+        }
         let path = dir.join(format!("{run_id}.md"));
         crate::workspace::write::write_atomic(&path, body).map_err(std::io::Error::other)?;
         let mut snaps = self.snapshots(rel);
@@ -337,7 +348,8 @@ mod tests {
                 "00000000000000000000000000.md",
                 "01000000000000000000000000.md",
                 "01K00000000000000000000002.md",
-                "a-note.md"
+                "a-note.md",
+                NOTE_MARKER
             ]
         );
         assert!(target.exists());

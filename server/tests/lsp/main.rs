@@ -5,6 +5,7 @@ mod budget;
 mod buffer_and_disk;
 mod costs;
 mod harness;
+mod identity;
 mod memory;
 mod next_fire;
 mod refresh;
