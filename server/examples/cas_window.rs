@@ -19,13 +19,18 @@ fn main() {
     let rounds = args.next().and_then(Result::ok).unwrap_or(3);
     let lines = args.next().and_then(Result::ok).unwrap_or(1008);
     let (mut lost_all, mut total) = (0, 0);
+    let mut out = std::io::stdout().lock();
     for round in 1..=rounds {
         let (lost, writes, conflicts) = round_of(lines);
-        println!("round {round}: {lost} of {lines} lines lost; {writes} writes, {conflicts} conflicts");
+        let _ = writeln!(
+            out,
+            "round {round}: {lost} of {lines} lines lost; {writes} writes, {conflicts} conflicts"
+        );
+        let _ = out.flush();
         lost_all += lost;
         total += lines;
     }
-    println!("all: {lost_all} of {total} lines lost");
+    let _ = writeln!(out, "all: {lost_all} of {total} lines lost");
 }
 
 fn round_of(lines: usize) -> (usize, usize, usize) {
