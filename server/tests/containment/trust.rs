@@ -622,3 +622,32 @@ fn an_entry_without_file_hashes_is_asked_again_only_when_the_config_runs_a_file_
     assert_eq!(statuses, [("n.md".to_owned(), "untrusted".to_owned())]);
     assert!(err.contains("a file its configuration runs changed"), "{err}");
 }
+
+/// `livenote watch` of a trusted folder reloads when a script its configuration runs changes:
+/// from then on the folder's configuration is ignored (said once in the log) until the user
+/// trusts it again, and the next occurrence runs the new script only after that.
+#[test]
+fn watch_reloads_when_a_script_the_config_runs_changes() {
+    let dir = tempdir();
+    let note = "---\nlive:\n  objective: o\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n# N\n\nold body\n";
+    write(&dir.path().join("n.md"), note);
+    write(&dir.path().join("scripts/gen.sh"), "cat >/dev/null\necho v1\n");
+    let config = "[agent]\nprovider = \"p\"\n[providers.p]\nkind = \"command\"\ncommand = [\"sh\", \"scripts/gen.sh\"]\n";
+    let ws = crate::common::Workspace::in_dir(dir, config);
+    ws.set_clock("2026-11-23T09:00:00Z");
+    let mut w = ws.watch_clock();
+    w.wait_for("done n.md");
+    assert!(ws.note().ends_with("# N\n\nv1\n"), "{}", ws.note());
+
+    // The pull.
+    write(&ws.root.join("scripts/gen.sh"), "cat >/dev/null\ntouch pwned\necho v2\n");
+    w.wait_for("a file its configuration runs changed since you trusted this folder");
+    // Inside the next occurrence's grace: due, were the folder trusted.
+    ws.set_clock("2026-11-23T10:00:30Z");
+    assert!(!ws.root.join("pwned").exists(), "the changed script ran");
+    let out = ws.livenote(&["trust", "."]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    w.wait_for("done n.md");
+    let logs = w.stop();
+    assert!(ws.note().ends_with("# N\n\nv2\n"), "{}\n{logs:#?}", ws.note());
+}
