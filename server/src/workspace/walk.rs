@@ -320,6 +320,75 @@ pub fn visible_entries(root: &Path, only_towards: Option<PathBuf>) -> ignore::Wa
 mod tests {
     use super::*;
 
+    /// The model: every folder from `path`'s up to the filesystem root, read afresh each time,
+    /// deepest first, as the walk did before the chains (and their cache) existed.
+    fn model_is_ignored(rules: &IgnoreRules, path: &Path, is_dir: bool) -> bool {
+        let Some(parent) = path.parent() else { return false };
+        let mut chain: Vec<Arc<DirRules>> = Vec::new();
+        for d in parent.ancestors() {
+            chain.push(rules_of(d));
+            if d == rules.root {
+                let canonical = std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf());
+                chain.extend(canonical.ancestors().skip(1).map(rules_of));
+                break;
+            }
+        }
+        let kinds: [fn(&DirRules) -> Option<&Gitignore>; 3] =
+            [|r| r.ignore.as_ref(), |r| r.gitignore.as_ref(), |r| r.exclude.as_ref()];
+        for kind in kinds {
+            for r in &chain {
+                match kind(r).map(|g| g.matched(path, is_dir)) {
+                    Some(Match::Ignore(_)) => return true,
+                    Some(Match::Whitelist(_)) => return false,
+                    _ => {}
+                }
+            }
+        }
+        false
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// The chains answer as the model does for every path, whatever order the paths are
+        /// asked in (the cache is filled by whichever comes first).
+        #[test]
+        fn chains_agree_with_reading_every_folder_above(
+            dirs in proptest::collection::vec(proptest::collection::vec(0..3usize, 0..6), 1..8),
+            ignores in proptest::collection::vec((0..8usize, proptest::bool::ANY, proptest::collection::vec(0..6usize, 1..3)), 0..5),
+            order in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 0..40),
+        ) {
+            const NAMES: [&str; 3] = ["a", "b", "c.md"];
+            const PATTERNS: [&str; 6] = ["a", "b/", "!a", "*.md", "!c.md", "/b"];
+            let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+            let root = dir.path();
+            let folders: Vec<PathBuf> =
+                dirs.iter().map(|d| d.iter().fold(root.to_path_buf(), |p, &i| p.join(NAMES[i]))).collect();
+            for f in &folders {
+                std::fs::create_dir_all(f).unwrap_or_else(|e| panic!("{e}"));
+            }
+            for (at, dot_ignore, patterns) in &ignores {
+                let folder = &folders[at % folders.len()];
+                let text: Vec<&str> = patterns.iter().map(|&i| PATTERNS[i]).collect();
+                let name = if *dot_ignore { ".ignore" } else { ".gitignore" };
+                std::fs::write(folder.join(name), text.join("\n")).unwrap_or_else(|e| panic!("{e}"));
+            }
+            // Every folder and a note in each, asked in a random order.
+            let mut paths: Vec<(PathBuf, bool)> = Vec::new();
+            for f in &folders {
+                for a in f.ancestors().take_while(|a| a.starts_with(root) && *a != root) {
+                    paths.push((a.to_path_buf(), true));
+                }
+                paths.push((f.join("n.md"), false));
+            }
+            let rules = IgnoreRules::new(root);
+            let asked = order.iter().map(|i| i.index(paths.len())).chain(0..paths.len());
+            for i in asked {
+                let (p, is_dir) = &paths[i];
+                proptest::prop_assert_eq!(rules.is_ignored(p, *is_dir), model_is_ignored(&rules, p, *is_dir), "{}", p.display());
+            }
+        }
+    }
+
     #[test]
     fn honours_gitignore_livenote_and_excludes() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
