@@ -8,6 +8,8 @@
 //! - `files`: only regular files, only inside the workspace; writes keep links, modes, owners.
 //! - `undo`: undo and history never lose work.
 //! - `bounds`: the language server and the model stay bounded.
+//! - `terminal`: names and fields from the folder reach the terminal as text, never as escapes.
+//! - `walk`: a walk stops at a depth bound and costs the same per entry at any depth.
 //!
 //! Time is a `ManualClock` or a clock file; nothing sleeps on the schedule. No network beyond
 //! 127.0.0.1.
@@ -18,6 +20,8 @@ mod containment {
     pub mod compose;
     pub mod files;
     pub mod state_dir;
+    pub mod terminal;
     pub mod trust;
     pub mod undo;
+    pub mod walk;
 }

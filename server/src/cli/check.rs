@@ -8,6 +8,7 @@ use anyhow::Result;
 
 use super::Format;
 use crate::survey;
+use crate::text::escape::terminal;
 
 pub fn run(paths: &[PathBuf], format: Format, out: &mut impl Write) -> Result<u8> {
     let default = [PathBuf::from(".")];
@@ -22,7 +23,9 @@ pub fn run(paths: &[PathBuf], format: Format, out: &mut impl Write) -> Result<u8
         }
         Format::Text => {
             for i in items {
-                writeln!(out, "{}:{}:{}: {} {} {}", i.path, i.line, i.column, i.severity, i.code, i.message)?;
+                // A file name or a quoted value can hold terminal escapes: shown, never acted on.
+                let (path, message) = (terminal(&i.path), terminal(&i.message));
+                writeln!(out, "{path}:{}:{}: {} {} {message}", i.line, i.column, i.severity, i.code)?;
             }
             tracing::info!("{}", summary(checked.checked, checked.skipped, checked.errors, checked.warnings));
         }

@@ -10,6 +10,7 @@ use chrono::{DateTime, Utc};
 use super::Format;
 use crate::status;
 use crate::survey;
+use crate::text::escape::terminal;
 
 pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut impl Write) -> Result<u8> {
     let (at, shown_in) = match at {
@@ -27,8 +28,8 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
         let _ = writeln!(
             std::io::stderr(),
             "livenote: {}/.livenote.toml is ignored: {reason}; notes run only by hand, with your own configuration, until you run `livenote trust {}`",
-            root.display(),
-            root.display()
+            terminal(&root.display().to_string()),
+            terminal(&root.display().to_string())
         );
     }
     let mut items = listing.items;
@@ -49,13 +50,15 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
 }
 
 fn table(items: &[status::ListItem], out: &mut impl Write) -> Result<()> {
-    let width = items.iter().map(|i| i.path.len()).max().unwrap_or(4).max(4);
+    // A file name can hold terminal escapes: shown, never acted on.
+    let paths: Vec<_> = items.iter().map(|i| terminal(&i.path)).collect();
+    let width = paths.iter().map(|p| p.chars().count()).max().unwrap_or(4).max(4);
     writeln!(out, "{:<width$}  {:<9}  {:<6}  {:<25}  LAST RUN", "NOTE", "STATUS", "DUE", "NEXT")?;
-    for i in items {
+    for (i, path) in items.iter().zip(&paths) {
         writeln!(
             out,
             "{:<width$}  {:<9}  {:<6}  {:<25}  {}",
-            i.path,
+            path,
             i.status,
             i.due.unwrap_or("-"),
             i.next_due.as_deref().unwrap_or("-"),

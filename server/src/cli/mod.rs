@@ -364,6 +364,10 @@ fn trust(dir: Option<PathBuf>, out: &mut impl Write) -> anyhow::Result<u8> {
         "trusted {} with {config}: its configuration is used and its live notes run on schedule and on events",
         record.path
     )?;
+    let files: Vec<&str> = record.files.iter().flatten().map(|(f, _)| f.as_str()).collect();
+    if !files.is_empty() {
+        writeln!(out, "the trust covers the files it runs as they are now: {}", files.join(", "))?;
+    }
     Ok(0)
 }
 
@@ -394,12 +398,24 @@ fn trust_list(out: &mut impl Write) -> anyhow::Result<u8> {
         let state = if !std::path::Path::new(&r.path).is_dir() {
             "folder missing".to_owned()
         } else {
-            match list.check_content(std::path::Path::new(&r.path), &current(&r.path)) {
-                Trust::Trusted { .. } => "trusted".to_owned(),
-                _ => "CHANGED since: not in effect until trusted again".to_owned(),
+            let path = std::path::Path::new(&r.path);
+            match crate::workspace::trust::read_config_bytes(path) {
+                Err(e) => format!("CHANGED since ({e}): not in effect until trusted again"),
+                Ok(bytes) => match list.check_content(path, bytes.as_deref()) {
+                    Trust::Trusted { .. } => "trusted".to_owned(),
+                    Trust::Changed { file: Some(f), .. } => {
+                        format!("CHANGED since ({f}): not in effect until trusted again")
+                    }
+                    _ => "CHANGED since: not in effect until trusted again".to_owned(),
+                },
             }
         };
         writeln!(out, "{}\t{state}\t{config}\t{}", r.path, r.trusted_at)?;
+        // The programs the trust covers, so a `git pull` that changed one is easy to review.
+        for (file, digest) in r.files.iter().flatten() {
+            let digest = digest.as_deref().map_or_else(|| "not there".to_owned(), short_digest);
+            writeln!(out, "\truns {file}\t{digest}")?;
+        }
     }
     for l in &legacy {
         writeln!(
@@ -412,10 +428,6 @@ fn trust_list(out: &mut impl Write) -> anyhow::Result<u8> {
         writeln!(out, "(no trusted folders)")?;
     }
     Ok(0)
-}
-
-fn current(path: &str) -> crate::workspace::trust::Digest {
-    crate::workspace::trust::current_digest(std::path::Path::new(path)).unwrap_or(Some(String::new()))
 }
 
 /// `sha256:` and the first 12 hex digits: enough to tell versions apart at a glance.

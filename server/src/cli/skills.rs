@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::Format;
 use crate::skills;
+use crate::text::escape::terminal;
 
 /// One line of the listing (also the JSON item).
 #[derive(Debug, Serialize)]
@@ -59,16 +60,19 @@ pub fn run(dir: Option<PathBuf>, format: Format, out: &mut impl Write) -> Result
             writeln!(out)?;
         }
         Format::Text => {
-            let width = items.iter().map(|i| i.name.chars().count()).max().unwrap_or(4).max(4);
-            let pw = items.iter().map(|i| i.path.chars().count()).max().unwrap_or(4).max(4);
+            // Names, descriptions and file names come from the folder: terminal escapes in
+            // them are shown, never acted on.
+            let shown: Vec<_> = items.iter().map(|i| (terminal(i.name), terminal(i.path))).collect();
+            let width = shown.iter().map(|(n, _)| n.chars().count()).max().unwrap_or(4).max(4);
+            let pw = shown.iter().map(|(_, p)| p.chars().count()).max().unwrap_or(4).max(4);
             writeln!(out, "{:<width$}  {:<9}  {:<pw$}  DESCRIPTION", "NAME", "SOURCE", "PATH")?;
-            for i in &items {
-                let description = crate::text::short::clip(i.description, 80);
+            for (i, (name, path)) in items.iter().zip(&shown) {
+                let description = crate::text::short::clip(&terminal(i.description), 80);
                 let description = match i.overridden_by {
-                    Some(by) => format!("(overridden by {by}) {description}"),
+                    Some(by) => format!("(overridden by {}) {description}", terminal(by)),
                     None => description,
                 };
-                writeln!(out, "{:<width$}  {:<9}  {:<pw$}  {description}", i.name, i.source, i.path)?;
+                writeln!(out, "{name:<width$}  {:<9}  {path:<pw$}  {description}", i.source)?;
             }
             let trusted = crate::workspace::trust::TrustStore::user()
                 .is_some_and(|t| t.list().check(&root).is_trusted());
@@ -76,7 +80,7 @@ pub fn run(dir: Option<PathBuf>, format: Format, out: &mut impl Write) -> Result
                 writeln!(
                     out,
                     "\nThis folder is not trusted: runs use only the user's and the built-in skills until you run `livenote trust {}`.",
-                    root.display()
+                    terminal(&root.display().to_string())
                 )?;
             }
         }

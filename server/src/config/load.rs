@@ -107,8 +107,8 @@ impl Config {
                     )),
                     Ok(Some(bytes)) => {
                         let digest = Some(trust::digest_bytes(&bytes));
-                        let verdict =
-                            store.map_or(trust::Trust::Untrusted, |s| s.list().check_content(root, &digest));
+                        let verdict = store
+                            .map_or(trust::Trust::Untrusted, |s| s.list().check_content(root, Some(&bytes)));
                         match String::from_utf8(bytes) {
                             Err(e) => problems.push(file_problem(
                                 &path,

@@ -291,16 +291,25 @@ pub fn config_changed(client: &Client, state: &Arc<State>, engine: &Arc<Engine>)
 /// question itself, without closing punctuation: Neovim shows a request's message as the
 /// prompt of its choices followed by ": " (a final "." or "?" would read ".: ").
 fn trust_question(engine: &Engine, ignored: Option<&crate::config::IgnoredFolderConfig>) -> String {
-    let (config, with) = match ignored {
-        Some(i) if i.changed() => (
-            " Its .livenote.toml CHANGED since you trusted it: review it before you allow.",
+    let changed_file = ignored.and_then(|i| match &i.trust {
+        crate::workspace::trust::Trust::Changed { file: Some(file), .. } => Some(file.as_str()),
+        _ => None,
+    });
+    let (config, with) = match (ignored, changed_file) {
+        // A script the configuration runs changed (a `git pull`): name it, it is what to review.
+        (Some(_), Some(file)) => (
+            format!(" {file}, which its .livenote.toml runs, CHANGED since you trusted it: review it before you allow."),
+            " with its .livenote.toml and the files it runs as they are now",
+        ),
+        (Some(i), _) if i.changed() => (
+            " Its .livenote.toml CHANGED since you trusted it: review it before you allow.".to_owned(),
             " with its .livenote.toml as it is now",
         ),
-        Some(_) => (
-            " Its .livenote.toml is then used too: it may name programs to run and model endpoints to send your API keys to.",
+        (Some(_), _) => (
+            " Its .livenote.toml is then used too: it may name programs to run and model endpoints to send your API keys to.".to_owned(),
             " with its .livenote.toml as it is now",
         ),
-        None => ("", ""),
+        (None, _) => (String::new(), ""),
     };
     format!(
         "Once trusted, the folder's live notes run on their schedules and on events, and may call paid models or run programs.{config} Trust {}{with}",

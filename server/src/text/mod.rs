@@ -1,8 +1,10 @@
 //! Plain text plumbing shared by every layer: byte offsets to line/column positions in any
-//! encoding, text edits expressed as byte ranges, did-you-mean distances and counted nouns.
+//! encoding, text edits expressed as byte ranges, did-you-mean distances, counted nouns and
+//! text made safe for a terminal.
 
 pub mod count;
 pub mod edit;
+pub mod escape;
 pub mod line_index;
 pub mod short;
 pub mod words;

@@ -55,7 +55,14 @@ impl RootService {
     /// What `path` is for this root ([`classify`]), with the trust store the engine uses.
     pub fn classify(&self, path: &Path) -> FileEvent {
         let trust_file = self.engine.trust.as_ref().map(|t| t.file());
-        classify(&self.engine.root, trust_file.as_deref(), path)
+        match classify(&self.engine.root, trust_file.as_deref(), path) {
+            // A program the folder's configuration runs is part of what its trust covers
+            // (`git pull` rewrote `scripts/gen.sh`): reload as for the config itself.
+            FileEvent::Other if crate::workspace::trust::runs_file(&self.engine.root, path) => {
+                FileEvent::FolderConfig
+            }
+            kind => kind,
+        }
     }
 
     /// Act on one changed path: wake the event processor, reload the configuration

@@ -5,7 +5,16 @@
 //! own is covered by the nearest trusted folder above it, but never through a folder that has
 //! one: the trust of a folder does not extend to nested folders with their own configuration.
 //!
-//! The store is `trust.json`: `{"version": 2, "folders": [{"path", "config", "trustedAt"}]}`,
+//! Trust binds the programs that configuration runs too: every file inside the folder named by
+//! a `[providers.*] command` or an `[mcp.servers.*] command` of its `.livenote.toml` (the
+//! program when it is a path, and each argument that names a file there, like
+//! `["bash", "scripts/gen.sh"]`) is hashed when the folder is trusted, and a change to one of
+//! them (a `git pull` that rewrites `scripts/gen.sh`), or one of them appearing, untrusts the
+//! folder like a change to the config. An entry written before files were bound (no `files`)
+//! stays in effect only while its configuration runs no file inside the folder.
+//!
+//! The store is `trust.json`: `{"version": 2, "folders": [{"path", "config", "files",
+//! "trustedAt"}]}`,
 //! with canonical paths of existing folders only (a path that is not valid UTF-8 or holds a
 //! control character is refused). Writes are atomic (temp file + fsync + rename) under an OS
 //! file lock, and re-read the store under that lock, so two processes trusting at once both
@@ -16,6 +25,7 @@
 //! recorded what their configuration said, so they are reported as "trusted by an older
 //! livenote" and must be trusted again. The old file is left as it is.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
@@ -37,10 +47,13 @@ pub type Digest = Option<String>;
 
 /// The digest of a config file's bytes, as stored: `sha256:<hex>`.
 pub fn digest_bytes(bytes: &[u8]) -> String {
-    let d = ring::digest::digest(&ring::digest::SHA256, bytes);
+    hex_digest(ring::digest::digest(&ring::digest::SHA256, bytes).as_ref())
+}
+
+fn hex_digest(d: &[u8]) -> String {
     let mut hex = String::with_capacity(7 + 64);
     hex.push_str("sha256:");
-    for b in d.as_ref() {
+    for b in d {
         hex.push_str(&format!("{b:02x}"));
     }
     hex
@@ -90,8 +103,9 @@ pub enum Trust {
     /// Never trusted (or untrusted since).
     Untrusted,
     /// Trusted once, but its `.livenote.toml` (or that of the trusting folder above it) changed
-    /// since, or appeared or disappeared.
-    Changed { by: PathBuf },
+    /// since, or appeared or disappeared; or a file that configuration runs did (`file`, as
+    /// written in the configuration).
+    Changed { by: PathBuf, file: Option<String> },
     /// Listed by an older livenote that did not record the configuration's content.
     Legacy,
 }
@@ -106,7 +120,10 @@ impl Trust {
         match self {
             Trust::Trusted { .. } => "the folder is trusted",
             Trust::Untrusted => "this folder is not trusted",
-            Trust::Changed { .. } => "it changed since you trusted this folder",
+            Trust::Changed { file: None, .. } => "it changed since you trusted this folder",
+            Trust::Changed { file: Some(_), .. } => {
+                "a file its configuration runs changed since you trusted this folder"
+            }
             Trust::Legacy => {
                 "this folder was trusted by an older livenote that did not record the file's content"
             }
@@ -144,6 +161,11 @@ pub struct Record {
     pub path: String,
     /// `sha256:<hex>` of its `.livenote.toml` when trusted; `null` = it had none.
     pub config: Digest,
+    /// The files inside the folder that configuration runs (see [`bound_files`]), by their
+    /// path relative to the folder, with their digest when trusted (`null` = not there then).
+    /// Absent in entries written before files were bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<BTreeMap<String, Digest>>,
     /// When it was trusted (RFC 3339, UTC).
     pub trusted_at: String,
 }
@@ -258,7 +280,8 @@ impl TrustStore {
     /// given (the content the user was shown when asked).
     pub fn trust_expecting(&self, root: &Path, expected: Option<&Digest>) -> Result<Record, TrustError> {
         let root = existing_folder(root)?;
-        let digest = current_digest(&root).map_err(io_err(&root))?;
+        let bytes = read_config_bytes(&root).map_err(io_err(&root))?;
+        let digest = bytes.as_deref().map(digest_bytes);
         if expected.is_some_and(|e| *e != digest) {
             return Err(TrustError::ChangedMeanwhile(root.display().to_string()));
         }
@@ -266,6 +289,7 @@ impl TrustStore {
         let record = Record {
             path: path.clone(),
             config: digest,
+            files: Some(bound_files(&root, bytes.as_deref())),
             trusted_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         };
         let rec = record.clone();
@@ -349,9 +373,9 @@ impl TrustList {
             let has_config = dir.join(CONFIG_FILE).exists();
             if let Some(r) = dir.to_str().and_then(|d| self.records.iter().find(|r| r.path == d)) {
                 // Above `root`, only a folder without its own config on the way is covered.
-                return match current_digest(dir) {
-                    Ok(d) if d == r.config => Trust::Trusted { by: dir.to_path_buf() },
-                    _ => Trust::Changed { by: dir.to_path_buf() },
+                return match read_config_bytes(dir) {
+                    Ok(bytes) => verdict(r, dir, bytes.as_deref()),
+                    Err(_) => Trust::Changed { by: dir.to_path_buf(), file: None },
                 };
             }
             if has_config {
@@ -362,18 +386,15 @@ impl TrustList {
         if self.legacy.iter().any(|l| root.starts_with(l)) { Trust::Legacy } else { Trust::Untrusted }
     }
 
-    /// Whether `root`, whose `.livenote.toml` was read and has `digest`, is trusted with that
-    /// content: only its own entry counts (a folder with a config is never covered by the
-    /// folder above it). The caller parses exactly the bytes it hashed, so a file changing
-    /// between this check and the parse cannot slip through.
-    pub fn check_content(&self, root: &Path, digest: &Digest) -> Trust {
+    /// Whether `root`, whose `.livenote.toml` was read and holds `config` (`None`: no file),
+    /// is trusted with that content and the files it runs as they are now: only its own entry
+    /// counts (a folder with a config is never covered by the folder above it). The caller
+    /// parses exactly the bytes it hands in, so a file changing between this check and the
+    /// parse cannot slip through.
+    pub fn check_content(&self, root: &Path, config: Option<&[u8]>) -> Trust {
         let Ok(root) = std::fs::canonicalize(root) else { return Trust::Untrusted };
         if let Some(r) = root.to_str().and_then(|d| self.records.iter().find(|r| r.path == d)) {
-            return if r.config == *digest {
-                Trust::Trusted { by: root.clone() }
-            } else {
-                Trust::Changed { by: root.clone() }
-            };
+            return verdict(r, &root, config);
         }
         if self.legacy.iter().any(|l| root.starts_with(l)) { Trust::Legacy } else { Trust::Untrusted }
     }
@@ -382,6 +403,135 @@ impl TrustList {
     pub fn contains(&self, root: &Path) -> bool {
         self.check(root).is_trusted()
     }
+}
+
+/// The one decision of every check: `record` grants trust to `dir` when `dir`'s config now
+/// holds `config` (the bytes the record's digest was taken of) and every file that config runs
+/// is as it was when trusted, no more and no fewer.
+fn verdict(record: &Record, dir: &Path, config: Option<&[u8]>) -> Trust {
+    let changed = |file: Option<String>| Trust::Changed { by: dir.to_path_buf(), file };
+    if config.map(digest_bytes) != record.config {
+        return changed(None);
+    }
+    let now = bound_files(dir, config);
+    let then = record.files.clone().unwrap_or_default();
+    match now
+        .iter()
+        .find(|(path, d)| then.get(*path) != Some(*d))
+        .or_else(|| then.iter().find(|(p, _)| !now.contains_key(*p)))
+    {
+        Some((path, _)) => changed(Some(path.clone())),
+        None => Trust::Trusted { by: dir.to_path_buf() },
+    }
+}
+
+/// The files inside `root` that the configuration `config` runs, with their digests now
+/// (`None`: not there): for each `command` of `[providers.*]` and `[mcp.servers.*]`, the
+/// program when it is a path (a bare name is looked up on `PATH`) and every argument that
+/// names a file inside the folder, or looks like a path into it (has a `/`) even when nothing
+/// is there yet. A config that does not parse runs nothing (`config/` ignores it whole), so
+/// it binds nothing. Read here rather than from the parsed configuration because trust is
+/// decided before (and below) the configuration is loaded.
+pub fn bound_files(root: &Path, config: Option<&[u8]>) -> BTreeMap<String, Digest> {
+    let mut files = BTreeMap::new();
+    for (rel, named_as_path) in named_files(root, config) {
+        let digest = file_digest(&root.join(&rel));
+        if digest.is_some() || named_as_path {
+            files.insert(rel, digest);
+        }
+    }
+    files
+}
+
+/// Whether `path` (under `root`) is a file `root`'s `.livenote.toml` runs, as it is now: a
+/// change to it is a change to what the folder's trust covers (the caller re-checks trust).
+pub fn runs_file(root: &Path, path: &Path) -> bool {
+    let Ok(rel) = path.strip_prefix(root) else { return false };
+    let Some(rel) = rel.to_str() else { return false };
+    let Ok(Some(config)) = read_config_bytes(root) else { return false };
+    named_files(root, Some(&config)).iter().any(|(f, _)| f == rel)
+}
+
+/// The words of the config's commands that name paths inside `root` (see [`bound_files`]),
+/// each with whether it has a `/`.
+fn named_files(root: &Path, config: Option<&[u8]>) -> Vec<(String, bool)> {
+    let mut files = Vec::new();
+    let Some(table) =
+        config.and_then(|b| std::str::from_utf8(b).ok()).and_then(|t| toml::from_str::<toml::Table>(t).ok())
+    else {
+        return files;
+    };
+    let commands = |t: Option<&toml::Value>| -> Vec<Vec<String>> {
+        t.and_then(toml::Value::as_table)
+            .into_iter()
+            .flat_map(|named| named.values())
+            .filter_map(|entry| entry.get("command").and_then(toml::Value::as_array))
+            .map(|c| c.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+            .collect()
+    };
+    let servers = table.get("mcp").and_then(|m| m.get("servers"));
+    for command in commands(table.get("providers")).into_iter().chain(commands(servers)) {
+        for (i, word) in command.iter().enumerate() {
+            if let Some(rel) = inside(root, word, i == 0) {
+                files.push((rel, word.contains('/')));
+            }
+        }
+    }
+    files
+}
+
+/// `word` of a command as a `/`-separated path relative to `root`, when it names something
+/// inside it: an absolute path under `root`, or a relative one (from the folder, where
+/// programs start) that stays inside. A program without a `/` is found on `PATH`, not here.
+fn inside(root: &Path, word: &str, program: bool) -> Option<String> {
+    if word.is_empty() || word.starts_with('-') || (program && !word.contains('/')) {
+        return None;
+    }
+    let path = Path::new(word);
+    let rel = if path.is_absolute() { path.strip_prefix(root).ok()? } else { path };
+    let mut parts: Vec<&str> = Vec::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(p) => parts.push(p.to_str()?),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// The digest of the file at `path` (links followed) as stored: `None` when there is nothing
+/// or a folder; a FIFO or device is never opened, only named, so its kind is what is bound.
+fn file_digest(path: &Path) -> Digest {
+    use std::os::unix::fs::OpenOptionsExt;
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.is_dir() {
+        return None;
+    }
+    if !meta.is_file() {
+        return Some("not a regular file".to_owned());
+    }
+    let hashed = || -> std::io::Result<String> {
+        let mut file =
+            std::fs::OpenOptions::new().read(true).custom_flags(nix::libc::O_NONBLOCK).open(path)?;
+        if !file.metadata()?.is_file() {
+            return Ok("not a regular file".to_owned());
+        }
+        let mut ctx = ring::digest::Context::new(&ring::digest::SHA256);
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match file.read(&mut buf)? {
+                0 => break,
+                n => ctx.update(buf.get(..n).unwrap_or_default()),
+            }
+        }
+        Ok(hex_digest(ctx.finish().as_ref()))
+    };
+    // Unreadable is a state of its own: it changes when the file becomes readable again.
+    Some(hashed().unwrap_or_else(|e| format!("unreadable: {}", e.kind())))
 }
 
 /// The nearest folder holding `note` strictly inside `root` that has its own `.livenote.toml`:
@@ -445,7 +595,14 @@ fn lexical_normal(p: &Path) -> Option<PathBuf> {
 impl fmt::Display for Record {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let config = self.config.as_deref().unwrap_or("no .livenote.toml");
-        write!(f, "{}  ({config}, trusted {})", self.path, self.trusted_at)
+        let files = self.files.as_ref().map_or(0, BTreeMap::len);
+        write!(
+            f,
+            "{}  ({config}, {}, trusted {})",
+            self.path,
+            crate::text::count(files, "bound file"),
+            self.trusted_at
+        )
     }
 }
 
@@ -625,6 +782,35 @@ mod tests {
         let store = TrustStore::in_dir(data.path());
         assert_eq!(store.records().unwrap_or_else(|e| panic!("{e}")).0.len(), folders.len());
         assert!(folders.iter().all(|f| store.is_trusted(f.path())));
+    }
+
+    #[test]
+    fn the_files_a_config_runs_are_those_its_commands_name_inside_the_folder() {
+        let ws = tmp();
+        let root = std::fs::canonicalize(ws.path()).unwrap_or_else(|e| panic!("{e}"));
+        write(&root.join("scripts/gen.sh"), "echo 1");
+        write(&root.join("tool.py"), "print(1)");
+        write(&root.join("python3"), "not what PATH finds");
+        let abs = root.join("tool.py").display().to_string();
+        let config = format!(
+            "[providers.a]\ncommand = [\"bash\", \"scripts/gen.sh\", \"-x\", \"../outside.sh\", \"scripts/../../x\"]\n\
+             [providers.b]\ncommand = [\"python3\", {abs:?}]\n\
+             [mcp.servers.m]\ncommand = [\"./bin/server\", \"--flag\"]\n"
+        );
+        let files = bound_files(&root, Some(config.as_bytes()));
+        let names: Vec<&str> = files.keys().map(String::as_str).collect();
+        assert_eq!(names, ["bin/server", "scripts/gen.sh", "tool.py"]);
+        assert_eq!(files["bin/server"], None, "named as a path, not there yet");
+        assert_eq!(files["scripts/gen.sh"], Some(digest_bytes(b"echo 1")));
+        assert!(!runs_file(&root, &root.join("scripts/gen.sh")), "no .livenote.toml yet");
+        write(&root.join(CONFIG_FILE), &config);
+        assert!(runs_file(&root, &root.join("scripts/gen.sh")));
+        assert!(runs_file(&root, &root.join("bin/server")));
+        assert!(!runs_file(&root, &root.join("python3")));
+        assert!(
+            bound_files(&root, Some(b"[providers.a\ncommand = [\"./x\"]")).is_empty(),
+            "not TOML: runs nothing"
+        );
     }
 
     #[test]

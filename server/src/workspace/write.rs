@@ -1,6 +1,8 @@
 //! Atomic, compare-and-swap writes of notes: the new text goes to a temp file beside the note,
 //! is synced, and replaces the note by rename only if the note still holds the text the change
-//! was computed from. A crash leaves either the old or the new file, never a torn one.
+//! was computed from (compared before the temp file is written, and again right before the
+//! rename, so what another program writes meanwhile is not lost). A crash leaves either the
+//! old or the new file, never a torn one.
 //!
 //! Writes keep what the user has (SPEC section 7): a symlinked note stays a link and the file
 //! it points to gets the new text (the temp file goes beside the target); the note's mode,
@@ -64,16 +66,21 @@ pub fn write_if_unchanged(path: &Path, expected: &str, new: &str) -> Result<(), 
     if !may_write(&target) {
         return Err(WriteError::NotWritable { path: shown() });
     }
-    let mut current = Vec::new();
-    confine::open_regular(&target).and_then(|mut f| f.read_to_end(&mut current)).map_err(io(path))?;
-    if current != expected.as_bytes() {
+    if !still_holds(&target, expected).map_err(io(path))? {
         return Err(WriteError::Changed);
     }
-    replace_note(&target, new, &meta).map_err(|e| match e {
+    replace_note(&target, new, &meta, expected).map_err(|e| match e {
         WriteError::Io { source, .. } => WriteError::Io { path: shown(), source },
         WriteError::Owner { uid, gid, .. } => WriteError::Owner { path: shown(), uid, gid },
         e => e,
     })
+}
+
+/// Whether the regular file `target` holds exactly `expected`.
+fn still_holds(target: &Path, expected: &str) -> std::io::Result<bool> {
+    let mut current = Vec::with_capacity(expected.len() + 1);
+    confine::open_regular(target)?.read_to_end(&mut current)?;
+    Ok(current == expected.as_bytes())
 }
 
 /// Whether the current user may write the file itself (not just its folder): `access(2)`
@@ -88,8 +95,8 @@ fn dir_of(path: &Path) -> PathBuf {
 }
 
 /// Replace the regular file `target` (no link: already resolved) by rename, giving the new
-/// file `meta`'s owner, group and mode.
-fn replace_note(target: &Path, text: &str, meta: &Metadata) -> Result<(), WriteError> {
+/// file `meta`'s owner, group and mode, if it still holds `expected` right before the rename.
+fn replace_note(target: &Path, text: &str, meta: &Metadata, expected: &str) -> Result<(), WriteError> {
     let dir = dir_of(target);
     let mut tmp =
         tempfile::Builder::new().prefix(".livenote-").suffix(".tmp").tempfile_in(&dir).map_err(io(target))?;
@@ -109,6 +116,12 @@ fn replace_note(target: &Path, text: &str, meta: &Metadata) -> Result<(), WriteE
     }
     tmp.as_file().set_permissions(meta.permissions()).map_err(io(target))?;
     tmp.as_file().sync_all().map_err(io(target))?;
+    // POSIX has no compare-and-rename: text another program wrote since the caller's compare
+    // would be lost to the rename. Writing and syncing the temp file is most of that window
+    // (milliseconds), so compare again now, leaving only this read and the rename itself.
+    if !still_holds(target, expected).map_err(io(target))? {
+        return Err(WriteError::Changed);
+    }
     tmp.persist(target)
         .map_err(|e| WriteError::Io { path: target.display().to_string(), source: e.error })?;
     sync_dir(&dir);
@@ -175,6 +188,19 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&p).unwrap_or_default(), "new");
         let leftovers = std::fs::read_dir(dir.path()).map(|r| r.count()).unwrap_or(0);
         assert_eq!(leftovers, 1, "no temp files left behind");
+    }
+
+    #[test]
+    fn text_written_after_the_compare_and_before_the_rename_is_kept() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let p = dir.path().join("n.md");
+        // Another program appended once `write_if_unchanged` had compared "old": the rename
+        // is called off at the second compare, the appended line kept, no temp file left.
+        std::fs::write(&p, "old\nappended\n").unwrap_or_else(|e| panic!("{e}"));
+        let meta = std::fs::metadata(&p).unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(replace_note(&p, "new", &meta, "old\n"), Err(WriteError::Changed)));
+        assert_eq!(std::fs::read_to_string(&p).unwrap_or_default(), "old\nappended\n");
+        assert_eq!(std::fs::read_dir(dir.path()).map(|r| r.count()).unwrap_or(0), 1);
     }
 
     fn mode(p: &Path) -> u32 {

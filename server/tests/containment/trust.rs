@@ -547,3 +547,107 @@ async fn a_changed_config_makes_the_editor_ask_again() {
     }
     c.shutdown().await;
 }
+
+/// Trust covers the programs a trusted `.livenote.toml` runs, not only the file: after
+/// `livenote trust`, a `git pull` that rewrote `scripts/gen.sh` ran on schedule with the old
+/// trust. Now the folder is untrusted again (`list` and `run` say why, `trust --list` names the
+/// file) until the user trusts it again.
+#[test]
+fn a_changed_script_the_config_runs_is_untrusted_again_until_trusted_again() {
+    let f = Folder::new();
+    f.folder_config(
+        "[agent]\nprovider = \"gen\"\n[providers.gen]\nkind = \"command\"\ncommand = [\"sh\", \"scripts/gen.sh\"]\n",
+    );
+    write(&f.root.join("scripts/gen.sh"), "cat >/dev/null\necho 'generated v1'\n");
+    f.note("n.md", None);
+    let said = f.ok(&["trust", "."]);
+    assert!(said.contains("the files it runs as they are now: scripts/gen.sh"), "{said}");
+    let out = f.run(&["run", "n.md"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(f.read("n.md").contains("generated v1"), "{}", f.read("n.md"));
+    let list = f.ok(&["trust", "--list"]);
+    assert!(list.contains("\ttrusted\t") && list.contains("\truns scripts/gen.sh\tsha256:"), "{list}");
+
+    // The pull.
+    write(&f.root.join("scripts/gen.sh"), "cat >/dev/null\ntouch pwned\necho 'generated v2'\n");
+    let (statuses, err) = f.statuses(".");
+    assert_eq!(statuses, [("n.md".to_owned(), "untrusted".to_owned())]);
+    assert!(
+        err.contains("is ignored: a file its configuration runs changed since you trusted this folder"),
+        "{err}"
+    );
+    let list = f.ok(&["trust", "--list"]);
+    assert!(list.contains("CHANGED since (scripts/gen.sh)"), "{list}");
+    let out = f.run(&["run", "n.md"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("changed since you trusted"), "{}", stderr(&out));
+    assert!(!f.root.join("pwned").exists(), "the changed script ran");
+    assert!(!f.read("n.md").contains("generated v2"));
+
+    f.ok(&["trust", "."]);
+    assert_eq!(f.statuses(".").0, [("n.md".to_owned(), "live".to_owned())]);
+    let out = f.run(&["run", "n.md"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(f.read("n.md").contains("generated v2"));
+}
+
+/// A trust entry written before files were bound (no `files`) stays in effect while its
+/// configuration runs nothing inside the folder; one whose configuration runs a script of the
+/// folder is asked again, since nobody recorded what that script said.
+#[test]
+fn an_entry_without_file_hashes_is_asked_again_only_when_the_config_runs_a_file_of_the_folder() {
+    let entry = |f: &Folder| {
+        let config = std::fs::read(f.root.join(".livenote.toml")).unwrap_or_default();
+        let store = json!({"version": 2, "folders": [{
+            "path": f.root.display().to_string(),
+            "config": livenote::workspace::trust::digest_bytes(&config),
+            "trustedAt": "2026-01-01T00:00:00Z",
+        }]});
+        write(&f.data.path().join("trust.json"), &store.to_string());
+    };
+    let plain = Folder::new();
+    plain.folder_config("[agent]\nprovider = \"p\"\n[providers.p]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"echo fine\"]\n");
+    plain.note("n.md", None);
+    entry(&plain);
+    assert_eq!(plain.statuses(".").0, [("n.md".to_owned(), "live".to_owned())]);
+
+    let scripted = Folder::new();
+    scripted.folder_config(
+        "[agent]\nprovider = \"p\"\n[providers.p]\nkind = \"command\"\ncommand = [\"./gen.sh\"]\n",
+    );
+    write(&scripted.root.join("gen.sh"), "#!/bin/sh\necho fine\n");
+    scripted.note("n.md", None);
+    entry(&scripted);
+    let (statuses, err) = scripted.statuses(".");
+    assert_eq!(statuses, [("n.md".to_owned(), "untrusted".to_owned())]);
+    assert!(err.contains("a file its configuration runs changed"), "{err}");
+}
+
+/// `livenote watch` of a trusted folder reloads when a script its configuration runs changes:
+/// from then on the folder's configuration is ignored (said once in the log) until the user
+/// trusts it again, and the next occurrence runs the new script only after that.
+#[test]
+fn watch_reloads_when_a_script_the_config_runs_changes() {
+    let dir = tempdir();
+    let note = "---\nlive:\n  objective: o\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n# N\n\nold body\n";
+    write(&dir.path().join("n.md"), note);
+    write(&dir.path().join("scripts/gen.sh"), "cat >/dev/null\necho v1\n");
+    let config = "[agent]\nprovider = \"p\"\n[providers.p]\nkind = \"command\"\ncommand = [\"sh\", \"scripts/gen.sh\"]\n";
+    let ws = crate::common::Workspace::in_dir(dir, config);
+    ws.set_clock("2026-11-23T09:00:00Z");
+    let mut w = ws.watch_clock();
+    w.wait_for("done n.md");
+    assert!(ws.note().ends_with("# N\n\nv1\n"), "{}", ws.note());
+
+    // The pull.
+    write(&ws.root.join("scripts/gen.sh"), "cat >/dev/null\ntouch pwned\necho v2\n");
+    w.wait_for("a file its configuration runs changed since you trusted this folder");
+    // Inside the next occurrence's grace: due, were the folder trusted.
+    ws.set_clock("2026-11-23T10:00:30Z");
+    assert!(!ws.root.join("pwned").exists(), "the changed script ran");
+    let out = ws.livenote(&["trust", "."]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    w.wait_for("done n.md");
+    let logs = w.stop();
+    assert!(ws.note().ends_with("# N\n\nv2\n"), "{}\n{logs:#?}", ws.note());
+}
