@@ -8,6 +8,9 @@
 //! - `files`: only regular files, only inside the workspace; writes keep links, modes, owners.
 //! - `undo`: undo and history never lose work.
 //! - `bounds`: the language server and the model stay bounded.
+//! - `links`: a link is as visible as its target (agent tools, instructions, MCP paths).
+//! - `programs`: the user's programs in an untrusted folder, and signals that end them.
+//! - `memory`: `[memory]` quotas hold for a memory file that came with the folder.
 //!
 //! Time is a `ManualClock` or a clock file; nothing sleeps on the schedule. No network beyond
 //! 127.0.0.1.
@@ -17,6 +20,9 @@ mod containment {
     pub mod bounds;
     pub mod compose;
     pub mod files;
+    pub mod links;
+    pub mod memory;
+    pub mod programs;
     pub mod state_dir;
     pub mod trust;
     pub mod undo;

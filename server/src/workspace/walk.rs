@@ -258,6 +258,25 @@ pub fn visible_entries(root: &Path, only_towards: Option<PathBuf>) -> ignore::Wa
     b.build()
 }
 
+/// Whether `path` is an entry [`visible_entries`] shows under `root` (both in the same form,
+/// canonical for a resolved path): not hidden, not ignored, not under `.git/` or `.livenote/`.
+/// Only the folders on the way to it are listed.
+pub fn is_visible(root: &Path, path: &Path) -> bool {
+    path.starts_with(root)
+        && visible_entries(root, Some(path.to_path_buf())).flatten().any(|e| e.path() == path)
+}
+
+/// Whether `path` (under `root`, links and all) leads to something a confined reader may see:
+/// with no link on the way it is `path` itself; through a link it is the target, which must be
+/// inside the workspace and visible in its own right, so `readme.txt -> .env` or
+/// `cfg.txt -> ../.git/config` shows nothing a listing of the folder would hide.
+pub fn resolves_visible(root: &Path, path: &Path) -> bool {
+    let (Ok(root), Ok(real)) = (std::fs::canonicalize(root), std::fs::canonicalize(path)) else {
+        return false;
+    };
+    is_visible(&root, &real)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
