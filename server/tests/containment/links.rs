@@ -103,7 +103,7 @@ fn links_to_hidden_or_ignored_files_show_nothing_to_the_model() {
     assert!(found.contains("plain.txt:1: tok-plain-visible"), "{found}");
     assert!(found.contains("alias.txt:1: tok-plain-visible"), "{found}");
     assert_eq!(found.lines().count(), 2, "{found}");
-    assert_eq!(result(6), "tok-plain-visible", "a link to a visible file still reads");
+    assert_eq!(result(6), "tok-plain-visible\n", "a link to a visible file still reads");
     // The standing instructions: the link was refused, and the run says so.
     assert!(!reqs[0].system_prompt().contains("AGENTS.md"), "{}", reqs[0].system_prompt());
     let transcripts: String = std::fs::read_dir(root.join(".livenote/runs"))
