@@ -139,7 +139,8 @@ fn read_in_workspace(root: &Path, rel: &str) -> Result<Option<String>, String> {
     // Through a link, the target must be a file the agent could see (`AGENTS.md ->
     // .git/config` is not): the file named is the user's choice, what a link reaches is not.
     if real != root.join(path) && !crate::workspace::is_visible(&root, &real) {
-        let target = crate::workspace::NotePath::of(&root, &real).map(crate::workspace::NotePath::into_string);
+        let target =
+            crate::workspace::NotePath::of(&root, &real).map(crate::workspace::NotePath::into_string);
         return Err(format!(
             "a link to {}, a hidden or ignored file; refused",
             target.unwrap_or_else(|| real.display().to_string())

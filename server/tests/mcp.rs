@@ -707,7 +707,8 @@ fn an_idle_server_is_stopped_and_started_again_when_needed() {
     clock.advance(chrono::Duration::minutes(2));
     pool.reap_idle();
     wait_until("the idle server to end", 10, || !group_alive(pgid));
-    let restarted = rt.block_on(pool.acquire("fake", &cfg, root.path(), true)).unwrap_or_else(|e| panic!("{e}"));
+    let restarted =
+        rt.block_on(pool.acquire("fake", &cfg, root.path(), true)).unwrap_or_else(|e| panic!("{e}"));
     assert_ne!(restarted.process_group(), Some(pgid));
     assert_eq!(marks(marks_dir.path(), "started").len(), 2);
     pool.shutdown();

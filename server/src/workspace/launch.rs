@@ -79,8 +79,9 @@ mod tests {
 
         let bin = root.join("bin");
         std::fs::create_dir(&bin).unwrap_or_else(|e| panic!("{e}"));
-        let path = std::env::join_paths([bin.as_path(), Path::new("."), Path::new("/usr/bin"), Path::new("")])
-            .unwrap_or_else(|e| panic!("{e}"));
+        let path =
+            std::env::join_paths([bin.as_path(), Path::new("."), Path::new("/usr/bin"), Path::new("")])
+                .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(outside_path(&path, root), Some(OsString::from("/usr/bin")));
         assert_eq!(outside_path(&OsString::from("/usr/bin:/bin"), root), None);
     }

@@ -53,10 +53,7 @@ fn links_to_hidden_or_ignored_files_show_nothing_to_the_model() {
     link("private.txt", &root.join("shown.txt"));
     link("plain.txt", &root.join("alias.txt"));
     link(".git/config", &root.join("AGENTS.md"));
-    write(
-        &root.join("n.md"),
-        "---\nlive:\n  objective: Summarise the folder.\n---\n# N\n\nold body\n",
-    );
+    write(&root.join("n.md"), "---\nlive:\n  objective: Summarise the folder.\n---\n# N\n\nold body\n");
 
     let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
     let script = vec![
@@ -199,10 +196,7 @@ fn mcp_paths_through_links_into_nested_private_folders_are_refused() {
     let data = tempdir();
     let root = dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
     write(&root.join("sub/.git/hooks/README.md"), "# hooks\n");
-    write(
-        &root.join("sub/.livenote/history/x.md"),
-        "---\nlive:\n  objective: tok-state-4242\n---\n# X\n",
-    );
+    write(&root.join("sub/.livenote/history/x.md"), "---\nlive:\n  objective: tok-state-4242\n---\n# X\n");
     link("sub/.git/hooks", &root.join("hooks"));
     link("sub/.livenote/history/x.md", &root.join("state.md"));
     link("sub/.git/hooks/README.md", &root.join("readme.md"));
@@ -220,5 +214,8 @@ fn mcp_paths_through_links_into_nested_private_folders_are_refused() {
     assert!(!err, "{text}");
     drop(mcp);
     assert!(!root.join("sub/.git/hooks/post-merge.md").exists());
-    assert_eq!(std::fs::read_to_string(root.join("sub/.git/hooks/README.md")).unwrap_or_default(), "# hooks\n");
+    assert_eq!(
+        std::fs::read_to_string(root.join("sub/.git/hooks/README.md")).unwrap_or_default(),
+        "# hooks\n"
+    );
 }

@@ -26,8 +26,9 @@ fn quotas_apply_to_a_memory_file_that_came_with_the_folder() {
         json!({"key": key, "content": content, "pinned": true,
                "updated": format!("2026-11-{:02}T{:02}:{:02}:00Z", 1 + minute / 1440, minute / 60 % 24, minute % 60)})
     };
-    let mut entries: Vec<_> =
-        (0..100).map(|i| entry(format!("big-{i:02}"), format!("BIG{i:02}{}", "x".repeat(20_000)), i)).collect();
+    let mut entries: Vec<_> = (0..100)
+        .map(|i| entry(format!("big-{i:02}"), format!("BIG{i:02}{}", "x".repeat(20_000)), i))
+        .collect();
     entries.extend((0..60).map(|i| entry(format!("small-{i:02}"), format!("small fact {i:02}"), 100 + i)));
     let key = livenote::workspace::state::note_key("n.md");
     write(

@@ -12,8 +12,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill};
-use serde_json::json;
 use nix::unistd::Pid;
+use serde_json::json;
 
 use crate::common::{Workspace, tempdir, wait_until, write};
 
