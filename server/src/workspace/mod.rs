@@ -16,7 +16,7 @@ pub mod write;
 
 pub use note_path::NotePath;
 pub use read::{ReadError, Skipped, read_frontmatter, read_note, read_text};
-pub use walk::{is_markdown, is_visible, markdown_files, resolves_visible, visible_entries};
+pub use walk::{is_markdown, is_visible, markdown_files, visible_entries};
 
 /// The folder of livenote's own state in a workspace (history, transcripts, events, locks):
 /// never walked for notes, never shown to the agent.

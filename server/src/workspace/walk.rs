@@ -266,17 +266,6 @@ pub fn is_visible(root: &Path, path: &Path) -> bool {
         && visible_entries(root, Some(path.to_path_buf())).flatten().any(|e| e.path() == path)
 }
 
-/// Whether `path` (under `root`, links and all) leads to something a confined reader may see:
-/// with no link on the way it is `path` itself; through a link it is the target, which must be
-/// inside the workspace and visible in its own right, so `readme.txt -> .env` or
-/// `cfg.txt -> ../.git/config` shows nothing a listing of the folder would hide.
-pub fn resolves_visible(root: &Path, path: &Path) -> bool {
-    let (Ok(root), Ok(real)) = (std::fs::canonicalize(root), std::fs::canonicalize(path)) else {
-        return false;
-    };
-    is_visible(&root, &real)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
