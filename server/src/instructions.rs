@@ -132,12 +132,19 @@ fn read_in_workspace(root: &Path, rel: &str) -> Result<Option<String>, String> {
     if std::fs::symlink_metadata(&lexical).is_err() {
         return Ok(None);
     }
-    let inside = match (std::fs::canonicalize(root), std::fs::canonicalize(&lexical)) {
-        (Ok(root), Ok(real)) => real.starts_with(root),
-        _ => false,
+    let (root, real) = match (std::fs::canonicalize(root), std::fs::canonicalize(&lexical)) {
+        (Ok(root), Ok(real)) if real.starts_with(&root) => (root, real),
+        _ => return Err("points outside the workspace; refused".to_owned()),
     };
-    if !inside {
-        return Err("points outside the workspace; refused".to_owned());
+    // Through a link, the target must be a file the agent could see (`AGENTS.md ->
+    // .git/config` is not): the file named is the user's choice, what a link reaches is not.
+    if real != root.join(path) && !crate::workspace::is_visible(&root, &real) {
+        let target =
+            crate::workspace::NotePath::of(&root, &real).map(crate::workspace::NotePath::into_string);
+        return Err(format!(
+            "a link to {}, a hidden or ignored file; refused",
+            target.unwrap_or_else(|| real.display().to_string())
+        ));
     }
     read(&lexical)
 }

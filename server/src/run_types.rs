@@ -40,6 +40,9 @@ pub struct RunRequest {
     /// IANA name (or "local" when unknown).
     pub time_zone: String,
     pub workspace_root: PathBuf,
+    /// Whether the workspace is trusted: the user's programs (a `command` provider, stdio MCP
+    /// servers) start in it only then, else in a neutral folder (`workspace::launch`).
+    pub trusted: bool,
     pub run_id: String,
     pub model: Option<String>,
     /// The MCP servers this run may use, and which of their tools (`mcp::select`: the
@@ -68,6 +71,8 @@ pub struct RunMemory {
     /// Why the note's memory file could not be read: the run goes on without it, and nothing
     /// writes over the file (the memory tools and a command's `"memory"` are refused).
     pub unreadable: Option<String>,
+    /// What the `[memory]` quotas left out of the file as read (`memory::Memory::within`).
+    pub left_out: Option<String>,
 }
 
 /// What a provider produced.

@@ -10,6 +10,9 @@
 //! - `bounds`: the language server and the model stay bounded.
 //! - `terminal`: names and fields from the folder reach the terminal as text, never as escapes.
 //! - `walk`: a walk stops at a depth bound and costs the same per entry at any depth.
+//! - `links`: a link is as visible as its target (agent tools, instructions, MCP paths).
+//! - `programs`: the user's programs in an untrusted folder, and signals that end them.
+//! - `memory`: `[memory]` quotas hold for a memory file that came with the folder.
 //!
 //! Time is a `ManualClock` or a clock file; nothing sleeps on the schedule. No network beyond
 //! 127.0.0.1.
@@ -19,6 +22,9 @@ mod containment {
     pub mod bounds;
     pub mod compose;
     pub mod files;
+    pub mod links;
+    pub mod memory;
+    pub mod programs;
     pub mod state_dir;
     pub mod terminal;
     pub mod trust;

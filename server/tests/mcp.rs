@@ -690,12 +690,12 @@ fn an_idle_server_is_stopped_and_started_again_when_needed() {
     let cache = livenote::mcp::cache::ToolCache::in_dir(cache_dir.path());
     let pool = livenote::mcp::Pool::new(Arc::new(clock.clone()), Some(cache));
     let rt = runtime();
-    let first = rt.block_on(pool.acquire("fake", &cfg, root.path())).unwrap_or_else(|e| panic!("{e}"));
+    let first = rt.block_on(pool.acquire("fake", &cfg, root.path(), true)).unwrap_or_else(|e| panic!("{e}"));
     let pgid = first.process_group().unwrap_or_else(|| panic!("no process group"));
     let names: Vec<String> = first.tools().iter().map(|t| t.name.to_string()).collect();
     assert_eq!(names, ["echo", "hang", "exit"]);
     // The same instance for the next run.
-    let again = rt.block_on(pool.acquire("fake", &cfg, root.path())).unwrap_or_else(|e| panic!("{e}"));
+    let again = rt.block_on(pool.acquire("fake", &cfg, root.path(), true)).unwrap_or_else(|e| panic!("{e}"));
     assert!(Arc::ptr_eq(&first, &again));
     drop((first, again));
     // The list is kept for the editor.
@@ -707,7 +707,8 @@ fn an_idle_server_is_stopped_and_started_again_when_needed() {
     clock.advance(chrono::Duration::minutes(2));
     pool.reap_idle();
     wait_until("the idle server to end", 10, || !group_alive(pgid));
-    let restarted = rt.block_on(pool.acquire("fake", &cfg, root.path())).unwrap_or_else(|e| panic!("{e}"));
+    let restarted =
+        rt.block_on(pool.acquire("fake", &cfg, root.path(), true)).unwrap_or_else(|e| panic!("{e}"));
     assert_ne!(restarted.process_group(), Some(pgid));
     assert_eq!(marks(marks_dir.path(), "started").len(), 2);
     pool.shutdown();

@@ -253,10 +253,11 @@ fn a_command_provider_reads_and_changes_the_memory() {
             root.join("agent.sh").display()
         ),
     );
-    // Keeps what it read; sets one entry, deletes one, and tries two invalid ones.
+    // Keeps what it read (in the workspace: an untrusted folder's program runs elsewhere); sets
+    // one entry, deletes one, and tries two invalid ones.
     write(
         &root.join("agent.sh"),
-        "cat > stdin.json\nprintf '%s' '{\"body\": \"Cloudy.\\n\", \"memory\": {\"seen\": \"yes\", \"old\": null, \"Bad Key\": \"x\", \"n\": 1}}'\n",
+        "cat > \"$LIVENOTE_WORKSPACE/stdin.json\"\nprintf '%s' '{\"body\": \"Cloudy.\\n\", \"memory\": {\"seen\": \"yes\", \"old\": null, \"Bad Key\": \"x\", \"n\": 1}}'\n",
     );
     write(&root.join("w.md"), &NOTE.replace("live:\n", "live:\n  provider: script\n"));
     let store = livenote::memory::store::MemoryStore::new(root);

@@ -71,18 +71,19 @@ fn pool_figures(
         let pool = Pool::new(Arc::new(SystemClock), None);
         let t = Instant::now();
         let inst =
-            rt.block_on(pool.acquire(name, cfg, &root)).unwrap_or_else(|e| panic!("start {name}: {e}"));
+            rt.block_on(pool.acquire(name, cfg, &root, true)).unwrap_or_else(|e| panic!("start {name}: {e}"));
         start.push(ms(t.elapsed()));
         drop(inst);
         pool.shutdown();
     }
     let pool = Pool::new(Arc::new(SystemClock), None);
-    let inst = rt.block_on(pool.acquire(name, cfg, &root)).unwrap_or_else(|e| panic!("start {name}: {e}"));
+    let inst =
+        rt.block_on(pool.acquire(name, cfg, &root, true)).unwrap_or_else(|e| panic!("start {name}: {e}"));
     let (mut reuse, mut call) = (Vec::new(), Vec::new());
     for i in 0..=(samples * 20) {
         let t = Instant::now();
         let again =
-            rt.block_on(pool.acquire(name, cfg, &root)).unwrap_or_else(|e| panic!("reuse {name}: {e}"));
+            rt.block_on(pool.acquire(name, cfg, &root, true)).unwrap_or_else(|e| panic!("reuse {name}: {e}"));
         let r = t.elapsed();
         let t = Instant::now();
         let result = rt.block_on(pool.call(&again, tool, arguments.clone(), Duration::from_secs(30)));

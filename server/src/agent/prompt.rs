@@ -117,7 +117,15 @@ fn budget_paragraph(req: &RunRequest, max: usize) -> String {
 /// The note's memory: the table of its entries, or why it is not available.
 fn memory_section(req: &RunRequest) -> String {
     match &req.memory.unreadable {
-        None => crate::memory::section(&req.memory.entries, &req.memory.quotas),
+        None => {
+            let mut s = crate::memory::section(&req.memory.entries, &req.memory.quotas);
+            if let Some(what) = &req.memory.left_out {
+                s.push_str(&format!(
+                    "\n\nThe memory file holds more than its quotas allow; this run {what}. Saving a change writes the memory without them."
+                ));
+            }
+            s
+        }
         Some(why) => format!(
             "## Memory\n\nThe note's memory could not be read, so it is not available in this run: {why}"
         ),
@@ -222,6 +230,7 @@ mod tests {
             local_now: "2026-05-08T10:00:00-05:00".to_owned(),
             time_zone: "America/Chicago".to_owned(),
             workspace_root: PathBuf::from("/w"),
+            trusted: true,
             run_id: "01JTX3".to_owned(),
             model: None,
             mcp_servers: Vec::new(),

@@ -130,7 +130,7 @@ async fn start_mcp(req: &RunRequest, events: &mut (dyn FnMut(&RunEvent) + Send))
     if servers.is_empty() {
         return Session::none();
     }
-    let session = Session::start(Pool::global(), &req.workspace_root, servers).await;
+    let session = Session::start(Pool::global(), &req.workspace_root, req.trusted, servers).await;
     for problem in session.problems() {
         events(&RunEvent::new("mcp", problem.clone()));
     }

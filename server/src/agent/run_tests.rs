@@ -116,6 +116,7 @@ fn request(root: &Path, trigger: TriggerKind) -> RunRequest {
         local_now: "2026-05-08T11:00:00-05:00".to_owned(),
         time_zone: "America/Chicago".to_owned(),
         workspace_root: root.to_path_buf(),
+        trusted: true,
         run_id: "run1".to_owned(),
         model: None,
         mcp_servers: Vec::new(),

@@ -20,7 +20,16 @@ pub fn run(dir: Option<PathBuf>) -> u8 {
             return 2;
         }
     };
-    let status = match runtime.block_on(crate::mcp_server::serve_stdio(&root)) {
+    let served = runtime.block_on(async {
+        tokio::select! {
+            served = crate::mcp_server::serve_stdio(&root) => served,
+            signal = super::signal::shutdown() => {
+                tracing::info!("stop serving: {signal}");
+                Ok(())
+            }
+        }
+    });
+    let status = match served {
         Ok(()) => 0,
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "livenote: mcp: {e:#}");

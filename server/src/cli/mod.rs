@@ -13,6 +13,7 @@ mod mcp;
 mod memory;
 mod restore;
 mod run;
+mod signal;
 mod skills;
 mod stop;
 mod undo;
@@ -444,7 +445,15 @@ fn lsp(log: Option<crate::lsp::log::ClientLog>) -> u8 {
             return 2;
         }
     };
-    let status = runtime.block_on(crate::lsp::run_stdio(log));
+    let status = runtime.block_on(async {
+        tokio::select! {
+            status = crate::lsp::run_stdio(log) => status,
+            signal = signal::shutdown() => {
+                tracing::info!("stop serving: {signal}");
+                1
+            }
+        }
+    });
     // File operations still under way get a moment to finish; nothing may hold up the exit.
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     status

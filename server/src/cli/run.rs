@@ -60,7 +60,8 @@ pub fn run(
         let run = engine.run(spec, &mut show);
         tokio::select! {
             o = run => o,
-            _ = tokio::signal::ctrl_c() => {
+            signal = super::signal::shutdown() => {
+                tracing::info!("stop {rel}: {signal}");
                 engine.stop(&path);
                 Outcome::Stopped { run_id: String::new() }
             }

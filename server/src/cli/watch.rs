@@ -145,8 +145,8 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
             }
         })
     };
-    let _ = tokio::signal::ctrl_c().await;
-    tracing::info!("stop watching");
+    let signal = super::signal::shutdown().await;
+    tracing::info!("stop watching: {signal}");
     routing.abort();
     drop(watcher);
     Ok(0)

@@ -1,8 +1,8 @@
-//! One connection to one MCP server: a program livenote starts (stdio, in the workspace folder,
-//! in a process group of its own, its stderr into the log), or a server at a URL (streamable
-//! HTTP). The MCP handshake is bounded by the server's `timeout`; a server that does not
-//! answer it is killed. Killing is always the whole process group, synchronously, so nothing
-//! a server started outlives it.
+//! One connection to one MCP server: a program livenote starts (stdio, in the workspace folder
+//! or, for an untrusted one, a neutral folder: `workspace::launch`; in a process group of its
+//! own, its stderr into the log), or a server at a URL (streamable HTTP). The MCP handshake is
+//! bounded by the server's `timeout`; a server that does not answer it is killed. Killing is
+//! always the whole process group, synchronously, so nothing a server started outlives it.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -38,6 +38,8 @@ pub struct Connection {
     group: Option<Pid>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     killed: AtomicBool,
+    /// The neutral folder a program of an untrusted workspace runs in, kept while it runs.
+    _launch: Option<crate::workspace::launch::Launch>,
 }
 
 /// Why a call got no result.
@@ -142,10 +144,15 @@ fn client_info() -> ClientConfig {
 }
 
 /// Connect to server `name`: start it (stdio) or reach it (HTTP), then the MCP handshake,
-/// within `cfg.timeout`. `root`: the workspace folder, where a program runs.
-pub async fn connect(name: &str, cfg: &McpServerConfig, root: &Path) -> Result<Connection, String> {
+/// within `cfg.timeout`. `root`: the workspace folder, where a program runs when `trusted`.
+pub async fn connect(
+    name: &str,
+    cfg: &McpServerConfig,
+    root: &Path,
+    trusted: bool,
+) -> Result<Connection, String> {
     match &cfg.transport {
-        McpTransport::Stdio { command } => spawn(name, command, cfg, root).await,
+        McpTransport::Stdio { command } => spawn(name, command, cfg, root, trusted).await,
         McpTransport::Http { url, headers } => {
             let headers = super::http::headers_from_env(name, headers, &crate::config::ProcessEnv)?;
             super::http::connect(url, headers, cfg.timeout, client_info()).await.map(|service| Connection {
@@ -153,6 +160,7 @@ pub async fn connect(name: &str, cfg: &McpServerConfig, root: &Path) -> Result<C
                 group: None,
                 stderr: Arc::default(),
                 killed: AtomicBool::new(false),
+                _launch: None,
             })
         }
     }
@@ -163,14 +171,21 @@ async fn spawn(
     command: &[String],
     cfg: &McpServerConfig,
     root: &Path,
+    trusted: bool,
 ) -> Result<Connection, String> {
     let Some((program, args)) = command.split_first() else {
         return Err("the server's `command` is empty".to_owned());
     };
+    let launch = crate::workspace::launch::prepare(root, trusted)
+        .map_err(|e| format!("cannot make a folder for `{program}` to run in: {e}"))?;
     let mut cmd = tokio::process::Command::new(crate::workspace::program_path(program, root));
+    if let Some(path) = launch.path_env() {
+        cmd.env("PATH", path);
+    }
     cmd.args(args)
+        .env("LIVENOTE_WORKSPACE", root)
         .envs(&cfg.env)
-        .current_dir(root)
+        .current_dir(launch.dir())
         // Its own group, so one signal reaches the server and everything it started.
         .process_group(0)
         .kill_on_drop(true);
@@ -217,5 +232,5 @@ async fn spawn(
         Err(_) => return Err(format!("the server did not start within {}", format_duration(cfg.timeout))),
     };
     guard.0 = None;
-    Ok(Connection { service, group, stderr: tail, killed: AtomicBool::new(false) })
+    Ok(Connection { service, group, stderr: tail, killed: AtomicBool::new(false), _launch: Some(launch) })
 }

@@ -26,12 +26,14 @@ pub const IDLE: Duration = Duration::from_secs(5 * 60);
 const REAP_EVERY: Duration = Duration::from_secs(30);
 
 /// What makes one instance: the server (command or URL, environment) and the folder a program
-/// runs in. Its name, `events` and `timeout` do not.
+/// runs for (and whether it is trusted, which decides where it starts). Its name, `events` and
+/// `timeout` do not.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Key {
     transport: McpTransport,
     env: BTreeMap<String, String>,
     root: PathBuf,
+    trusted: bool,
 }
 
 struct Slot {
@@ -104,8 +106,9 @@ impl Pool {
         self.cache.as_ref()
     }
 
-    fn slot(&self, cfg: &McpServerConfig, root: &Path) -> Arc<Slot> {
-        let key = Key { transport: cfg.transport.clone(), env: cfg.env.clone(), root: root.to_path_buf() };
+    fn slot(&self, cfg: &McpServerConfig, root: &Path, trusted: bool) -> Arc<Slot> {
+        let key =
+            Key { transport: cfg.transport.clone(), env: cfg.env.clone(), root: root.to_path_buf(), trusted };
         let mut slots = self.slots.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         Arc::clone(
             slots.entry(key).or_insert_with(|| Arc::new(Slot { current: tokio::sync::Mutex::new(None) })),
@@ -119,10 +122,11 @@ impl Pool {
         name: &str,
         cfg: &McpServerConfig,
         root: &Path,
+        trusted: bool,
     ) -> Result<Arc<Instance>, String> {
         self.spawn_reaper();
         self.reap_idle();
-        let slot = self.slot(cfg, root);
+        let slot = self.slot(cfg, root, trusted);
         let mut current = slot.current.lock().await;
         if let Some(inst) = current.as_ref() {
             if inst.conn.is_alive() {
@@ -133,7 +137,7 @@ impl Pool {
             inst.conn.kill();
             *current = None;
         }
-        let conn = client::connect(name, cfg, root).await?;
+        let conn = client::connect(name, cfg, root, trusted).await?;
         let tools = match tokio::time::timeout(cfg.timeout, conn.list_tools()).await {
             Ok(Ok(tools)) => tools,
             Ok(Err(CallError::Closed(why) | CallError::Protocol(why))) => {

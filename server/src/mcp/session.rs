@@ -53,6 +53,8 @@ pub struct CallOutcome {
 pub struct Session {
     pool: Arc<Pool>,
     root: PathBuf,
+    /// Whether `root` is trusted: where the servers' programs start (`workspace::launch`).
+    trusted: bool,
     servers: Vec<Selected>,
     tools: Vec<SessionTool>,
     problems: Vec<String>,
@@ -64,6 +66,7 @@ impl Session {
         Session {
             pool: Pool::global(),
             root: PathBuf::new(),
+            trusted: false,
             servers: Vec::new(),
             tools: Vec::new(),
             problems: Vec::new(),
@@ -71,12 +74,12 @@ impl Session {
     }
 
     /// Start the `servers` a run may use (all at once, each within its `timeout`) in
-    /// workspace `root`, and gather their tools.
-    pub async fn start(pool: Arc<Pool>, root: &Path, servers: Vec<Selected>) -> Session {
+    /// workspace `root` (`trusted` or not), and gather their tools.
+    pub async fn start(pool: Arc<Pool>, root: &Path, trusted: bool, servers: Vec<Selected>) -> Session {
         let mut starts = tokio::task::JoinSet::new();
         for (i, s) in servers.iter().enumerate() {
             let (pool, s, root) = (Arc::clone(&pool), s.clone(), root.to_path_buf());
-            starts.spawn(async move { (i, pool.acquire(&s.name, &s.config, &root).await) });
+            starts.spawn(async move { (i, pool.acquire(&s.name, &s.config, &root, trusted).await) });
         }
         let mut started: Vec<Option<Result<Vec<CachedTool>, String>>> = vec![None; servers.len()];
         while let Some(joined) = starts.join_next().await {
@@ -125,7 +128,7 @@ impl Session {
                 input_schema: t.input_schema,
             })
             .collect();
-        Session { pool, root: root.to_path_buf(), servers, tools, problems }
+        Session { pool, root: root.to_path_buf(), trusted, servers, tools, problems }
     }
 
     pub fn tools(&self) -> &[SessionTool] {
@@ -148,7 +151,7 @@ impl Session {
         let args = Value::Object(arguments.clone());
         let result = match self.servers.iter().find(|s| s.name == tool.server) {
             None => Err(format!("no MCP server `{}` in this run", tool.server)),
-            Some(s) => match self.pool.acquire(&s.name, &s.config, &self.root).await {
+            Some(s) => match self.pool.acquire(&s.name, &s.config, &self.root, self.trusted).await {
                 Err(why) => Err(format!("the MCP server `{}` is not available: {why}", s.name)),
                 Ok(inst) => match self.pool.call(&inst, &tool.tool, arguments, s.config.timeout).await {
                     Ok(r) => {

@@ -133,12 +133,11 @@ pub fn existing(root: &Path, rel: &NotePath) -> Result<PathBuf, PathError> {
     }
 }
 
-/// `real` (canonical) is `root` (canonical) or under it, and not in its `.livenote/`.
+/// `real` (canonical) is `root` (canonical) or under it, and in no `.livenote/` or `.git/`
+/// at any depth (a link may lead into a nested `sub/.git/`).
 fn inside(root: &Path, real: &Path) -> bool {
     real.strip_prefix(root).is_ok_and(|rel| {
-        rel.components()
-            .next()
-            .is_none_or(|c| c.as_os_str() != workspace::STATE_DIR && c.as_os_str() != ".git")
+        rel.components().all(|c| c.as_os_str() != workspace::STATE_DIR && c.as_os_str() != ".git")
     })
 }
 

@@ -163,6 +163,47 @@ impl Memory {
         Ok(saved)
     }
 
+    /// The memory as `quotas` allow it, and what was left out (`None`: nothing). A memory file can
+    /// come with a cloned folder or predate a lowered quota, so a run applies the quotas when
+    /// it reads, not only when it saves: entries over `max_bytes` are left out, then, past
+    /// `max_keys`, pinned entries are kept before others and newer ones before older.
+    pub fn within(&self, quotas: &MemoryConfig) -> (Memory, Option<String>) {
+        let (fit, too_large): (Vec<&Entry>, Vec<&Entry>) =
+            self.newest_first().into_iter().partition(|e| e.content.len() <= quotas.max_bytes);
+        let (mut pinned, others): (Vec<&Entry>, Vec<&Entry>) = fit.into_iter().partition(|e| e.pinned);
+        pinned.extend(others);
+        let past_count = pinned.split_off(pinned.len().min(quotas.max_keys));
+        if too_large.is_empty() && past_count.is_empty() {
+            return (self.clone(), None);
+        }
+        let names = |v: &[&Entry]| {
+            let mut s = v.iter().take(5).map(|e| format!("`{}`", e.key)).collect::<Vec<_>>().join(", ");
+            if v.len() > 5 {
+                s.push_str(&format!(" and {} more", v.len() - 5));
+            }
+            s
+        };
+        let mut parts = Vec::new();
+        if !too_large.is_empty() {
+            parts.push(format!(
+                "{} over {} ([memory] max_bytes): {}",
+                crate::text::count(too_large.len(), "entry"),
+                crate::text::count::bytes(quotas.max_bytes as u64),
+                names(&too_large)
+            ));
+        }
+        if !past_count.is_empty() {
+            parts.push(format!(
+                "{} past the first {} ([memory] max_keys): {}",
+                crate::text::count(past_count.len(), "entry"),
+                quotas.max_keys,
+                names(&past_count)
+            ));
+        }
+        let kept = Memory::from_entries(pinned.into_iter().cloned());
+        (kept, Some(format!("left out {}", parts.join("; "))))
+    }
+
     /// Remove `key`; whether it was there. Deleting an absent key is no error.
     pub fn delete(&mut self, key: &str) -> Result<bool, MemoryError> {
         check_key(key)?;

@@ -161,3 +161,57 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// `within` against a simple model: drop what is over `max_bytes`, order the rest pinned
+    /// first then newest, keep the first `max_keys`; nothing is said when nothing is dropped.
+    #[test]
+    fn within_keeps_what_the_quotas_allow(
+        raw in prop::collection::vec((0usize..12, any::<bool>(), 0i64..50), 0..30),
+        max_keys in 0usize..10,
+        max_bytes in 0usize..12,
+    ) {
+        let entries: Vec<Entry> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, (len, pinned, at))| Entry {
+                key: format!("k{i:02}"),
+                content: "x".repeat(*len),
+                pinned: *pinned,
+                updated: t(*at),
+            })
+            .collect();
+        let memory = Memory::from_entries(entries.clone());
+        let quotas = MemoryConfig { max_keys, max_bytes };
+        let (kept, said) = memory.within(&quotas);
+        let mut model: Vec<&Entry> = entries.iter().filter(|e| e.content.len() <= max_bytes).collect();
+        model.sort_by(|a, b| {
+            b.pinned.cmp(&a.pinned).then(b.updated.cmp(&a.updated)).then(a.key.cmp(&b.key))
+        });
+        model.truncate(max_keys);
+        let mut want: Vec<String> = model.iter().map(|e| e.key.clone()).collect();
+        want.sort();
+        prop_assert_eq!(kept.keys(), want);
+        prop_assert_eq!(said.is_none(), kept.len() == memory.len());
+    }
+}
+
+#[test]
+fn within_says_what_it_left_out() {
+    let mut m = Memory::default();
+    let q = MemoryConfig { max_keys: 10, max_bytes: 100 };
+    for i in 0..4 {
+        ok(m.save(&format!("k{i}"), "short", Some(i == 0), t(i), &q));
+    }
+    let big = Memory::from_entries(m.by_key().cloned().chain([Entry {
+        key: "huge".into(),
+        content: "x".repeat(200),
+        pinned: true,
+        updated: t(9),
+    }]));
+    let (kept, said) = big.within(&MemoryConfig { max_keys: 2, max_bytes: 100 });
+    assert_eq!(kept.keys(), ["k0", "k3"]);
+    expect![[r#"left out 1 entry over 100 bytes ([memory] max_bytes): `huge`; 2 entries past the first 2 ([memory] max_keys): `k2`, `k1`"#]]
+        .assert_eq(&said.unwrap_or_default());
+    assert_eq!(m.within(&q), (m.clone(), None));
+}

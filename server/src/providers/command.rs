@@ -1,7 +1,8 @@
-//! The `command` provider (SPEC 6): any program, run in the workspace root in its own process
-//! group. It reads the run as JSON on stdin (and `LIVENOTE_*` variables) and prints the note's
-//! new content below its H1, or JSON `{"body": ..., "summary": ...}` (with `"memory"`: changes
-//! to the note's memory, see [`apply_memory`]).
+//! The `command` provider (SPEC 6): any program, run in the workspace root (in an untrusted
+//! folder, a neutral one: `workspace::launch`) in its own process group. It reads the run as
+//! JSON on stdin (and `LIVENOTE_*` variables) and prints the note's new content below its H1,
+//! or JSON `{"body": ..., "summary": ...}` (with `"memory"`: changes to the note's memory, see
+//! [`apply_memory`]).
 //!
 //! The whole process group is killed on timeout, stop or oversized output, so a shell script's
 //! children never outlive the run.
@@ -108,9 +109,15 @@ pub async fn run_command(
     let stdin_json = serde_json::to_vec(&stdin_run(req))
         .map_err(|e| ProviderError::Io(format!("encoding the run: {e}")))?;
 
+    // Held until the program is done: an untrusted folder's program runs in a folder of its own.
+    let launch = crate::workspace::launch::prepare(&req.workspace_root, req.trusted)
+        .map_err(|e| ProviderError::Io(format!("cannot make a folder for the program to run in: {e}")))?;
     let mut cmd = Command::new(crate::workspace::program_path(program, &req.workspace_root));
+    if let Some(path) = launch.path_env() {
+        cmd.env("PATH", path);
+    }
     cmd.args(args)
-        .current_dir(&req.workspace_root)
+        .current_dir(launch.dir())
         .envs(env_vars(req))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

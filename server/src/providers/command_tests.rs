@@ -18,6 +18,7 @@ fn request(root: &Path) -> RunRequest {
         local_now: "2025-03-04T06:06:07+01:00".to_owned(),
         time_zone: "Europe/Paris".to_owned(),
         workspace_root: root.to_path_buf(),
+        trusted: true,
         run_id: "01JTESTRUN".to_owned(),
         model: None,
         mcp_servers: Vec::new(),

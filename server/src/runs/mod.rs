@@ -554,6 +554,7 @@ impl Engine {
             local_now: local.to_rfc3339_opts(SecondsFormat::Secs, false),
             time_zone: self.zone.name(),
             workspace_root: self.root.clone(),
+            trusted,
             run_id: run_id.to_owned(),
             model: live.model.clone(),
             mcp_servers: mcp.servers,
@@ -593,6 +594,10 @@ impl Engine {
             tracing::warn!("ignore memory {rel}: {why}");
             on_event(&RunEvent::new("memory", format!("not used: {why}")));
         }
+        if let Some(what) = &req.memory.left_out {
+            tracing::warn!("trim memory {rel}: {what}");
+            on_event(&RunEvent::new("memory", what.clone()));
+        }
         providers::run(&provider, &req, &agent, cancel, on_edit, on_event).await
     }
 
@@ -600,7 +605,10 @@ impl Engine {
     fn run_memory(&self, rel: &str) -> providers::RunMemory {
         let quotas = self.config.read().map(|c| c.memory).unwrap_or_default();
         match crate::memory::store::MemoryStore::new(&self.root).load(rel) {
-            Ok(entries) => providers::RunMemory { entries, quotas, unreadable: None },
+            Ok(stored) => {
+                let (entries, left_out) = stored.within(&quotas);
+                providers::RunMemory { entries, quotas, unreadable: None, left_out }
+            }
             Err(why) => providers::RunMemory { quotas, unreadable: Some(why), ..Default::default() },
         }
     }

@@ -243,6 +243,14 @@ fn confined_dir(root: &Path, rel: &str) -> Result<Option<PathBuf>, String> {
         return Ok(None);
     }
     match (std::fs::canonicalize(root), std::fs::canonicalize(&lexical)) {
+        // Through a link, the folder reached must be one the agent could see (not `.git/`).
+        (Ok(root), Ok(real))
+            if real != root.join(path)
+                && real.starts_with(&root)
+                && !crate::workspace::is_visible(&root, &real) =>
+        {
+            Err("a link to a hidden or ignored folder; refused".to_owned())
+        }
         (Ok(root), Ok(real)) if real.starts_with(&root) && real.is_dir() => Ok(Some(lexical)),
         (Ok(root), Ok(real)) if real.starts_with(&root) => Err("not a folder".to_owned()),
         _ => Err("points outside the workspace; refused".to_owned()),

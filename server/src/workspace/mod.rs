@@ -6,6 +6,7 @@ pub mod confine;
 pub mod exclude;
 pub mod given;
 pub mod index;
+pub mod launch;
 pub mod note_path;
 pub mod read;
 pub mod state;
@@ -15,7 +16,7 @@ pub mod write;
 
 pub use note_path::NotePath;
 pub use read::{ReadError, Skipped, read_frontmatter, read_head, read_note, read_text};
-pub use walk::{is_markdown, markdown_files, visible_entries};
+pub use walk::{is_markdown, is_visible, markdown_files, visible_entries};
 
 /// The folder of livenote's own state in a workspace (history, transcripts, events, locks):
 /// never walked for notes, never shown to the agent.

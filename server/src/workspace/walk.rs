@@ -316,6 +316,14 @@ pub fn visible_entries(root: &Path, only_towards: Option<PathBuf>) -> ignore::Wa
     b.build()
 }
 
+/// Whether `path` is an entry [`visible_entries`] shows under `root` (both in the same form,
+/// canonical for a resolved path): not hidden, not ignored, not under `.git/` or `.livenote/`.
+/// Only the folders on the way to it are listed.
+pub fn is_visible(root: &Path, path: &Path) -> bool {
+    path.starts_with(root)
+        && visible_entries(root, Some(path.to_path_buf())).flatten().any(|e| e.path() == path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -53,12 +53,17 @@ impl Workspace {
     }
 
     /// Whether a walked entry is a regular file inside the workspace (a symlink counts when
-    /// it resolves to a file inside).
+    /// it resolves to a file inside that the walk would show itself: a link to `.env` or into
+    /// `.git/` is as hidden as its target).
     fn is_inside_file(&self, entry: &ignore::DirEntry) -> bool {
         match entry.file_type() {
             Some(t) if t.is_file() => true,
-            Some(t) if t.is_symlink() => fs::canonicalize(entry.path())
-                .is_ok_and(|c| c.starts_with(&self.root) && !has_state_dir(&self.root, &c) && c.is_file()),
+            Some(t) if t.is_symlink() => fs::canonicalize(entry.path()).is_ok_and(|c| {
+                c.starts_with(&self.root)
+                    && !has_state_dir(&self.root, &c)
+                    && c.is_file()
+                    && workspace::is_visible(&self.root, &c)
+            }),
             _ => false,
         }
     }
@@ -123,6 +128,13 @@ impl Workspace {
         if !visible {
             return Err(ToolError::new(format!(
                 "`{raw}` is not available to the agent (ignored by .gitignore or .ignore, hidden, or behind a symlinked folder)"
+            )));
+        }
+        // A link is as visible as what it leads to: the walk above saw only the link's name.
+        if canonical != lexical && !workspace::is_visible(&self.root, &canonical) {
+            let target = self.rel(&canonical).unwrap_or_default();
+            return Err(ToolError::new(format!(
+                "`{raw}` is a link to `{target}`, which is not available to the agent (hidden, or ignored by .gitignore or .ignore)"
             )));
         }
         Ok(canonical)
