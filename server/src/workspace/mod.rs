@@ -8,6 +8,7 @@ pub mod given;
 pub mod index;
 pub mod note_path;
 pub mod read;
+pub mod roots;
 pub mod state;
 pub mod trust;
 pub mod walk;

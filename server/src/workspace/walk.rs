@@ -195,6 +195,26 @@ fn walk_skip(mut e: ignore::Error) -> Skipped {
 /// symlink loops, symlinks leaving the workspace, FIFOs named like notes, bad exclude globs)
 /// comes back beside the files.
 pub fn markdown_files(root: &Path, exclude: &[String]) -> (Vec<PathBuf>, Vec<Skipped>) {
+    let walked = walk_notes(root, exclude, false);
+    (walked.files, walked.skipped)
+}
+
+/// What a walk of one root found: its notes, the folders inside it that are roots of their own
+/// (a `.livenote.toml` of their own: not entered, see [`super::roots`]) and what was skipped.
+#[derive(Debug, Default)]
+pub struct RootWalk {
+    pub files: Vec<PathBuf>,
+    pub nested: Vec<PathBuf>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// [`markdown_files`] of one root only: a folder below `root` with its own `.livenote.toml` is
+/// another root, so the walk does not enter it and lists it in `nested` instead.
+pub fn root_files(root: &Path, exclude: &[String]) -> RootWalk {
+    walk_notes(root, exclude, true)
+}
+
+fn walk_notes(root: &Path, exclude: &[String], stop_at_roots: bool) -> RootWalk {
     let mut errors = Vec::new();
     let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let rules = IgnoreRules::new(root);
@@ -202,6 +222,8 @@ pub fn markdown_files(root: &Path, exclude: &[String]) -> (Vec<PathBuf>, Vec<Ski
     let mut builder = walk_builder(root);
     builder.follow_links(true).sort_by_file_name(|a, b| a.cmp(b));
     let sink = skipped.clone();
+    let nested = Arc::new(Mutex::new(Vec::new()));
+    let nested_sink = nested.clone();
     builder.filter_entry(move |e| {
         if e.file_name() == STATE_DIR {
             return false;
@@ -211,7 +233,14 @@ pub fn markdown_files(root: &Path, exclude: &[String]) -> (Vec<PathBuf>, Vec<Ski
             return false;
         }
         let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-        !rules.is_ignored(e.path(), is_dir)
+        if rules.is_ignored(e.path(), is_dir) {
+            return false;
+        }
+        if stop_at_roots && is_dir && e.depth() > 0 && super::roots::has_config(e.path()) {
+            nested_sink.lock().unwrap_or_else(PoisonError::into_inner).push(e.path().to_path_buf());
+            return false;
+        }
+        true
     });
     let (excludes, bad) = super::exclude::Excludes::new(root, exclude);
     errors.extend(bad.into_iter().map(|reason| Skipped { path: None, reason }));
@@ -234,7 +263,8 @@ pub fn markdown_files(root: &Path, exclude: &[String]) -> (Vec<PathBuf>, Vec<Ski
         }
     }
     errors.extend(std::mem::take(&mut *skipped.lock().unwrap_or_else(PoisonError::into_inner)));
-    (files, errors)
+    let nested = std::mem::take(&mut *nested.lock().unwrap_or_else(PoisonError::into_inner));
+    RootWalk { files, nested, skipped: errors }
 }
 
 /// Every entry under `root` that a confined reader (the agent's workspace tools) may see, in
