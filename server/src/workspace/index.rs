@@ -168,6 +168,16 @@ impl Index {
         super::roots::owner_among(&self.roots, path)
     }
 
+    /// The outermost root that holds `path` (the folder the user opened): where paths are
+    /// shown from, nested roots' notes included, as `livenote list` shows them.
+    pub fn shown_root_of(&self, path: &Path) -> Option<&Path> {
+        self.roots
+            .iter()
+            .filter(|r| super::is_within(path, r))
+            .min_by_key(|r| r.as_os_str().len())
+            .map(PathBuf::as_path)
+    }
+
     /// The live notes `root` owns (not those of a root nested in it).
     pub fn live_notes_of<'a>(
         &'a self,

@@ -1138,5 +1138,10 @@ async fn a_nested_root_uses_its_own_configuration() {
     }
     let message = c.run_to_end(&uri).await;
     assert!(c.doc(&uri).text.ends_with("# N\n\ninner body\n"), "{message}: {}", c.doc(&uri).text);
+    // Listed from the folder opened, as `livenote list` lists it.
+    let list = c.request("livenote/listNotes", Value::Null).await;
+    let paths: Vec<&str> =
+        list["result"].as_array().into_iter().flatten().filter_map(|i| i["path"].as_str()).collect();
+    assert_eq!(paths, ["inner/n.md"], "{list}");
     c.shutdown().await;
 }
