@@ -30,7 +30,7 @@ pub struct Listing {
 pub fn live_notes(root: &Path, at: DateTime<Utc>, zone: &crate::schedule::Zone) -> Listing {
     // A folder's config counts only when trusted, as for runs.
     let exclude_of = |r: &Path| crate::config::Config::load(Some(r), None).0.scheduler.exclude;
-    let (roots, errors) = workspace::roots::walk(root, &exclude_of);
+    let (roots, errors) = workspace::walk::roots(root, &exclude_of);
     let shown = |p: &Path| shown_in(p, root);
     for s in errors {
         tracing::warn!("skip {}", s.shown(shown));

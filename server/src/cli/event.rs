@@ -38,7 +38,7 @@ pub fn run(args: Args, input: &mut impl Read, out: &mut impl Write, err: &mut im
             (vec![owner], Some(rel))
         }
         None => {
-            let (roots, _) = crate::workspace::roots::walk(&root, &|_| Vec::new());
+            let (roots, _) = crate::workspace::walk::roots(&root, &|_| Vec::new());
             (roots.into_iter().map(|(r, _)| r).collect(), None)
         }
     };

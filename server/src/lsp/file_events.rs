@@ -134,8 +134,8 @@ pub(super) fn file_changed(client: &Client, state: &Arc<State>, path: &Path) {
     if super::snapshots::is_skill_file(state, path) {
         super::snapshots::reanalyse_open_documents(state);
     }
-    if super::lifecycle::changes_roots(state, path) {
-        super::lifecycle::reroot(client, state);
+    if super::roots::changes_roots(state, path) {
+        super::roots::reroot(client, state);
         return;
     }
     let Some(service) = state.service_for(path) else {

@@ -61,7 +61,7 @@ impl Index {
             if found_roots.contains(root) {
                 continue;
             }
-            let (walked, errors) = super::roots::walk(root, &exclude_of);
+            let (walked, errors) = super::walk::roots(root, &exclude_of);
             problems.extend(errors);
             for (r, found) in walked {
                 files.extend(found);

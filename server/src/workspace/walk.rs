@@ -267,6 +267,28 @@ fn walk_notes(root: &Path, exclude: &[String], stop_at_roots: bool) -> RootWalk 
     RootWalk { files, nested, skipped: errors }
 }
 
+/// The roots a walk of `root` finds: `root` first, then every folder below it with its own
+/// `.livenote.toml` (at any depth, outer before inner), each with the notes it owns. Folders
+/// the walk skips (hidden, gitignored, excluded by the outer root) are not entered, so a
+/// configuration inside them makes no root. `exclude_of` gives a root's `[scheduler]
+/// exclude` (its own configuration's).
+pub fn roots(
+    root: &Path,
+    exclude_of: &dyn Fn(&Path) -> Vec<String>,
+) -> (Vec<(PathBuf, Vec<PathBuf>)>, Vec<Skipped>) {
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(r) = todo.pop() {
+        let walked = root_files(&r, &exclude_of(&r));
+        skipped.extend(walked.skipped);
+        // Popped from the end: reversed, so that they come out in name order.
+        todo.extend(walked.nested.into_iter().rev());
+        out.push((r, walked.files));
+    }
+    (out, skipped)
+}
+
 /// Every entry under `root` that a confined reader (the agent's workspace tools) may see, in
 /// name order: .gitignore (even outside git), .ignore and git excludes honoured, hidden paths
 /// skipped, symlinked folders not entered (no loops, no escape), `.livenote/` and `.git/`
@@ -388,5 +410,58 @@ mod tests {
         let rel: Vec<String> =
             files.iter().map(|f| f.strip_prefix(root).unwrap_or(f).display().to_string()).collect();
         assert_eq!(rel, ["a.md", "sub/c.md", "sub/keep.md"]);
+    }
+
+    fn write_file(p: &Path) {
+        std::fs::create_dir_all(p.parent().unwrap_or(p)).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(p, "x").unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    #[test]
+    fn a_folder_with_its_own_config_is_its_own_root() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path();
+        for p in [
+            "a.md",
+            "plain/b.md",
+            "inner/.livenote.toml",
+            "inner/c.md",
+            "inner/deep/d.md",
+            "inner/deeper/.livenote.toml",
+            "inner/deeper/e.md",
+            "other/.livenote.toml",
+            ".hidden/.livenote.toml",
+        ] {
+            write_file(&root.join(p));
+        }
+        let (roots, skipped) = super::roots(root, &|_| Vec::new());
+        assert!(skipped.is_empty(), "{skipped:?}");
+        let rel = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
+        let got: Vec<(String, Vec<String>)> =
+            roots.iter().map(|(r, files)| (rel(r), files.iter().map(|f| rel(f)).collect())).collect();
+        let want = [
+            ("", vec!["a.md", "plain/b.md"]),
+            ("inner", vec!["inner/c.md", "inner/deep/d.md"]),
+            ("inner/deeper", vec!["inner/deeper/e.md"]),
+            ("other", vec![]),
+        ];
+        let want: Vec<(String, Vec<String>)> =
+            want.iter().map(|(r, f)| (r.to_string(), f.iter().map(|s| s.to_string()).collect())).collect();
+        assert_eq!(got, want);
+        let all: Vec<PathBuf> = roots.into_iter().map(|(r, _)| r).collect();
+        assert_eq!(
+            crate::workspace::roots::owner_among(&all, &root.join("inner/deeper/x/e.md")),
+            Some(root.join("inner/deeper").as_path())
+        );
+        assert_eq!(
+            crate::workspace::roots::owner_among(&all, &root.join("inner/deep/d.md")),
+            Some(root.join("inner").as_path())
+        );
+        assert_eq!(crate::workspace::roots::owner_among(&all, &root.join("plain/b.md")), Some(root));
+        assert_eq!(
+            crate::workspace::roots::owner(root, &root.join("inner/deeper/e.md")),
+            root.join("inner/deeper")
+        );
+        assert_eq!(crate::workspace::roots::owner(root, &root.join("plain/b.md")), root);
     }
 }
