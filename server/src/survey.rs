@@ -21,36 +21,49 @@ pub struct Listing {
     pub ignored_config: Option<&'static str>,
 }
 
-/// Every live note under `root` (the folder's `[scheduler] exclude` left out, as the scheduler
-/// would), with its status and schedule at `at` in `zone`. Reads only frontmatter (and a title heading right below it); paths are
-/// relative to `root`. Files that cannot be read are logged and skipped.
+/// Every live note under `root` (each root's `[scheduler] exclude` left out, as the scheduler
+/// would), with its status and schedule at `at` in `zone`. A folder inside with its own
+/// `.livenote.toml` is a root of its own ([`workspace::roots`]): its notes are listed with
+/// its trust, lock and excludes. Reads only frontmatter (and a title heading right below it);
+/// paths are relative to `root` (where the user asked), nested roots' notes included. Files
+/// that cannot be read are logged and skipped.
 pub fn live_notes(root: &Path, at: DateTime<Utc>, zone: &crate::schedule::Zone) -> Listing {
-    // The folder's config counts only when trusted, as for runs.
-    let exclude = crate::config::Config::load(Some(root), None).0.scheduler.exclude;
-    let (files, errors) = workspace::markdown_files(root, &exclude);
-    let facts = Facts::of(root);
+    // A folder's config counts only when trusted, as for runs.
+    let exclude_of = |r: &Path| crate::config::Config::load(Some(r), None).0.scheduler.exclude;
+    let (roots, errors) = workspace::walk::roots(root, &exclude_of);
     let shown = |p: &Path| shown_in(p, root);
     for s in errors {
         tracing::warn!("skip {}", s.shown(shown));
     }
     let mut items = Vec::new();
-    for file in &files {
-        let (text, heading) = match workspace::read_head(file) {
-            Ok(t) => t,
-            Err(e) => {
-                tracing::warn!("skip {}", workspace::Skipped::new(file, e).shown(shown));
-                continue;
-            }
-        };
-        items.extend(facts.item(file, &text, heading.as_deref(), at, zone));
+    let mut ignored_config = None;
+    for (owner, files) in &roots {
+        let facts = Facts::of(owner).shown_from(root);
+        if owner == root {
+            ignored_config = facts.ignored_config;
+        }
+        for file in files {
+            let (text, heading) = match workspace::read_head(file) {
+                Ok(t) => t,
+                Err(e) => {
+                    tracing::warn!("skip {}", workspace::Skipped::new(file, e).shown(shown));
+                    continue;
+                }
+            };
+            items.extend(facts.item(file, &text, heading.as_deref(), at, zone));
+        }
     }
-    Listing { items, ignored_config: facts.ignored_config }
+    // In the walk's order (by name, folder by folder), nested roots' notes among the others.
+    items.sort_by(|a, b| Path::new(&a.path).cmp(Path::new(&b.path)));
+    Listing { items, ignored_config }
 }
 
 /// What a note's list item needs from outside the note: whether it runs (its lock) and whether
 /// its folder is trusted. Read once per listing.
 pub struct Facts {
     root: PathBuf,
+    /// Where paths are shown from (the folder the user asked about; the root by default).
+    shown_from: PathBuf,
     store: crate::runs::Store,
     trust_list: Option<trust::TrustList>,
     trusted: bool,
@@ -67,11 +80,18 @@ impl Facts {
             .then(|| trust.as_ref().map_or("no trust store", |t| t.reason()));
         Facts {
             root: root.to_path_buf(),
+            shown_from: root.to_path_buf(),
             store: crate::runs::Store::new(root),
             trust_list,
             trusted,
             ignored_config,
         }
+    }
+
+    /// Paths shown relative to `from` (a folder around the root) instead of the root.
+    pub fn shown_from(mut self, from: &Path) -> Facts {
+        self.shown_from = from.to_path_buf();
+        self
     }
 
     /// The list item of the note at `file` (under the root) whose text (or frontmatter) is
@@ -87,13 +107,14 @@ impl Facts {
     ) -> Option<ListItem> {
         let analysis = note::analyze(text, &note::Options::default());
         let live = analysis.live?;
-        let path = shown_in(file, &self.root);
+        let key = shown_in(file, &self.root);
+        let path = shown_in(file, &self.shown_from);
         // A folder inside with its own `.livenote.toml` needs its own trust.
         let trusted = self.trusted
             && trust::nested_config_dir(&self.root, file)
                 .is_none_or(|d| self.trust_list.as_ref().is_some_and(|l| l.contains(&d)));
         let facts = status::RunFacts {
-            running: self.store.is_locked(&path),
+            running: self.store.is_locked(&key),
             trusted: Some(trusted),
             ..Default::default()
         };

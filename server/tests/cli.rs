@@ -935,3 +935,82 @@ fn check_warns_on_unknown_skills_and_incomplete_skill_files() {
         "#]],
     );
 }
+
+/// A folder inside the workspace with its own `.livenote.toml` (what `livenote init my-notes`
+/// makes inside a workspace) is a root of its own: `list` over the outer folder shows its notes
+/// with paths from where the user asked, and with that root's trust and `[scheduler] exclude`,
+/// not the outer folder's.
+#[test]
+fn list_shows_a_nested_root_with_its_own_trust_and_excludes() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let write = |rel: &str, text: &str| {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(dir.path())).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(p, text).unwrap_or_else(|e| panic!("{e}"));
+    };
+    let hourly = "---\nlive:\n  objective: x\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n# Hourly\n";
+    // The outer folder is not trusted; the inner one is.
+    write(".livenote.toml", "[agent]\n");
+    write("outer.md", hourly);
+    write("inner/.livenote.toml", "[scheduler]\nexclude = [\"drafts/**\"]\n");
+    write("inner/n.md", hourly);
+    write("inner/drafts/d.md", hourly);
+    assert_eq!(livenote(dir.path(), &["trust", "inner"]).status.code(), Some(0));
+    let out = livenote(dir.path(), &["list", "--format", "json", "--at", "2026-11-24T08:30"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let items: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let got: Vec<String> = items
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|i| format!("{} {}", i["path"].as_str().unwrap_or("?"), i["status"].as_str().unwrap_or("?")))
+        .collect();
+    assert_eq!(got, ["inner/n.md live", "outer.md untrusted"], "{items}");
+}
+
+/// Events go to the queue of the root that owns their note: `--target` into a folder with its
+/// own `.livenote.toml` is queued there (the target relative to it), and an event for every
+/// note is queued in every root's queue, each processed with that root's configuration.
+#[test]
+fn events_are_queued_in_the_root_that_owns_the_note() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let write = |rel: &str, text: &str| {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(dir.path())).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(p, text).unwrap_or_else(|e| panic!("{e}"));
+    };
+    let note = "---\nlive:\n  objective: x\n  eventMatchCriteria: deploys\n---\n# N\n";
+    write(".livenote.toml", "[agent]\n");
+    write("inner/.livenote.toml", "[agent]\n");
+    write("inner/n.md", note);
+    let event = |args: &[&str]| {
+        let mut all = vec!["event", "--source", "ci", "--type", "deploy"];
+        all.extend_from_slice(args);
+        let out = Command::new(env!("CARGO_BIN_EXE_livenote"))
+            .args(&all)
+            .current_dir(dir.path())
+            .env("LIVENOTE_DATA_DIR", dir.path().join(".test-data"))
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+    };
+    let pending = |root: &str| -> Vec<serde_json::Value> {
+        std::fs::read_dir(dir.path().join(root).join(".livenote/events/pending"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| serde_json::from_str(&std::fs::read_to_string(e.path()).unwrap_or_default()).ok())
+            .collect()
+    };
+    event(&["--target", "inner/n.md"]);
+    assert_eq!(pending("").len(), 0);
+    let queued = pending("inner");
+    assert_eq!(
+        queued.iter().map(|e| e["targetFilePath"].clone()).collect::<Vec<_>>(),
+        [serde_json::json!("n.md")]
+    );
+    event(&[]);
+    assert_eq!(pending("").len(), 1);
+    assert_eq!(pending("inner").len(), 2);
+}

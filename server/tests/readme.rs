@@ -168,7 +168,9 @@ fn the_tour_runs_as_written() {
     assert!(text(&tour.join("clock.md")).contains("(not updated yet)"), "{}", text(&tour.join("clock.md")));
     // The last line keeps the new note current until stopped.
     assert!(last.contains("livenote watch"), "the tour no longer ends with watch: {last}");
-    let notes = cwd.join("my-notes");
+    // `init` makes a folder of the user's own, beside the tour, not a root nested in it.
+    let notes = home.path().join("my-notes");
+    assert!(!tour.join("my-notes").exists(), "the tour's init made its folder inside the examples copy");
     let starter = std::fs::read_dir(&notes)
         .unwrap_or_else(|e| panic!("{}: {e}", notes.display()))
         .flatten()

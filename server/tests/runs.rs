@@ -145,3 +145,56 @@ fn runs_name_the_local_zone_by_its_iana_name() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(ws.note().ends_with("\nzone=America/Chicago\n"), "{}", ws.note());
 }
+
+/// A folder inside the watched one with its own `.livenote.toml` is a root of its own: `watch`
+/// fires its notes with its provider and keeps their runs in its own `.livenote/`; one it does
+/// not trust yet fires nothing (and `watch` says so) until it is trusted, whatever the trust of
+/// the folder around it.
+#[test]
+fn watch_runs_a_nested_root_with_its_own_config_and_trust() {
+    let dir = common::tempdir();
+    let inner = dir.path().join("inner");
+    common::write(&inner.join(".livenote.toml"), &command_config("echo inner body"));
+    common::write(&inner.join("n.md"), MINUTELY);
+    common::write(&dir.path().join("n.md"), MINUTELY);
+    let ws = Workspace::in_dir(dir, &command_config("echo outer body"));
+    let inner = ws.root.join("inner");
+    ws.set_clock("2026-11-23T08:59:20Z");
+    let mut w = ws.watch_clock();
+    w.wait_for(&format!("untrusted {}", inner.display()));
+    ws.set_clock("2026-11-23T09:00:30Z");
+    // The outer note runs (so the watcher is firing) ...
+    wait_until("the outer run", 20, || ws.note().ends_with("# Count\n\nouter body\n"));
+    std::thread::sleep(Duration::from_millis(300));
+    // ... the inner one does not, on the outer folder's trust.
+    let read = || std::fs::read_to_string(inner.join("n.md")).unwrap_or_default();
+    assert!(read().ends_with("# Count\n\nold body\n"), "{}", read());
+    let out = ws.livenote(&["trust", "inner"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    wait_until("the inner run", 20, || read().ends_with("# Count\n\ninner body\n"));
+    // Each root's run is kept in its own `.livenote/`.
+    wait_until("the inner run's record", 20, || done_runs(&inner) == 1);
+    let lines = w.stop();
+    assert_eq!(done_runs(&ws.root), 1, "{lines:?}");
+}
+
+/// A `.livenote.toml` written into a folder while `watch` runs makes it a root of its own from
+/// that file event on: its notes then run with its provider once it is trusted.
+#[test]
+fn watch_adopts_a_nested_root_that_appears() {
+    let dir = common::tempdir();
+    common::write(&dir.path().join("inner/n.md"), MINUTELY);
+    let ws = Workspace::in_dir(dir, &command_config("echo outer body"));
+    let inner = ws.root.join("inner");
+    ws.set_clock("2026-11-23T08:59:20Z");
+    let mut w = ws.watch_clock();
+    common::write(&inner.join(".livenote.toml"), &command_config("echo inner body"));
+    w.wait_for("reroot ");
+    let out = ws.livenote(&["trust", "inner"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    ws.set_clock("2026-11-23T09:00:30Z");
+    let read = || std::fs::read_to_string(inner.join("n.md")).unwrap_or_default();
+    wait_until("the inner run", 20, || read().ends_with("# Count\n\ninner body\n"));
+    wait_until("the inner run's record", 20, || done_runs(&inner) == 1);
+    w.stop();
+}

@@ -28,9 +28,19 @@ pub fn run(args: Args, input: &mut impl Read, out: &mut impl Write, err: &mut im
     if args.source.trim().is_empty() || args.kind.trim().is_empty() {
         bail!("--source and --type must not be empty");
     }
-    let target = match &args.target {
-        Some(t) => Some(target_rel(&root, t)?),
-        None => None,
+    // A folder inside with its own `.livenote.toml` is a root of its own, with its own queue:
+    // a target there is queued there; an event for every note goes to every root's queue.
+    let (roots, target) = match &args.target {
+        Some(t) => {
+            let path = target_path(&root, t)?;
+            let owner = crate::workspace::roots::owner(&root, &path);
+            let rel = target_rel(&owner, t, &path)?;
+            (vec![owner], Some(rel))
+        }
+        None => {
+            let (roots, _) = crate::workspace::walk::roots(&root, &|_| Vec::new());
+            (roots.into_iter().map(|(r, _)| r).collect(), None)
+        }
     };
     let mut bytes = Vec::new();
     // One byte over the cap is enough to know the payload is too large, without reading a
@@ -48,36 +58,42 @@ pub fn run(args: Args, input: &mut impl Read, out: &mut impl Write, err: &mut im
     } else {
         serde_json::Value::String(text)
     };
-    if let Some(t) = &target
-        && let Some(why) = not_eligible(&root.join(t))
+    if let (Some(t), Some(owner)) = (&target, roots.first())
+        && let Some(why) = not_eligible(&owner.join(t))
     {
         // Queued anyway: the note may be fixed before the event is processed.
         writeln!(err, "livenote: warning: {t} {why}; the event will not run it")?;
     }
-    let event = events::create_event(
-        &root,
-        &args.source,
-        &args.kind,
-        payload,
-        target.as_deref(),
-        crate::schedule::Clock::now(&crate::schedule::SystemClock),
-    )
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
-    writeln!(out, "{}", event.id)?;
+    for r in &roots {
+        let event = events::create_event(
+            r,
+            &args.source,
+            &args.kind,
+            payload.clone(),
+            target.as_deref(),
+            crate::schedule::Clock::now(&crate::schedule::SystemClock),
+        )
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        writeln!(out, "{}", event.id)?;
+    }
     Ok(0)
 }
 
-/// `--target` as a workspace-relative path: relative to the workspace if such a file exists
-/// there, else to the current folder.
-fn target_rel(root: &Path, target: &Path) -> Result<String> {
+/// `--target`'s note: relative to the workspace if such a file exists there, else to the
+/// current folder.
+fn target_path(root: &Path, target: &Path) -> Result<PathBuf> {
     let candidate = if target.is_relative() && root.join(target).is_file() {
         root.join(target)
     } else {
         target.to_path_buf()
     };
     // Only a found file is taken from under the workspace: an error names the target as typed.
-    let path = crate::workspace::given::note(&candidate).map_err(|e| anyhow::anyhow!("--target {e}"))?;
-    let rel = crate::workspace::NotePath::of(root, &path)
+    crate::workspace::given::note(&candidate).map_err(|e| anyhow::anyhow!("--target {e}"))
+}
+
+/// `--target`'s note (`path`) relative to the root that owns it.
+fn target_rel(root: &Path, target: &Path, path: &Path) -> Result<String> {
+    let rel = crate::workspace::NotePath::of(root, path)
         .ok_or_else(|| anyhow::anyhow!("--target {}: not inside {}", target.display(), root.display()))?;
     Ok(rel.into_string())
 }

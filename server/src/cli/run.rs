@@ -22,7 +22,11 @@ pub fn run(
 ) -> Result<u8> {
     let path = crate::workspace::given::note(&note)?;
     let root = match dir {
-        Some(d) => crate::workspace::given::folder_or_note(&d).context("--workspace")?,
+        // A folder inside it with its own `.livenote.toml` is the note's root.
+        Some(d) => crate::workspace::roots::owner(
+            &crate::workspace::given::folder_or_note(&d).context("--workspace")?,
+            &path,
+        ),
         None => crate::workspace::note_root(&path),
     };
     let engine = Engine::new(

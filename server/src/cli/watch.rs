@@ -17,13 +17,17 @@ use crate::triggers::RootService;
 use crate::workspace::index::{Entry, Index};
 use crate::workspace::trust::TrustStore;
 
-/// The index behind a lock, as the scheduler's source of notes.
-pub struct IndexSource(pub Arc<RwLock<Index>>);
+/// The index behind a lock, as the scheduler's source of notes: the live notes its root owns
+/// (a folder inside with its own `.livenote.toml` has its own scheduler).
+pub struct IndexSource {
+    pub index: Arc<RwLock<Index>>,
+    pub root: PathBuf,
+}
 
 impl NoteSource for IndexSource {
     fn live_notes(&self) -> Vec<(PathBuf, Arc<Entry>)> {
-        let idx = self.0.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-        idx.live_notes().map(|(p, e, _)| (p.clone(), e.clone())).collect()
+        let idx = self.index.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        idx.live_notes_of(&self.root).map(|(p, e, _)| (p.clone(), e.clone())).collect()
     }
 }
 
@@ -61,23 +65,45 @@ pub fn run(dir: Option<PathBuf>, clock_file: Option<PathBuf>) -> Result<u8> {
     runtime.block_on(watch(root, clock(clock_file)))
 }
 
-async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
-    let config = Config::load_logged(&root);
-    let exclude = config.scheduler.exclude.clone();
-    let trust = TrustStore::user();
-    let engine = Arc::new(Engine::new(&root, clock, Zone::Local, Arc::new(DiskIo), config, trust));
-    let (index, problems) = Index::build(std::slice::from_ref(&root), &exclude);
+/// The folder walked: its notes and those of every folder inside with its own
+/// `.livenote.toml` (a root of its own), each root's `[scheduler] exclude` from its own
+/// configuration (`configs`, loaded once per root and kept for its engine).
+fn build_index(root: &Path, configs: &mut Vec<(PathBuf, Config)>) -> Index {
+    let config_of = |configs: &mut Vec<(PathBuf, Config)>, r: &Path| {
+        if !configs.iter().any(|(c, _)| c == r) {
+            configs.push((r.to_path_buf(), Config::load_logged(r)));
+        }
+    };
+    config_of(configs, root);
+    let excludes = |configs: &[(PathBuf, Config)]| -> Vec<(PathBuf, Vec<String>)> {
+        configs.iter().map(|(r, c)| (r.clone(), c.scheduler.exclude.clone())).collect()
+    };
+    let (mut index, mut problems) = Index::build_per_root(&excludes(configs));
+    let found: Vec<PathBuf> = index.roots().to_vec();
+    let known = configs.len();
+    for r in &found {
+        config_of(configs, r);
+    }
+    configs.retain(|(r, _)| found.contains(r));
+    // A nested root found now whose own config excludes notes: walk again with its excludes.
+    if configs.len() > known && configs.iter().any(|(_, c)| !c.scheduler.exclude.is_empty()) {
+        (index, problems) = Index::build_per_root(&excludes(configs));
+    }
     for p in problems {
         tracing::warn!("skip {p}");
     }
-    let live = index.live_notes().count();
-    tracing::info!("watch {}: {}, {live} live", root.display(), crate::text::count(index.len(), "note"));
+    index
+}
+
+/// Why nothing of `engine`'s root runs on its own, if so: said once, when its watch starts.
+fn announce(engine: &Engine) {
+    let root = &engine.root;
     if !engine.scheduling_enabled() {
         tracing::warn!(
             "scheduling off {}: `[scheduler] enabled = false` in the configuration; nothing runs on its own",
             root.display()
         );
-    } else if let Some(t) = engine.trust.as_ref().map(|t| t.check(&root)).filter(|t| !t.is_trusted()) {
+    } else if let Some(t) = engine.trust.as_ref().map(|t| t.check(root)).filter(|t| !t.is_trusted()) {
         tracing::warn!(
             "untrusted {}: {}; nothing runs on its own until you run `livenote trust {}`",
             root.display(),
@@ -90,21 +116,44 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
             root.display()
         );
     }
-    let index = Arc::new(RwLock::new(index));
+}
+
+/// The scheduler and event processor of one root, wired as the language server wires them.
+fn start_root(
+    root: &Path,
+    config: Config,
+    clock: &Arc<dyn Clock>,
+    index: &Arc<RwLock<Index>>,
+) -> Arc<RootService> {
+    let engine =
+        Arc::new(Engine::new(root, clock.clone(), Zone::Local, Arc::new(DiskIo), config, TrustStore::user()));
+    announce(&engine);
     let notes: crate::events::NotesFn = {
-        let (root, index, clock, zone) = (root.clone(), index.clone(), engine.clock.clone(), engine.zone);
+        let (root, index, clock, zone) =
+            (root.to_path_buf(), index.clone(), engine.clock.clone(), engine.zone);
         Arc::new(move || {
             let idx = index.read().unwrap_or_else(std::sync::PoisonError::into_inner);
             crate::events::eligible_notes(&root, &idx, clock.now(), &zone)
         })
     };
-    // The scheduler and the event processor, wired as the language server wires them.
-    let service = Arc::new(RootService::start(
-        engine.clone(),
-        Arc::new(IndexSource(index.clone())),
-        notes,
-        Arc::new(Notify::new()),
-    ));
+    let source = IndexSource { index: index.clone(), root: root.to_path_buf() };
+    Arc::new(RootService::start(engine, Arc::new(source), notes, Arc::new(Notify::new())))
+}
+
+/// Whether a changed `path` makes or unmakes a root inside `root`: a `.livenote.toml` of a
+/// folder below it that is not a root yet, or of a nested root that has none any more.
+fn changes_roots(root: &Path, roots: &[PathBuf], path: &Path) -> bool {
+    let Some(dir) = path.parent() else { return false };
+    path.file_name().is_some_and(|n| n == crate::workspace::trust::CONFIG_FILE)
+        && dir != root
+        && dir.starts_with(root)
+        && roots.iter().any(|r| r == dir) != crate::workspace::roots::has_config(dir)
+}
+
+async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
+    // Watching first: a change made while the folder is walked is not lost (it waits in the
+    // channel), and once `watch` says it watches, it does.
+    let trust_file = TrustStore::user().map(|t| t.file());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PathBuf>();
     let mut watcher = <notify::RecommendedWatcher as notify::Watcher>::new(
         move |res: notify::Result<notify::Event>| {
@@ -124,24 +173,77 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
     .context("start the file watcher")?;
     notify::Watcher::watch(&mut watcher, &root, notify::RecursiveMode::Recursive)
         .with_context(|| format!("watch {}", root.display()))?;
-    if let Some(dir) = engine.trust.as_ref().and_then(|t| t.file().parent().map(Path::to_path_buf)) {
+    if let Some(dir) = trust_file.as_ref().and_then(|t| t.parent().map(Path::to_path_buf)) {
         let _ = std::fs::create_dir_all(&dir);
         let _ = notify::Watcher::watch(&mut watcher, &dir, notify::RecursiveMode::NonRecursive);
     }
+    let mut configs = Vec::new();
+    let index = build_index(&root, &mut configs);
+    let live = index.live_notes().count();
+    tracing::info!("watch {}: {}, {live} live", root.display(), crate::text::count(index.len(), "note"));
+    for r in index.roots().iter().filter(|r| **r != root) {
+        tracing::info!(
+            "root {}: a folder with its own .livenote.toml, run with its own configuration",
+            r.display()
+        );
+    }
+    let index = Arc::new(RwLock::new(index));
+    let mut services: Vec<Arc<RootService>> =
+        configs.into_iter().map(|(r, config)| start_root(&r, config, &clock, &index)).collect();
     let routing = {
-        let service = service.clone();
+        let clock = clock.clone();
+        let trust_file = trust_file.clone();
         tokio::spawn(async move {
             while let Some(path) = rx.recv().await {
-                let refresh = |p: &Path| index.write().map(|mut i| i.refresh(p)).unwrap_or(false);
-                // Trust granted from another shell, or the folder's config changed (a changed
-                // file is untrusted until trusted again): reload the configuration.
-                let reload = || {
-                    let config = Config::load_logged(&service.engine.root);
-                    if let Ok(mut c) = service.engine.config.write() {
-                        *c = config;
+                let roots = index.read().map(|i| i.roots().to_vec()).unwrap_or_default();
+                // A nested `.livenote.toml` appeared or went: walk again, and give each root
+                // found its own scheduler (a root that is gone keeps an idle one: its notes
+                // now belong to the root around it).
+                if changes_roots(&root, &roots, &path) {
+                    let mut configs = Vec::new();
+                    let fresh = build_index(&root, &mut configs);
+                    tracing::info!(
+                        "reroot {}: {}",
+                        root.display(),
+                        crate::text::count(fresh.roots().len(), "root")
+                    );
+                    if let Ok(mut i) = index.write() {
+                        *i = fresh;
                     }
-                };
-                service.on_file(&path, &refresh, &reload);
+                    for (r, config) in configs {
+                        match services.iter().find(|s| s.root() == r) {
+                            Some(s) => {
+                                if let Ok(mut c) = s.engine.config.write() {
+                                    *c = config;
+                                }
+                            }
+                            None => services.push(start_root(&r, config, &clock, &index)),
+                        }
+                    }
+                    for s in &services {
+                        s.scheduler_wake.notify_one();
+                        s.events_wake.notify_one();
+                    }
+                    continue;
+                }
+                let refresh = |p: &Path| index.write().map(|mut i| i.refresh(p)).unwrap_or(false);
+                // The trust store concerns every root; anything else, the root that owns it.
+                let owner = (trust_file.as_deref() != Some(path.as_path()))
+                    .then(|| crate::workspace::roots::owner_among(&roots, &path).map(Path::to_path_buf))
+                    .flatten();
+                for service in
+                    services.iter().filter(|s| owner.is_none() || owner.as_deref() == Some(s.root()))
+                {
+                    // Trust granted from another shell, or the folder's config changed (a
+                    // changed file is untrusted until trusted again): reload the configuration.
+                    let reload = || {
+                        let config = Config::load_logged(&service.engine.root);
+                        if let Ok(mut c) = service.engine.config.write() {
+                            *c = config;
+                        }
+                    };
+                    service.on_file(&path, &refresh, &reload);
+                }
             }
         })
     };

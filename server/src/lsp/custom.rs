@@ -64,7 +64,8 @@ pub fn list_notes_json(state: &State) -> Vec<u8> {
                 if i > 0 {
                     out.push(b',');
                 }
-                let root = idx.root_of(path);
+                // Shown from the folder opened, a nested root's notes included.
+                let root = idx.shown_root_of(path);
                 let f = facts.facts(Some(path));
                 let upcoming = entry.schedule.upcoming(live, now, &zone);
                 let expired = live.expired(now, &zone);
@@ -110,9 +111,10 @@ pub fn note_status(state: &State, uri: &Uri) -> Result<NoteStatus> {
     let facts = facts(state, path.as_deref());
     let rel = path
         .as_deref()
-        .map(|p| match state.engine_for(p) {
-            Some(engine) => engine.rel(p).into_string(),
-            None => p.display().to_string(),
+        .map(|p| match (state.engine_for(p), state.with_index(|i| super::snapshots::rel_path(i, p))) {
+            (Some(_), Some(rel)) => rel,
+            (Some(engine), None) => engine.rel(p).into_string(),
+            (None, _) => p.display().to_string(),
         })
         .unwrap_or_else(|| uri.as_str().to_owned());
     let title = crate::workspace::index::note_title(

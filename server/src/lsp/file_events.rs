@@ -24,7 +24,8 @@ pub(super) async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
     let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PathBuf>();
     let Some(mut watcher) = watcher(tx) else { return };
-    for root in &roots {
+    // A nested root is watched through the root around it.
+    for root in roots.iter().filter(|r| !roots.iter().any(|o| o != *r && r.starts_with(o))) {
         if let Err(e) = notify::Watcher::watch(&mut watcher, root, notify::RecursiveMode::Recursive) {
             tracing::warn!("watch {}: {e}", root.display());
         }
@@ -132,6 +133,10 @@ pub(super) fn file_changed(client: &Client, state: &Arc<State>, path: &Path) {
     // A skill added, renamed or described anew: open notes' `live.skills` are checked again.
     if super::snapshots::is_skill_file(state, path) {
         super::snapshots::reanalyse_open_documents(state);
+    }
+    if super::roots::changes_roots(state, path) {
+        super::roots::reroot(client, state);
+        return;
     }
     let Some(service) = state.service_for(path) else {
         // Before the roots' triggers start (indexing), a note still refreshes the index.

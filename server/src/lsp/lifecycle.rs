@@ -8,10 +8,10 @@ use std::time::Duration;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
-use super::config_sync::{client_settings, load_config, report_config_problems, root_excludes, sync_trust};
+use super::config_sync::{client_settings, root_excludes, sync_trust};
 use super::file_events::{watch, watch_trust_store};
 use super::refresh::{publisher, refresher};
-use super::snapshots::{reanalyse_open_documents, snapshot};
+use super::snapshots::snapshot;
 use super::state::{ClientCaps, State};
 use crate::ide::commands;
 use crate::text::Encoding;
@@ -157,7 +157,7 @@ pub fn initialized(client: &Client, state: &Arc<State>) {
 
 /// Engines, index, schedulers and file watching for the roots in `state.roots`.
 fn start_roots(client: &Client, state: &Arc<State>) {
-    create_engines(client, state);
+    super::roots::create_engines(client, state);
     tokio::spawn(index_workspace(client.clone(), state.clone()));
 }
 
@@ -193,9 +193,7 @@ async fn index_workspace(client: Client, state: Arc<State>) {
     let (notes, live) = (index.len(), index.live_notes().count());
     let with_problems: Vec<PathBuf> =
         index.entries().filter(|(_, e)| !e.diagnostics.is_empty()).map(|(p, _)| p.clone()).collect();
-    if let Ok(mut slot) = state.index.write() {
-        *slot = Some(index);
-    }
+    super::roots::adopt_index(&client, &state, index);
     tokio::spawn(super::runs::start_scheduler(client.clone(), state.clone()));
     tracing::info!(
         "indexed {} ({live} live) in {} ms",
@@ -215,40 +213,6 @@ async fn index_workspace(client: Client, state: Arc<State>) {
         }
     }
     watch(client, state, caps).await;
-}
-
-/// One run engine per workspace root (with no workspace folder, the root of the first open
-/// note: see `adopt_root`), with that root's configuration.
-fn create_engines(client: &Client, state: &Arc<State>) {
-    let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
-    let settings = state.settings();
-    let io: Arc<dyn crate::runs::NoteIo> = Arc::new(super::runs::LspEditor::io(client, state));
-    let engines: Vec<Arc<crate::runs::Engine>> = roots
-        .iter()
-        .map(|root| {
-            let (config, problems) = load_config(state, root, settings.as_ref());
-            report_config_problems(client, &problems);
-            let engine = crate::runs::Engine::new(
-                root,
-                state.opts.clock.clone(),
-                state.opts.zone,
-                io.clone(),
-                config,
-                state.opts.trust.clone(),
-            );
-            let observer =
-                super::runs::ProgressObserver { client: client.clone(), state: Arc::downgrade(state) };
-            if let Ok(mut o) = engine.observer.write() {
-                *o = Some(Arc::new(observer));
-            }
-            Arc::new(engine)
-        })
-        .collect();
-    if let Ok(mut e) = state.engines.write() {
-        *e = engines;
-    }
-    // Documents opened before (the first one roots a folderless client) know no providers yet.
-    reanalyse_open_documents(state);
 }
 
 /// Relative times ("5 min ago", "next 15:00") age: refresh once a minute, on the minute, but

@@ -24,6 +24,7 @@ mod notifications;
 mod raw_results;
 mod refresh;
 mod requests;
+mod roots;
 mod run_facts;
 mod runs;
 mod server;

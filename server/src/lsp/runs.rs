@@ -73,13 +73,18 @@ impl Editor for LspEditor {
 }
 
 /// The index as the scheduler's source of notes.
-pub struct StateSource(pub std::sync::Weak<State>);
+pub struct StateSource {
+    pub state: std::sync::Weak<State>,
+    /// The root whose notes these are: not those of a root nested in it, which has its own
+    /// scheduler.
+    pub root: PathBuf,
+}
 
 impl NoteSource for StateSource {
     fn live_notes(&self) -> Vec<(PathBuf, Arc<Entry>)> {
-        let Some(state) = self.0.upgrade() else { return Vec::new() };
+        let Some(state) = self.state.upgrade() else { return Vec::new() };
         state
-            .with_index(|idx| idx.live_notes().map(|(p, e, _)| (p.clone(), e.clone())).collect())
+            .with_index(|idx| idx.live_notes_of(&self.root).map(|(p, e, _)| (p.clone(), e.clone())).collect())
             .unwrap_or_default()
     }
 }
@@ -210,6 +215,10 @@ async fn send_progress(client: &Client, token: &ProgressToken, value: WorkDonePr
 pub async fn start_scheduler(client: Client, state: Arc<State>) {
     let engines = state.engines();
     for engine in engines {
+        // Started once per root (nested roots found later are started then).
+        if state.services.read().is_ok_and(|s| s.iter().any(|s| s.root() == engine.root)) {
+            continue;
+        }
         offer_trust(&client, &state, &engine);
         // The root's scheduler and event processor, wired as `livenote watch` wires them.
         let weak = Arc::downgrade(&state);
@@ -224,7 +233,7 @@ pub async fn start_scheduler(client: Client, state: Arc<State>) {
         });
         let service = crate::triggers::RootService::start(
             engine.clone(),
-            Arc::new(StateSource(Arc::downgrade(&state))),
+            Arc::new(StateSource { state: Arc::downgrade(&state), root: engine.root.clone() }),
             notes,
             state.wake.clone(),
         );
@@ -250,9 +259,8 @@ pub fn offer_trust(client: &Client, state: &Arc<State>, engine: &Arc<Engine>) {
     let has_scheduled = engine.scheduling_enabled()
         && state
             .with_index(|idx| {
-                idx.live_notes().any(|(p, _, l)| {
-                    p.starts_with(&engine.root) && (l.has_triggers() || l.event_match_criteria.is_some())
-                })
+                idx.live_notes_of(&engine.root)
+                    .any(|(_, _, l)| l.has_triggers() || l.event_match_criteria.is_some())
             })
             .unwrap_or(false);
     if !(has_scheduled || ignored.is_some()) || !state.first_trust_question(&engine.root) {

@@ -161,9 +161,9 @@ pub(super) fn reanalyse_open_documents(state: &State) {
     }
 }
 
-/// A note's path relative to its workspace root, for display.
+/// A note's path relative to the folder opened (a nested root's notes included), for display.
 pub(super) fn rel_path(idx: &crate::workspace::index::Index, path: &Path) -> String {
-    match idx.root_of(path) {
+    match idx.shown_root_of(path) {
         Some(root) => crate::workspace::NotePath::of_or_whole(root, path).into_string(),
         None => path.display().to_string(),
     }

@@ -25,6 +25,9 @@ pub struct Workspace {
     /// Canonical, so that links are judged against the real folder.
     pub root: PathBuf,
     engine: Arc<Engine>,
+    /// The engines of folders inside with their own `.livenote.toml` (roots of their own:
+    /// their configuration, trust and state), made when a tool first needs one.
+    nested: std::sync::Mutex<std::collections::HashMap<PathBuf, Arc<Engine>>>,
 }
 
 /// A refusal, shown to the assistant as a tool error.
@@ -60,14 +63,37 @@ impl Workspace {
             Config::load_logged(root),
             TrustStore::user(),
         );
-        Workspace { root: root.to_path_buf(), engine: Arc::new(engine) }
+        Workspace { root: root.to_path_buf(), engine: Arc::new(engine), nested: Default::default() }
     }
 
-    /// The configuration as it is now: the user may have trusted the folder, or changed a
-    /// file, since the last call.
-    fn reload_config(&self) {
-        let config = Config::load_logged(&self.root);
-        if let Ok(mut c) = self.engine.config.write() {
+    /// The engine of the root owning `file` ([`workspace::roots::owner`]): the workspace's, or
+    /// that of a folder inside it with its own `.livenote.toml`.
+    fn engine_of(&self, file: &Path) -> Arc<Engine> {
+        let owner = workspace::roots::owner(&self.root, file);
+        if owner == self.root {
+            return self.engine.clone();
+        }
+        let mut nested = self.nested.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        nested
+            .entry(owner)
+            .or_insert_with_key(|owner| {
+                Arc::new(Engine::new(
+                    owner,
+                    self.engine.clock.clone(),
+                    self.engine.zone,
+                    Arc::new(DiskIo),
+                    Config::load_logged(owner),
+                    TrustStore::user(),
+                ))
+            })
+            .clone()
+    }
+
+    /// The configuration of `engine`'s root as it is now: the user may have trusted the
+    /// folder, or changed a file, since the last call.
+    fn reload_config(engine: &Engine) {
+        let config = Config::load_logged(&engine.root);
+        if let Ok(mut c) = engine.config.write() {
             *c = config;
         }
     }
@@ -91,7 +117,7 @@ impl Workspace {
     }
 
     fn status_of(&self, rel: &NotePath, file: &Path, text: &str) -> Value {
-        let facts = survey::Facts::of(&self.root);
+        let facts = survey::Facts::of(&workspace::roots::owner(&self.root, file)).shown_from(&self.root);
         let analysis = note::analyze(text, &note::Options::default());
         let heading = note::frontmatter::body_title(text);
         match (facts.item(file, text, heading, self.now(), &Zone::Local), analysis.live) {
@@ -118,8 +144,11 @@ impl Workspace {
             return Err("`objective` is empty: say what the note should keep being".to_owned());
         }
         let found = paths::resolve(&self.root, &rel)?;
-        self.reload_config();
-        let known = self.known();
+        let engine = self.engine_of(match &found {
+            Found::Note(f) | Found::Missing(f) => f,
+        });
+        Self::reload_config(&engine);
+        let known = Self::known(&engine);
         let compute = |text: &str| -> Result<Vec<TextEdit>, String> {
             let edits =
                 rewrite::make_live_with(text, &args.objective, &args.triggers).map_err(|e| e.to_string())?;
@@ -145,7 +174,7 @@ impl Workspace {
                 let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
                 let text = format!("# {stem}\n");
                 let new = apply(&text, &compute(&text)?).map_err(|e| e.to_string())?;
-                let _lock = self.engine.lock_for_edit(&file)?;
+                let _lock = engine.lock_for_edit(&file)?;
                 create(&self.root, &rel, &file, &new)?;
                 tracing::info!("create {rel}");
                 (file, true)
@@ -194,8 +223,9 @@ impl Workspace {
         compute: &(dyn Fn(&str) -> Result<Vec<TextEdit>, String> + Send + Sync),
     ) -> Result<String, Refusal> {
         compute(&read(file, rel)?)?;
-        let _lock = self.engine.lock_for_edit(file)?;
-        self.engine.io.apply(file, compute).await
+        let engine = self.engine_of(file);
+        let _lock = engine.lock_for_edit(file)?;
+        engine.io.apply(file, compute).await
     }
 
     /// `undo_last_run`: restore the body from before the latest run that changed it, as
@@ -203,7 +233,7 @@ impl Workspace {
     pub async fn undo_last_run(&self, path: &str) -> Result<Value, Refusal> {
         let rel = paths::parse(path)?;
         let file = paths::existing(&self.root, &rel)?;
-        let done = self.engine.undo_last_run(&file, false).await.map_err(|e| e.to_string())?;
+        let done = self.engine_of(&file).undo_last_run(&file, false).await.map_err(|e| e.to_string())?;
         Ok(json!({ "path": rel.as_str(), "undid": done.undid, "undoRunId": done.id }))
     }
 
@@ -217,18 +247,19 @@ impl Workspace {
     ) -> Result<Value, Refusal> {
         let rel = paths::parse(path)?;
         let file = paths::existing(&self.root, &rel)?;
-        self.reload_config();
-        if let Some(error) = self.engine.needs_trust(&file) {
+        let engine = self.engine_of(&file);
+        Self::reload_config(&engine);
+        if let Some(error) = engine.needs_trust(&file) {
             return Err(format!("nothing ran: {error}"));
         }
         let spec = RunSpec { path: file.clone(), trigger: TriggerKind::Manual, context };
         let mut log = |e: &RunEvent| tracing::info!("{} {rel}: {}", e.kind, e.message);
-        let run = self.engine.run(spec, &mut log);
+        let run = engine.run(spec, &mut log);
         tokio::pin!(run);
         let outcome = tokio::select! {
             o = &mut run => o,
             () = cancel.cancelled() => {
-                self.engine.stop(&file);
+                engine.stop(&file);
                 run.await
             }
         };
@@ -289,9 +320,9 @@ impl Workspace {
         read(&file, &rel)
     }
 
-    fn known(&self) -> survey::Known {
-        match self.engine.config.read() {
-            Ok(c) => survey::Known::of(&c).with_skills(&self.root),
+    fn known(engine: &Engine) -> survey::Known {
+        match engine.config.read() {
+            Ok(c) => survey::Known::of(&c).with_skills(&engine.root),
             Err(_) => survey::Known {
                 providers: Vec::new(),
                 mcp: Default::default(),
@@ -489,5 +520,30 @@ mod tests {
         let passive = ws.make_passive("x.md").await.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(passive, json!({"path": "x.md", "live": false}));
         assert_eq!(std::fs::read_to_string(ws.root.join("x.md")).ok().as_deref(), Some("# X\n"));
+    }
+
+    /// A folder inside with its own `.livenote.toml` is a root of its own: its notes are listed
+    /// and edited with its state (here: a run of the inner root holds the note's lock in
+    /// `inner/.livenote/`), not the workspace's.
+    #[tokio::test]
+    async fn a_nested_root_keeps_its_own_state() {
+        let note = "---\nlive:\n  objective: x\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n# Inner\n";
+        let (_d, ws) = workspace(&[
+            ("inner/.livenote.toml", "[agent]\n"),
+            ("inner/n.md", note),
+            ("outer.md", &note.replace("# Inner", "# Outer")),
+        ]);
+        let inner = crate::runs::Store::new(&ws.root.join("inner"));
+        let _lock = inner.try_lock("n.md").ok().flatten().unwrap_or_else(|| panic!("no lock"));
+        let listed = ws.list_live_notes();
+        let status = |path: &str| {
+            listed.as_array().into_iter().flatten().find(|i| i["path"] == path).map(|i| i["status"].clone())
+        };
+        assert_eq!(status("inner/n.md"), Some(json!("running")), "{listed}");
+        assert_ne!(status("outer.md"), Some(json!("running")), "{listed}");
+        assert_eq!(ws.note_status("inner/n.md").map(|v| v["status"].clone()), Ok(json!("running")));
+        let err = ws.set_active("inner/n.md", false).await;
+        assert!(err.as_ref().is_err_and(|e| e.contains("the note is updating")), "{err:?}");
+        assert!(std::fs::read_to_string(ws.root.join("inner/n.md")).is_ok_and(|t| t == note));
     }
 }

@@ -44,19 +44,39 @@ impl Index {
         Index::build_per_root(&per_root)
     }
 
-    /// [`Index::build`] with each root's own excludes (each root has its own config).
+    /// [`Index::build`] with each root's own excludes (each root has its own config). A folder
+    /// inside a root with its own `.livenote.toml` is a root of its own ([`super::roots`]):
+    /// it joins [`Index::roots`] after the given ones (with its excludes when it was given
+    /// too, else none), and its notes belong to it, not to the root around it.
     pub fn build_per_root(roots: &[(PathBuf, Vec<String>)]) -> (Index, Vec<super::Skipped>) {
         let t = std::time::Instant::now();
         let mut problems = Vec::new();
         let mut files = Vec::new();
-        let mut excludes = Vec::with_capacity(roots.len());
-        for (root, exclude) in roots {
-            let (found, errors) = super::markdown_files(root, exclude);
+        let exclude_of =
+            |r: &Path| roots.iter().find(|(g, _)| g == r).map(|(_, e)| e.clone()).unwrap_or_default();
+        let mut given: Vec<PathBuf> = roots.iter().map(|(r, _)| r.clone()).collect();
+        let mut found_roots = Vec::new();
+        for (root, _) in roots {
+            // A given root inside another given one that owns it is walked from there.
+            if found_roots.contains(root) {
+                continue;
+            }
+            let (walked, errors) = super::walk::roots(root, &exclude_of);
             problems.extend(errors);
-            files.extend(found);
-            excludes.push(Excludes::new(root, exclude).0);
+            for (r, found) in walked {
+                files.extend(found);
+                if !found_roots.contains(&r) {
+                    found_roots.push(r);
+                }
+            }
         }
-        let roots: Vec<PathBuf> = roots.iter().map(|(r, _)| r.clone()).collect();
+        for r in found_roots {
+            if !given.contains(&r) {
+                given.push(r);
+            }
+        }
+        let roots = given;
+        let excludes = roots.iter().map(|r| Excludes::new(r, &exclude_of(r)).0).collect();
         let walked = t.elapsed();
         let entries = read_entries(&files);
         let read = t.elapsed();
@@ -143,13 +163,28 @@ impl Index {
         self.entries().filter_map(|(p, e)| e.live.as_ref().map(|l| (p, e, l)))
     }
 
-    /// The workspace root that holds `path`, if any (the longest match).
+    /// The workspace root that holds `path`, if any (the longest match: a nested root owns
+    /// its notes).
     pub fn root_of(&self, path: &Path) -> Option<&Path> {
+        super::roots::owner_among(&self.roots, path)
+    }
+
+    /// The outermost root that holds `path` (the folder the user opened): where paths are
+    /// shown from, nested roots' notes included, as `livenote list` shows them.
+    pub fn shown_root_of(&self, path: &Path) -> Option<&Path> {
         self.roots
             .iter()
             .filter(|r| super::is_within(path, r))
-            .max_by_key(|r| r.as_os_str().len())
+            .min_by_key(|r| r.as_os_str().len())
             .map(PathBuf::as_path)
+    }
+
+    /// The live notes `root` owns (not those of a root nested in it).
+    pub fn live_notes_of<'a>(
+        &'a self,
+        root: &'a Path,
+    ) -> impl Iterator<Item = (&'a PathBuf, &'a Arc<Entry>, &'a Live)> {
+        self.live_notes().filter(move |(p, _, _)| self.root_of(p) == Some(root))
     }
 }
 

@@ -9,6 +9,7 @@ pub mod index;
 pub mod launch;
 pub mod note_path;
 pub mod read;
+pub mod roots;
 pub mod state;
 pub mod trust;
 pub mod walk;

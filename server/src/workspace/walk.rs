@@ -244,6 +244,26 @@ fn walk_skip(mut e: ignore::Error) -> Skipped {
 /// symlink loops, symlinks leaving the workspace, FIFOs named like notes, bad exclude globs)
 /// comes back beside the files.
 pub fn markdown_files(root: &Path, exclude: &[String]) -> (Vec<PathBuf>, Vec<Skipped>) {
+    let walked = walk_notes(root, exclude, false);
+    (walked.files, walked.skipped)
+}
+
+/// What a walk of one root found: its notes, the folders inside it that are roots of their own
+/// (a `.livenote.toml` of their own: not entered, see [`super::roots`]) and what was skipped.
+#[derive(Debug, Default)]
+pub struct RootWalk {
+    pub files: Vec<PathBuf>,
+    pub nested: Vec<PathBuf>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// [`markdown_files`] of one root only: a folder below `root` with its own `.livenote.toml` is
+/// another root, so the walk does not enter it and lists it in `nested` instead.
+pub fn root_files(root: &Path, exclude: &[String]) -> RootWalk {
+    walk_notes(root, exclude, true)
+}
+
+fn walk_notes(root: &Path, exclude: &[String], stop_at_roots: bool) -> RootWalk {
     let mut errors = Vec::new();
     let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let rules = IgnoreRules::new(root);
@@ -251,6 +271,8 @@ pub fn markdown_files(root: &Path, exclude: &[String]) -> (Vec<PathBuf>, Vec<Ski
     let mut builder = walk_builder(root);
     builder.follow_links(true).sort_by_file_name(|a, b| a.cmp(b));
     let sink = skipped.clone();
+    let nested = Arc::new(Mutex::new(Vec::new()));
+    let nested_sink = nested.clone();
     builder.filter_entry(move |e| {
         if e.file_name() == STATE_DIR {
             return false;
@@ -266,6 +288,10 @@ pub fn markdown_files(root: &Path, exclude: &[String]) -> (Vec<PathBuf>, Vec<Ski
         if is_dir && e.depth() >= MAX_DEPTH {
             let why = format!("a folder {MAX_DEPTH} levels deep; folders this deep are not searched");
             sink.lock().unwrap_or_else(PoisonError::into_inner).push(Skipped::new(e.path(), why));
+            return false;
+        }
+        if stop_at_roots && is_dir && e.depth() > 0 && super::roots::has_config(e.path()) {
+            nested_sink.lock().unwrap_or_else(PoisonError::into_inner).push(e.path().to_path_buf());
             return false;
         }
         true
@@ -291,7 +317,30 @@ pub fn markdown_files(root: &Path, exclude: &[String]) -> (Vec<PathBuf>, Vec<Ski
         }
     }
     errors.extend(std::mem::take(&mut *skipped.lock().unwrap_or_else(PoisonError::into_inner)));
-    (files, errors)
+    let nested = std::mem::take(&mut *nested.lock().unwrap_or_else(PoisonError::into_inner));
+    RootWalk { files, nested, skipped: errors }
+}
+
+/// The roots a walk of `root` finds: `root` first, then every folder below it with its own
+/// `.livenote.toml` (at any depth, outer before inner), each with the notes it owns. Folders
+/// the walk skips (hidden, gitignored, excluded by the outer root) are not entered, so a
+/// configuration inside them makes no root. `exclude_of` gives a root's `[scheduler]
+/// exclude` (its own configuration's).
+pub fn roots(
+    root: &Path,
+    exclude_of: &dyn Fn(&Path) -> Vec<String>,
+) -> (Vec<(PathBuf, Vec<PathBuf>)>, Vec<Skipped>) {
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(r) = todo.pop() {
+        let walked = root_files(&r, &exclude_of(&r));
+        skipped.extend(walked.skipped);
+        // Popped from the end: reversed, so that they come out in name order.
+        todo.extend(walked.nested.into_iter().rev());
+        out.push((r, walked.files));
+    }
+    (out, skipped)
 }
 
 /// Every entry under `root` that a confined reader (the agent's workspace tools) may see, in
@@ -493,5 +542,58 @@ mod tests {
         let rel: Vec<String> =
             files.iter().map(|f| f.strip_prefix(root).unwrap_or(f).display().to_string()).collect();
         assert_eq!(rel, ["a.md", "sub/c.md", "sub/keep.md"]);
+    }
+
+    fn write_file(p: &Path) {
+        std::fs::create_dir_all(p.parent().unwrap_or(p)).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(p, "x").unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    #[test]
+    fn a_folder_with_its_own_config_is_its_own_root() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path();
+        for p in [
+            "a.md",
+            "plain/b.md",
+            "inner/.livenote.toml",
+            "inner/c.md",
+            "inner/deep/d.md",
+            "inner/deeper/.livenote.toml",
+            "inner/deeper/e.md",
+            "other/.livenote.toml",
+            ".hidden/.livenote.toml",
+        ] {
+            write_file(&root.join(p));
+        }
+        let (roots, skipped) = super::roots(root, &|_| Vec::new());
+        assert!(skipped.is_empty(), "{skipped:?}");
+        let rel = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
+        let got: Vec<(String, Vec<String>)> =
+            roots.iter().map(|(r, files)| (rel(r), files.iter().map(|f| rel(f)).collect())).collect();
+        let want = [
+            ("", vec!["a.md", "plain/b.md"]),
+            ("inner", vec!["inner/c.md", "inner/deep/d.md"]),
+            ("inner/deeper", vec!["inner/deeper/e.md"]),
+            ("other", vec![]),
+        ];
+        let want: Vec<(String, Vec<String>)> =
+            want.iter().map(|(r, f)| (r.to_string(), f.iter().map(|s| s.to_string()).collect())).collect();
+        assert_eq!(got, want);
+        let all: Vec<PathBuf> = roots.into_iter().map(|(r, _)| r).collect();
+        assert_eq!(
+            crate::workspace::roots::owner_among(&all, &root.join("inner/deeper/x/e.md")),
+            Some(root.join("inner/deeper").as_path())
+        );
+        assert_eq!(
+            crate::workspace::roots::owner_among(&all, &root.join("inner/deep/d.md")),
+            Some(root.join("inner").as_path())
+        );
+        assert_eq!(crate::workspace::roots::owner_among(&all, &root.join("plain/b.md")), Some(root));
+        assert_eq!(
+            crate::workspace::roots::owner(root, &root.join("inner/deeper/e.md")),
+            root.join("inner/deeper")
+        );
+        assert_eq!(crate::workspace::roots::owner(root, &root.join("plain/b.md")), root);
     }
 }

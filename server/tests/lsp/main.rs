@@ -1185,3 +1185,39 @@ async fn instructions_over_their_budget_are_warned_on_in_the_open_file() {
     check(&render_diags(&c.diagnostics(&uri, 2).await), expect![[""]]);
     c.shutdown().await;
 }
+
+/// A folder inside the workspace with its own `.livenote.toml` is a root of its own in the
+/// editor too: its notes are checked against its providers (no `live/unknown-provider` for a
+/// name only it defines) and *Run now* runs them with its provider, on its own trust.
+#[tokio::test]
+async fn a_nested_root_uses_its_own_configuration() {
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let inner = root.path().join("inner");
+    std::fs::create_dir_all(&inner).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        inner.join(".livenote.toml"),
+        "[providers.innerp]\nkind = \"command\"\ncommand = [\"echo\", \"inner body\"]\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let store = livenote::workspace::trust::TrustStore::in_dir(&root.path().join(".data"));
+    store.trust(&inner).unwrap_or_else(|e| panic!("{e}"));
+    let note = "---\nlive:\n  objective: x\n  provider: innerp\n---\n# N\n\nold body\n";
+    let mut c = TestClient::start_in(root, &[("inner/n.md", note)], utf16_caps(), Value::Null, true).await;
+    let uri = c.open("inner/n.md", note).await;
+    // Published before the inner root is found (the outer one's providers), then again.
+    loop {
+        let diags = c.diagnostics(&uri, 1).await;
+        if diags.is_empty() {
+            break;
+        }
+        assert!(diags.iter().all(|d| d["code"] == "live/unknown-provider"), "{diags:?}");
+    }
+    let message = c.run_to_end(&uri).await;
+    assert!(c.doc(&uri).text.ends_with("# N\n\ninner body\n"), "{message}: {}", c.doc(&uri).text);
+    // Listed from the folder opened, as `livenote list` lists it.
+    let list = c.request("livenote/listNotes", Value::Null).await;
+    let paths: Vec<&str> =
+        list["result"].as_array().into_iter().flatten().filter_map(|i| i["path"].as_str()).collect();
+    assert_eq!(paths, ["inner/n.md"], "{list}");
+    c.shutdown().await;
+}
