@@ -228,7 +228,7 @@ async fn a_target_skips_routing_and_must_be_eligible() {
             (
                 vec![],
                 Some(
-                    "targetFilePath `paused.md` is not an active, valid live note with eventMatchCriteria"
+                    "targetFilePath `paused.md` is not an active, valid live note"
                         .to_owned()
                 )
             ),

@@ -70,10 +70,14 @@ pub fn inlay_hints<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Hint
             ),
         ),
         Status::Failed => {
-            let label = match live.last_attempt_at {
+            let mut label = match live.last_attempt_at {
                 Some(t) => format!("failed {}", ago(t, ctx.now)),
                 None => "failed".to_owned(),
             };
+            if let Some(r) = status::Retry::of(live, view.next_due).filter(|_| !ctx.facts.scheduling_off) {
+                label.push_str(" · ");
+                label.push_str(&r.text(|t| at_local(t, ctx.now, ctx.tz)));
+            }
             push(live_line_end, label, live.last_run_error.clone());
         }
         Status::Invalid | Status::Expired | Status::Paused | Status::Live => {}
@@ -143,8 +147,7 @@ pub fn inlay_hints<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Hint
         && view.next_due == Some(*end)
     {
         let at = live.runtime_span("lastAttemptAt").map_or(live_line_end, |s| s.end);
-        let why =
-            "The latest run started less than 5 minutes ago; scheduled runs wait 5 minutes after each start.";
+        let why = "The latest run did not succeed; scheduled runs wait 5 minutes after it, doubling with each consecutive failure.";
         push(at, format!("retry in {}", until(*end, ctx.now)), Some(why.to_owned()));
     }
 
@@ -563,7 +566,7 @@ live:
             failed 2 min ago: connection refused
             at 09:00 on weekdays · due in 3 min: Next fire times (local): tomorrow 09:00, Wed 09:00, Thu 09:00
             due in 3 min: Runs once a day, as soon as possible from 08:00 through 12:00 (local time).
-            retry in 3 min: The latest run started less than 5 minutes ago; scheduled runs wait 5 minutes after each start.
+            retry in 3 min: The latest run did not succeed; scheduled runs wait 5 minutes after it, doubling with each consecutive failure.
         "#]].assert_eq(&actual);
     }
 

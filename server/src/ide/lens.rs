@@ -94,9 +94,15 @@ fn status_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live, state: Status) -> Strin
         Status::Failed => {
             let reason = live.last_run_error.as_deref().map(short_reason).unwrap_or_default();
             // The failure happened during the latest attempt; `lastRunAt` is the last success.
-            match live.last_attempt_at {
+            let failed = match live.last_attempt_at {
                 Some(t) => format!("Failed {}: {reason}", ago(t, ctx.now)),
                 None => format!("Failed: {reason}"),
+            };
+            let next = status::schedule_view(live, ctx.now, ctx.tz).next_due;
+            match status::Retry::of(live, next) {
+                _ if ctx.facts.scheduling_off => failed,
+                Some(r) => format!("{failed} · {}", r.text(|t| at_local(t, ctx.now, ctx.tz))),
+                None => failed,
             }
         }
         Status::Live => {
