@@ -334,9 +334,12 @@ pub struct ListItem {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub until: Option<String>,
     pub last_run_error: Option<String>,
-    /// Consecutive failed runs since the last success or run by hand.
+    /// Consecutive failed runs since the last success or run by hand; left out when none.
+    #[serde(skip_serializing_if = "is_zero")]
     pub failures: u32,
-    /// When a failing note is tried next (local time), else null.
+    /// When a failing note is tried next (local time); left out unless the latest attempt
+    /// failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_at: Option<String>,
 }
 
@@ -412,6 +415,10 @@ pub fn list_item_from<Tz: TimeZone>(
         retry_at: Retry::of(live, upcoming.next_due)
             .map(|r| r.at.with_timezone(tz).fixed_offset().to_rfc3339_opts(SecondsFormat::Secs, false)),
     }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 fn utc(t: DateTime<Utc>) -> String {
