@@ -225,13 +225,7 @@ async fn a_target_skips_routing_and_must_be_eligible() {
         summary,
         vec![
             (vec!["notes/b.md".to_owned()], None),
-            (
-                vec![],
-                Some(
-                    "targetFilePath `paused.md` is not an active, valid live note"
-                        .to_owned()
-                )
-            ),
+            (vec![], Some("targetFilePath `paused.md` is not an active, valid live note".to_owned())),
             (vec!["fails.md".to_owned()], Some("fails.md: boom".to_owned())),
         ]
     );
@@ -695,7 +689,8 @@ fn two_watch_processes_handle_each_event_once() {
 #[test]
 fn a_target_runs_a_live_note_without_criteria() {
     let cli = cli(ECHO_CONTEXT);
-    let (code, id, err) = event(&cli, &["--source", "shell", "--type", "ping", "--target", "manual.md"], b"hello");
+    let (code, id, err) =
+        event(&cli, &["--source", "shell", "--type", "ping", "--target", "manual.md"], b"hello");
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("eventMatchCriteria"), "no warning for a target without criteria: {err}");
     let w = cli.watch(&[]);
@@ -727,7 +722,9 @@ fn an_event_run_that_changes_nothing_keeps_the_notes_cycle() {
     // The provider leaves the body exactly as it was and says why.
     let cli = Workspace::in_dir(
         dir,
-        &command_config(r#"printf '{"body": "old body\\n", "summary": "Not relevant: a lunch invitation."}'"#),
+        &command_config(
+            r#"printf '{"body": "old body\\n", "summary": "Not relevant: a lunch invitation."}'"#,
+        ),
     );
     let (code, id, err) = event(&cli, &["--source", "mail", "--type", "x", "--target", "a.md"], b"Lunch?");
     assert_eq!(code, 0, "{err}");

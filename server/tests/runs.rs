@@ -148,9 +148,11 @@ fn runs_name_the_local_zone_by_its_iana_name() {
 
 /// `livenote list --format json --at AT` in the workspace: the items, parsed.
 fn list_at(ws: &Workspace, at: &str) -> Vec<serde_json::Value> {
-    let out = ws.livenote(&["list", "--format", "json", "--at", at]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out =
+        ws.livenote(&["list", "--format", "json", "--at", at]).output().unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
 /// A failing note backs off exponentially per consecutive failure (5, then 10 minutes ...),
@@ -159,7 +161,10 @@ fn list_at(ws: &Workspace, at: &str) -> Vec<serde_json::Value> {
 #[test]
 fn consecutive_failures_back_off_exponentially_and_list_shows_the_retry() {
     let note = "---\nlive:\n  objective: flaky\n  triggers:\n    cronExpr: \"0 * * * *\"\n  lastRunAt: \"2026-11-23T08:00:01.000Z\"\n---\n# Flaky\n\nold body\n";
-    let ws = Workspace::with_note(&command_config("test -e broken && { echo down >&2; exit 3; }; echo fixed"), note);
+    let ws = Workspace::with_note(
+        &command_config("test -e broken && { echo down >&2; exit 3; }; echo fixed"),
+        note,
+    );
     common::write(&ws.root.join("broken"), "");
     ws.set_clock("2026-11-23T09:00:30Z");
     let w = ws.watch_clock();
@@ -177,13 +182,15 @@ fn consecutive_failures_back_off_exponentially_and_list_shows_the_retry() {
     assert_eq!(items[0]["failures"], 2, "{items:#?}");
     assert_eq!(items[0]["retryAt"], "2026-11-23T09:15:31+00:00", "{items:#?}");
     assert_eq!(items[0]["nextDue"], "2026-11-23T09:15:31+00:00", "{items:#?}");
-    let text = ws.livenote(&["list", "--at", "2026-11-23T09:12:00Z"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let text =
+        ws.livenote(&["list", "--at", "2026-11-23T09:12:00Z"]).output().unwrap_or_else(|e| panic!("{e}"));
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("retry 2026-11-23T09:15:31+00:00 (2nd failure)"), "{text}");
     // A run by hand that succeeds starts the count afresh.
     std::fs::remove_file(ws.root.join("broken")).unwrap_or_else(|e| panic!("{e}"));
     let clock = ws.clock().display().to_string();
-    let out = ws.livenote(&["run", "n.md", "--clock-file", &clock]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out =
+        ws.livenote(&["run", "n.md", "--clock-file", &clock]).output().unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let text = ws.note();
     assert!(text.contains("failures: 0\n") && text.contains("lastRunError: null"), "{text}");
@@ -219,7 +226,10 @@ fn a_stopped_run_waits_for_the_next_occurrence() {
 /// non-zero.
 #[test]
 fn livenote_run_that_is_stopped_prints_stopped() {
-    let ws = Workspace::with_note(&command_config("sleep 30; echo new body"), "---\nlive:\n  objective: slow\n---\n# Slow\n\nold body\n");
+    let ws = Workspace::with_note(
+        &command_config("sleep 30; echo new body"),
+        "---\nlive:\n  objective: slow\n---\n# Slow\n\nold body\n",
+    );
     let run = ws
         .livenote(&["run", "n.md"])
         .env_remove("LIVENOTE_LOG")
@@ -247,7 +257,8 @@ fn list_at_counts_the_edges_of_the_grace_and_the_window() {
         &ws.root.join("w.md"),
         "---\nlive:\n  objective: w\n  triggers:\n    windows:\n      - startTime: \"09:00\"\n        endTime: \"12:00\"\n  lastRunAt: \"2026-11-22T10:00:00.000Z\"\n---\n# W\n",
     );
-    let due = |at: &str| -> Vec<serde_json::Value> { list_at(&ws, at).iter().map(|i| i["due"].clone()).collect() };
+    let due =
+        |at: &str| -> Vec<serde_json::Value> { list_at(&ws, at).iter().map(|i| i["due"].clone()).collect() };
     // [n.md, w.md]
     assert_eq!(due("2026-11-23T10:00:00Z"), [serde_json::json!("cron"), serde_json::json!("window")]);
     assert_eq!(due("2026-11-23T10:02:00Z"), [serde_json::json!("cron"), serde_json::json!("window")]);

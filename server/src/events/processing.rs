@@ -375,10 +375,9 @@ pub(super) async fn candidates<'n>(
         let target = normalize_target(root, target);
         return match notes.iter().find(|n| n.rel == target) {
             Some(n) => (vec![n], Vec::new()),
-            None => (
-                Vec::new(),
-                vec![format!("targetFilePath `{target}` is not an active, valid live note")],
-            ),
+            None => {
+                (Vec::new(), vec![format!("targetFilePath `{target}` is not an active, valid live note")])
+            }
         };
     }
     if notes.is_empty() {

@@ -287,7 +287,9 @@ fn runtime_hover<Tz: TimeZone>(ctx: &Ctx<Tz>, f: &Field, raw: Option<&str>) -> S
         "lastRunId" => text(live.and_then(|l| l.last_run_id.as_ref()))
             .map(|id| format!("Run `{id}`; its transcript is in `.livenote/runs/`.")),
         "failures" => live.map(|l| match retry_text(ctx, l) {
-            Some(retry) => format!("**{}** · {retry}.", crate::text::count(l.failures as usize, "consecutive failure")),
+            Some(retry) => {
+                format!("**{}** · {retry}.", crate::text::count(l.failures as usize, "consecutive failure"))
+            }
             None => crate::text::count(l.failures as usize, "consecutive failure"),
         }),
         "lastStoppedAt" => timestamp_fact(ctx, f.name, raw),

@@ -288,8 +288,10 @@ impl Engine {
         let stamp = timestamp(now);
         // A run by hand starts the failure count afresh (SPEC 3): if it fails, it is the first.
         let reset = spec.trigger == TriggerKind::Manual && live.failures > 0;
-        let mut start_fields =
-            vec![(RuntimeField::LastAttemptAt, Some(stamp.as_str())), (RuntimeField::LastRunId, Some(&run_id))];
+        let mut start_fields = vec![
+            (RuntimeField::LastAttemptAt, Some(stamp.as_str())),
+            (RuntimeField::LastRunId, Some(&run_id)),
+        ];
         if reset {
             start_fields.push((RuntimeField::Failures, Some("0")));
         }
@@ -417,8 +419,11 @@ impl Engine {
                         if vetoed {
                             let before = live.last_attempt_at.map(timestamp);
                             edits.extend(
-                                rewrite::set_runtime_fields(t, &[(RuntimeField::LastAttemptAt, before.as_deref())])
-                                    .map_err(|e| e.to_string())?,
+                                rewrite::set_runtime_fields(
+                                    t,
+                                    &[(RuntimeField::LastAttemptAt, before.as_deref())],
+                                )
+                                .map_err(|e| e.to_string())?,
                             );
                             return Ok(edits);
                         }
@@ -650,7 +655,10 @@ impl Engine {
             .apply(path, &|t: &str| {
                 rewrite::set_runtime_fields(
                     t,
-                    &[(RuntimeField::LastRunError, Some("stopped")), (RuntimeField::LastStoppedAt, Some(&stamp))],
+                    &[
+                        (RuntimeField::LastRunError, Some("stopped")),
+                        (RuntimeField::LastStoppedAt, Some(&stamp)),
+                    ],
                 )
                 .map_err(|e| e.to_string())
             })

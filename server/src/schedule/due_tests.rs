@@ -448,7 +448,8 @@ fn simulated_daily_failures_back_off_then_try_once_a_day() {
         Fri 14:15:00.001 cron 09:00 FAILED
         Fri 19:35:00.001 cron 09:00 FAILED
         Sat 09:00:00.001 cron 09:00 FAILED
-        Sun 09:00:00.001 cron 09:00 FAILED"#]].assert_eq(&log.join("\n"));
+        Sun 09:00:00.001 cron 09:00 FAILED"#]]
+    .assert_eq(&log.join("\n"));
 }
 
 #[test]
@@ -605,31 +606,44 @@ fn case() -> impl Strategy<Value = Case> {
             prop_oneof![Just(MAX_BACKOFF), (0i64..48).prop_map(|h| TimeDelta::minutes(h * 30))],
         ),
     )
-        .prop_map(|(tz, active, cron, windows, anchor, shift, run, attempt, (snap_now, snap_runs), (failures, stopped, max_backoff))| {
-            // Snapping to whole minutes and seconds lands on occurrences and band edges,
-            // where the strict and inclusive comparisons matter.
-            let snap = |t: DateTime<Utc>, unit: i64| {
-                DateTime::<Utc>::from_timestamp_millis(t.timestamp_millis().div_euclid(unit) * unit)
-                    .unwrap_or(t)
-            };
-            let now = at(anchor) + shift;
-            let now = if snap_now { snap(now, 60_000) } else { now };
-            let near = |d: TimeDelta| {
-                if snap_runs { snap(now + d, 1_000) } else { now + d }
-            };
-            Case {
+        .prop_map(
+            |(
                 tz,
                 active,
                 cron,
                 windows,
-                now,
-                last_run: run.map(near),
-                last_attempt: attempt.map(near),
-                failures,
-                stopped: stopped.map(near),
-                max_backoff,
-            }
-        })
+                anchor,
+                shift,
+                run,
+                attempt,
+                (snap_now, snap_runs),
+                (failures, stopped, max_backoff),
+            )| {
+                // Snapping to whole minutes and seconds lands on occurrences and band edges,
+                // where the strict and inclusive comparisons matter.
+                let snap = |t: DateTime<Utc>, unit: i64| {
+                    DateTime::<Utc>::from_timestamp_millis(t.timestamp_millis().div_euclid(unit) * unit)
+                        .unwrap_or(t)
+                };
+                let now = at(anchor) + shift;
+                let now = if snap_now { snap(now, 60_000) } else { now };
+                let near = |d: TimeDelta| {
+                    if snap_runs { snap(now + d, 1_000) } else { now + d }
+                };
+                Case {
+                    tz,
+                    active,
+                    cron,
+                    windows,
+                    now,
+                    last_run: run.map(near),
+                    last_attempt: attempt.map(near),
+                    failures,
+                    stopped: stopped.map(near),
+                    max_backoff,
+                }
+            },
+        )
 }
 
 proptest! {
