@@ -30,7 +30,7 @@ use super::Ctx;
 use super::text::{ago, at_local, until};
 use crate::note::model::Live;
 use crate::schedule::window::local_date;
-use crate::schedule::{Decision, SkipReason, Window};
+use crate::schedule::{Decision, SkipReason, Window, WindowSkip};
 use crate::status::{self, ScheduleView, Status};
 
 /// A hint shown inline at `offset`, right after the value it follows.
@@ -164,8 +164,13 @@ fn window_state<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live, view: &ScheduleView, w
     }
     let last_run = live.last_run_at;
     if band.contains(now) {
-        // Inside the band the scheduler's rule decides: a run after today's start covers it.
-        if last_run.is_some_and(|r| r > band.start) {
+        // Inside the band the scheduler's rule decides: a run after today's start covers it,
+        // and so does a stopped attempt (or one that failed past the backoff's cap).
+        let ended = matches!(
+            view.decision,
+            Some(Decision::NotDue(SkipReason::Waiting { windows: Some(WindowSkip::DoneToday { .. }), .. }))
+        );
+        if ended || last_run.is_some_and(|r| r > band.start) {
             return Some("done today".to_owned());
         }
         return Some(match &view.decision {
@@ -310,6 +315,32 @@ live:
                   lastAttemptAt: "2026-11-23T15:05:00Z"[retry in 3 min]
                   lastRunAt: "2026-11-23T14:00:01Z"[1 h ago]
                   lastRunError: "connection refused"
+                ---
+                # Chicago time
+            "#]],
+        );
+    }
+
+    #[test]
+    fn a_third_failure_says_when_it_retries() {
+        check(
+            &hourly(
+                r#"  lastAttemptAt: "2026-11-23T15:05:00Z"
+  lastRunAt: "2026-11-23T14:00:01Z"
+  lastRunError: "connection refused"
+  failures: 3
+"#,
+            ),
+            expect![[r#"
+                ---
+                live:[failed 2 min ago · retry at 09:25 (3rd failure)]
+                  objective: Show the time in Chicago.
+                  triggers:
+                    cronExpr: "0 * * * *"[every hour · due in 18 min]
+                  lastAttemptAt: "2026-11-23T15:05:00Z"[retry in 18 min]
+                  lastRunAt: "2026-11-23T14:00:01Z"[1 h ago]
+                  lastRunError: "connection refused"
+                  failures: 3
                 ---
                 # Chicago time
             "#]],

@@ -257,6 +257,18 @@ live:
     }
 
     #[test]
+    fn a_failing_note_says_when_it_retries() {
+        check(
+            &hourly(&format!("{FAILED}  failures: 3\n")),
+            expect![[r#"
+                3:1 Failed 2 min ago: provider local: error sending request for url… · retry at 09:25 (3rd failure)
+                3:1 Run now [livenote.run]
+                3:1 Pause [livenote.setActive false]
+            "#]],
+        );
+    }
+
+    #[test]
     fn scheduling_off_replaces_the_next_time() {
         check_with(
             RunFacts { running: false, trusted: Some(true), scheduling_off: true, undoable: false },
