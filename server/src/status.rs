@@ -139,7 +139,45 @@ fn with_input<Tz: TimeZone, R>(live: &Live, scope: Scope, tz: &Tz, f: impl FnOnc
         last_run_at: live.last_run_at,
         last_attempt_at: live.last_attempt_at,
         until: live.until_instant(tz),
+        failures: live.failures,
+        last_stopped_at: live.last_stopped_at,
+        max_backoff: schedule::due::MAX_BACKOFF,
     })
+}
+
+/// When the backoff after the note's latest attempt ends, while it holds scheduled runs back
+/// at `at` ([`schedule::due::backoff_until`] over the note's block).
+pub fn backoff_until<Tz: TimeZone>(live: &Live, at: DateTime<Utc>, tz: &Tz) -> Option<DateTime<Utc>> {
+    with_input(live, Scope::All, tz, |input| schedule::due::backoff_until(input, at))
+}
+
+/// A failing note's next scheduled try: "retry at 14:20 (3rd failure)".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retry {
+    /// The next fire (`next_due`): after the backoff, or the next occurrence once the backoff
+    /// passed its cap.
+    pub at: DateTime<Utc>,
+    /// Consecutive failures so far.
+    pub failures: u32,
+}
+
+impl Retry {
+    /// `Some` while the note's latest attempt failed (not a success, not stopped, not still
+    /// running) and something will fire again; `next_due` is the note's, from [`Upcoming`].
+    pub fn of(live: &Live, next_due: Option<DateTime<Utc>>) -> Option<Retry> {
+        let attempt = live.last_attempt_at?;
+        let settled = live.last_run_at.is_some_and(|r| r >= attempt)
+            || live.last_stopped_at.is_some_and(|s| s >= attempt);
+        (live.failures > 0 && !settled && !live.has_errors)
+            .then_some(())
+            .and(next_due)
+            .map(|at| Retry { at, failures: live.failures })
+    }
+
+    /// "retry at 14:20 (3rd failure)", the time as `local` renders it.
+    pub fn text(&self, local: impl FnOnce(DateTime<Utc>) -> String) -> String {
+        format!("retry at {} ({} failure)", local(self.at), crate::text::count::ordinal(self.failures))
+    }
 }
 
 /// What status surfaces show of a note's schedule at an instant: the trigger that makes it due
@@ -154,6 +192,16 @@ impl Upcoming {
     pub fn at<Tz: TimeZone>(live: &Live, at: DateTime<Utc>, tz: &Tz) -> Upcoming {
         let view = schedule_view(live, at, tz);
         Upcoming { due: view.due(), next_due: view.next_due }
+    }
+
+    /// [`Upcoming::at`] for an instant a user asks about (`livenote list --at`): a cron
+    /// occurrence exactly then counts as due ([`schedule::due_asked`]).
+    pub fn asked<Tz: TimeZone>(live: &Live, at: DateTime<Utc>, tz: &Tz) -> Upcoming {
+        let mut up = Upcoming::at(live, at, tz);
+        if up.due.is_none() && !live.has_errors {
+            up.due = with_input(live, Scope::All, tz, |input| schedule::due_asked(input, at, tz).trigger());
+        }
+        up
     }
 }
 
@@ -286,6 +334,13 @@ pub struct ListItem {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub until: Option<String>,
     pub last_run_error: Option<String>,
+    /// Consecutive failed runs since the last success or run by hand; left out when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub failures: u32,
+    /// When a failing note is tried next (local time); left out unless the latest attempt
+    /// failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_at: Option<String>,
 }
 
 /// The triggers as written in the note.
@@ -356,7 +411,14 @@ pub fn list_item_from<Tz: TimeZone>(
             .until_instant(tz)
             .map(|t| t.with_timezone(tz).fixed_offset().to_rfc3339_opts(SecondsFormat::Secs, false)),
         last_run_error: live.last_run_error.clone(),
+        failures: live.failures,
+        retry_at: Retry::of(live, upcoming.next_due)
+            .map(|r| r.at.with_timezone(tz).fixed_offset().to_rfc3339_opts(SecondsFormat::Secs, false)),
     }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 fn utc(t: DateTime<Utc>) -> String {

@@ -119,7 +119,8 @@ impl Facts {
             ..Default::default()
         };
         let title = workspace::index::note_title(analysis.title, heading, file);
-        Some(status::list_item(path, title, &live, facts, at, zone))
+        let upcoming = status::Upcoming::asked(&live, at, zone);
+        Some(status::list_item_from(path, title, &live, facts, upcoming, at, zone))
     }
 }
 

@@ -191,7 +191,8 @@ async fn an_event_is_routed_to_the_right_note_run_and_recorded() {
     assert_eq!((id.as_str(), rel.as_str()), ("01JV0000000000000000000001", "a.md"));
     assert!(context.contains("**Event match criteria of this note:** Q3 planning emails"), "{context}");
     assert!(context.contains("Re: Q3 planning offsite"), "{context}");
-    assert!(context.contains("leave the note unchanged"), "{context}");
+    // What to do with the event is the run message's to say, once (agent::prompt).
+    assert!(!context.contains("leave the note unchanged"), "{context}");
     assert_eq!(files(&events::pending_dir(&root)), Vec::<String>::new());
     assert_eq!(files(&events::processing_dir(&root)), Vec::<String>::new());
     let done = read_json(&events::done_dir(&root).join("01JV0000000000000000000001.json"));
@@ -225,13 +226,7 @@ async fn a_target_skips_routing_and_must_be_eligible() {
         summary,
         vec![
             (vec!["notes/b.md".to_owned()], None),
-            (
-                vec![],
-                Some(
-                    "targetFilePath `paused.md` is not an active, valid live note with eventMatchCriteria"
-                        .to_owned()
-                )
-            ),
+            (vec![], Some("targetFilePath `paused.md` is not an active, valid live note".to_owned())),
             (vec!["fails.md".to_owned()], Some("fails.md: boom".to_owned())),
         ]
     );
@@ -687,4 +682,64 @@ fn two_watch_processes_handle_each_event_once() {
     assert_eq!(received, ids.len(), "{logs:#?}");
     assert!(files(&events::pending_dir(&cli.root)).is_empty());
     assert!(files(&events::processing_dir(&cli.root)).is_empty());
+}
+
+/// A target skips routing: `livenote event --target` on a live note without
+/// `eventMatchCriteria` runs that note (SPEC 5), where it used to be queued and then dropped
+/// with "no candidate note".
+#[test]
+fn a_target_runs_a_live_note_without_criteria() {
+    let cli = cli(ECHO_CONTEXT);
+    let (code, id, err) =
+        event(&cli, &["--source", "shell", "--type", "ping", "--target", "manual.md"], b"hello");
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("eventMatchCriteria"), "no warning for a target without criteria: {err}");
+    let w = cli.watch(&[]);
+    let done = events::done_dir(&cli.root).join(format!("{}.json", id.trim()));
+    wait_until("the event", 30, || done.exists());
+    let logs = w.stop();
+    let record = read_json(&done);
+    assert_eq!(record["candidateFilePaths"], json!(["manual.md"]), "{record}\n{logs:#?}");
+    assert_eq!(record["error"], Value::Null, "{record}");
+    let text = std::fs::read_to_string(cli.root.join("manual.md")).unwrap_or_default();
+    assert!(text.contains("trigger: event\n") && text.contains("hello"), "{text}");
+    assert!(text.contains("(none: the event names this note as its target)"), "{text}");
+    // Routing still ignores it: an event without a target does not reach it.
+    let paused = std::fs::read_to_string(cli.root.join("paused.md")).unwrap_or_default();
+    assert!(!paused.contains("lastRunId"), "{paused}");
+}
+
+/// An event run that changes nothing (the agent decided the event does not matter) leaves
+/// `lastRunAt`, `lastRunSummary` and `lastAttemptAt` as they were: a window's cycle is not
+/// used up and no backoff starts; the run is in history (SPEC 3).
+#[test]
+fn an_event_run_that_changes_nothing_keeps_the_notes_cycle() {
+    let dir = tempdir();
+    let runtime = "  lastAttemptAt: \"2026-05-08T08:00:00.000Z\"\n  lastRunAt: \"2026-05-08T08:00:02.000Z\"\n  lastRunSummary: \"Useful summary\"\n  triggers:\n    eventMatchCriteria: \"Q3 planning\"\n";
+    write(
+        &dir.path().join("a.md"),
+        &format!("---\nlive:\n  objective: Keep Q3 current\n{runtime}---\n# Q3\n\nold body\n"),
+    );
+    // The provider leaves the body exactly as it was and says why.
+    let cli = Workspace::in_dir(
+        dir,
+        &command_config(
+            r#"printf '{"body": "old body\\n", "summary": "Not relevant: a lunch invitation."}'"#,
+        ),
+    );
+    let (code, id, err) = event(&cli, &["--source", "mail", "--type", "x", "--target", "a.md"], b"Lunch?");
+    assert_eq!(code, 0, "{err}");
+    let mut w = cli.watch(&[]);
+    let done = events::done_dir(&cli.root).join(format!("{}.json", id.trim()));
+    wait_until("the event", 30, || done.exists());
+    w.wait_for("processed ok=1");
+    let logs = w.stop();
+    let record = read_json(&done);
+    let run_id = record["runIds"][0].as_str().unwrap_or_default().to_owned();
+    assert!(!run_id.is_empty(), "{record}\n{logs:#?}");
+    let text = std::fs::read_to_string(cli.root.join("a.md")).unwrap_or_default();
+    assert!(text.contains(runtime), "the cycle moved:\n{text}");
+    assert!(text.ends_with("# Q3\n\nold body\n"), "{text}");
+    assert!(text.contains(&format!("lastRunId: \"{run_id}\"")), "{text}");
+    assert!(cli.root.join(format!(".livenote/runs/{run_id}.jsonl")).exists());
 }

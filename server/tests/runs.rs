@@ -198,3 +198,124 @@ fn watch_adopts_a_nested_root_that_appears() {
     wait_until("the inner run's record", 20, || done_runs(&inner) == 1);
     w.stop();
 }
+
+/// `livenote list --format json --at AT` in the workspace: the items, parsed.
+fn list_at(ws: &Workspace, at: &str) -> Vec<serde_json::Value> {
+    let out =
+        ws.livenote(&["list", "--format", "json", "--at", at]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// A failing note backs off exponentially per consecutive failure (5, then 10 minutes ...),
+/// `list` says when it retries and how often it failed, and a run by hand that succeeds
+/// resets the count (SPEC 3). Time from the clock file.
+#[test]
+fn consecutive_failures_back_off_exponentially_and_list_shows_the_retry() {
+    let note = "---\nlive:\n  objective: flaky\n  triggers:\n    cronExpr: \"0 * * * *\"\n  lastRunAt: \"2026-11-23T08:00:01.000Z\"\n---\n# Flaky\n\nold body\n";
+    let ws = Workspace::with_note(
+        &command_config("test -e broken && { echo down >&2; exit 3; }; echo fixed"),
+        note,
+    );
+    common::write(&ws.root.join("broken"), "");
+    ws.set_clock("2026-11-23T09:00:30Z");
+    let w = ws.watch_clock();
+    wait_until("the first failure", 20, || ws.note().contains("failures: 1\n"));
+    // The first backoff is 5 minutes: the retry at 09:05:30 fails too.
+    ws.set_clock("2026-11-23T09:05:31Z");
+    wait_until("the second failure", 20, || ws.note().contains("failures: 2\n"));
+    // Now 10 minutes: at 09:12 (past the old fixed 5 minutes) nothing fires.
+    ws.set_clock("2026-11-23T09:12:00Z");
+    std::thread::sleep(Duration::from_millis(600));
+    let logs = w.stop();
+    assert!(ws.note().contains("failures: 2\n"), "{}\n{logs:#?}", ws.note());
+    let items = list_at(&ws, "2026-11-23T09:12:00Z");
+    assert_eq!(items[0]["due"], serde_json::Value::Null, "{items:#?}");
+    assert_eq!(items[0]["failures"], 2, "{items:#?}");
+    assert_eq!(items[0]["retryAt"], "2026-11-23T09:15:31+00:00", "{items:#?}");
+    assert_eq!(items[0]["nextDue"], "2026-11-23T09:15:31+00:00", "{items:#?}");
+    let text =
+        ws.livenote(&["list", "--at", "2026-11-23T09:12:00Z"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("retry 2026-11-23T09:15:31+00:00 (2nd failure)"), "{text}");
+    // A run by hand that succeeds starts the count afresh.
+    std::fs::remove_file(ws.root.join("broken")).unwrap_or_else(|e| panic!("{e}"));
+    let clock = ws.clock().display().to_string();
+    let out =
+        ws.livenote(&["run", "n.md", "--clock-file", &clock]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = ws.note();
+    assert!(text.contains("failures: 0\n") && text.contains("lastRunError: null"), "{text}");
+    let items = list_at(&ws, "2026-11-23T09:12:00Z");
+    assert!(items[0].get("retryAt").is_none() && items[0].get("failures").is_none(), "{items:#?}");
+}
+
+/// Stop means "not this occurrence": a stopped scheduled run is not retried after the
+/// backoff; the next fire is the next occurrence (SPEC 3).
+#[test]
+fn a_stopped_run_waits_for_the_next_occurrence() {
+    let note = "---\nlive:\n  objective: slow\n  triggers:\n    cronExpr: \"0 * * * *\"\n  lastRunAt: \"2026-11-23T08:00:01.000Z\"\n---\n# Slow\n\nold body\n";
+    let ws = Workspace::with_note(&command_config("sleep 30; echo new body"), note);
+    ws.set_clock("2026-11-23T09:00:30Z");
+    let w = ws.watch_clock();
+    let store = livenote::runs::Store::new(&ws.root);
+    wait_until("watch to start the run", 20, || store.is_locked("n.md"));
+    let out = ws.livenote(&["stop", "n.md"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    wait_until("the stop to be recorded", 20, || ws.note().contains("lastStoppedAt: "));
+    // Past the 5-minute backoff: the stopped occurrence does not fire again.
+    ws.set_clock("2026-11-23T09:06:00Z");
+    std::thread::sleep(Duration::from_millis(600));
+    let logs = w.stop();
+    assert!(ws.note().contains("lastAttemptAt: \"2026-11-23T09:00:30.000Z\""), "{}\n{logs:#?}", ws.note());
+    assert!(!ws.note().contains("failures:"), "a stop is not a failure: {}", ws.note());
+    let items = list_at(&ws, "2026-11-23T09:06:00Z");
+    assert_eq!(items[0]["due"], serde_json::Value::Null, "{items:#?}");
+    assert_eq!(items[0]["nextDue"], "2026-11-23T10:00:00+00:00", "{items:#?}");
+}
+
+/// `livenote run` that is stopped (`livenote stop` from another shell) says so and exits
+/// non-zero.
+#[test]
+fn livenote_run_that_is_stopped_prints_stopped() {
+    let ws = Workspace::with_note(
+        &command_config("sleep 30; echo new body"),
+        "---\nlive:\n  objective: slow\n---\n# Slow\n\nold body\n",
+    );
+    let run = ws
+        .livenote(&["run", "n.md"])
+        .env_remove("LIVENOTE_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let store = livenote::runs::Store::new(&ws.root);
+    wait_until("the run to start", 20, || store.is_locked("n.md"));
+    let out = ws.livenote(&["stop", "n.md"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(stderr.contains("livenote: stopped"), "{stderr:?}");
+}
+
+/// `list --at T` asks about T itself: an occurrence exactly at T fires then, while the last
+/// instant of the grace and the last millisecond of a window's end minute still count.
+#[test]
+fn list_at_counts_the_edges_of_the_grace_and_the_window() {
+    let hourly = "---\nlive:\n  objective: h\n  triggers:\n    cronExpr: \"0 * * * *\"\n  lastRunAt: \"2026-11-23T09:00:01.000Z\"\n---\n# H\n";
+    let ws = Workspace::with_note(&command_config("echo x"), hourly);
+    common::write(
+        &ws.root.join("w.md"),
+        "---\nlive:\n  objective: w\n  triggers:\n    windows:\n      - startTime: \"09:00\"\n        endTime: \"12:00\"\n  lastRunAt: \"2026-11-22T10:00:00.000Z\"\n---\n# W\n",
+    );
+    let due =
+        |at: &str| -> Vec<serde_json::Value> { list_at(&ws, at).iter().map(|i| i["due"].clone()).collect() };
+    // [n.md, w.md]
+    assert_eq!(due("2026-11-23T10:00:00Z"), [serde_json::json!("cron"), serde_json::json!("window")]);
+    assert_eq!(due("2026-11-23T10:02:00Z"), [serde_json::json!("cron"), serde_json::json!("window")]);
+    assert_eq!(due("2026-11-23T10:02:00.001Z"), [serde_json::Value::Null, serde_json::json!("window")]);
+    assert_eq!(due("2026-11-23T12:00:59.999Z")[1], "window");
+    assert_eq!(due("2026-11-23T12:01:00Z")[1], serde_json::Value::Null);
+}

@@ -107,9 +107,8 @@ fn not_eligible(path: &Path) -> Option<&'static str> {
         Some("has errors in its live: block")
     } else if !live.active {
         Some("is paused")
-    } else if live.event_match_criteria.as_deref().is_none_or(|c| c.trim().is_empty()) {
-        Some("has no eventMatchCriteria")
     } else {
+        // A target skips routing: the named note runs without `eventMatchCriteria` too (SPEC 5).
         None
     }
 }

@@ -14,12 +14,9 @@ use crate::text::escape::terminal;
 
 pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut impl Write) -> Result<u8> {
     let (at, shown_in) = match at {
-        Some(s) => {
-            let (at, offset) = parse_at(s)?;
-            // The scheduler fires an occurrence the moment after it: "what fires at 08:00"
-            // includes the 08:00 occurrence.
-            (at + chrono::TimeDelta::milliseconds(1), offset)
-        }
+        // "What fires at 08:00" includes the 08:00 occurrence: `survey` asks at the instant
+        // itself (`schedule::due_asked`), so the grace and a window's end keep their edges.
+        Some(s) => parse_at(s)?,
         None => (crate::schedule::Clock::now(&crate::schedule::SystemClock), None),
     };
     let root = crate::workspace::given::folder(&dir.unwrap_or_else(|| PathBuf::from(".")))?;
@@ -37,6 +34,7 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
     if let Some(offset) = shown_in {
         for item in &mut items {
             item.next_due = item.next_due.take().map(|t| in_offset(&t, offset));
+            item.retry_at = item.retry_at.take().map(|t| in_offset(&t, offset));
         }
     }
     match format {
@@ -55,13 +53,18 @@ fn table(items: &[status::ListItem], out: &mut impl Write) -> Result<()> {
     let width = paths.iter().map(|p| p.chars().count()).max().unwrap_or(4).max(4);
     writeln!(out, "{:<width$}  {:<9}  {:<6}  {:<25}  LAST RUN", "NOTE", "STATUS", "DUE", "NEXT")?;
     for (i, path) in items.iter().zip(&paths) {
+        // A failing note's next fire is its retry: say so, with the count.
+        let next = match &i.retry_at {
+            Some(at) => format!("retry {at} ({} failure)", crate::text::count::ordinal(i.failures)),
+            None => i.next_due.clone().unwrap_or_else(|| "-".to_owned()),
+        };
         writeln!(
             out,
             "{:<width$}  {:<9}  {:<6}  {:<25}  {}",
             path,
             i.status,
             i.due.unwrap_or("-"),
-            i.next_due.as_deref().unwrap_or("-"),
+            next,
             i.last_run_at.as_deref().unwrap_or("never"),
         )?;
     }

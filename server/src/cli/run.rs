@@ -81,7 +81,10 @@ pub fn run(
             let _ = writeln!(std::io::stderr(), "livenote: run failed: {error}");
             Ok(1)
         }
-        Outcome::Stopped { .. } => Ok(1),
+        Outcome::Stopped { .. } => {
+            let _ = writeln!(std::io::stderr(), "livenote: stopped");
+            Ok(1)
+        }
         Outcome::Skipped(reason) => {
             let _ = writeln!(std::io::stderr(), "livenote: nothing ran: {reason}");
             Ok(1)

@@ -51,18 +51,19 @@ pub trait EventRunner: Send + Sync {
     }
 }
 
-/// What an event run is told: the note's criteria, the event and its payload, and that it
-/// should leave the note alone unless the event really matters (pass 2).
+/// What an event run is told about its event: the note's criteria, the event and its payload
+/// (pass 2). What to do with it (decide whether it matters, else leave the note unchanged) is
+/// said once, by the run's message for the `event` trigger (`agent::prompt`), not here too.
 pub fn run_context(event: &Event, criteria: &str) -> String {
+    // A target skips routing: a note without criteria runs because the event named it.
+    let criteria = match criteria.trim() {
+        "" => "(none: the event names this note as its target)",
+        c => c,
+    };
     format!(
-        "This run was triggered by an incoming event that a quick first pass picked as possibly \
-relevant to this note.\n\n\
-**Event match criteria of this note:** {criteria}\n\n\
+        "**Event match criteria of this note:** {criteria}\n\n\
 **Event:** source `{}`, type `{}`, id `{}`, created {}\n\n\
-**Payload:**\n\n{}\n\n\
-First decide whether this event genuinely matters for the note's objective and its criteria. \
-If it does not, leave the note unchanged and say so in one sentence. If it does, integrate what \
-is new with small edits.",
+**Payload:**\n\n{}",
         event.source,
         event.kind,
         event.id,
@@ -120,7 +121,9 @@ impl EventRunner for EngineRunner {
                 // notes); an event must not, and the note may have been paused or have expired
                 // since it was routed.
                 let now = self.engine.clock.now();
-                if let Some(why) = refuses_events(&note.path, now, &self.engine.zone) {
+                // Only a target brings a note without criteria here (`targeted_note`).
+                let targeted = note.criteria.trim().is_empty();
+                if let Some(why) = refuses_events(&note.path, now, &self.engine.zone, targeted) {
                     return Outcome::Skipped(why.to_owned());
                 }
                 if !self.engine.is_running(&note.path) {
@@ -165,6 +168,7 @@ pub(super) fn refuses_events(
     path: &Path,
     now: DateTime<Utc>,
     zone: &crate::schedule::Zone,
+    targeted: bool,
 ) -> Option<&'static str> {
     let Ok(head) = crate::workspace::read_frontmatter(path) else { return Some("the note cannot be read") };
     let analysis = crate::note::analyze(&head, &crate::note::Options::default());
@@ -172,7 +176,7 @@ pub(super) fn refuses_events(
         None => Some("the note is no longer live"),
         Some(l) if !l.active => Some("the note is paused"),
         Some(l) if l.expired(now, zone) => Some("the note has expired (`until` has passed)"),
-        Some(l) if l.event_match_criteria.as_deref().is_none_or(|c| c.trim().is_empty()) => {
+        Some(l) if !targeted && l.event_match_criteria.as_deref().is_none_or(|c| c.trim().is_empty()) => {
             Some("the note has no eventMatchCriteria")
         }
         Some(_) => None,
@@ -270,7 +274,13 @@ pub(super) async fn process_claim(
         Ok(event) => {
             tracing::info!("event {id}: received source={} type={}", event.source, event.kind);
             // A note inside an untrusted nested folder would be refused its run: not offered.
-            let notes: Vec<EventNote> = notes().into_iter().filter(|n| runner.may_run(n)).collect();
+            let mut notes: Vec<EventNote> = notes().into_iter().filter(|n| runner.may_run(n)).collect();
+            if let Some(n) = event.target_file_path.as_deref().and_then(|t| targeted_note(root, t))
+                && runner.may_run(&n)
+                && !notes.iter().any(|e| e.rel == n.rel)
+            {
+                notes.push(n);
+            }
             let (candidates, mut errors) = candidates(root, &event, &notes, router, cancel).await;
             if cancel.is_cancelled() {
                 requeue(root, &claim);
@@ -336,6 +346,23 @@ pub(super) async fn process_claim(
     Some(result)
 }
 
+/// The live note an event names as its target when it takes no events on its own (no
+/// `eventMatchCriteria`, so not among the eligible notes): a target skips routing, and the
+/// named live note runs (SPEC 5). Paused or invalid notes are not; `until` is checked when it
+/// runs, as for every event run.
+fn targeted_note(root: &Path, target: &str) -> Option<EventNote> {
+    let rel = crate::workspace::NotePath::parse(root, target)?;
+    let path = rel.to_path(root);
+    let head = crate::workspace::read_frontmatter(&path).ok()?;
+    let live = crate::note::analyze(&head, &crate::note::Options::default()).live?;
+    (live.active && !live.has_errors).then(|| EventNote {
+        path,
+        rel: rel.into_string(),
+        objective: live.objective.unwrap_or_default(),
+        criteria: live.event_match_criteria.unwrap_or_default(),
+    })
+}
+
 /// Pass 1: the candidates among `notes`, in their order, and routing errors.
 pub(super) async fn candidates<'n>(
     root: &Path,
@@ -348,12 +375,9 @@ pub(super) async fn candidates<'n>(
         let target = normalize_target(root, target);
         return match notes.iter().find(|n| n.rel == target) {
             Some(n) => (vec![n], Vec::new()),
-            None => (
-                Vec::new(),
-                vec![format!(
-                    "targetFilePath `{target}` is not an active, valid live note with eventMatchCriteria"
-                )],
-            ),
+            None => {
+                (Vec::new(), vec![format!("targetFilePath `{target}` is not an active, valid live note")])
+            }
         };
     }
     if notes.is_empty() {

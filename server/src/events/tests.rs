@@ -110,11 +110,12 @@ fn keyword_routing_is_liberal_but_not_blind() {
 }
 
 #[test]
-fn context_carries_criteria_payload_and_the_directive() {
+fn context_carries_criteria_and_payload_but_not_the_directive() {
     let c = run_context(&event(json!("the payload")), "Emails about Q3");
     assert!(c.contains("**Event match criteria of this note:** Emails about Q3"), "{c}");
-    assert!(c.contains("**Payload:**\n\nthe payload\n"), "{c}");
-    assert!(c.contains("leave the note unchanged"), "{c}");
+    assert!(c.ends_with("**Payload:**\n\nthe payload"), "{c}");
+    // The run's message says what to do with the event, once.
+    assert!(!c.contains("leave the note unchanged"), "{c}");
     let long = run_context(&event(json!("x".repeat(MAX_CONTEXT_PAYLOAD_CHARS + 10))), "c");
     assert!(long.contains("… (truncated)"));
 }
@@ -248,4 +249,37 @@ fn pending_paths_and_targets() {
     assert!(!is_pending_path(root, Path::new("/w/.livenote/events/done/01A.json")));
     assert_eq!(normalize_target(root, "/w/notes/a.md"), "notes/a.md");
     assert_eq!(normalize_target(root, "././a.md"), "a.md");
+}
+
+/// The event run's message states the decision directive once: the context the processor
+/// builds carries the facts (criteria, event, payload), the run's message says what to do
+/// with them (`agent::prompt`).
+#[test]
+fn the_event_run_message_states_the_directive_once() {
+    use chrono::TimeZone;
+    let context = run_context(&event(json!("Q3 planning moved to Tuesday")), "Emails about Q3 planning");
+    let req = crate::providers::RunRequest {
+        note_path: "q3.md".to_owned(),
+        title: Some("Q3".to_owned()),
+        objective: "Keep Q3 current".to_owned(),
+        trigger: crate::providers::TriggerKind::Event,
+        context: Some(context),
+        body: "\nold body\n".to_owned(),
+        now: chrono::Utc.with_ymd_and_hms(2026, 5, 8, 15, 0, 0).single().unwrap_or_default(),
+        local_now: "2026-05-08T15:00:00+00:00".to_owned(),
+        time_zone: "UTC".to_owned(),
+        workspace_root: PathBuf::from("/w"),
+        run_id: "01JTX3".to_owned(),
+        model: None,
+        mcp_servers: Vec::new(),
+        instructions: Vec::new(),
+        max_chars: None,
+        memory: Default::default(),
+        skills: Vec::new(),
+        skill_catalog: Vec::new(),
+    };
+    let m = crate::agent::prompt::run_message(&req);
+    assert_eq!(m.matches("leave the note unchanged").count(), 1, "{m}");
+    assert_eq!(m.to_lowercase().matches("decide whether").count(), 1, "{m}");
+    assert!(m.contains("Q3 planning moved to Tuesday") && m.contains("Emails about Q3 planning"), "{m}");
 }

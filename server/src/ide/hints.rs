@@ -30,7 +30,7 @@ use super::Ctx;
 use super::text::{ago, at_local, until};
 use crate::note::model::Live;
 use crate::schedule::window::local_date;
-use crate::schedule::{Decision, SkipReason, Window};
+use crate::schedule::{Decision, SkipReason, Window, WindowSkip};
 use crate::status::{self, ScheduleView, Status};
 
 /// A hint shown inline at `offset`, right after the value it follows.
@@ -70,10 +70,14 @@ pub fn inlay_hints<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Hint
             ),
         ),
         Status::Failed => {
-            let label = match live.last_attempt_at {
+            let mut label = match live.last_attempt_at {
                 Some(t) => format!("failed {}", ago(t, ctx.now)),
                 None => "failed".to_owned(),
             };
+            if let Some(r) = status::Retry::of(live, view.next_due).filter(|_| !ctx.facts.scheduling_off) {
+                label.push_str(" · ");
+                label.push_str(&r.text(|t| at_local(t, ctx.now, ctx.tz)));
+            }
             push(live_line_end, label, live.last_run_error.clone());
         }
         Status::Invalid | Status::Expired | Status::Paused | Status::Live => {}
@@ -143,8 +147,7 @@ pub fn inlay_hints<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Hint
         && view.next_due == Some(*end)
     {
         let at = live.runtime_span("lastAttemptAt").map_or(live_line_end, |s| s.end);
-        let why =
-            "The latest run started less than 5 minutes ago; scheduled runs wait 5 minutes after each start.";
+        let why = "The latest run did not succeed; scheduled runs wait 5 minutes after it, doubling with each consecutive failure.";
         push(at, format!("retry in {}", until(*end, ctx.now)), Some(why.to_owned()));
     }
 
@@ -161,8 +164,13 @@ fn window_state<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live, view: &ScheduleView, w
     }
     let last_run = live.last_run_at;
     if band.contains(now) {
-        // Inside the band the scheduler's rule decides: a run after today's start covers it.
-        if last_run.is_some_and(|r| r > band.start) {
+        // Inside the band the scheduler's rule decides: a run after today's start covers it,
+        // and so does a stopped attempt (or one that failed past the backoff's cap).
+        let ended = matches!(
+            view.decision,
+            Some(Decision::NotDue(SkipReason::Waiting { windows: Some(WindowSkip::DoneToday { .. }), .. }))
+        );
+        if ended || last_run.is_some_and(|r| r > band.start) {
             return Some("done today".to_owned());
         }
         return Some(match &view.decision {
@@ -307,6 +315,32 @@ live:
                   lastAttemptAt: "2026-11-23T15:05:00Z"[retry in 3 min]
                   lastRunAt: "2026-11-23T14:00:01Z"[1 h ago]
                   lastRunError: "connection refused"
+                ---
+                # Chicago time
+            "#]],
+        );
+    }
+
+    #[test]
+    fn a_third_failure_says_when_it_retries() {
+        check(
+            &hourly(
+                r#"  lastAttemptAt: "2026-11-23T15:05:00Z"
+  lastRunAt: "2026-11-23T14:00:01Z"
+  lastRunError: "connection refused"
+  failures: 3
+"#,
+            ),
+            expect![[r#"
+                ---
+                live:[failed 2 min ago · retry at 09:25 (3rd failure)]
+                  objective: Show the time in Chicago.
+                  triggers:
+                    cronExpr: "0 * * * *"[every hour · due in 18 min]
+                  lastAttemptAt: "2026-11-23T15:05:00Z"[retry in 18 min]
+                  lastRunAt: "2026-11-23T14:00:01Z"[1 h ago]
+                  lastRunError: "connection refused"
+                  failures: 3
                 ---
                 # Chicago time
             "#]],
@@ -563,7 +597,7 @@ live:
             failed 2 min ago: connection refused
             at 09:00 on weekdays · due in 3 min: Next fire times (local): tomorrow 09:00, Wed 09:00, Thu 09:00
             due in 3 min: Runs once a day, as soon as possible from 08:00 through 12:00 (local time).
-            retry in 3 min: The latest run started less than 5 minutes ago; scheduled runs wait 5 minutes after each start.
+            retry in 3 min: The latest run did not succeed; scheduled runs wait 5 minutes after it, doubling with each consecutive failure.
         "#]].assert_eq(&actual);
     }
 

@@ -236,7 +236,7 @@ fn window_today<Tz: TimeZone>(ctx: &Ctx<Tz>, w: Window) -> String {
         Some(r) if r > band.start && (band.contains(ctx.now) || r < band.end) => done(r),
         _ if band.contains(ctx.now) => match backoff_end(ctx, live) {
             Some(end) if end < band.end => {
-                format!("due in {} (5-minute backoff after a run starts)", until(end, ctx.now))
+                format!("due in {} (backoff after a run that did not succeed)", until(end, ctx.now))
             }
             Some(_) => "missed today: the backoff outlasts the band".to_owned(),
             None => "due now".to_owned(),
@@ -245,10 +245,9 @@ fn window_today<Tz: TimeZone>(ctx: &Ctx<Tz>, w: Window) -> String {
     }
 }
 
-/// When the 5-minute backoff after the latest attempt ends, while it holds scheduled runs back.
+/// When the backoff after the latest attempt ends, while it holds scheduled runs back.
 fn backoff_end<Tz: TimeZone>(ctx: &Ctx<Tz>, live: Option<&Live>) -> Option<DateTime<Utc>> {
-    let live = live?;
-    crate::schedule::due::backoff_until(live.last_attempt_at, live.last_run_at, ctx.now)
+    status::backoff_until(live?, ctx.now, ctx.tz)
 }
 
 /// Every window of the block with today's state, for the `windows` key.
@@ -287,6 +286,13 @@ fn runtime_hover<Tz: TimeZone>(ctx: &Ctx<Tz>, f: &Field, raw: Option<&str>) -> S
         "lastRunSummary" => text(live.and_then(|l| l.last_run_summary.as_ref())).map(|s| quote_block(&s)),
         "lastRunId" => text(live.and_then(|l| l.last_run_id.as_ref()))
             .map(|id| format!("Run `{id}`; its transcript is in `.livenote/runs/`.")),
+        "failures" => live.map(|l| match retry_text(ctx, l) {
+            Some(retry) => {
+                format!("**{}** · {retry}.", crate::text::count(l.failures as usize, "consecutive failure"))
+            }
+            None => crate::text::count(l.failures as usize, "consecutive failure"),
+        }),
+        "lastStoppedAt" => timestamp_fact(ctx, f.name, raw),
         _ => None,
     };
     match fact {
@@ -302,12 +308,12 @@ fn timestamp_fact<Tz: TimeZone>(ctx: &Ctx<Tz>, name: &str, raw: Option<&str>) ->
     };
     let t = t.with_timezone(&Utc);
     let mut fact = format!("**{}** · {}", ago(t, ctx.now), local_time(t, ctx.tz));
-    let last_run_at = ctx.analysis.live.as_ref().and_then(|l| l.last_run_at);
+    let live = ctx.analysis.live.as_ref().filter(|l| l.last_attempt_at == Some(t));
     if name == "lastAttemptAt"
-        && let Some(end) = crate::schedule::due::backoff_until(Some(t), last_run_at, ctx.now)
+        && let Some(end) = live.and_then(|l| status::backoff_until(l, ctx.now, ctx.tz))
     {
         fact.push_str(&format!(
-            "\n\nScheduled runs wait {} more (5-minute backoff after an attempt that did not succeed).",
+            "\n\nScheduled runs wait {} more (backoff after an attempt that did not succeed: 5 minutes, doubling with each consecutive failure).",
             until(end, ctx.now)
         ));
     }
@@ -402,7 +408,17 @@ fn triggers_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live) -> String {
     }
 }
 
+/// "retry at 14:20 (3rd failure)" while the note's latest attempt failed.
+fn retry_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live) -> Option<String> {
+    let next = status::schedule_view(live, ctx.now, ctx.tz).next_due;
+    status::Retry::of(live, next).map(|r| r.text(|t| at_local(t, ctx.now, ctx.tz)))
+}
+
 fn next_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live) -> Option<String> {
+    if let Some(retry) = retry_text(ctx, live) {
+        let trust = if ctx.facts.trusted == Some(false) { ", once the workspace is trusted" } else { "" };
+        return Some(format!("Next run: {retry}{trust}."));
+    }
     let next = status::schedule_view(live, ctx.now, ctx.tz).next_due?;
     let when = if next <= ctx.now {
         "due now".to_owned()

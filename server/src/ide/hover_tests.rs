@@ -169,18 +169,18 @@ fn windows() {
             "  lastAttemptAt: \"2026-11-23T15:05:00Z\"\n  lastRunError: \"timeout\"\n",
         ),
         expect![[r#"
-                "12:00"
-                ~~~~
-                **09:00–12:00** local, once a day
+            "12:00"
+            ~~~~
+            **09:00–12:00** local, once a day
 
-                Due in 3 min (5-minute backoff after a run starts).
+            Due in 3 min (backoff after a run that did not succeed).
 
-                ---
+            ---
 
-                `live.triggers.windows[].endTime` · HH:MM local time, required
+            `live.triggers.windows[].endTime` · HH:MM local time, required
 
-                End of the band, 24-hour `HH:MM`, not before `startTime`; the end minute is inside the band.
-            "#]],
+            End of the band, 24-hour `HH:MM`, not before `startTime`; the end minute is inside the band.
+        "#]],
     );
     check(
         &note(&w("09:00", "09:08"), "  lastAttemptAt: \"2026-11-23T15:05:00Z\"\n"),
@@ -401,7 +401,7 @@ fn runtime_fields() {
             ~~~~
             **1 min ago** · Mon 23 Nov 09:05 CST
 
-            Scheduled runs wait 4 min more (5-minute backoff after an attempt that did not succeed).
+            Scheduled runs wait 4 min more (backoff after an attempt that did not succeed: 5 minutes, doubling with each consecutive failure).
 
             ---
 

@@ -94,9 +94,15 @@ fn status_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live, state: Status) -> Strin
         Status::Failed => {
             let reason = live.last_run_error.as_deref().map(short_reason).unwrap_or_default();
             // The failure happened during the latest attempt; `lastRunAt` is the last success.
-            match live.last_attempt_at {
+            let failed = match live.last_attempt_at {
                 Some(t) => format!("Failed {}: {reason}", ago(t, ctx.now)),
                 None => format!("Failed: {reason}"),
+            };
+            let next = status::schedule_view(live, ctx.now, ctx.tz).next_due;
+            match status::Retry::of(live, next) {
+                _ if ctx.facts.scheduling_off => failed,
+                Some(r) => format!("{failed} · {}", r.text(|t| at_local(t, ctx.now, ctx.tz))),
+                None => failed,
             }
         }
         Status::Live => {
@@ -244,6 +250,18 @@ live:
             &hourly(FAILED),
             expect![[r#"
                 3:1 Failed 2 min ago: provider local: error sending request for url…
+                3:1 Run now [livenote.run]
+                3:1 Pause [livenote.setActive false]
+            "#]],
+        );
+    }
+
+    #[test]
+    fn a_failing_note_says_when_it_retries() {
+        check(
+            &hourly(&format!("{FAILED}  failures: 3\n")),
+            expect![[r#"
+                3:1 Failed 2 min ago: provider local: error sending request for url… · retry at 09:25 (3rd failure)
                 3:1 Run now [livenote.run]
                 3:1 Pause [livenote.setActive false]
             "#]],

@@ -55,6 +55,8 @@ pub enum Kind {
     PositiveInt,
     /// A list of skill names.
     SkillList,
+    /// A whole number, zero included (`failures`).
+    Count,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -90,6 +92,8 @@ pub const FIELDS: &[Field] = &[
     rt("lastRunId", Kind::Text),
     rt("lastRunSummary", Kind::Text),
     rt("lastRunError", Kind::Text),
+    rt("failures", Kind::Count),
+    rt("lastStoppedAt", Kind::Timestamp),
     f("cronExpr", Level::Triggers, Kind::Cron),
     f("windows", Level::Triggers, Kind::List),
     f("eventMatchCriteria", Level::Triggers, Kind::Text),

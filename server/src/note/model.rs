@@ -75,6 +75,15 @@ pub struct LiveBlock {
     pub last_run_summary: Option<String>,
     /// Written by livenote: why the latest run failed; cleared when a run succeeds.
     pub last_run_error: Option<String>,
+    /// Written by livenote: consecutive failed runs since the last success (0 after a success
+    /// or a run by hand). Each failure doubles the wait before the next scheduled try: 5, 10,
+    /// 20, 40 minutes ... up to `[scheduler] max_backoff`.
+    #[schemars(range(min = 0))]
+    pub failures: Option<u64>,
+    /// Written by livenote: when a run was last stopped. A stopped run is not retried; the
+    /// note next fires at its next occurrence.
+    #[schemars(extend("format" = "date-time"))]
+    pub last_stopped_at: Option<String>,
 }
 
 fn default_true() -> bool {
@@ -166,6 +175,9 @@ pub struct Live {
     pub last_run_id: Option<String>,
     pub last_run_summary: Option<String>,
     pub last_run_error: Option<String>,
+    /// `failures`: consecutive failed runs (0 when absent or unreadable).
+    pub failures: u32,
+    pub last_stopped_at: Option<DateTime<Utc>>,
     /// Spans of the runtime fields as written, by key.
     pub runtime_spans: Vec<(&'static str, Range<usize>)>,
     /// Whether any error-severity diagnostic concerns the block.

@@ -88,15 +88,20 @@ pub enum RuntimeField {
     LastRunId,
     LastRunSummary,
     LastRunError,
+    /// A whole number: written as is, not quoted.
+    Failures,
+    LastStoppedAt,
 }
 
 impl RuntimeField {
-    pub const ALL: [RuntimeField; 5] = [
+    pub const ALL: [RuntimeField; 7] = [
         RuntimeField::LastAttemptAt,
         RuntimeField::LastRunAt,
         RuntimeField::LastRunId,
         RuntimeField::LastRunSummary,
         RuntimeField::LastRunError,
+        RuntimeField::Failures,
+        RuntimeField::LastStoppedAt,
     ];
 
     /// The key as written in the note.
@@ -107,6 +112,17 @@ impl RuntimeField {
             RuntimeField::LastRunId => "lastRunId",
             RuntimeField::LastRunSummary => "lastRunSummary",
             RuntimeField::LastRunError => "lastRunError",
+            RuntimeField::Failures => "failures",
+            RuntimeField::LastStoppedAt => "lastStoppedAt",
+        }
+    }
+
+    /// The value as YAML: a count as a plain number (a non-number is written quoted, and the
+    /// validator then warns), everything else as a double-quoted string.
+    fn yaml(self, value: &str) -> String {
+        match self {
+            RuntimeField::Failures if value.parse::<u64>().is_ok() => value.to_owned(),
+            _ => yaml_string(value),
         }
     }
 }
@@ -132,7 +148,7 @@ pub fn set_runtime_fields(
     let mut edits = Vec::new();
     let mut missing = String::new();
     for (field, value) in wanted {
-        let value = value.map_or_else(|| "null".to_owned(), yaml_string);
+        let value = value.map_or_else(|| "null".to_owned(), |v| field.yaml(v));
         match doc.child(&live, field.key())? {
             Some(i) => edits.push(doc.value_edit(i, &value)?),
             None => {

@@ -386,13 +386,30 @@ impl<'a> Cx<'a> {
                 "until" => live.until = self.until(e),
                 "maxChars" => live.max_chars = self.max_chars(e),
                 "skills" => live.skills = self.skills(e, opts),
-                "lastAttemptAt" | "lastRunAt" => {
+                "lastAttemptAt" | "lastRunAt" | "lastStoppedAt" => {
                     let ts = self.timestamp(e);
                     live.runtime_spans.push((field_name(&e.key), e.value.span.clone()));
-                    if e.key == "lastAttemptAt" {
-                        live.last_attempt_at = ts;
-                    } else {
-                        live.last_run_at = ts;
+                    match e.key.as_str() {
+                        "lastAttemptAt" => live.last_attempt_at = ts,
+                        "lastRunAt" => live.last_run_at = ts,
+                        _ => live.last_stopped_at = ts,
+                    }
+                }
+                "failures" => {
+                    live.runtime_spans.push((field_name(&e.key), e.value.span.clone()));
+                    match &e.value.kind {
+                        Kind::Scalar(Scalar::Int(n)) if *n >= 0 => {
+                            live.failures = u32::try_from(*n).unwrap_or(u32::MAX);
+                        }
+                        Kind::Scalar(Scalar::Null) => {}
+                        _ => {
+                            let span = self.widen(e.value.span.clone());
+                            self.push(Diagnostic::warning(
+                                Code::RuntimeFieldShape,
+                                span,
+                                "`failures` is written by livenote and should be a whole number; this value is ignored",
+                            ));
+                        }
                     }
                 }
                 "lastRunId" | "lastRunSummary" | "lastRunError" => {
@@ -474,6 +491,8 @@ fn empty_live(key_span: Range<usize>) -> Live {
         last_run_id: None,
         last_run_summary: None,
         last_run_error: None,
+        failures: 0,
+        last_stopped_at: None,
         runtime_spans: Vec::new(),
         has_errors: true,
     }

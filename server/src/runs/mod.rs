@@ -290,17 +290,24 @@ impl Engine {
         }
         let run_id = self.new_run_id(now);
         let stamp = timestamp(now);
+        // A run by hand starts the failure count afresh (SPEC 3): if it fails, it is the first.
+        let reset = spec.trigger == TriggerKind::Manual && live.failures > 0;
+        let mut start_fields = vec![
+            (RuntimeField::LastAttemptAt, Some(stamp.as_str())),
+            (RuntimeField::LastRunId, Some(&run_id)),
+        ];
+        if reset {
+            start_fields.push((RuntimeField::Failures, Some("0")));
+        }
         // First, so any later failure (even resolving the provider) is covered by the backoff.
         let started = self
             .io
             .apply(&spec.path, &|t: &str| {
-                rewrite::set_runtime_fields(
-                    t,
-                    &[(RuntimeField::LastAttemptAt, Some(&stamp)), (RuntimeField::LastRunId, Some(&run_id))],
-                )
-                .map_err(|e| e.to_string())
+                rewrite::set_runtime_fields(t, &start_fields).map_err(|e| e.to_string())
             })
             .await;
+        // Whether `failures` is still above zero in the note: a success then sets it back.
+        let failing = live.failures > 0 && !reset;
         let started = match started {
             Ok(t) => Some(t),
             Err(e) => return Outcome::Skipped(format!("cannot write the note: {e}")),
@@ -381,6 +388,13 @@ impl Engine {
             }
             Ok(output) => {
                 let patch = Patch::compute(&base, &output.body);
+                // An event run that leaves the body as it was: the agent decided the event does
+                // not matter. The note's cycle and its last useful summary stay as they were,
+                // and so does `lastAttemptAt`, so no backoff starts (SPEC 3); history and the
+                // transcript keep the outcome.
+                let vetoed = spec.trigger == TriggerKind::Event
+                    && patch.is_empty()
+                    && base[agent_region(&base)] == text[agent_region(&text)];
                 // Without a summary from the provider, the new content says what the note now
                 // holds, which beats a generic "Updated.".
                 let summary = output
@@ -407,17 +421,26 @@ impl Engine {
                             ),
                         };
                         let mut edits: Vec<TextEdit> = r.edits;
-                        edits.extend(
-                            rewrite::set_runtime_fields(
-                                t,
-                                &[
-                                    (RuntimeField::LastRunAt, Some(&done)),
-                                    (RuntimeField::LastRunSummary, Some(&summary)),
-                                    (RuntimeField::LastRunError, None),
-                                ],
-                            )
-                            .map_err(|e| e.to_string())?,
-                        );
+                        if vetoed {
+                            let before = live.last_attempt_at.map(timestamp);
+                            edits.extend(
+                                rewrite::set_runtime_fields(
+                                    t,
+                                    &[(RuntimeField::LastAttemptAt, before.as_deref())],
+                                )
+                                .map_err(|e| e.to_string())?,
+                            );
+                            return Ok(edits);
+                        }
+                        let mut fields = vec![
+                            (RuntimeField::LastRunAt, Some(done.as_str())),
+                            (RuntimeField::LastRunSummary, Some(&summary)),
+                            (RuntimeField::LastRunError, None),
+                        ];
+                        if failing {
+                            fields.push((RuntimeField::Failures, Some("0")));
+                        }
+                        edits.extend(rewrite::set_runtime_fields(t, &fields).map_err(|e| e.to_string())?);
                         Ok(edits)
                     })
                     .await;
@@ -435,12 +458,7 @@ impl Engine {
                     Err(e) => self.fail(&spec.path, &run_id, format!("cannot write the result: {e}")).await,
                 }
             }
-            Err(providers::ProviderError::Stopped) => {
-                match self.fail(&spec.path, &run_id, "stopped".to_owned()).await {
-                    Outcome::Failed { run_id, .. } => Outcome::Stopped { run_id },
-                    other => other,
-                }
-            }
+            Err(providers::ProviderError::Stopped) => self.stopped(&spec.path, &run_id).await,
             Err(e) => self.fail(&spec.path, &run_id, e.to_string()).await,
         };
         // For undo and `livenote history` (runs/history.rs): what the run left.
@@ -613,21 +631,52 @@ impl Engine {
         }
     }
 
-    /// Record a failure in `lastRunError`; the cycle stays unfired and is retried after the
-    /// backoff.
+    /// Record a failure in `lastRunError` and count it in `failures`; the cycle stays unfired
+    /// and is retried after the backoff, which doubles with each consecutive failure.
     async fn fail(&self, path: &Path, run_id: &str, error: String) -> Outcome {
         let msg = one_line(&error, 300);
         let r = self
             .io
             .apply(path, &|t: &str| {
-                rewrite::set_runtime_fields(t, &[(RuntimeField::LastRunError, Some(&msg))])
-                    .map_err(|e| e.to_string())
+                // Counted from the text the write lands on: the note's lock is held, so no
+                // other run moved it since this one started.
+                let before = note::analyze(t, &note::Options::default()).live.map_or(0, |l| l.failures);
+                let count = before.saturating_add(1).to_string();
+                rewrite::set_runtime_fields(
+                    t,
+                    &[(RuntimeField::LastRunError, Some(&msg)), (RuntimeField::Failures, Some(&count))],
+                )
+                .map_err(|e| e.to_string())
             })
             .await;
         if let Err(e) = r {
             tracing::warn!("failed {}: cannot record the error: {e}", path.display());
         }
         Outcome::Failed { run_id: run_id.to_owned(), error: msg }
+    }
+
+    /// Record a Stop: `lastRunError: "stopped"` and `lastStoppedAt`, which end the occurrence
+    /// (SPEC 3: the scheduler does not retry it; the next fire is the next occurrence). Not a
+    /// failure: the count and the backoff stay as they were.
+    async fn stopped(&self, path: &Path, run_id: &str) -> Outcome {
+        let stamp = timestamp(self.clock.now());
+        let r = self
+            .io
+            .apply(path, &|t: &str| {
+                rewrite::set_runtime_fields(
+                    t,
+                    &[
+                        (RuntimeField::LastRunError, Some("stopped")),
+                        (RuntimeField::LastStoppedAt, Some(&stamp)),
+                    ],
+                )
+                .map_err(|e| e.to_string())
+            })
+            .await;
+        if let Err(e) = r {
+            tracing::warn!("stopped {}: cannot record the stop: {e}", path.display());
+        }
+        Outcome::Stopped { run_id: run_id.to_owned() }
     }
 }
 

@@ -678,14 +678,7 @@ fn numbers(values: &[u16]) -> Vec<String> {
 }
 
 fn ordinal(n: u16) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
+    crate::text::count::ordinal(n)
 }
 
 fn is_contiguous(values: &[u16]) -> bool {

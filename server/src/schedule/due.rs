@@ -12,8 +12,12 @@ use super::window::{Band, Window, local_date};
 
 /// How long after a cron occurrence it may still fire (inclusive).
 pub const CRON_GRACE: TimeDelta = TimeDelta::minutes(2);
-/// How long nothing scheduled fires after a run started.
+/// How long nothing scheduled fires after a run started (and after a first failure); each
+/// further consecutive failure doubles it, up to the cap.
 pub const BACKOFF: TimeDelta = TimeDelta::minutes(5);
+/// The default cap of the backoff (`[scheduler] max_backoff`). Past it, a failing note is tried
+/// at most once per occurrence.
+pub const MAX_BACKOFF: TimeDelta = TimeDelta::hours(6);
 /// How long after a cron occurrence `next_due` reports it: the occurrence has to be strictly
 /// before "now", and a millisecond survives timestamps truncated to milliseconds.
 pub const AFTER_OCCURRENCE: TimeDelta = TimeDelta::milliseconds(1);
@@ -30,6 +34,12 @@ pub struct ScheduleInput<'a> {
     pub last_attempt_at: Option<DateTime<Utc>>,
     /// `live.until` resolved: from this instant on nothing fires.
     pub until: Option<DateTime<Utc>>,
+    /// Consecutive failed attempts since the last success or manual run (`failures`).
+    pub failures: u32,
+    /// When a run was last stopped; the latest attempt was stopped when this is at or after it.
+    pub last_stopped_at: Option<DateTime<Utc>>,
+    /// The backoff's cap ([`MAX_BACKOFF`] unless configured).
+    pub max_backoff: TimeDelta,
 }
 
 /// Which trigger made a note due.
@@ -179,7 +189,7 @@ pub fn due<Tz: TimeZone>(input: &ScheduleInput, now: DateTime<Utc>, tz: &Tz) -> 
         (_, Some(Ok(index))) => Some(DueTrigger::Window { index }),
         _ => None,
     };
-    if let Some(until) = backoff_until(input.last_attempt_at, input.last_run_at, now) {
+    if let Some(until) = backoff_until(input, now) {
         return Decision::NotDue(SkipReason::Backoff { until, pending });
     }
     match pending {
@@ -188,6 +198,21 @@ pub fn due<Tz: TimeZone>(input: &ScheduleInput, now: DateTime<Utc>, tz: &Tz) -> 
             cron: cron.and_then(Result::err),
             windows: windows.and_then(Result::err),
         }),
+    }
+}
+
+/// [`due`] at an instant a user asks about (`livenote list --at T`): a cron occurrence exactly
+/// at `t` counts as firing then, although the scheduler fires it [`AFTER_OCCURRENCE`] later,
+/// once it is strictly past. Every other boundary (the grace, a window's end minute, the
+/// backoff) stays where [`due`] puts it.
+pub fn due_asked<Tz: TimeZone>(input: &ScheduleInput, t: DateTime<Utc>, tz: &Tz) -> Decision {
+    let now = due(input, t, tz);
+    if now.is_due() || matches!(now, Decision::NotDue(SkipReason::Backoff { .. })) {
+        return now;
+    }
+    match t.checked_add_signed(AFTER_OCCURRENCE).map(|later| due(input, later, tz)) {
+        Some(Decision::Due(on @ DueTrigger::Cron { occurrence: Some(p) })) if p == t => Decision::Due(on),
+        _ => now,
     }
 }
 
@@ -203,10 +228,7 @@ pub fn next_due<Tz: TimeZone>(input: &ScheduleInput, after: DateTime<Utc>, tz: &
     if due(input, after, tz).is_due() {
         return Some(after);
     }
-    let backoff_end = input
-        .last_attempt_at
-        .filter(|&a| !succeeded(a, input.last_run_at))
-        .and_then(|a| a.checked_add_signed(BACKOFF));
+    let backoff_end = backoff_end(input);
     let mut t = after;
     // A cron edge is just after an occurrence later than the last run, and a window edge is
     // the start of a band the last run does not cover, so each is due unless the backoff
@@ -215,13 +237,13 @@ pub fn next_due<Tz: TimeZone>(input: &ScheduleInput, after: DateTime<Utc>, tz: &
     for _ in 0..64 {
         let mut candidate = [
             backoff_end.filter(|&end| end > t),
-            input.cron.and_then(|c| next_cron_edge(c, input.last_run_at, t, tz)),
+            input.cron.and_then(|c| next_cron_edge(c, input, t, tz)),
             next_window_edge(input, t, tz),
         ]
         .into_iter()
         .flatten()
         .min()?;
-        if backoff_until(input.last_attempt_at, input.last_run_at, candidate).is_some() {
+        if backoff_until(input, candidate).is_some() {
             candidate = backoff_end?;
         }
         // Nothing past `until` is due; walking on would only end at the bound.
@@ -240,23 +262,71 @@ pub fn next_due<Tz: TimeZone>(input: &ScheduleInput, after: DateTime<Utc>, tz: &
 /// `now`. Only an attempt that has not succeeded backs off (a run in flight, or a failure:
 /// `lastAttemptAt` later than `lastRunAt`, or no `lastRunAt`); after a success the cycle
 /// anchor already prevents a second run, and a `*/5` note that ran at 10:01:47 fires at
-/// 10:05. Every surface (scheduler, status, lens, hints, hover, `list`) asks this.
-pub fn backoff_until(
-    last_attempt_at: Option<DateTime<Utc>>,
-    last_run_at: Option<DateTime<Utc>>,
-    now: DateTime<Utc>,
-) -> Option<DateTime<Utc>> {
-    let attempt = last_attempt_at?;
-    if succeeded(attempt, last_run_at) {
+/// 10:05. A stopped attempt ends its occurrence instead and holds nothing back. Every surface
+/// (scheduler, status, lens, hints, hover, `list`) asks this.
+pub fn backoff_until(input: &ScheduleInput, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    let attempt = input.last_attempt_at?;
+    let end = backoff_end(input)?;
+    (now >= attempt && now < end).then_some(end)
+}
+
+/// The end of the backoff of the latest attempt, when that attempt has neither succeeded nor
+/// been stopped.
+fn backoff_end(input: &ScheduleInput) -> Option<DateTime<Utc>> {
+    let attempt = input.last_attempt_at?;
+    if succeeded(attempt, input.last_run_at) || stopped(input) {
         return None;
     }
-    let since = now - attempt;
-    if since >= TimeDelta::zero() && since < BACKOFF { attempt.checked_add_signed(BACKOFF) } else { None }
+    attempt.checked_add_signed(backoff_wait(input.failures, input.max_backoff).0)
+}
+
+/// The wait after `failures` consecutive failures (a run in flight or one that crashed with
+/// none recorded waits as after one): 5 min × 2^(n-1), capped at `cap`; and whether the
+/// doubling passed the cap, after which a failing note is tried at most once per occurrence.
+pub fn backoff_wait(failures: u32, cap: TimeDelta) -> (TimeDelta, bool) {
+    let doublings = failures.saturating_sub(1);
+    // 2^20 × 5 min is about ten years: anything that large is past every sensible cap.
+    let uncapped = (doublings < 20).then(|| BACKOFF * (1i32 << doublings));
+    let cap = cap.max(BACKOFF);
+    match uncapped {
+        Some(w) if w <= cap => (w, false),
+        _ => (cap, true),
+    }
 }
 
 /// Whether the attempt at `attempt` succeeded: a successful run was recorded at or after it.
 fn succeeded(attempt: DateTime<Utc>, last_run_at: Option<DateTime<Utc>>) -> bool {
     last_run_at.is_some_and(|r| r >= attempt)
+}
+
+/// Whether the latest attempt was stopped (Stop: "not this occurrence").
+fn stopped(input: &ScheduleInput) -> bool {
+    matches!((input.last_attempt_at, input.last_stopped_at), (Some(a), Some(s)) if s >= a)
+}
+
+/// The latest attempt when it ended its occurrence without succeeding: it was stopped, or it
+/// failed once the backoff had passed its cap. Its occurrence (cron) or today's band (window)
+/// then counts as done, as a success's would, and the next occurrence fires.
+fn ended_attempt(input: &ScheduleInput) -> Option<DateTime<Utc>> {
+    let attempt = input.last_attempt_at?;
+    if succeeded(attempt, input.last_run_at) {
+        return None;
+    }
+    let given_up = input.failures > 0 && backoff_wait(input.failures, input.max_backoff).1;
+    (stopped(input) || given_up).then_some(attempt)
+}
+
+/// The instant up to which occurrences count as done: the last success, or a later attempt
+/// that ended its occurrence.
+fn anchor(input: &ScheduleInput) -> Option<DateTime<Utc>> {
+    input.last_run_at.max(ended_attempt(input))
+}
+
+/// Whether a band starting at `start` is used up: a success strictly after the start (a run
+/// exactly at the start belongs to the previous window of a split day), or an attempt that
+/// ended its occurrence at or after it (the scheduler starts a window's run at its very start).
+fn band_done(input: &ScheduleInput, start: DateTime<Utc>) -> bool {
+    input.last_run_at.is_some_and(|r| r > start) || ended_attempt(input).is_some_and(|a| a >= start)
 }
 
 fn cron_due<Tz: TimeZone>(
@@ -266,7 +336,7 @@ fn cron_due<Tz: TimeZone>(
     tz: &Tz,
 ) -> Result<DueTrigger, CronSkip> {
     // A note that never ran fills itself promptly instead of waiting for an occurrence.
-    let Some(last_run) = input.last_run_at else {
+    let Some(last_run) = anchor(input) else {
         return Ok(DueTrigger::Cron { occurrence: None });
     };
     let occurrence = cron.prev_before(now, tz).ok_or(CronSkip::NoOccurrence)?;
@@ -290,8 +360,7 @@ fn window_due<Tz: TimeZone>(input: &ScheduleInput, now: DateTime<Utc>, tz: &Tz) 
             if !band.contains(now) {
                 continue;
             }
-            // A run exactly at the start time belongs to the previous window of a split day.
-            if input.last_run_at.is_some_and(|r| r > band.start) {
+            if band_done(input, band.start) {
                 done.get_or_insert(index);
             } else {
                 return Ok(index);
@@ -313,12 +382,13 @@ fn bands_around<Tz: TimeZone>(window: &Window, t: DateTime<Utc>, tz: &Tz) -> imp
 /// the first occurrence that is later than the last successful run.
 fn next_cron_edge<Tz: TimeZone>(
     cron: &CronSchedule,
-    last_run_at: Option<DateTime<Utc>>,
+    input: &ScheduleInput,
     t: DateTime<Utc>,
     tz: &Tz,
 ) -> Option<DateTime<Utc>> {
-    // Without a successful run the cron trigger is due at every instant, so it has no edge.
-    let last_run = last_run_at?;
+    // Without a successful (or ended) run the cron trigger is due at every instant, so it has
+    // no edge.
+    let last_run = anchor(input)?;
     let from = t.checked_sub_signed(AFTER_OCCURRENCE)?.max(last_run);
     cron.next_after(from, tz)?.checked_add_signed(AFTER_OCCURRENCE)
 }
@@ -328,7 +398,7 @@ fn next_cron_edge<Tz: TimeZone>(
 fn next_window_edge<Tz: TimeZone>(input: &ScheduleInput, t: DateTime<Utc>, tz: &Tz) -> Option<DateTime<Utc>> {
     // Bands that start before the last run are used up, so the search can begin there; this
     // keeps a last run far in the future (a skewed clock) from costing a day per step.
-    let from = input.last_run_at.map_or(t, |r| r.max(t));
+    let from = anchor(input).map_or(t, |r| r.max(t));
     let first_day = local_date(from, tz)?.checked_sub_days(Days::new(1))?;
     input
         .windows
@@ -339,7 +409,7 @@ fn next_window_edge<Tz: TimeZone>(input: &ScheduleInput, t: DateTime<Utc>, tz: &
                 .filter_map(|i| first_day.checked_add_days(Days::new(i)))
                 .filter_map(|d| w.band(d, tz))
                 .map(|b| b.start)
-                .find(|&s| s > t && input.last_run_at.is_none_or(|r| r <= s))
+                .find(|&s| s > t && !band_done(input, s))
         })
         .min()
 }

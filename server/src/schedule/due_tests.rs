@@ -82,6 +82,8 @@ struct Vector {
     windows: &'static [(&'static str, &'static str)],
     last_run: Option<&'static str>,
     last_attempt: Option<&'static str>,
+    failures: u32,
+    stopped: Option<&'static str>,
     now: &'static str,
     want: &'static str,
 }
@@ -94,6 +96,8 @@ const V: Vector = Vector {
     windows: &[],
     last_run: None,
     last_attempt: None,
+    failures: 0,
+    stopped: None,
     now: "",
     want: "",
 };
@@ -138,6 +142,23 @@ const SPLIT_DAY: &[(&str, &str)] = &[("08:00", "12:00"), ("12:00", "15:00")];
         Vector { name: "*/5 after a success at :01:47 fires at :05", cron: EVERY_5, last_run: Some("2026-05-08T10:01:48Z"), last_attempt: Some("2026-05-08T10:01:47Z"), now: "2026-05-08T10:05:00.001Z", want: "due cron@2026-05-08T10:05:00+00:00", ..V },
         Vector { name: "*/5 after a failure at :01:47 still backs off", cron: EVERY_5, last_run: Some("2026-05-08T09:55:01Z"), last_attempt: Some("2026-05-08T10:01:47Z"), now: "2026-05-08T10:05:00.001Z", want: "backoff until 2026-05-08T10:06:47+00:00 pending cron@2026-05-08T10:05:00+00:00", ..V },
         Vector { name: "backoff blocks windows too", windows: MORNING, last_attempt: Some("2026-05-08T08:58:00Z"), now: "2026-05-08T09:01:00Z", want: "backoff until 2026-05-08T09:03:00+00:00 pending window#0", ..V },
+        // exponential backoff (SPEC 3): 5 min × 2^(n-1) after the n-th consecutive failure, capped
+        Vector { name: "third failure waits 20 minutes", cron: HOURLY, last_run: Some("2026-05-08T09:00:05Z"), last_attempt: Some("2026-05-08T10:00:10Z"), failures: 3, now: "2026-05-08T10:15:00Z", want: "backoff until 2026-05-08T10:20:10+00:00 pending cron@2026-05-08T10:00:00+00:00", ..V },
+        Vector { name: "third failure retried after 20 minutes", cron: HOURLY, last_run: Some("2026-05-08T09:00:05Z"), last_attempt: Some("2026-05-08T10:00:10Z"), failures: 3, now: "2026-05-08T10:20:10Z", want: "due cron@2026-05-08T10:00:00+00:00", ..V },
+        Vector { name: "a backoff longer than the cycle skips occurrences", cron: HOURLY, last_run: Some("2026-05-08T09:00:05Z"), last_attempt: Some("2026-05-08T10:00:10Z"), failures: 5, now: "2026-05-08T11:01:00Z", want: "backoff until 2026-05-08T11:20:10+00:00 pending cron@2026-05-08T11:00:00+00:00", ..V },
+        Vector { name: "seventh failure: 320 minutes, under the 6h cap", cron: Some("0 9 * * *"), last_run: Some("2026-05-07T09:00:05Z"), last_attempt: Some("2026-05-08T09:00:10Z"), failures: 7, now: "2026-05-08T14:20:10Z", want: "due cron@2026-05-08T09:00:00+00:00", ..V },
+        Vector { name: "past the cap: the occurrence is not retried", cron: Some("0 9 * * *"), last_run: Some("2026-05-07T09:00:05Z"), last_attempt: Some("2026-05-08T09:00:10Z"), failures: 8, now: "2026-05-08T15:30:00Z", want: "wait cron=ran@2026-05-08T09:00:00+00:00", ..V },
+        Vector { name: "past the cap: the next occurrence is tried once", cron: Some("0 9 * * *"), last_run: Some("2026-05-07T09:00:05Z"), last_attempt: Some("2026-05-08T09:00:10Z"), failures: 9, now: "2026-05-09T09:00:30Z", want: "due cron@2026-05-09T09:00:00+00:00", ..V },
+        Vector { name: "past the cap: the cap still holds back", cron: HOURLY, last_run: Some("2026-05-07T09:00:05Z"), last_attempt: Some("2026-05-08T10:00:10Z"), failures: 8, now: "2026-05-08T11:00:30Z", want: "backoff until 2026-05-08T16:00:10+00:00 pending cron@2026-05-08T11:00:00+00:00", ..V },
+        Vector { name: "past the cap: a window is done for the day", windows: &[("09:00", "18:00")], last_attempt: Some("2026-05-08T09:00:00Z"), failures: 8, now: "2026-05-08T15:30:00Z", want: "wait windows=done#0", ..V },
+        Vector { name: "a huge count does not overflow", cron: HOURLY, last_run: Some("2026-05-08T09:00:05Z"), last_attempt: Some("2026-05-08T10:00:10Z"), failures: u32::MAX, now: "2026-05-08T10:30:00Z", want: "backoff until 2026-05-08T16:00:10+00:00 pending none", ..V },
+        Vector { name: "a success wins over a stale count", cron: HOURLY, last_run: Some("2026-05-08T10:00:13Z"), last_attempt: Some("2026-05-08T10:00:10Z"), failures: 4, now: "2026-05-08T11:00:30Z", want: "due cron@2026-05-08T11:00:00+00:00", ..V },
+        // Stop ends the occurrence (SPEC 3)
+        Vector { name: "stopped: not retried in its occurrence, no backoff", cron: HOURLY, last_run: Some("2026-05-08T09:00:05Z"), last_attempt: Some("2026-05-08T10:00:10Z"), stopped: Some("2026-05-08T10:01:00Z"), now: "2026-05-08T10:07:00Z", want: "wait cron=ran@2026-05-08T10:00:00+00:00", ..V },
+        Vector { name: "stopped: the next occurrence fires", cron: HOURLY, last_run: Some("2026-05-08T09:00:05Z"), last_attempt: Some("2026-05-08T10:00:10Z"), stopped: Some("2026-05-08T10:01:00Z"), now: "2026-05-08T11:00:30Z", want: "due cron@2026-05-08T11:00:00+00:00", ..V },
+        Vector { name: "stopped before it ever ran: waits for the next occurrence", cron: HOURLY, last_attempt: Some("2026-05-08T10:16:00Z"), stopped: Some("2026-05-08T10:16:30Z"), now: "2026-05-08T10:30:00Z", want: "wait cron=ran@2026-05-08T10:00:00+00:00", ..V },
+        Vector { name: "an older stop does not cover a later failure", cron: HOURLY, last_run: Some("2026-05-08T09:00:05Z"), last_attempt: Some("2026-05-08T10:00:10Z"), stopped: Some("2026-05-08T09:30:00Z"), now: "2026-05-08T10:03:00Z", want: "backoff until 2026-05-08T10:05:10+00:00 pending cron@2026-05-08T10:00:00+00:00", ..V },
+        Vector { name: "stopped at a window's very start: done for the day", windows: MORNING, last_attempt: Some("2026-05-08T09:00:00Z"), stopped: Some("2026-05-08T09:01:00Z"), now: "2026-05-08T09:10:00Z", want: "wait windows=done#0", ..V },
         // windows to the minute
         Vector { name: "before the band", windows: MORNING, now: "2026-05-08T08:59:59.999Z", want: "wait windows=outside", ..V },
         Vector { name: "band opens at startTime:00", windows: MORNING, now: "2026-05-08T09:00:00Z", want: "due window#0", ..V },
@@ -212,6 +233,9 @@ fn schedule_vectors() {
             last_run_at: v.last_run.map(at),
             last_attempt_at: v.last_attempt.map(at),
             until: None,
+            failures: v.failures,
+            last_stopped_at: v.stopped.map(at),
+            max_backoff: MAX_BACKOFF,
         };
         let got = code(&due(&input, at(v.now), &v.tz), &v.tz);
         if got != v.want {
@@ -234,6 +258,8 @@ struct NextCase {
     windows: &'static [(&'static str, &'static str)],
     last_run: Option<&'static str>,
     last_attempt: Option<&'static str>,
+    failures: u32,
+    stopped: Option<&'static str>,
     after: &'static str,
     want: Option<&'static str>,
 }
@@ -246,6 +272,8 @@ const N: NextCase = NextCase {
     windows: &[],
     last_run: None,
     last_attempt: None,
+    failures: 0,
+    stopped: None,
     after: "",
     want: None,
 };
@@ -259,6 +287,10 @@ const N: NextCase = NextCase {
         NextCase { name: "*/5 after a success at :01:47: the :05 occurrence", cron: EVERY_5, last_run: Some("2026-05-08T10:01:48Z"), last_attempt: Some("2026-05-08T10:01:47Z"), after: "2026-05-08T10:02:00Z", want: Some("2026-05-08T10:05:00.001Z"), ..N },
         NextCase { name: "failed cycle: the end of the backoff", cron: HOURLY, last_run: Some("2026-05-08T09:00:05Z"), last_attempt: Some("2026-05-08T10:00:10Z"), after: "2026-05-08T10:01:00Z", want: Some("2026-05-08T10:05:10Z"), ..N },
         NextCase { name: "grace swallowed by a manual attempt's backoff", cron: HOURLY, last_run: Some("2026-05-08T09:00:05Z"), last_attempt: Some("2026-05-08T09:59:00Z"), after: "2026-05-08T10:00:30Z", want: Some("2026-05-08T11:00:00.001Z"), ..N },
+        NextCase { name: "second failure: ten minutes after the attempt", cron: HOURLY, last_run: Some("2026-05-08T09:00:05Z"), last_attempt: Some("2026-05-08T10:00:10Z"), failures: 2, after: "2026-05-08T10:01:00Z", want: Some("2026-05-08T10:10:10Z"), ..N },
+        NextCase { name: "stopped: the next occurrence", cron: HOURLY, last_run: Some("2026-05-08T09:00:05Z"), last_attempt: Some("2026-05-08T10:00:10Z"), stopped: Some("2026-05-08T10:00:40Z"), after: "2026-05-08T10:02:00Z", want: Some("2026-05-08T11:00:00.001Z"), ..N },
+        NextCase { name: "past the cap: the next day's occurrence", cron: Some("0 9 * * *"), last_run: Some("2026-05-07T09:00:05Z"), last_attempt: Some("2026-05-08T09:00:10Z"), failures: 8, after: "2026-05-08T09:01:00Z", want: Some("2026-05-09T09:00:00.001Z"), ..N },
+        NextCase { name: "past the cap, hourly: the end of the cap, inside an occurrence's grace", cron: HOURLY, last_run: Some("2026-05-07T09:00:05Z"), last_attempt: Some("2026-05-08T10:00:10Z"), failures: 8, after: "2026-05-08T10:01:00Z", want: Some("2026-05-08T16:00:10Z"), ..N },
         NextCase { name: "window opens", windows: MORNING, last_run: Some("2026-05-07T10:00:00Z"), after: "2026-05-08T07:00:00Z", want: Some("2026-05-08T09:00:00Z"), ..N },
         NextCase { name: "window done today: tomorrow", windows: MORNING, last_run: Some("2026-05-08T09:10:00Z"), after: "2026-05-08T10:00:00Z", want: Some("2026-05-09T09:00:00Z"), ..N },
         NextCase { name: "adjacent window next", windows: SPLIT_DAY, last_run: Some("2026-05-08T08:00:30Z"), after: "2026-05-08T08:01:00Z", want: Some("2026-05-08T12:00:00Z"), ..N },
@@ -286,6 +318,9 @@ fn next_due_cases() {
             last_run_at: c.last_run.map(at),
             last_attempt_at: c.last_attempt.map(at),
             until: None,
+            failures: c.failures,
+            last_stopped_at: c.stopped.map(at),
+            max_backoff: MAX_BACKOFF,
         };
         let got = next_due(&input, at(c.after), &c.tz);
         if got != c.want.map(at) {
@@ -364,8 +399,11 @@ fn simulate(
         let failed = fails(log.len());
         state.last_attempt_at = Some(clock.now());
         clock.advance(TimeDelta::seconds(3));
-        if !failed {
+        if failed {
+            state.failures += 1;
+        } else {
             state.last_run_at = Some(clock.now());
+            state.failures = 0;
         }
         let what = match trigger {
             DueTrigger::Cron { occurrence: None } => "cron (never ran)".to_string(),
@@ -384,6 +422,55 @@ fn simulate(
 }
 
 #[test]
+fn simulated_daily_failures_back_off_then_try_once_a_day() {
+    let c = cron("0 9 * * *");
+    let input = ScheduleInput {
+        active: true,
+        cron: Some(&c),
+        windows: &[],
+        last_run_at: Some(at("2026-05-07T09:00:05Z")),
+        last_attempt_at: Some(at("2026-05-07T09:00:02Z")),
+        until: None,
+        failures: 0,
+        last_stopped_at: None,
+        max_backoff: MAX_BACKOFF,
+    };
+    // Always failing: 5, 10, 20 ... 320 min, then past the 6-hour cap one try per occurrence,
+    // instead of one every 5 minutes (288 a day).
+    let log = simulate(&input, &UTC, at("2026-05-08T08:30:00Z"), at("2026-05-10T12:00:00Z"), |_| true);
+    expect![[r#"
+        Fri 09:00:00.001 cron 09:00 FAILED
+        Fri 09:05:00.001 cron 09:00 FAILED
+        Fri 09:15:00.001 cron 09:00 FAILED
+        Fri 09:35:00.001 cron 09:00 FAILED
+        Fri 10:15:00.001 cron 09:00 FAILED
+        Fri 11:35:00.001 cron 09:00 FAILED
+        Fri 14:15:00.001 cron 09:00 FAILED
+        Fri 19:35:00.001 cron 09:00 FAILED
+        Sat 09:00:00.001 cron 09:00 FAILED
+        Sun 09:00:00.001 cron 09:00 FAILED"#]]
+    .assert_eq(&log.join("\n"));
+}
+
+#[test]
+fn simulated_stop_waits_for_the_next_occurrence() {
+    let c = cron("0 * * * *");
+    let input = ScheduleInput {
+        active: true,
+        cron: Some(&c),
+        windows: &[],
+        last_run_at: Some(at("2026-05-08T09:00:05Z")),
+        last_attempt_at: Some(at("2026-05-08T10:00:00.001Z")),
+        until: None,
+        failures: 2,
+        last_stopped_at: Some(at("2026-05-08T10:00:30Z")),
+        max_backoff: MAX_BACKOFF,
+    };
+    assert!(!due(&input, at("2026-05-08T10:30:00Z"), &UTC).is_due());
+    assert_eq!(next_due(&input, at("2026-05-08T10:00:31Z"), &UTC), Some(at("2026-05-08T11:00:00.001Z")));
+}
+
+#[test]
 fn simulated_day_with_cron_and_split_windows() {
     let c = cron("0 */4 * * *");
     let w = windows(SPLIT_DAY);
@@ -394,6 +481,9 @@ fn simulated_day_with_cron_and_split_windows() {
         last_run_at: None,
         last_attempt_at: None,
         until: None,
+        failures: 0,
+        last_stopped_at: None,
+        max_backoff: MAX_BACKOFF,
     };
     // The third run fails: it is retried after the backoff, within its cycle.
     let log =
@@ -423,27 +513,23 @@ fn simulated_failures_retry_after_backoff_until_the_next_occurrence() {
         last_run_at: Some(at("2026-05-08T08:00:05Z")),
         last_attempt_at: Some(at("2026-05-08T08:00:02Z")),
         until: None,
+        failures: 0,
+        last_stopped_at: None,
+        max_backoff: MAX_BACKOFF,
     };
-    let log = simulate(&input, &UTC, at("2026-05-08T08:30:00Z"), at("2026-05-08T11:30:00Z"), |n| {
-        (0..14).contains(&n)
+    // Each consecutive failure doubles the wait (5, 10, 20, 40 min ...): a wait longer than
+    // the cycle skips occurrences; a success starts the count afresh.
+    let log = simulate(&input, &UTC, at("2026-05-08T08:30:00Z"), at("2026-05-08T16:30:00Z"), |n| {
+        (0..6).contains(&n)
     });
     expect![[r#"
-            Fri 09:00:00.001 cron 09:00 FAILED
-            Fri 09:05:00.001 cron 09:00 FAILED
-            Fri 09:10:00.001 cron 09:00 FAILED
-            Fri 09:15:00.001 cron 09:00 FAILED
-            Fri 09:20:00.001 cron 09:00 FAILED
-            Fri 09:25:00.001 cron 09:00 FAILED
-            Fri 09:30:00.001 cron 09:00 FAILED
-            Fri 09:35:00.001 cron 09:00 FAILED
-            Fri 09:40:00.001 cron 09:00 FAILED
-            Fri 09:45:00.001 cron 09:00 FAILED
-            Fri 09:50:00.001 cron 09:00 FAILED
-            Fri 09:55:00.001 cron 09:00 FAILED
-            Fri 10:00:00.001 cron 10:00 FAILED
-            Fri 10:05:00.001 cron 10:00 FAILED
-            Fri 10:10:00.001 cron 10:00
-            Fri 11:00:00.001 cron 11:00"#]]
+        Fri 09:00:00.001 cron 09:00 FAILED
+        Fri 09:05:00.001 cron 09:00 FAILED
+        Fri 09:15:00.001 cron 09:00 FAILED
+        Fri 09:35:00.001 cron 09:00 FAILED
+        Fri 11:00:00.001 cron 11:00 FAILED
+        Fri 13:00:00.001 cron 13:00 FAILED
+        Fri 16:00:00.001 cron 16:00"#]]
     .assert_eq(&log.join("\n"));
 }
 
@@ -483,6 +569,9 @@ struct Case {
     now: DateTime<Utc>,
     last_run: Option<DateTime<Utc>>,
     last_attempt: Option<DateTime<Utc>>,
+    failures: u32,
+    stopped: Option<DateTime<Utc>>,
+    max_backoff: TimeDelta,
 }
 
 fn offset_ms(range: std::ops::Range<i64>) -> impl Strategy<Value = TimeDelta> {
@@ -511,21 +600,50 @@ fn case() -> impl Strategy<Value = Case> {
             prop_oneof![offset_ms(-DAY / 48..DAY / 96), offset_ms(-2 * DAY..DAY / 24)],
         ),
         any::<(bool, bool)>(),
+        (
+            prop_oneof![Just(0u32), 1u32..12, Just(u32::MAX)],
+            prop::option::weighted(0.3, offset_ms(-DAY / 48..DAY / 96)),
+            prop_oneof![Just(MAX_BACKOFF), (0i64..48).prop_map(|h| TimeDelta::minutes(h * 30))],
+        ),
     )
-        .prop_map(|(tz, active, cron, windows, anchor, shift, run, attempt, (snap_now, snap_runs))| {
-            // Snapping to whole minutes and seconds lands on occurrences and band edges,
-            // where the strict and inclusive comparisons matter.
-            let snap = |t: DateTime<Utc>, unit: i64| {
-                DateTime::<Utc>::from_timestamp_millis(t.timestamp_millis().div_euclid(unit) * unit)
-                    .unwrap_or(t)
-            };
-            let now = at(anchor) + shift;
-            let now = if snap_now { snap(now, 60_000) } else { now };
-            let near = |d: TimeDelta| {
-                if snap_runs { snap(now + d, 1_000) } else { now + d }
-            };
-            Case { tz, active, cron, windows, now, last_run: run.map(near), last_attempt: attempt.map(near) }
-        })
+        .prop_map(
+            |(
+                tz,
+                active,
+                cron,
+                windows,
+                anchor,
+                shift,
+                run,
+                attempt,
+                (snap_now, snap_runs),
+                (failures, stopped, max_backoff),
+            )| {
+                // Snapping to whole minutes and seconds lands on occurrences and band edges,
+                // where the strict and inclusive comparisons matter.
+                let snap = |t: DateTime<Utc>, unit: i64| {
+                    DateTime::<Utc>::from_timestamp_millis(t.timestamp_millis().div_euclid(unit) * unit)
+                        .unwrap_or(t)
+                };
+                let now = at(anchor) + shift;
+                let now = if snap_now { snap(now, 60_000) } else { now };
+                let near = |d: TimeDelta| {
+                    if snap_runs { snap(now + d, 1_000) } else { now + d }
+                };
+                Case {
+                    tz,
+                    active,
+                    cron,
+                    windows,
+                    now,
+                    last_run: run.map(near),
+                    last_attempt: attempt.map(near),
+                    failures,
+                    stopped: stopped.map(near),
+                    max_backoff,
+                }
+            },
+        )
 }
 
 proptest! {
@@ -546,6 +664,9 @@ proptest! {
             last_run_at: c.last_run,
             last_attempt_at: c.last_attempt,
             until: None,
+            failures: c.failures,
+            last_stopped_at: c.stopped,
+            max_backoff: c.max_backoff,
         };
         let t = c.now;
         match next_due(&input, t, &c.tz) {
@@ -607,6 +728,9 @@ proptest! {
             last_run_at: run.map(instant),
             last_attempt_at: attempt.map(instant),
             until: None,
+            failures: 0,
+            last_stopped_at: None,
+            max_backoff: MAX_BACKOFF,
         };
         let now = instant(now);
         let _ = due(&input, now, &tz);
@@ -626,6 +750,9 @@ fn extreme_instants_do_not_panic() {
             last_run_at: Some(t),
             last_attempt_at: Some(t),
             until: None,
+            failures: 0,
+            last_stopped_at: None,
+            max_backoff: MAX_BACKOFF,
         };
         let _ = due(&input, t, &New_York);
         let _ = next_due(&input, t, &New_York);
@@ -643,6 +770,9 @@ fn nothing_is_due_from_until_on() {
         last_run_at: Some(at("2026-05-08T10:00:05Z")),
         last_attempt_at: Some(at("2026-05-08T10:00:00Z")),
         until: Some(until),
+        failures: 0,
+        last_stopped_at: None,
+        max_backoff: MAX_BACKOFF,
     };
     // Before: the 11:00 occurrence is next; the 12:00 one is at `until` and never fires.
     assert_eq!(next_due(&input, at("2026-05-08T10:30:00Z"), &Utc), Some(at("2026-05-08T11:00:00.001Z")));

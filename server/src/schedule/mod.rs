@@ -11,7 +11,9 @@ pub mod zone;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use cron::{CronField, CronParseError, CronSchedule, presets};
-pub use due::{CronSkip, Decision, DueTrigger, ScheduleInput, SkipReason, WindowSkip, due, next_due};
+pub use due::{
+    CronSkip, Decision, DueTrigger, ScheduleInput, SkipReason, WindowSkip, due, due_asked, next_due,
+};
 pub use trigger::TriggerKind;
 pub use until::Until;
 pub use window::{Band, TimeOfDay, TimeOfDayError, Window};

@@ -15,6 +15,19 @@ pub fn grouped(n: impl TryInto<u64>) -> String {
     out
 }
 
+/// `n` as an English ordinal: "1st", "2nd", "3rd", "11th", "22nd".
+pub fn ordinal(n: impl Into<u64>) -> String {
+    let n: u64 = n.into();
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 /// `n` and `noun`, the noun plural unless `n` is 1: `count(1, "note")` is "1 note",
 /// `count(2, "entry")` is "2 entries".
 pub fn count(n: usize, noun: &str) -> String {
