@@ -23,7 +23,9 @@ pub const DOCUMENT_TEXT: &str = "livenote/documentText";
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NoteStatusParams {
-    pub text_document: TextDocumentIdentifier,
+    /// Absent when a client asks without a document (`{}`): the answer is then `null`.
+    #[serde(default)]
+    pub text_document: Option<TextDocumentIdentifier>,
 }
 
 /// `livenote/noteStatus`: `{"live": false}` for a passive note, else the `listNotes` item
