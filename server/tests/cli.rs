@@ -266,9 +266,11 @@ fn init_then_run() {
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("Updated: It is "), "{out:?}");
     let note = std::fs::read_to_string(dir.path().join("what-time-is-it.md")).unwrap_or_default();
     assert!(note.contains("lastRunError: null") && note.contains("\n# What time is it?\n\nIt is "), "{note}");
-    // A second init keeps what is there.
+    // A second init keeps what is there, and does not ask to trust a folder that is trusted.
     let out = livenote(dir.path(), &["init", "."]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("kept"), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("kept"), "{out:?}");
+    assert!(!said.contains("livenote trust") && said.contains("next: `livenote run "), "{said}");
     // A failing provider: exit 1, the error recorded in the note.
     std::fs::write(
         dir.path().join(".livenote.toml"),
@@ -279,6 +281,9 @@ fn init_then_run() {
     let out = livenote(dir.path(), &["run", "what-time-is-it.md"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("changed since you trusted"), "{out:?}");
+    // Changed since trusted: init says to review and trust it.
+    let out = livenote(dir.path(), &["init", "."]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("then `livenote trust ."), "{out:?}");
     assert_eq!(livenote(dir.path(), &["trust", "."]).status.code(), Some(0));
     let out = livenote(dir.path(), &["run", "what-time-is-it.md"]);
     assert_eq!(out.status.code(), Some(1));
