@@ -240,11 +240,12 @@ fn list_answers_what_fires_tomorrow_morning() {
         0,
         expect![[r#"
             NOTE                STATUS     DUE     NEXT                       LAST RUN
-            hourly.md           untrusted  cron    2026-11-24T08:00:00-06:00  2026-11-23T14:00:01.000Z
-            morning.md          untrusted  window  2026-11-24T08:00:00-06:00  2026-11-22T14:30:00.000Z
+            hourly.md           untrusted  cron    2026-11-24T08:00:00-06:00  2026-11-23T08:00:01-06:00
+            morning.md          untrusted  window  2026-11-24T08:00:00-06:00  2026-11-22T08:30:00-06:00
             paused.md           paused     -       -                          never
             sub/broken-crlf.md  invalid    -       -                          never
             sub/failed.md       untrusted  -       -                          never
+                error: provider timed out after 10m
         "#]],
     );
     let bad = livenote(v.path(), &["list", "--at", "tomorrow"]);
@@ -782,7 +783,7 @@ fn list_at_shows_next_due_until_the_note_expires() {
         0,
         expect![[r#"
             NOTE     STATUS     DUE     NEXT                       LAST RUN
-            conf.md  expired    -       -                          2026-11-24T14:00:05.000Z
+            conf.md  expired    -       -                          2026-11-24T08:00:05-06:00
         "#]],
     );
 }
