@@ -62,7 +62,9 @@ pub fn run(dir: Option<PathBuf>, clock_file: Option<PathBuf>) -> Result<u8> {
 }
 
 async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
-    let config = Config::load_logged(&root);
+    let mut said = Said::default();
+    let (config, problems) = Config::load(Some(&root), None);
+    said.config(&config, &problems);
     let exclude = config.scheduler.exclude.clone();
     let trust = TrustStore::user();
     let engine = Arc::new(Engine::new(&root, clock, Zone::Local, Arc::new(DiskIo), config, trust));
@@ -72,24 +74,7 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
     }
     let live = index.live_notes().count();
     tracing::info!("watch {}: {}, {live} live", root.display(), crate::text::count(index.len(), "note"));
-    if !engine.scheduling_enabled() {
-        tracing::warn!(
-            "scheduling off {}: `[scheduler] enabled = false` in the configuration; nothing runs on its own",
-            root.display()
-        );
-    } else if let Some(t) = engine.trust.as_ref().map(|t| t.check(&root)).filter(|t| !t.is_trusted()) {
-        tracing::warn!(
-            "untrusted {}: {}; nothing runs on its own until you run `livenote trust {}`",
-            root.display(),
-            t.reason(),
-            root.display()
-        );
-    } else if engine.trust.is_none() {
-        tracing::warn!(
-            "untrusted {}: no data folder for a trust store; nothing runs on its own",
-            root.display()
-        );
-    }
+    let said = Arc::new(std::sync::Mutex::new(said));
     let index = Arc::new(RwLock::new(index));
     let notes: crate::events::NotesFn = {
         let (root, index, clock, zone) = (root.clone(), index.clone(), engine.clock.clone(), engine.zone);
@@ -128,6 +113,8 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
         let _ = std::fs::create_dir_all(&dir);
         let _ = notify::Watcher::watch(&mut watcher, &dir, notify::RecursiveMode::NonRecursive);
     }
+    // Said once the folder is watched: from this line on, a change is heard.
+    said.lock().unwrap_or_else(std::sync::PoisonError::into_inner).folder(&engine);
     let routing = {
         let service = service.clone();
         tokio::spawn(async move {
@@ -136,10 +123,13 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
                 // Trust granted from another shell, or the folder's config changed (a changed
                 // file is untrusted until trusted again): reload the configuration.
                 let reload = || {
-                    let config = Config::load_logged(&service.engine.root);
+                    let (config, problems) = Config::load(Some(&service.engine.root), None);
+                    let mut said = said.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    said.config(&config, &problems);
                     if let Ok(mut c) = service.engine.config.write() {
                         *c = config;
                     }
+                    said.folder(&service.engine);
                 };
                 service.on_file(&path, &refresh, &reload);
             }
@@ -150,4 +140,68 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
     routing.abort();
     drop(watcher);
     Ok(0)
+}
+
+/// What `watch` last said about the folder, so that each change is said once: the
+/// configuration's problems (a new `.livenote.toml` brings several file events, each a reload)
+/// and whether notes run on their own.
+#[derive(Default)]
+struct Said {
+    problems: Vec<String>,
+    /// The folder's line; `None` before the first.
+    folder: Option<String>,
+}
+
+impl Said {
+    /// Warn about the problems not said at the previous load. The folder's file ignored for
+    /// want of trust is left to [`Said::folder`]'s line, which says the same with what it means.
+    fn config(&mut self, config: &Config, problems: &[crate::config::ConfigProblem]) {
+        let ignored = config.ignored_folder.as_ref().map(|i| (i.path.as_path(), i.problem()));
+        let lines: Vec<String> = problems
+            .iter()
+            .filter(|p| {
+                ignored.as_ref().is_none_or(|(path, m)| p.path.as_deref() != Some(*path) || p.message != *m)
+            })
+            .map(ToString::to_string)
+            .collect();
+        for line in lines.iter().filter(|l| !self.problems.contains(l)) {
+            tracing::warn!("config {line}");
+        }
+        self.problems = lines;
+    }
+
+    /// One line when whether notes run on their own changes (trust granted or withdrawn, the
+    /// config changed, scheduling turned off); nothing at start when they do.
+    fn folder(&mut self, engine: &Engine) {
+        let root = engine.root.display();
+        let (line, warn) = if !engine.scheduling_enabled() {
+            let line = format!(
+                "scheduling off {root}: `[scheduler] enabled = false` in the configuration; nothing runs on its own"
+            );
+            (line, true)
+        } else if let Some(t) =
+            engine.trust.as_ref().map(|t| t.check(&engine.root)).filter(|t| !t.is_trusted())
+        {
+            let why = t.reason();
+            let ignored = engine.config.read().is_ok_and(|c| c.ignored_folder.is_some());
+            let config = if ignored { "its .livenote.toml is ignored and " } else { "" };
+            let line = format!(
+                "untrusted {root}: {why}; {config}nothing runs on its own until you run `livenote trust {root}`"
+            );
+            (line, true)
+        } else if engine.trust.is_none() {
+            (format!("untrusted {root}: no data folder for a trust store; nothing runs on its own"), true)
+        } else {
+            (format!("trusted {root}: notes run on their own"), false)
+        };
+        if self.folder.as_ref() == Some(&line) {
+            return;
+        }
+        match (warn, self.folder.is_some()) {
+            (true, _) => tracing::warn!("{line}"),
+            (false, true) => tracing::info!("{line}"),
+            (false, false) => {}
+        }
+        self.folder = Some(line);
+    }
 }
