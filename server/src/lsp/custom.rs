@@ -26,6 +26,10 @@ pub struct NoteStatusParams {
     /// Absent when a client asks without a document (`{}`): the answer is then `null`.
     #[serde(default)]
     pub text_document: Option<TextDocumentIdentifier>,
+    /// Anything else: ignored beside a document, refused without one (`{"uri": 3}` is a
+    /// mistake to report, not a request for no note).
+    #[serde(flatten)]
+    pub rest: serde_json::Map<String, serde_json::Value>,
 }
 
 /// `livenote/noteStatus`: `{"live": false}` for a passive note, else the `listNotes` item

@@ -53,7 +53,10 @@ impl Backend {
     ) -> Result<Option<super::custom::NoteStatus>> {
         match params.text_document {
             Some(doc) => super::custom::note_status(&self.state, &doc.uri).map(Some),
-            None => Ok(None),
+            None if params.rest.is_empty() => Ok(None),
+            None => {
+                Err(super::custom::bad_params("livenote/noteStatus takes {\"textDocument\": {\"uri\": ...}}"))
+            }
         }
     }
 }
