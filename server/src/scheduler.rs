@@ -77,6 +77,46 @@ pub struct Memory {
     /// until the instant it becomes due. Without it the scheduler fired such a note and the run
     /// skipped it ("no longer due") every [`REFIRE_PAUSE`] for the whole grace window.
     settled: HashMap<PathBuf, Settled>,
+    /// Each note's state as the last pass saw it, to log its changes (not every pass); `None`
+    /// until the first pass with runs allowed, which records without logging.
+    states: Option<HashMap<PathBuf, NoteState>>,
+}
+
+/// What a log line says of a note's state: [`status::status`] without what the run lines say
+/// already (running, failed) or the folder's line (untrusted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NoteState {
+    Invalid,
+    Expired,
+    Paused,
+    Live,
+}
+
+impl NoteState {
+    fn of(live: &note::model::Live, now: DateTime<Utc>, zone: &crate::schedule::Zone) -> NoteState {
+        match status::status(live, status::RunFacts::default(), now, zone) {
+            status::Status::Invalid => NoteState::Invalid,
+            status::Status::Expired => NoteState::Expired,
+            status::Status::Paused => NoteState::Paused,
+            _ => NoteState::Live,
+        }
+    }
+
+    /// The line for a note that changed into this state (`was`: `None` for a note new since the
+    /// last pass, which says nothing when it is live: its runs will).
+    fn log(self, rel: &str, was: Option<NoteState>) {
+        match (self, was) {
+            (NoteState::Invalid, _) => tracing::warn!(
+                "invalid {rel}: its live block has errors (`livenote check` shows them); it does not run until they are fixed"
+            ),
+            (NoteState::Expired, _) => {
+                tracing::info!("expired {rel}: `until` has passed; it no longer runs on its own")
+            }
+            (NoteState::Paused, _) => tracing::info!("paused {rel}: `active: false`; it runs only by hand"),
+            (NoteState::Live, Some(_)) => tracing::info!("live {rel}: it runs on its own again"),
+            (NoteState::Live, None) => {}
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -133,11 +173,24 @@ impl Scheduler {
         let mut pass = Pass::default();
         memory.recently.retain(|_, at| at.elapsed() < REFIRE_PAUSE);
         if !self.engine.unattended_runs() {
+            // The folder's own line says nothing runs; states are recorded afresh after it.
+            memory.states = None;
             return pass;
         }
         let now = self.engine.clock.now();
-        for (path, entry) in self.source.live_notes() {
+        let notes = self.source.live_notes();
+        let mut before = memory.states.take();
+        let mut states = HashMap::with_capacity(notes.len());
+        for (path, entry) in notes {
             let Some(live) = &entry.live else { continue };
+            let state = NoteState::of(live, now, &self.engine.zone);
+            if let Some(before) = &mut before {
+                let was = before.remove(&path);
+                if was != Some(state) {
+                    state.log(&self.engine.rel(&path), was);
+                }
+            }
+            states.insert(path.clone(), state);
             if live.has_errors || !live.active || self.engine.registry.is_running(&path) {
                 continue;
             }
@@ -176,7 +229,16 @@ impl Scheduler {
                                 );
                                 me.remember_skip(&path);
                             }
-                            _ => log_outcome(&rel, &outcome, &|id| me.engine.last_run(id)),
+                            Outcome::Failed { .. } | Outcome::Stopped { .. } => {
+                                let retry = me.retry_text(&path);
+                                log_outcome_retrying(
+                                    &rel,
+                                    &outcome,
+                                    &|id| me.engine.last_run(id),
+                                    Some(&retry),
+                                );
+                            }
+                            Outcome::Done { .. } => log_outcome(&rel, &outcome, &|id| me.engine.last_run(id)),
                         }
                         me.wake.notify_one();
                     });
@@ -190,7 +252,24 @@ impl Scheduler {
                 }
             }
         }
+        memory.states = Some(states);
         pass
+    }
+
+    /// When a note whose run just failed runs again, as its log line says it: "retry at 14:20"
+    /// in local time, from the schedule every surface shows ([`status::schedule_view`]: the
+    /// backoff, the next occurrence, `until`), as the note reads now.
+    fn retry_text(&self, path: &Path) -> String {
+        let now = self.engine.clock.now();
+        let zone = &self.engine.zone;
+        let next = self.engine.io.read(path).ok().and_then(|text| {
+            let analysis = note::analyze(&text, &note::Options::default());
+            analysis.live.as_ref().and_then(|live| status::schedule_view(live, now, zone).next_due)
+        });
+        match next {
+            Some(t) => format!("retry at {}", crate::ide::text::at_local(t, now, zone)),
+            None => "not retried on its own".to_owned(),
+        }
     }
 
     /// What the scheduler compares to tell whether a skipped note changed: the text its run
@@ -269,11 +348,23 @@ impl Scheduler {
 /// run) says so at the end: "done notes/a.md: Updated (3 model calls, 12,345 tokens, ...)".
 /// `last_run` looks a run's totals up (`Engine::last_run`).
 pub fn log_outcome(rel: &str, outcome: &Outcome, last_run: &dyn Fn(&str) -> Option<crate::cost::LastRun>) {
+    log_outcome_retrying(rel, outcome, last_run, None);
+}
+
+/// [`log_outcome`], a failure saying when the note is tried again ("retry at 14:20"), so a
+/// user reading the log knows what happens next without looking at the note.
+pub fn log_outcome_retrying(
+    rel: &str,
+    outcome: &Outcome,
+    last_run: &dyn Fn(&str) -> Option<crate::cost::LastRun>,
+    retry: Option<&str>,
+) {
     let cost = |id: &str| last_run(id).map(|r| format!(" ({})", r.totals.brief())).unwrap_or_default();
+    let retry = retry.map(|r| format!(" ({r})")).unwrap_or_default();
     match outcome {
         Outcome::Done { summary, run_id } => tracing::info!("done {rel}: {summary}{}", cost(run_id)),
-        Outcome::Failed { error, run_id } => tracing::warn!("failed {rel}: {error}{}", cost(run_id)),
-        Outcome::Stopped { .. } => tracing::warn!("failed {rel}: stopped"),
+        Outcome::Failed { error, run_id } => tracing::warn!("failed {rel}: {error}{}{retry}", cost(run_id)),
+        Outcome::Stopped { .. } => tracing::warn!("failed {rel}: stopped{retry}"),
         Outcome::Skipped(reason) => tracing::info!("skip {rel} ({reason})"),
     }
 }

@@ -240,11 +240,12 @@ fn list_answers_what_fires_tomorrow_morning() {
         0,
         expect![[r#"
             NOTE                STATUS     DUE     NEXT                       LAST RUN
-            hourly.md           untrusted  cron    2026-11-24T08:00:00-06:00  2026-11-23T14:00:01.000Z
-            morning.md          untrusted  window  2026-11-24T08:00:00-06:00  2026-11-22T14:30:00.000Z
+            hourly.md           untrusted  cron    2026-11-24T08:00:00-06:00  2026-11-23T08:00:01-06:00
+            morning.md          untrusted  window  2026-11-24T08:00:00-06:00  2026-11-22T08:30:00-06:00
             paused.md           paused     -       -                          never
             sub/broken-crlf.md  invalid    -       -                          never
             sub/failed.md       untrusted  -       -                          never
+                error: provider timed out after 10m
         "#]],
     );
     let bad = livenote(v.path(), &["list", "--at", "tomorrow"]);
@@ -266,9 +267,11 @@ fn init_then_run() {
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("Updated: It is "), "{out:?}");
     let note = std::fs::read_to_string(dir.path().join("what-time-is-it.md")).unwrap_or_default();
     assert!(note.contains("lastRunError: null") && note.contains("\n# What time is it?\n\nIt is "), "{note}");
-    // A second init keeps what is there.
+    // A second init keeps what is there, and does not ask to trust a folder that is trusted.
     let out = livenote(dir.path(), &["init", "."]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("kept"), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("kept"), "{out:?}");
+    assert!(!said.contains("livenote trust") && said.contains("next: `livenote run "), "{said}");
     // A failing provider: exit 1, the error recorded in the note.
     std::fs::write(
         dir.path().join(".livenote.toml"),
@@ -279,6 +282,9 @@ fn init_then_run() {
     let out = livenote(dir.path(), &["run", "what-time-is-it.md"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("changed since you trusted"), "{out:?}");
+    // Changed since trusted: init says to review and trust it.
+    let out = livenote(dir.path(), &["init", "."]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("then `livenote trust ."), "{out:?}");
     assert_eq!(livenote(dir.path(), &["trust", "."]).status.code(), Some(0));
     let out = livenote(dir.path(), &["run", "what-time-is-it.md"]);
     assert_eq!(out.status.code(), Some(1));
@@ -837,7 +843,7 @@ fn list_at_shows_next_due_until_the_note_expires() {
         0,
         expect![[r#"
             NOTE     STATUS     DUE     NEXT                       LAST RUN
-            conf.md  expired    -       -                          2026-11-24T14:00:05.000Z
+            conf.md  expired    -       -                          2026-11-24T08:00:05-06:00
         "#]],
     );
 }

@@ -319,3 +319,86 @@ fn list_at_counts_the_edges_of_the_grace_and_the_window() {
     assert_eq!(due("2026-11-23T12:00:59.999Z")[1], "window");
     assert_eq!(due("2026-11-23T12:01:00Z")[1], serde_json::Value::Null);
 }
+
+/// `watch` says what happens to a note while it runs, once per change and not once per pass
+/// of the scheduler: a failure says when the note is retried (the backoff's end, from the
+/// schedule every surface shows), and the note becoming paused, invalid, expired and live
+/// again, and the folder untrusted and trusted again, is one line each. The folder's ignored
+/// configuration is said once, by the untrusted line.
+#[test]
+fn watch_says_each_change_of_state_once() {
+    let note = "---\nlive:\n  objective: o\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n# N\n";
+    let ws = Workspace::with_note(&command_config("echo broken >&2; exit 3"), note);
+    ws.set_clock("2026-11-23T09:00:30Z");
+    let mut w = ws.watch_clock();
+    w.wait_for("failed n.md: exited with status 3: broken (retry at 09:05)");
+    let edit = |from: &str, to: &str| {
+        let text = ws.note();
+        assert!(text.contains(from), "{text}");
+        std::fs::write(ws.root.join("n.md"), text.replace(from, to)).unwrap_or_else(|e| panic!("{e}"));
+    };
+    // Each change is waited for, then the scheduler gets many passes (the clock file is read
+    // every 50 ms) to repeat it.
+    edit("  objective: o\n", "  objective: o\n  active: false\n");
+    w.wait_for("paused n.md");
+    std::thread::sleep(Duration::from_millis(400));
+    edit("  active: false\n", "  active: maybe\n");
+    w.wait_for("invalid n.md");
+    std::thread::sleep(Duration::from_millis(400));
+    edit("  active: maybe\n", "  until: 2026-11-22\n");
+    w.wait_for("expired n.md");
+    std::thread::sleep(Duration::from_millis(400));
+    edit("  until: 2026-11-22\n", "");
+    w.wait_for("live n.md");
+    std::thread::sleep(Duration::from_millis(400));
+    // The folder's configuration changes: untrusted until trusted again.
+    let config = ws.root.join(".livenote.toml");
+    let changed = format!("{}# changed\n", std::fs::read_to_string(&config).unwrap_or_default());
+    std::fs::write(&config, changed).unwrap_or_else(|e| panic!("{e}"));
+    w.wait_for("untrusted ");
+    std::thread::sleep(Duration::from_millis(400));
+    let out = ws.livenote(&["trust", "."]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    w.wait_for(" trusted /");
+    std::thread::sleep(Duration::from_millis(400));
+    let lines = w.stop();
+    let count = |needle: &str| lines.iter().filter(|l| l.contains(needle)).count();
+    for needle in [
+        "failed n.md",
+        "paused n.md",
+        "invalid n.md",
+        "expired n.md",
+        "live n.md",
+        "untrusted /",
+        " trusted /",
+    ] {
+        assert_eq!(count(needle), 1, "{needle:?} said {} times: {lines:#?}", count(needle));
+    }
+    assert_eq!(count(".livenote.toml: ignored"), 0, "said twice: {lines:#?}");
+    assert!(lines.iter().any(|l| l.contains("it changed since you trusted this folder")), "{lines:#?}");
+}
+
+/// In an untrusted folder `watch` says so once at start, and once more when a `.livenote.toml`
+/// appears (it is ignored): not once per file event of its writing.
+#[test]
+fn watch_says_once_that_an_untrusted_folders_config_is_ignored() {
+    let note = "---\nlive:\n  objective: o\n---\n# N\n";
+    let ws = Workspace::with_note(&command_config("echo hi"), note);
+    let out = ws.livenote(&["untrust", "."]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let config = ws.root.join(".livenote.toml");
+    let text = std::fs::read_to_string(&config).unwrap_or_default();
+    std::fs::remove_file(&config).unwrap_or_else(|e| panic!("{e}"));
+    ws.set_clock("2026-11-23T09:00:30Z");
+    let mut w = ws.watch_clock();
+    w.wait_for("untrusted /");
+    // Written in two steps, as editors and `git` do: several file events.
+    std::fs::write(&config, "").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&config, &text).unwrap_or_else(|e| panic!("{e}"));
+    w.wait_for(".livenote.toml is ignored");
+    std::thread::sleep(Duration::from_millis(600));
+    let lines = w.stop();
+    let count = |needle: &str| lines.iter().filter(|l| l.contains(needle)).count();
+    assert_eq!((count("untrusted /"), count(".livenote.toml is ignored")), (2, 1), "{lines:#?}");
+    assert_eq!(count(".livenote.toml: ignored"), 0, "said twice: {lines:#?}");
+}

@@ -302,3 +302,52 @@ fn lsp_log_file_gets_the_whole_log_and_a_fifo_is_refused() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stderr.contains(&refusal), "{stderr}");
 }
+
+/// Many clients send `{}` (or `[]`, or `null`) for "no parameters": `livenote/listNotes`
+/// answers the list to each of them and to no `params` at all; `livenote/noteStatus` without
+/// a document answers `null`, and with one its status.
+#[test]
+fn livenote_requests_take_empty_or_null_params() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path();
+    let (uri, root_uri) = runnable_workspace(root);
+    let mut s = Server::start(root);
+    s.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "processId": null, "rootUri": root_uri, "capabilities": {}}}));
+    s.wait("initialize", |m| m["id"] == 1);
+    s.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    let mut id = 10;
+    let mut ask = |s: &mut Server, method: &str, params: Option<Value>| {
+        id += 1;
+        let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if let Some(p) = params {
+            msg["params"] = p;
+        }
+        s.send(msg);
+        s.wait(method, |m| m["id"] == id)
+    };
+    // The index fills in the background: wait until the note is listed.
+    for _ in 0..200 {
+        let r = ask(&mut s, "livenote/listNotes", None);
+        if r["result"].as_array().is_some_and(|a| !a.is_empty()) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for params in [None, Some(Value::Null), Some(json!({})), Some(json!([]))] {
+        let r = ask(&mut s, "livenote/listNotes", params.clone());
+        assert_eq!(r["result"][0]["path"], "news.md", "params {params:?}: {r}");
+    }
+    for params in [None, Some(Value::Null), Some(json!({})), Some(json!([]))] {
+        let r = ask(&mut s, "livenote/noteStatus", params.clone());
+        assert!(r.get("error").is_none(), "params {params:?}: {r}");
+        assert_eq!(r["result"], Value::Null, "params {params:?}: {r}");
+    }
+    let r = ask(&mut s, "livenote/noteStatus", Some(json!({"textDocument": {"uri": uri}})));
+    assert_eq!((&r["result"]["live"], &r["result"]["path"]), (&json!(true), &json!("news.md")), "{r}");
+    // Parameters that are there and wrong are still refused.
+    let r = ask(&mut s, "livenote/listNotes", Some(json!({"x": 1})));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let (code, stderr) = s.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+}

@@ -19,8 +19,18 @@ pub fn run(note: &Path, format: Format, out: &mut impl Write) -> Result<u8> {
             writeln!(out)?;
         }
         Format::Text => {
+            // Columns as wide as their widest value, so the header sits over them.
+            let id_width = runs.iter().map(|r| r.id.len()).max().unwrap_or(0).max(3);
+            let time_width =
+                runs.iter().map(|r| r.time.as_deref().map_or(1, str::len)).max().unwrap_or(0).max(4);
             if runs.is_empty() {
                 writeln!(out, "no runs of {} are recorded", engine.rel(&path))?;
+            } else {
+                writeln!(
+                    out,
+                    "{:<id_width$}  {:<time_width$}  {:<7} {:<10} {:<9} {:<8}  SUMMARY",
+                    "RUN", "TIME", "TRIGGER", "OUTCOME", "LINES", "SNAPSHOT"
+                )?;
             }
             for r in &runs {
                 let lines = match (r.lines_added, r.lines_removed) {
@@ -29,7 +39,7 @@ pub fn run(note: &Path, format: Format, out: &mut impl Write) -> Result<u8> {
                 };
                 writeln!(
                     out,
-                    "{}  {}  {:<7} {:<10} {:<9} {:<8}  {}",
+                    "{:<id_width$}  {:<time_width$}  {:<7} {:<10} {:<9} {:<8}  {}",
                     r.id,
                     r.time.as_deref().unwrap_or("?"),
                     r.trigger.as_deref().unwrap_or("?"),

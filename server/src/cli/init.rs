@@ -59,24 +59,28 @@ pub fn run(dir: Option<PathBuf>, out: &mut impl Write) -> Result<u8> {
     // that content. A `.livenote.toml` that was already there is not (it may have come with a
     // cloned folder): the user reviews it and runs `livenote trust`.
     let wrote_config = created.iter().any(|c| c.ends_with(".livenote.toml"));
-    let trusted = wrote_config
-        && match crate::workspace::trust::TrustStore::user() {
-            Some(store) => {
-                let expected: crate::workspace::trust::Digest =
-                    Some(crate::workspace::trust::digest_bytes(CONFIG.as_bytes()));
-                match store.trust_expecting(&dir, Some(&expected)) {
-                    Ok(r) => {
-                        writeln!(out, "trusted {} with the .livenote.toml written now", r.path)?;
-                        true
-                    }
-                    Err(e) => {
-                        tracing::warn!("trust {}: {e}", dir.display());
-                        false
+    let store = crate::workspace::trust::TrustStore::user();
+    // A kept configuration the user trusted already (`init .` again) needs no second trust.
+    let already = !wrote_config && store.as_ref().is_some_and(|s| s.is_trusted(&dir));
+    let trusted = already
+        || (wrote_config
+            && match store {
+                Some(store) => {
+                    let expected: crate::workspace::trust::Digest =
+                        Some(crate::workspace::trust::digest_bytes(CONFIG.as_bytes()));
+                    match store.trust_expecting(&dir, Some(&expected)) {
+                        Ok(r) => {
+                            writeln!(out, "trusted {} with the .livenote.toml written now", r.path)?;
+                            true
+                        }
+                        Err(e) => {
+                            tracing::warn!("trust {}: {e}", dir.display());
+                            false
+                        }
                     }
                 }
-            }
-            None => false,
-        };
+                None => false,
+            });
     if trusted {
         writeln!(
             out,

@@ -42,12 +42,25 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
             serde_json::to_writer_pretty(&mut *out, &items)?;
             writeln!(out)?;
         }
-        Format::Text => table(&items, out)?,
+        Format::Text => table(&items, shown_in, out)?,
     }
     Ok(0)
 }
 
-fn table(items: &[status::ListItem], out: &mut impl Write) -> Result<()> {
+/// The longest `lastRunError` the table shows, on a line under its note (the JSON has it whole).
+const ERROR_CHARS: usize = 100;
+
+/// NEXT and LAST RUN in one format: to the second, in the zone the question was asked in
+/// (`--at`'s offset), else the local one.
+fn table(
+    items: &[status::ListItem],
+    shown_in: Option<chrono::FixedOffset>,
+    out: &mut impl Write,
+) -> Result<()> {
+    let when = |t: &str| match shown_in {
+        Some(offset) => in_offset(t, offset),
+        None => in_local(t),
+    };
     // A file name can hold terminal escapes: shown, never acted on.
     let paths: Vec<_> = items.iter().map(|i| terminal(&i.path)).collect();
     let width = paths.iter().map(|p| p.chars().count()).max().unwrap_or(4).max(4);
@@ -55,8 +68,8 @@ fn table(items: &[status::ListItem], out: &mut impl Write) -> Result<()> {
     for (i, path) in items.iter().zip(&paths) {
         // A failing note's next fire is its retry: say so, with the count.
         let next = match &i.retry_at {
-            Some(at) => format!("retry {at} ({} failure)", crate::text::count::ordinal(i.failures)),
-            None => i.next_due.clone().unwrap_or_else(|| "-".to_owned()),
+            Some(at) => format!("retry {} ({} failure)", when(at), crate::text::count::ordinal(i.failures)),
+            None => i.next_due.as_deref().map_or_else(|| "-".to_owned(), when),
         };
         writeln!(
             out,
@@ -65,8 +78,12 @@ fn table(items: &[status::ListItem], out: &mut impl Write) -> Result<()> {
             i.status,
             i.due.unwrap_or("-"),
             next,
-            i.last_run_at.as_deref().unwrap_or("never"),
+            i.last_run_at.as_deref().map_or_else(|| "never".to_owned(), when),
         )?;
+        // Why the latest run failed, where the user looks: not only in the note or the JSON.
+        if let Some(error) = &i.last_run_error {
+            writeln!(out, "    error: {}", terminal(&crate::text::short::one_line(error, ERROR_CHARS)))?;
+        }
     }
     if items.is_empty() {
         writeln!(out, "(no live notes)")?;
@@ -96,5 +113,17 @@ fn parse_at(s: &str) -> Result<(DateTime<Utc>, Option<chrono::FixedOffset>)> {
 fn in_offset(t: &str, offset: chrono::FixedOffset) -> String {
     DateTime::parse_from_rfc3339(t)
         .map(|t| t.with_timezone(&offset).to_rfc3339_opts(chrono::SecondsFormat::Secs, false))
+        .unwrap_or_else(|_| t.to_owned())
+}
+
+/// An RFC 3339 time re-written in the local zone, to the second (left as it is if it does not
+/// parse).
+fn in_local(t: &str) -> String {
+    DateTime::parse_from_rfc3339(t)
+        .map(|t| {
+            t.with_timezone(&crate::schedule::Zone::Local)
+                .fixed_offset()
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
+        })
         .unwrap_or_else(|_| t.to_owned())
 }

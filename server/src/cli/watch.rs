@@ -68,10 +68,10 @@ pub fn run(dir: Option<PathBuf>, clock_file: Option<PathBuf>) -> Result<u8> {
 /// The folder walked: its notes and those of every folder inside with its own
 /// `.livenote.toml` (a root of its own), each root's `[scheduler] exclude` from its own
 /// configuration (`configs`, loaded once per root and kept for its engine).
-fn build_index(root: &Path, configs: &mut Vec<(PathBuf, Config)>) -> Index {
+fn build_index(root: &Path, configs: &mut Vec<(PathBuf, Config)>, said: &Saids) -> Index {
     let config_of = |configs: &mut Vec<(PathBuf, Config)>, r: &Path| {
         if !configs.iter().any(|(c, _)| c == r) {
-            configs.push((r.to_path_buf(), Config::load_logged(r)));
+            configs.push((r.to_path_buf(), load_config(r, said)));
         }
     };
     config_of(configs, root);
@@ -95,27 +95,30 @@ fn build_index(root: &Path, configs: &mut Vec<(PathBuf, Config)>) -> Index {
     index
 }
 
-/// Why nothing of `engine`'s root runs on its own, if so: said once, when its watch starts.
-fn announce(engine: &Engine) {
-    let root = &engine.root;
-    if !engine.scheduling_enabled() {
-        tracing::warn!(
-            "scheduling off {}: `[scheduler] enabled = false` in the configuration; nothing runs on its own",
-            root.display()
-        );
-    } else if let Some(t) = engine.trust.as_ref().map(|t| t.check(root)).filter(|t| !t.is_trusted()) {
-        tracing::warn!(
-            "untrusted {}: {}; nothing runs on its own until you run `livenote trust {}`",
-            root.display(),
-            t.reason(),
-            root.display()
-        );
-    } else if engine.trust.is_none() {
-        tracing::warn!(
-            "untrusted {}: no data folder for a trust store; nothing runs on its own",
-            root.display()
-        );
-    }
+/// What `watch` last said about each root (see [`Said`]), shared by the start and the file
+/// events that reload a root's configuration.
+type Saids = std::sync::Mutex<std::collections::HashMap<PathBuf, Said>>;
+
+fn said_of<'a>(
+    saids: &'a mut std::collections::HashMap<PathBuf, Said>,
+    root: &Path,
+) -> &'a mut Said {
+    saids.entry(root.to_path_buf()).or_default()
+}
+
+/// A root's configuration, its problems said once (not again at each reload that finds them).
+fn load_config(root: &Path, said: &Saids) -> Config {
+    let (config, problems) = Config::load(Some(root), None);
+    let mut saids = said.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    said_of(&mut saids, root).config(&config, &problems);
+    config
+}
+
+/// Whether `engine`'s root runs notes on its own, said when that changes (and at start when
+/// it does not).
+fn say_folder(engine: &Engine, said: &Saids) {
+    let mut saids = said.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    said_of(&mut saids, &engine.root).folder(engine);
 }
 
 /// The scheduler and event processor of one root, wired as the language server wires them.
@@ -124,10 +127,11 @@ fn start_root(
     config: Config,
     clock: &Arc<dyn Clock>,
     index: &Arc<RwLock<Index>>,
+    said: &Saids,
 ) -> Arc<RootService> {
     let engine =
         Arc::new(Engine::new(root, clock.clone(), Zone::Local, Arc::new(DiskIo), config, TrustStore::user()));
-    announce(&engine);
+    say_folder(&engine, said);
     let notes: crate::events::NotesFn = {
         let (root, index, clock, zone) =
             (root.to_path_buf(), index.clone(), engine.clock.clone(), engine.zone);
@@ -177,8 +181,9 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
         let _ = std::fs::create_dir_all(&dir);
         let _ = notify::Watcher::watch(&mut watcher, &dir, notify::RecursiveMode::NonRecursive);
     }
+    let said: Arc<Saids> = Arc::default();
     let mut configs = Vec::new();
-    let index = build_index(&root, &mut configs);
+    let index = build_index(&root, &mut configs, &said);
     let live = index.live_notes().count();
     tracing::info!("watch {}: {}, {live} live", root.display(), crate::text::count(index.len(), "note"));
     for r in index.roots().iter().filter(|r| **r != root) {
@@ -189,7 +194,7 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
     }
     let index = Arc::new(RwLock::new(index));
     let mut services: Vec<Arc<RootService>> =
-        configs.into_iter().map(|(r, config)| start_root(&r, config, &clock, &index)).collect();
+        configs.into_iter().map(|(r, config)| start_root(&r, config, &clock, &index, &said)).collect();
     let routing = {
         let clock = clock.clone();
         let trust_file = trust_file.clone();
@@ -201,7 +206,7 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
                 // now belong to the root around it).
                 if changes_roots(&root, &roots, &path) {
                     let mut configs = Vec::new();
-                    let fresh = build_index(&root, &mut configs);
+                    let fresh = build_index(&root, &mut configs, &said);
                     tracing::info!(
                         "reroot {}: {}",
                         root.display(),
@@ -217,7 +222,7 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
                                     *c = config;
                                 }
                             }
-                            None => services.push(start_root(&r, config, &clock, &index)),
+                            None => services.push(start_root(&r, config, &clock, &index, &said)),
                         }
                     }
                     for s in &services {
@@ -237,10 +242,11 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
                     // Trust granted from another shell, or the folder's config changed (a
                     // changed file is untrusted until trusted again): reload the configuration.
                     let reload = || {
-                        let config = Config::load_logged(&service.engine.root);
+                        let config = load_config(&service.engine.root, &said);
                         if let Ok(mut c) = service.engine.config.write() {
                             *c = config;
                         }
+                        say_folder(&service.engine, &said);
                     };
                     service.on_file(&path, &refresh, &reload);
                 }
@@ -252,4 +258,68 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
     routing.abort();
     drop(watcher);
     Ok(0)
+}
+
+/// What `watch` last said about the folder, so that each change is said once: the
+/// configuration's problems (a new `.livenote.toml` brings several file events, each a reload)
+/// and whether notes run on their own.
+#[derive(Default)]
+struct Said {
+    problems: Vec<String>,
+    /// The folder's line; `None` before the first.
+    folder: Option<String>,
+}
+
+impl Said {
+    /// Warn about the problems not said at the previous load. The folder's file ignored for
+    /// want of trust is left to [`Said::folder`]'s line, which says the same with what it means.
+    fn config(&mut self, config: &Config, problems: &[crate::config::ConfigProblem]) {
+        let ignored = config.ignored_folder.as_ref().map(|i| (i.path.as_path(), i.problem()));
+        let lines: Vec<String> = problems
+            .iter()
+            .filter(|p| {
+                ignored.as_ref().is_none_or(|(path, m)| p.path.as_deref() != Some(*path) || p.message != *m)
+            })
+            .map(ToString::to_string)
+            .collect();
+        for line in lines.iter().filter(|l| !self.problems.contains(l)) {
+            tracing::warn!("config {line}");
+        }
+        self.problems = lines;
+    }
+
+    /// One line when whether notes run on their own changes (trust granted or withdrawn, the
+    /// config changed, scheduling turned off); nothing at start when they do.
+    fn folder(&mut self, engine: &Engine) {
+        let root = engine.root.display();
+        let (line, warn) = if !engine.scheduling_enabled() {
+            let line = format!(
+                "scheduling off {root}: `[scheduler] enabled = false` in the configuration; nothing runs on its own"
+            );
+            (line, true)
+        } else if let Some(t) =
+            engine.trust.as_ref().map(|t| t.check(&engine.root)).filter(|t| !t.is_trusted())
+        {
+            let why = t.reason();
+            let ignored = engine.config.read().is_ok_and(|c| c.ignored_folder.is_some());
+            let config = if ignored { "its .livenote.toml is ignored and " } else { "" };
+            let line = format!(
+                "untrusted {root}: {why}; {config}nothing runs on its own until you run `livenote trust {root}`"
+            );
+            (line, true)
+        } else if engine.trust.is_none() {
+            (format!("untrusted {root}: no data folder for a trust store; nothing runs on its own"), true)
+        } else {
+            (format!("trusted {root}: notes run on their own"), false)
+        };
+        if self.folder.as_ref() == Some(&line) {
+            return;
+        }
+        match (warn, self.folder.is_some()) {
+            (true, _) => tracing::warn!("{line}"),
+            (false, true) => tracing::info!("{line}"),
+            (false, false) => {}
+        }
+        self.folder = Some(line);
+    }
 }

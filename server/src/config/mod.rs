@@ -107,7 +107,7 @@ impl IgnoredFolderConfig {
     }
 
     /// For the file's problem list: "ignored: <why>; ...".
-    fn problem(&self) -> String {
+    pub fn problem(&self) -> String {
         format!(
             "ignored: {}; livenote uses only your own configuration here until you trust the folder (`livenote trust {}`)",
             self.trust.reason(),

@@ -269,6 +269,7 @@ fn the_event_run_message_states_the_directive_once() {
         local_now: "2026-05-08T15:00:00+00:00".to_owned(),
         time_zone: "UTC".to_owned(),
         workspace_root: PathBuf::from("/w"),
+        trusted: true,
         run_id: "01JTX3".to_owned(),
         model: None,
         mcp_servers: Vec::new(),

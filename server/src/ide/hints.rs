@@ -8,7 +8,9 @@
 //! - Values that did not validate get no hint (their diagnostics speak), and on an invalid
 //!   note only the facts survive (a cron's meaning, `lastRunAt`'s age, "paused"): the
 //!   scheduler ignores invalid notes, so "next 10:00" or "due now" would be false.
-//! - On a paused note cron and window hints drop their schedule part for the same reason.
+//! - On a paused or expired note cron and window hints drop their schedule part for the same
+//!   reason (an expired note's "opens 14:00" would promise a run that never comes; its `until`
+//!   hint says "ended").
 //! - A cron or window that is due but held back by the backoff reads "due in 3 min".
 //! - Windows: "opens 13:00" before today's band, "due now" inside it, "due in 3 min" inside it
 //!   during a backoff that ends before the band does, "done today" once a successful run landed
@@ -49,8 +51,9 @@ pub fn inlay_hints<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Hint
     let Some(live) = &ctx.analysis.live else { return Vec::new() };
     let range = floor_range(ctx.text, range);
     let view = status::schedule_view(live, ctx.now, ctx.tz);
-    // Whether the scheduler considers the note at all (it ignores invalid and paused notes).
-    let scheduled = !live.has_errors && live.active;
+    // Whether the scheduler considers the note at all (it ignores invalid, paused and expired
+    // notes: an expired note's windows never open again, so they get no hint).
+    let scheduled = !live.has_errors && live.active && !live.expired(ctx.now, ctx.tz);
     let mut hints = Vec::new();
     let mut push = |offset: usize, label: String, tooltip: Option<String>| {
         if range.start <= offset && offset <= range.end {
@@ -129,7 +132,7 @@ pub fn inlay_hints<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Hint
 
     if let (Some(t), Some(span)) = (live.last_run_at, live.runtime_span("lastRunAt")) {
         let local = t.with_timezone(ctx.tz).naive_local().format("%a %-d %b %Y %H:%M");
-        push(span.end, ago(t, ctx.now), Some(format!("Latest successful run: {local} (local time)")));
+        push(span.end, ago(t, ctx.now), Some(format!("Latest successful run, ended: {local} (local time)")));
     }
 
     if !live.active

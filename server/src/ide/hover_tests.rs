@@ -390,8 +390,8 @@ fn runtime_fields() {
 
             `live.lastRunAt` · timestamp, written by livenote
 
-            Written by livenote: when the latest successful run started. Anchors every trigger's
-            cycle.
+            Written by livenote: when the latest successful run ended (the moment its result was
+            written). Anchors every trigger's cycle.
         "#]],
     );
     check(
@@ -422,8 +422,8 @@ fn runtime_fields() {
 
             `live.lastRunAt` · timestamp, written by livenote
 
-            Written by livenote: when the latest successful run started. Anchors every trigger's
-            cycle.
+            Written by livenote: when the latest successful run ended (the moment its result was
+            written). Anchors every trigger's cycle.
         "#]],
     );
     check(

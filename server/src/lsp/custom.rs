@@ -23,7 +23,13 @@ pub const DOCUMENT_TEXT: &str = "livenote/documentText";
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NoteStatusParams {
-    pub text_document: TextDocumentIdentifier,
+    /// Absent when a client asks without a document (`{}`): the answer is then `null`.
+    #[serde(default)]
+    pub text_document: Option<TextDocumentIdentifier>,
+    /// Anything else: ignored beside a document, refused without one (`{"uri": 3}` is a
+    /// mistake to report, not a request for no note).
+    #[serde(flatten)]
+    pub rest: serde_json::Map<String, serde_json::Value>,
 }
 
 /// `livenote/noteStatus`: `{"live": false}` for a passive note, else the `listNotes` item

@@ -242,6 +242,40 @@ fn check(body: &[u8]) -> Option<(i64, String, Id)> {
     ))
 }
 
+/// livenote's own requests with the parameters clients send for "none": `livenote/listNotes`
+/// takes none, and many clients send `{}` or `[]` where tower-lsp-server accepts only no
+/// `params` or `null`; `livenote/noteStatus` given none (`{}`, `null`, nothing) answers `null`,
+/// so a status bar asking without a document gets "no note" rather than an error. Other
+/// messages pass as they are (the prefilter spares every other body a second parse).
+fn lenient_params(body: Vec<u8>) -> Vec<u8> {
+    if memchr::memmem::find(&body, b"livenote/").is_none() {
+        return body;
+    }
+    let Ok(serde_json::Value::Object(mut msg)) = serde_json::from_slice::<serde_json::Value>(&body) else {
+        return body;
+    };
+    let empty = |p: Option<&serde_json::Value>| match p {
+        None | Some(serde_json::Value::Null) => true,
+        Some(serde_json::Value::Object(o)) => o.is_empty(),
+        Some(serde_json::Value::Array(a)) => a.is_empty(),
+        Some(_) => false,
+    };
+    let method = msg.get("method").and_then(serde_json::Value::as_str);
+    let params = msg.get("params");
+    match method {
+        Some(super::custom::LIST_NOTES) if empty(params) && params.is_some() => {
+            msg.remove("params");
+        }
+        Some(super::custom::NOTE_STATUS)
+            if empty(params) && !params.is_some_and(serde_json::Value::is_object) =>
+        {
+            msg.insert("params".to_owned(), json!({}));
+        }
+        _ => return body,
+    }
+    serde_json::to_vec(&msg).unwrap_or(body)
+}
+
 fn header(len: usize) -> String {
     format!("Content-Length: {len}\r\n\r\n")
 }
@@ -281,6 +315,7 @@ where
             }
             Frame::Body(body) => match check(&body) {
                 None => {
+                    let body = lenient_params(body);
                     server.write_all(header(body.len()).as_bytes()).await?;
                     server.write_all(&body).await?;
                     server.flush().await?;

@@ -41,17 +41,23 @@ impl Backend {
         Ok(super::custom::document_text(&self.state, &params.uri))
     }
 
-    /// `livenote/listNotes` (no parameters).
+    /// `livenote/listNotes` (no parameters; `{}` and `[]` too, through `framing`).
     pub async fn list_notes(&self) -> Result<serde_json::Value> {
         Ok(super::custom::list_notes(&self.state))
     }
 
-    /// `livenote/noteStatus` (`{"textDocument": {"uri": ...}}`).
+    /// `livenote/noteStatus` (`{"textDocument": {"uri": ...}}`; without a document, `null`).
     pub async fn note_status(
         &self,
         params: super::custom::NoteStatusParams,
-    ) -> Result<super::custom::NoteStatus> {
-        super::custom::note_status(&self.state, &params.text_document.uri)
+    ) -> Result<Option<super::custom::NoteStatus>> {
+        match params.text_document {
+            Some(doc) => super::custom::note_status(&self.state, &doc.uri).map(Some),
+            None if params.rest.is_empty() => Ok(None),
+            None => {
+                Err(super::custom::bad_params("livenote/noteStatus takes {\"textDocument\": {\"uri\": ...}}"))
+            }
+        }
     }
 }
 

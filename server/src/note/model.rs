@@ -64,8 +64,8 @@ pub struct LiveBlock {
     /// retry backoff.
     #[schemars(extend("format" = "date-time"))]
     pub last_attempt_at: Option<String>,
-    /// Written by livenote: when the latest successful run started. Anchors every trigger's
-    /// cycle.
+    /// Written by livenote: when the latest successful run ended (the moment its result was
+    /// written). Anchors every trigger's cycle.
     #[schemars(extend("format" = "date-time"))]
     pub last_run_at: Option<String>,
     /// Written by livenote: the id of the latest run (sortable, time-based); its transcript is

@@ -193,7 +193,9 @@ fn history_json_lists_every_run_with_its_fields() {
 
     let text = livenote(&ws, &["history", "n.md"]);
     assert!(text.status.success(), "{}", stderr(&text));
-    assert_eq!(stdout(&text).lines().count(), 3, "{}", stdout(&text));
+    // A header row over the three runs.
+    assert_eq!(stdout(&text).lines().count(), 4, "{}", stdout(&text));
+    assert!(stdout(&text).starts_with("RUN  "), "{}", stdout(&text));
     assert!(stdout(&text).contains(&first), "{}", stdout(&text));
 }
 

@@ -77,6 +77,34 @@ async fn until_shows_on_every_surface_and_expires() {
     c.shutdown().await;
 }
 
+/// An expired note's window never opens again: its hint says nothing of "opens 14:00" (the
+/// `until` hint says "ended"), as its lens and listNotes say it fires no more.
+#[tokio::test]
+async fn an_expired_notes_windows_promise_nothing() {
+    let note = "---\nlive:\n  objective: Conference notes\n  until: 2026-11-24\n  triggers:\n    windows:\n      - startTime: \"14:00\"\n        endTime: \"16:00\"\n  lastRunAt: \"2026-11-23T20:00:05Z\"\n---\n# Conf\n";
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut c = TestClient::start_in(root, &[("n.md", note)], utf16_caps(), Value::Null, true).await;
+    c.clock.set(at("2026-11-24T10:00:00-06:00"));
+    let uri = c.open("n.md", note).await;
+    assert_eq!(c.diagnostics(&uri, 1).await, Vec::<Value>::new());
+    let before = surfaces(&mut c, &uri).await;
+    c.clock.set(at("2026-11-25T10:00:00-06:00"));
+    let after = surfaces(&mut c, &uri).await;
+    expect_test::expect![[r#"
+        hints: until Tue 24 Nov | opens 14:00 | 19 h ago
+        lens: ● Live · updated 19 h ago · next 14:00
+        hover: **Live note** · live
+        listNotes: "live" next "2026-11-24T14:00:00-06:00"
+        --
+        hints: ended Tue 24 Nov | yesterday
+        lens: Expired Tue 24 Nov
+        hover: **Live note** · expired (`until` has passed): nothing fires on schedule or on events
+        listNotes: "expired" next null
+    "#]]
+    .assert_eq(&format!("{before}--\n{after}"));
+    c.shutdown().await;
+}
+
 #[tokio::test]
 async fn a_malformed_until_is_an_error_with_the_accepted_forms() {
     let text = NOTE.replace("until: 2026-11-24", "until: 24 Nov");
