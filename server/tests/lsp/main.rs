@@ -7,6 +7,7 @@ mod costs;
 mod harness;
 mod memory;
 mod next_fire;
+mod reaches_disk;
 mod refresh;
 mod skills;
 mod undo;
