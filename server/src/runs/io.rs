@@ -24,6 +24,10 @@ pub trait NoteIo: Send + Sync {
     /// Apply edits computed from the current text, retrying on a concurrent change. Returns
     /// the note's text with the edits in it (the text as it was when there were none).
     fn apply<'a>(&'a self, path: &'a Path, compute: Compute<'a>) -> BoxFuture<'a, Result<String, String>>;
+    /// Whether `path` is open in an editor's buffer now, so that its writes would go there.
+    fn in_buffer(&self, _path: &Path) -> bool {
+        false
+    }
 }
 
 /// The edits `compute` wants on `text`, without those that would write what is already there
@@ -124,6 +128,10 @@ impl<E: Editor> BufferIo<E> {
 }
 
 impl<E: Editor> NoteIo for BufferIo<E> {
+    fn in_buffer(&self, path: &Path) -> bool {
+        self.editor.open(path).is_some()
+    }
+
     fn read(&self, path: &Path) -> Result<String, String> {
         match self.editor.open(path) {
             Some((text, _)) => Ok(text),

@@ -265,8 +265,16 @@ impl Engine {
         // Another process may ask this run to stop (`livenote stop`, Stop in an editor that
         // does not run it): a file beside the lock, looked for while the run goes on.
         let _stop_watch = watch_for_stop(self.store.clone(), rel.to_owned(), cancel.clone());
+        // Every read and write of this run goes to one place, chosen now: the buffer when the
+        // note is open in this editor, else the disk, even if the note opens meanwhile (a
+        // window reloading, an editor that sends `didOpen` late). A run whose first fields went
+        // to disk and whose result went to a buffer that never had them left the two apart,
+        // the buffer unsavable ("the content of the file is newer").
+        let io: Arc<dyn NoteIo> =
+            if self.io.in_buffer(&spec.path) { self.io.clone() } else { Arc::new(DiskIo) };
+        let io = io.as_ref();
         // Re-read under the lock: another process may have just run the note.
-        let text = match self.io.read(&spec.path) {
+        let text = match io.read(&spec.path) {
             Ok(t) => t,
             Err(e) => return Outcome::Skipped(format!("cannot read the note: {e}")),
         };
@@ -287,8 +295,7 @@ impl Engine {
         let run_id = self.new_run_id(now);
         let stamp = timestamp(now);
         // First, so any later failure (even resolving the provider) is covered by the backoff.
-        let started = self
-            .io
+        let started = io
             .apply(&spec.path, &|t: &str| {
                 rewrite::set_runtime_fields(
                     t,
@@ -339,7 +346,7 @@ impl Engine {
             if crate::workspace::confine::is_refusal(&e) {
                 tracing::warn!("snapshot {rel}: {e}");
                 let outcome =
-                    self.fail(&spec.path, &run_id, format!("cannot save the body's snapshot: {e}")).await;
+                    self.fail(io, &spec.path, &run_id, format!("cannot save the body's snapshot: {e}")).await;
                 if let Outcome::Failed { error, .. } = &outcome {
                     let end = RunEvent::new("failed", error.clone());
                     log(&end, &mut transcript);
@@ -359,7 +366,7 @@ impl Engine {
         // Model agents edit step by step; each step lands in the note (the user watches it
         // change) before the model takes the next, relative to the text the previous step
         // produced. A command provider gives one result, applied below the same way.
-        let mut steps = Steps { io: self.io.as_ref(), path: &spec.path, base: text.clone() };
+        let mut steps = Steps { io, path: &spec.path, base: text.clone() };
         let result =
             self.call_provider(spec, rel, &text, live, &run_id, now, cancel, &mut steps, &mut forward).await;
         let base = steps.base;
@@ -372,7 +379,7 @@ impl Engine {
                 let at = output.body.find('\0').unwrap_or_default();
                 let error =
                     format!("output contains a NUL byte (at byte {at}): binary data cannot go into a note");
-                self.fail(&spec.path, &run_id, error).await
+                self.fail(io, &spec.path, &run_id, error).await
             }
             Ok(output) => {
                 let patch = Patch::compute(&base, &output.body);
@@ -389,8 +396,7 @@ impl Engine {
                 // landed): what the user changed meanwhile wins line by line, the rest lands,
                 // and what did not is said in the summary rather than dropped in silence.
                 let conflicts = std::sync::atomic::AtomicUsize::new(0);
-                let applied = self
-                    .io
+                let applied = io
                     .apply(&spec.path, &|t: &str| {
                         let r = patch.apply_to(t);
                         conflicts.store(r.conflicts, std::sync::atomic::Ordering::Relaxed);
@@ -427,21 +433,23 @@ impl Engine {
                         }
                         Outcome::Done { run_id: run_id.clone(), summary }
                     }
-                    Err(e) => self.fail(&spec.path, &run_id, format!("cannot write the result: {e}")).await,
+                    Err(e) => {
+                        self.fail(io, &spec.path, &run_id, format!("cannot write the result: {e}")).await
+                    }
                 }
             }
             Err(providers::ProviderError::Stopped) => {
-                match self.fail(&spec.path, &run_id, "stopped".to_owned()).await {
+                match self.fail(io, &spec.path, &run_id, "stopped".to_owned()).await {
                     Outcome::Failed { run_id, .. } => Outcome::Stopped { run_id },
                     other => other,
                 }
             }
-            Err(e) => self.fail(&spec.path, &run_id, e.to_string()).await,
+            Err(e) => self.fail(io, &spec.path, &run_id, e.to_string()).await,
         };
         // For undo and `livenote history` (runs/history.rs): what the run left.
         // (The text of the result's own write when there was one: a keystroke right after it
         // is the user's, not the run's.)
-        if let Some(t) = left.or_else(|| self.io.read(&spec.path).ok()) {
+        if let Some(t) = left.or_else(|| io.read(&spec.path).ok()) {
             self.record_result(rel, &run_id, &t[agent_region(&t)]);
         }
         let end = match &outcome {
@@ -605,10 +613,9 @@ impl Engine {
 
     /// Record a failure in `lastRunError`; the cycle stays unfired and is retried after the
     /// backoff.
-    async fn fail(&self, path: &Path, run_id: &str, error: String) -> Outcome {
+    async fn fail(&self, io: &dyn NoteIo, path: &Path, run_id: &str, error: String) -> Outcome {
         let msg = one_line(&error, 300);
-        let r = self
-            .io
+        let r = io
             .apply(path, &|t: &str| {
                 rewrite::set_runtime_fields(t, &[(RuntimeField::LastRunError, Some(&msg))])
                     .map_err(|e| e.to_string())
