@@ -20,8 +20,8 @@ stamp="$dir/.installed-$code_server_version-$puppeteer_version"
 missing_apt=()
 command -v chromium >/dev/null || missing_apt+=(chromium)
 command -v rg >/dev/null || missing_apt+=(ripgrep)
-# Headers the native modules of code-server build against.
-for pkg in libkrb5-dev libsecret-1-dev libx11-dev libxkbfile-dev pkg-config; do
+# The compiler and headers the native modules of code-server build with.
+for pkg in g++ make libkrb5-dev libsecret-1-dev libx11-dev libxkbfile-dev pkg-config; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing_apt+=("$pkg")
 done
 if ((${#missing_apt[@]})); then
