@@ -24,8 +24,10 @@ pub trait NoteIo: Send + Sync {
     /// Apply edits computed from the current text, retrying on a concurrent change. Returns
     /// the note's text with the edits in it (the text as it was when there were none).
     fn apply<'a>(&'a self, path: &'a Path, compute: Compute<'a>) -> BoxFuture<'a, Result<String, String>>;
-    /// Whether `path` is open in an editor's buffer now, so that its writes would go there.
-    fn in_buffer(&self, _path: &Path) -> bool {
+    /// Whether a run starting now would write `path` straight to the file (an io of editor
+    /// buffers whose note is not open): the run then keeps to the file for all its writes,
+    /// even if the note opens meanwhile. `false`: the run uses this io as it is.
+    fn bypasses_buffers(&self, _path: &Path) -> bool {
         false
     }
 }
@@ -128,8 +130,8 @@ impl<E: Editor> BufferIo<E> {
 }
 
 impl<E: Editor> NoteIo for BufferIo<E> {
-    fn in_buffer(&self, path: &Path) -> bool {
-        self.editor.open(path).is_some()
+    fn bypasses_buffers(&self, path: &Path) -> bool {
+        self.editor.open(path).is_none()
     }
 
     fn read(&self, path: &Path) -> Result<String, String> {

@@ -271,7 +271,7 @@ impl Engine {
         // to disk and whose result went to a buffer that never had them left the two apart,
         // the buffer unsavable ("the content of the file is newer").
         let io: Arc<dyn NoteIo> =
-            if self.io.in_buffer(&spec.path) { self.io.clone() } else { Arc::new(DiskIo) };
+            if self.io.bypasses_buffers(&spec.path) { Arc::new(DiskIo) } else { self.io.clone() };
         let io = io.as_ref();
         // Re-read under the lock: another process may have just run the note.
         let text = match io.read(&spec.path) {
