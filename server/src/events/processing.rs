@@ -211,6 +211,12 @@ pub async fn process_pending(
         tracing::debug!("events {}: workspace not trusted; events stay pending", root.display());
         return processed;
     }
+    // No queue yet (nothing was ever queued here): nothing to do, and nothing to create.
+    if super::queue::real_queue_dir(root, "pending").is_none()
+        && super::queue::real_queue_dir(root, "processing").is_none()
+    {
+        return processed;
+    }
     if let Err(e) = ensure_dirs(root) {
         tracing::warn!("events {}: {e}", events_dir(root).display());
         return processed;

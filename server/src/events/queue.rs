@@ -46,6 +46,24 @@ pub fn ensure_dirs(root: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Check the queue's folders without creating any: `Err` when one that exists is refused (a
+/// link, not a folder), so that a linked `.livenote` is reported when a watcher starts rather
+/// than at the first event.
+pub fn check_dirs(root: &Path) -> std::io::Result<()> {
+    for sub in ["events/pending", "events/processing", "events/done"] {
+        match crate::workspace::confine::real_dir(
+            root,
+            &Path::new(crate::workspace::STATE_DIR).join(sub),
+            false,
+        ) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
 /// `.livenote/events/<sub>` when it is a real folder (no link on the way); `None` otherwise.
 pub(super) fn real_queue_dir(root: &Path, sub: &str) -> Option<PathBuf> {
     crate::workspace::confine::real_dir(root, &Path::new(".livenote/events").join(sub), false).ok()

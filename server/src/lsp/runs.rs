@@ -29,6 +29,9 @@ pub struct LspEditor {
 /// Notes open in the editor are edited in the buffer; others on disk.
 pub type LspIo = BufferIo<LspEditor>;
 
+/// The `label` of every `workspace/applyEdit` that carries a run's edit (docs/editors.md).
+pub const RUN_EDIT_LABEL: &str = "livenote run";
+
 impl LspEditor {
     pub fn io(client: &Client, state: &Arc<State>) -> LspIo {
         BufferIo::new(LspEditor {
@@ -60,7 +63,10 @@ impl Editor for LspEditor {
                 Uri::from_file_path(path).ok_or_else(|| format!("{} is not a file URI", path.display()))?;
             let enc = self.state.upgrade().map(|s| s.encoding()).unwrap_or(crate::text::Encoding::Utf16);
             let edit = convert::document_edit(&uri, Some(version), text, edits, enc);
-            match self.client.apply_edit(edit).await {
+            // Labelled, so that an editor can tell a run's edits from the user's own (the
+            // Neovim plugin saves a clean buffer after one) and name them in its undo history.
+            let params = ApplyWorkspaceEditParams { label: Some(RUN_EDIT_LABEL.to_owned()), edit };
+            match self.client.send_request::<request::ApplyWorkspaceEdit>(params).await {
                 Ok(r) => Ok(r.applied),
                 Err(e) => Err(format!("the editor did not apply the edit: {e}")),
             }

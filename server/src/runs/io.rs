@@ -24,6 +24,12 @@ pub trait NoteIo: Send + Sync {
     /// Apply edits computed from the current text, retrying on a concurrent change. Returns
     /// the note's text with the edits in it (the text as it was when there were none).
     fn apply<'a>(&'a self, path: &'a Path, compute: Compute<'a>) -> BoxFuture<'a, Result<String, String>>;
+    /// Whether a run starting now would write `path` straight to the file (an io of editor
+    /// buffers whose note is not open): the run then keeps to the file for all its writes,
+    /// even if the note opens meanwhile. `false`: the run uses this io as it is.
+    fn bypasses_buffers(&self, _path: &Path) -> bool {
+        false
+    }
 }
 
 /// The edits `compute` wants on `text`, without those that would write what is already there
@@ -124,6 +130,10 @@ impl<E: Editor> BufferIo<E> {
 }
 
 impl<E: Editor> NoteIo for BufferIo<E> {
+    fn bypasses_buffers(&self, path: &Path) -> bool {
+        self.editor.open(path).is_none()
+    }
+
     fn read(&self, path: &Path) -> Result<String, String> {
         match self.editor.open(path) {
             Some((text, _)) => Ok(text),

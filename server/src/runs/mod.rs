@@ -267,8 +267,16 @@ impl Engine {
         // Another process may ask this run to stop (`livenote stop`, Stop in an editor that
         // does not run it): a file beside the lock, looked for while the run goes on.
         let _stop_watch = watch_for_stop(self.store.clone(), rel.to_owned(), cancel.clone());
+        // Every read and write of this run goes to one place, chosen now: the buffer when the
+        // note is open in this editor, else the disk, even if the note opens meanwhile (a
+        // window reloading, an editor that sends `didOpen` late). A run whose first fields went
+        // to disk and whose result went to a buffer that never had them left the two apart,
+        // the buffer unsavable ("the content of the file is newer").
+        let io: Arc<dyn NoteIo> =
+            if self.io.bypasses_buffers(&spec.path) { Arc::new(DiskIo) } else { self.io.clone() };
+        let io = io.as_ref();
         // Re-read under the lock: another process may have just run the note.
-        let text = match self.io.read(&spec.path) {
+        let text = match io.read(&spec.path) {
             Ok(t) => t,
             Err(e) => return Outcome::Skipped(format!("cannot read the note: {e}")),
         };
@@ -300,8 +308,7 @@ impl Engine {
             start_fields.push((RuntimeField::Failures, Some("0")));
         }
         // First, so any later failure (even resolving the provider) is covered by the backoff.
-        let started = self
-            .io
+        let started = io
             .apply(&spec.path, &|t: &str| {
                 rewrite::set_runtime_fields(t, &start_fields).map_err(|e| e.to_string())
             })
@@ -351,7 +358,7 @@ impl Engine {
             if crate::workspace::confine::is_refusal(&e) {
                 tracing::warn!("snapshot {rel}: {e}");
                 let outcome =
-                    self.fail(&spec.path, &run_id, format!("cannot save the body's snapshot: {e}")).await;
+                    self.fail(io, &spec.path, &run_id, format!("cannot save the body's snapshot: {e}")).await;
                 if let Outcome::Failed { error, .. } = &outcome {
                     let end = RunEvent::new("failed", error.clone());
                     log(&end, &mut transcript);
@@ -371,7 +378,7 @@ impl Engine {
         // Model agents edit step by step; each step lands in the note (the user watches it
         // change) before the model takes the next, relative to the text the previous step
         // produced. A command provider gives one result, applied below the same way.
-        let mut steps = Steps { io: self.io.as_ref(), path: &spec.path, base: text.clone() };
+        let mut steps = Steps { io, path: &spec.path, base: text.clone() };
         let result =
             self.call_provider(spec, rel, &text, live, &run_id, now, cancel, &mut steps, &mut forward).await;
         let base = steps.base;
@@ -384,7 +391,7 @@ impl Engine {
                 let at = output.body.find('\0').unwrap_or_default();
                 let error =
                     format!("output contains a NUL byte (at byte {at}): binary data cannot go into a note");
-                self.fail(&spec.path, &run_id, error).await
+                self.fail(io, &spec.path, &run_id, error).await
             }
             Ok(output) => {
                 let patch = Patch::compute(&base, &output.body);
@@ -408,8 +415,7 @@ impl Engine {
                 // landed): what the user changed meanwhile wins line by line, the rest lands,
                 // and what did not is said in the summary rather than dropped in silence.
                 let conflicts = std::sync::atomic::AtomicUsize::new(0);
-                let applied = self
-                    .io
+                let applied = io
                     .apply(&spec.path, &|t: &str| {
                         let r = patch.apply_to(t);
                         conflicts.store(r.conflicts, std::sync::atomic::Ordering::Relaxed);
@@ -455,16 +461,18 @@ impl Engine {
                         }
                         Outcome::Done { run_id: run_id.clone(), summary }
                     }
-                    Err(e) => self.fail(&spec.path, &run_id, format!("cannot write the result: {e}")).await,
+                    Err(e) => {
+                        self.fail(io, &spec.path, &run_id, format!("cannot write the result: {e}")).await
+                    }
                 }
             }
-            Err(providers::ProviderError::Stopped) => self.stopped(&spec.path, &run_id).await,
-            Err(e) => self.fail(&spec.path, &run_id, e.to_string()).await,
+            Err(providers::ProviderError::Stopped) => self.stopped(io, &spec.path, &run_id).await,
+            Err(e) => self.fail(io, &spec.path, &run_id, e.to_string()).await,
         };
         // For undo and `livenote history` (runs/history.rs): what the run left.
         // (The text of the result's own write when there was one: a keystroke right after it
         // is the user's, not the run's.)
-        if let Some(t) = left.or_else(|| self.io.read(&spec.path).ok()) {
+        if let Some(t) = left.or_else(|| io.read(&spec.path).ok()) {
             self.record_result(rel, &run_id, &t[agent_region(&t)]);
         }
         let end = match &outcome {
@@ -633,10 +641,9 @@ impl Engine {
 
     /// Record a failure in `lastRunError` and count it in `failures`; the cycle stays unfired
     /// and is retried after the backoff, which doubles with each consecutive failure.
-    async fn fail(&self, path: &Path, run_id: &str, error: String) -> Outcome {
+    async fn fail(&self, io: &dyn NoteIo, path: &Path, run_id: &str, error: String) -> Outcome {
         let msg = one_line(&error, 300);
-        let r = self
-            .io
+        let r = io
             .apply(path, &|t: &str| {
                 // Counted from the text the write lands on: the note's lock is held, so no
                 // other run moved it since this one started.
@@ -658,10 +665,9 @@ impl Engine {
     /// Record a Stop: `lastRunError: "stopped"` and `lastStoppedAt`, which end the occurrence
     /// (SPEC 3: the scheduler does not retry it; the next fire is the next occurrence). Not a
     /// failure: the count and the backoff stay as they were.
-    async fn stopped(&self, path: &Path, run_id: &str) -> Outcome {
+    async fn stopped(&self, io: &dyn NoteIo, path: &Path, run_id: &str) -> Outcome {
         let stamp = timestamp(self.clock.now());
-        let r = self
-            .io
+        let r = io
             .apply(path, &|t: &str| {
                 rewrite::set_runtime_fields(
                     t,

@@ -22,7 +22,12 @@ pub enum FileEvent {
 pub fn classify(root: &Path, trust_file: Option<&Path>, path: &Path) -> FileEvent {
     if trust_file == Some(path) {
         FileEvent::TrustStore
-    } else if crate::events::is_pending_path(root, path) {
+    } else if crate::events::is_pending_path(root, path)
+        || (path.starts_with(root) && crate::events::pending_dir(root).starts_with(path) && path != root)
+    {
+        // `pending/` or a folder above it appearing (created on demand by the first producer)
+        // counts too: a file renamed into it before a recursive watcher added its watch is
+        // found by the pass this wakes.
         FileEvent::EventQueue
     } else if path == crate::config::workspace_config_path(root) {
         FileEvent::FolderConfig
@@ -47,6 +52,11 @@ mod tests {
         let k = |p: &str| classify(root, trust, Path::new(p));
         assert_eq!(k("/data/trust.json"), FileEvent::TrustStore);
         assert_eq!(k("/ws/.livenote/events/pending/01A.json"), FileEvent::EventQueue);
+        assert_eq!(k("/ws/.livenote/events/pending"), FileEvent::EventQueue);
+        assert_eq!(k("/ws/.livenote/events"), FileEvent::EventQueue);
+        assert_eq!(k("/ws/.livenote"), FileEvent::EventQueue);
+        assert_eq!(k("/ws/.livenote/events/done"), FileEvent::Other);
+        assert_eq!(k("/ws"), FileEvent::Other);
         assert_eq!(k("/ws/.livenote.toml"), FileEvent::FolderConfig);
         assert_eq!(k("/ws/sub/.livenote.toml"), FileEvent::Other);
         assert_eq!(k("/ws/notes/a.md"), FileEvent::Note);

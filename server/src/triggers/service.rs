@@ -36,8 +36,11 @@ impl RootService {
         notes: NotesFn,
         scheduler_wake: Arc<Notify>,
     ) -> RootService {
-        // Before anything watches it, so producers find the queue from the start.
-        if let Err(e) = events::ensure_dirs(&engine.root) {
+        // The queue's folders are not created here: opening a folder keeps nothing in it until
+        // something needs keeping (an event queued, a run). Producers create them
+        // (`events::create_event`), and the watchers see them appear (`routing::classify`).
+        // A linked state folder is still reported at once.
+        if let Err(e) = events::check_dirs(&engine.root) {
             tracing::warn!("events {}: {e}", engine.root.display());
         }
         let stop = CancellationToken::new();

@@ -285,7 +285,7 @@ fn opening_a_folder_with_a_linked_state_folder_in_the_editor_writes_nothing_outs
     // The answer's header (its body has no line end); the only message before `initialized`.
     wait_for_line(&replies, "Content-Length", 30);
     send(serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
-    // The server sets up `.livenote/events` for the folder once initialized; it must refuse.
+    // The server checks `.livenote/events` for the folder once initialized; it must refuse.
     let seen = wait_for_line(&lines, "symlink", 30);
     drop(stdin);
     let _ = child.kill();

@@ -8,6 +8,7 @@ mod harness;
 mod identity;
 mod memory;
 mod next_fire;
+mod reaches_disk;
 mod refresh;
 mod skills;
 mod undo;

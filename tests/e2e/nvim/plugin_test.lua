@@ -264,6 +264,18 @@ check(':LiveRun <context> updates the body; the lens says "updated just now"', f
     'the note lost its head:\n' .. text(passive)
   )
   local lens = wait_lens(passive, 'updated just now')
+  -- The buffer was clean before the run (saved above): the plugin wrote the run to disk with
+  -- it, so the buffer is not modified (`:q` would not stop at E37) and the file has the run.
+  local path = vim.api.nvim_buf_get_name(passive)
+  wait_for('the run written to disk, the buffer clean', function()
+    return not vim.bo[passive].modified and table.concat(vim.fn.readfile(path), '\n') == text(passive)
+  end, function()
+    return ('modified: %s\nbuffer:\n%s\ndisk:\n%s'):format(
+      vim.bo[passive].modified,
+      text(passive),
+      table.concat(vim.fn.readfile(path), '\n')
+    )
+  end)
   local errs = problems_since(from)
   assert(#errs == 0, 'the editor showed: ' .. vim.inspect(errs))
   -- The lens followed the server's workspace/codeLens/refresh, and the user's global handler
@@ -384,6 +396,27 @@ end)
 check('server errors are shown, not raised: :LivePause on a passive note', function()
   focus(passive)
   return ex_answer('LivePause', 'an error message', 'Pause failed', vim.log.levels.ERROR).msg
+end)
+
+check('a run into a buffer with unsaved changes keeps the run unsaved too; the disk stays as it was', function()
+  local journal = open('journal.md')
+  local path = vim.api.nvim_buf_get_name(journal)
+  local before = vim.fn.readfile(path)
+  -- The user types and does not save.
+  vim.api.nvim_buf_set_lines(journal, -1, -1, false, { 'typed, not saved' })
+  ex('LiveRun unsaved')
+  wait_for("the provider's text in the buffer", function()
+    return count_lines(journal, '^context: unsaved$') == 1
+  end, function()
+    return text(journal) .. '\nmessages: ' .. vim.inspect(notes)
+  end)
+  wait_lens(journal, 'updated just now')
+  assert(vim.bo[journal].modified, 'the buffer with unsaved changes was written')
+  local disk = vim.fn.readfile(path)
+  assert(vim.deep_equal(disk, before), 'the file on disk changed:\n' .. table.concat(disk, '\n'))
+  -- As the user may: throw the changes (and the run) away.
+  ex('silent edit!')
+  return ('disk unchanged, buffer modified (%d lines)'):format(#disk)
 end)
 
 check(':help livenote resolves, and every |link| in the help file has a tag', function()

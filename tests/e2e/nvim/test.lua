@@ -239,6 +239,17 @@ check('trust the workspace (livenote.trustWorkspace), leave insert mode: "● Li
   end)
 end)
 
+check('Run now: the lens shows the run once it ends (the config\'s LspProgress refresh)', function()
+  local client = assert(client_of(passive), 'livenote is not attached')
+  exec(client, passive, 'livenote.run', { vim.uri_from_bufnr(passive) })
+  -- No refresh asked here, no key typed: only the end of the run's progress refreshes.
+  return wait_for('an "updated just now" lens', function()
+    return find_lens(passive, 'updated just now')
+  end, function()
+    return vim.inspect(lens_titles(passive)) .. '\n' .. text(passive)
+  end)
+end)
+
 check('"Make live" as a command: the server\'s workspace/applyEdit lands in the buffer', function()
   local buf, client = open('errands.md')
   exec(client, buf, 'livenote.makeLive', { vim.uri_from_bufnr(buf) })

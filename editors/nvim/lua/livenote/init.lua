@@ -55,7 +55,8 @@ end
 ---@param cfg livenote.Config
 ---@return vim.lsp.ClientConfig
 local function client_config(cfg)
-  local handlers = {}
+  -- A run's edit into a clean buffer is written to disk (run_edits.lua).
+  local handlers = { ['workspace/applyEdit'] = require('livenote.run_edits').on_apply_edit }
   local capabilities = {}
   if cfg.codelens and not lens.native() then
     -- Neovim 0.10/0.11 neither advertise nor handle workspace/codeLens/refresh; without it the
