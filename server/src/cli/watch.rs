@@ -99,10 +99,7 @@ fn build_index(root: &Path, configs: &mut Vec<(PathBuf, Config)>, said: &Saids) 
 /// events that reload a root's configuration.
 type Saids = std::sync::Mutex<std::collections::HashMap<PathBuf, Said>>;
 
-fn said_of<'a>(
-    saids: &'a mut std::collections::HashMap<PathBuf, Said>,
-    root: &Path,
-) -> &'a mut Said {
+fn said_of<'a>(saids: &'a mut std::collections::HashMap<PathBuf, Said>, root: &Path) -> &'a mut Said {
     saids.entry(root.to_path_buf()).or_default()
 }
 
