@@ -132,7 +132,8 @@ fn main() {
         .spawn()
         .unwrap_or_else(|e| panic!("spawn livenote watch: {e}"));
     let pid = child.id();
-    let (done, failed, skipped) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (done, failed, skipped) =
+        (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let stderr = child.stderr.take().unwrap_or_else(|| panic!("no stderr"));
     let reader = {
         let (done, failed, skipped) = (done.clone(), failed.clone(), skipped.clone());
@@ -185,7 +186,11 @@ fn main() {
         let want = m * notes;
         let t = Instant::now();
         while done.load(Ordering::SeqCst) + failed.load(Ordering::SeqCst) < want {
-            assert!(t.elapsed() < MINUTE_TIMEOUT, "minute {m}: only {} of {want} runs ended", done.load(Ordering::SeqCst));
+            assert!(
+                t.elapsed() < MINUTE_TIMEOUT,
+                "minute {m}: only {} of {want} runs ended",
+                done.load(Ordering::SeqCst)
+            );
             assert!(child.try_wait().ok().flatten().is_none(), "livenote watch exited");
             thread::sleep(Duration::from_millis(20));
         }
@@ -207,5 +212,10 @@ fn main() {
     }
     std::fs::write(&out, serde_json::to_string_pretty(&result).unwrap_or_default())
         .unwrap_or_else(|e| panic!("write {}: {e}", out.display()));
-    eprintln!("{runs} runs in {:.0} s ({:.0} runs/s); results in {}", total.as_secs_f64(), runs as f64 / total.as_secs_f64(), out.display());
+    eprintln!(
+        "{runs} runs in {:.0} s ({:.0} runs/s); results in {}",
+        total.as_secs_f64(),
+        runs as f64 / total.as_secs_f64(),
+        out.display()
+    );
 }
