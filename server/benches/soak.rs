@@ -11,7 +11,7 @@
 //! `LIVENOTE_SOAK_OUT=path.json` (default `target/bench/soak.json`). The vault is a temporary
 //! folder, deleted at the end.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -145,7 +145,7 @@ fn main() {
                 } else if line.contains(" failed ") || line.starts_with("failed ") {
                     failed.fetch_add(1, Ordering::SeqCst);
                     if other.len() < 5 {
-                        eprintln!("  watch: {line}");
+                        let _ = writeln!(std::io::stderr(), "  watch: {line}");
                         other.push(line);
                     }
                 } else if line.contains(" skip ") || line.starts_with("skip ") {
@@ -166,7 +166,8 @@ fn main() {
             "fds": fds, "threads": threads, "state_bytes": bytes, "state_files": files,
             "failed": failed.load(Ordering::SeqCst), "skipped": skipped.load(Ordering::SeqCst),
         });
-        eprintln!(
+        let _ = writeln!(
+            std::io::stderr(),
             "{minute:>3} min {runs:>6} runs {secs:>6.1} s  RSS {:>6.1} MiB (peak {:>6.1})  fds {fds:>3}  \
              threads {threads:>3}  .livenote/ {:>7.1} MiB in {files:>6} files",
             rss as f64 / 1024.0,
@@ -212,7 +213,8 @@ fn main() {
     }
     std::fs::write(&out, serde_json::to_string_pretty(&result).unwrap_or_default())
         .unwrap_or_else(|e| panic!("write {}: {e}", out.display()));
-    eprintln!(
+    let _ = writeln!(
+        std::io::stderr(),
         "{runs} runs in {:.0} s ({:.0} runs/s); results in {}",
         total.as_secs_f64(),
         runs as f64 / total.as_secs_f64(),
