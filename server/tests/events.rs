@@ -18,6 +18,7 @@ use livenote::events::{
     process_pending,
 };
 use livenote::model::ModelError;
+use livenote::model::testing::{Flavor, MockModelServer, ScriptedReply};
 use livenote::model::{BoxFuture, ModelClient, Request, Turn, Usage};
 use livenote::runs::Outcome;
 use livenote::workspace::index::Index;
@@ -96,6 +97,8 @@ struct FakeRunner {
     runs: Mutex<Vec<(String, String, String)>>,
     counter: AtomicUsize,
     delay: Duration,
+    /// "Now", settable: routing retries wait on it.
+    now: Mutex<DateTime<Utc>>,
 }
 
 impl FakeRunner {
@@ -105,6 +108,11 @@ impl FakeRunner {
             runs: Mutex::new(Vec::new()),
             counter: AtomicUsize::new(0),
             delay: Duration::ZERO,
+            now: Mutex::new(
+                DateTime::parse_from_rfc3339("2026-05-08T15:01:00Z")
+                    .map(|t| t.with_timezone(&Utc))
+                    .unwrap_or_default(),
+            ),
         }
     }
 
@@ -119,9 +127,7 @@ impl EventRunner for FakeRunner {
     }
 
     fn now(&self) -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339("2026-05-08T15:01:00Z")
-            .map(|t| t.with_timezone(&Utc))
-            .unwrap_or_default()
+        *self.now.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn run<'a>(
@@ -377,13 +383,14 @@ impl ModelClient for ScriptedModel {
 }
 
 #[tokio::test]
-async fn the_model_router_works_in_batches_of_20_and_survives_a_bad_reply() {
+async fn the_model_router_works_in_batches_of_20_and_retries_after_a_bad_reply() {
     let dir = tempdir();
     let root = canonical(dir.path());
     for i in 0..25 {
         write(&root.join(format!("n{i:02}.md")), &note(&format!("N{i}"), Some("Budget news"), ""));
     }
-    drop_event(&root, "01JV0000000000000000000001", json!("Budget approved"), None);
+    let id = "01JV0000000000000000000001";
+    drop_event(&root, id, json!("Budget approved"), None);
     let model = Arc::new(ScriptedModel {
         replies: Mutex::new(vec![
             "Sure! Here are the notes: n03.md".to_owned(),
@@ -393,11 +400,13 @@ async fn the_model_router_works_in_batches_of_20_and_survives_a_bad_reply() {
     });
     let router = ModelRouter::new(model.clone());
     let runner = FakeRunner::new();
-    let processed = process(&root, &router, &runner).await;
-    assert_eq!(processed.len(), 1);
-    // n03.md was in the first batch: the second batch's reply cannot pick it.
-    assert_eq!(processed[0].candidate_file_paths, ["n21.md", "n22.md"]);
-    let error = processed[0].error.clone().unwrap_or_default();
+    // A batch failed: nothing runs, the event waits in `pending/` for a retry.
+    assert!(process(&root, &router, &runner).await.is_empty());
+    assert!(runner.runs().is_empty());
+    let waiting = read_json(&events::pending_dir(&root).join(format!("{id}.json")));
+    assert_eq!(waiting["routingAttempts"], 1, "{waiting}");
+    assert_eq!(waiting["routingRetryAt"], "2026-05-08T15:02:00.000Z", "{waiting}");
+    let error = waiting["routingError"].as_str().unwrap_or_default();
     assert!(error.starts_with("routing batch 1/2 failed: the routing reply is not a JSON object"), "{error}");
     let seen = model.seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
     assert_eq!(seen.len(), 2);
@@ -405,7 +414,57 @@ async fn the_model_router_works_in_batches_of_20_and_survives_a_bad_reply() {
     assert_eq!(seen[0].2.matches("- filePath: ").count(), 20);
     assert_eq!(seen[1].2.matches("- filePath: ").count(), 5);
     assert!(seen[1].2.contains("## Event\n\n- source: gmail\n- type: email.synced\n"), "{}", seen[1].2);
-    assert_eq!(runner.runs().len(), 2);
+    // Before the retry time nothing is asked again.
+    assert!(process(&root, &router, &runner).await.is_empty());
+    assert_eq!(model.seen.lock().unwrap_or_else(|e| e.into_inner()).len(), 2);
+    *runner.now.lock().unwrap_or_else(|e| e.into_inner()) += chrono::TimeDelta::minutes(1);
+    model.replies.lock().unwrap_or_else(|e| e.into_inner()).extend([
+        r#"{"filePaths": ["n03.md"]}"#.to_owned(),
+        r#"{"filePaths": ["n22.md", "n03.md", "nope.md", "n21.md"]}"#.to_owned(),
+    ]);
+    let processed = process(&root, &router, &runner).await;
+    assert_eq!(processed.len(), 1);
+    // n03.md was in the first batch: the second batch's reply cannot pick it.
+    assert_eq!(processed[0].candidate_file_paths, ["n03.md", "n21.md", "n22.md"]);
+    assert_eq!(processed[0].error, None);
+    assert_eq!(runner.runs().len(), 3);
+    assert!(events::pending_events(&root).is_empty());
+}
+
+/// After its last attempt a routing failure goes to `done/` with the error: the queue never
+/// sticks behind one event.
+#[tokio::test]
+async fn routing_that_keeps_failing_gives_up_after_its_attempts() {
+    let dir = tempdir();
+    let root = canonical(dir.path());
+    write(&root.join("a.md"), &note("Q3", Some("Q3 planning emails"), ""));
+    let id = "01JV0000000000000000000001";
+    drop_event(&root, id, json!("Q3"), None);
+    drop_event(&root, "01JV0000000000000000000002", json!("Q3 again"), Some("a.md"));
+    let model = Arc::new(ScriptedModel { replies: Mutex::new(Vec::new()), seen: Mutex::new(Vec::new()) });
+    let router = ModelRouter::new(model.clone());
+    let runner = FakeRunner::new();
+    let mut waits = Vec::new();
+    for _ in 1..events::MAX_ROUTING_ATTEMPTS {
+        assert!(process(&root, &router, &runner).await.is_empty());
+        // Strict order: the event behind it waits too.
+        assert_eq!(events::pending_events(&root).len(), 2);
+        let waiting = read_json(&events::pending_dir(&root).join(format!("{id}.json")));
+        let at = DateTime::parse_from_rfc3339(waiting["routingRetryAt"].as_str().unwrap_or_default())
+            .map(|t| t.with_timezone(&Utc))
+            .unwrap_or_default();
+        let mut now = runner.now.lock().unwrap_or_else(|e| e.into_inner());
+        waits.push((at - *now).num_minutes());
+        *now = at;
+    }
+    assert_eq!(waits, [1, 2, 4, 8, 16, 30, 30]);
+    let processed = process(&root, &router, &runner).await;
+    assert_eq!(processed.len(), 2);
+    let record = read_json(&events::done_dir(&root).join(format!("{id}.json")));
+    assert_eq!(record["routingAttempts"], events::MAX_ROUTING_ATTEMPTS, "{record}");
+    assert!(record["error"].as_str().is_some_and(|e| e.contains("routing batch 1/1 failed")), "{record}");
+    assert_eq!(processed[1].candidate_file_paths, ["a.md"]);
+    assert_eq!(model.seen.lock().unwrap_or_else(|e| e.into_inner()).len(), 8);
 }
 
 #[test]
@@ -742,4 +801,56 @@ fn an_event_run_that_changes_nothing_keeps_the_notes_cycle() {
     assert!(text.ends_with("# Q3\n\nold body\n"), "{text}");
     assert!(text.contains(&format!("lastRunId: \"{run_id}\"")), "{text}");
     assert!(cli.root.join(format!(".livenote/runs/{run_id}.jsonl")).exists());
+}
+
+/// A routing batch that fails (a model error) keeps the event pending and retries it after a
+/// backoff on the injected clock; once routing answers, the candidate runs and the event lands
+/// in `done/` with its run (SPEC 5). It used to go to `done/` at once, its notes never told.
+#[test]
+fn a_failed_routing_batch_keeps_the_event_pending_and_retries_it() {
+    let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
+    let model = runtime.block_on(MockModelServer::start(
+        Flavor::OpenAi,
+        vec![
+            // Not retried by the HTTP client: the first routing attempt fails outright.
+            ScriptedReply::Status(400, None),
+            ScriptedReply::Text(r#"{"filePaths": ["a.md"]}"#.to_owned()),
+            ScriptedReply::Text("The budget news belongs in Q3; nothing else to change.".to_owned()),
+        ],
+    ));
+    let (dir, root) = workspace();
+    let config = format!(
+        "[agent]\nprovider = \"m\"\n\n[providers.m]\nkind = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\n",
+        model.base_url()
+    );
+    let cli = Workspace::in_dir(dir, &config);
+    cli.set_clock("2026-05-08T15:00:00Z");
+    let id = "01JV0000000000000000000001";
+    drop_event(&root, id, json!("Q3 planning: budget approved"), None);
+    let mut w = cli.watch_clock();
+    w.wait_for(&format!("event {id}: routing retries at 2026-05-08T15:01:00"));
+    let pending = events::pending_dir(&root).join(format!("{id}.json"));
+    let waiting = read_json(&pending);
+    assert_eq!(waiting["routingAttempts"], 1, "{waiting}");
+    assert!(
+        waiting["routingError"].as_str().is_some_and(|e| e.contains("routing batch 1/1 failed")),
+        "{waiting}"
+    );
+    assert_eq!(waiting["threadId"], "t-1", "the producer's own keys stay");
+    assert!(files(&events::done_dir(&root)).is_empty());
+    assert_eq!(model.requests().len(), 1);
+    // Past the backoff: routed again, run, done.
+    cli.set_clock("2026-05-08T15:01:05Z");
+    let done = events::done_dir(&root).join(format!("{id}.json"));
+    wait_until("the retried event", 30, || done.exists());
+    w.wait_for("processed ok=1");
+    let logs = w.stop();
+    let record = read_json(&done);
+    assert_eq!(record["candidateFilePaths"], json!(["a.md"]), "{record}\n{logs:#?}");
+    assert_eq!(record["error"], Value::Null, "{record}");
+    assert_eq!(record["runIds"].as_array().map(Vec::len), Some(1), "{record}");
+    assert_eq!(record["routingAttempts"], 1, "{record}");
+    assert!(record.get("routingRetryAt").is_none() && record.get("routingError").is_none(), "{record}");
+    assert!(!pending.exists());
+    assert_eq!(model.requests().len(), 3, "two routing calls and the run");
 }

@@ -17,6 +17,8 @@
 //!
 //! Pass 1 picks candidates among active, valid live notes with `eventMatchCriteria`: the note
 //! named by `targetFilePath`, or whatever a [`Router`] picks in batches of [`BATCH_SIZE`].
+//! A batch that fails sends the event back to `pending/` to be routed again after a backoff
+//! ([`routing_backoff`]); it holds the events behind it, up to [`MAX_ROUTING_ATTEMPTS`].
 //! Pass 2 is the agent's own decision in an `event` run of each candidate, in order, through
 //! an [`EventRunner`] (the run engine in production).
 

@@ -49,6 +49,11 @@ pub trait EventRunner: Send + Sync {
     fn last_run(&self, _run_id: &str) -> Option<crate::cost::LastRun> {
         None
     }
+    /// How often a wait for a routing retry looks at [`EventRunner::now`] again: `None` for
+    /// real time, `Some` for a clock that jumps (tests; see `Clock::poll_interval`).
+    fn poll_interval(&self) -> Option<Duration> {
+        None
+    }
 }
 
 /// What an event run is told about its event: the note's criteria, the event and its payload
@@ -102,6 +107,10 @@ impl EventRunner for EngineRunner {
 
     fn last_run(&self, run_id: &str) -> Option<crate::cost::LastRun> {
         self.engine.last_run(run_id)
+    }
+
+    fn poll_interval(&self) -> Option<Duration> {
+        self.engine.clock.poll_interval()
     }
 
     fn may_run(&self, note: &EventNote) -> bool {
@@ -228,6 +237,11 @@ pub async fn process_pending(
             if cancel.is_cancelled() || !runner.trusted() {
                 return processed;
             }
+            // Looked at before claiming: a claim and its return would be file events in
+            // `pending/`, waking the processor again and again while the head waits.
+            if next_routing_retry(root).is_some_and(|at| at > runner.now()) {
+                return processed;
+            }
             let claim = match claim_next(root) {
                 Ok(Some(c)) => c,
                 Ok(None) => break,
@@ -277,7 +291,14 @@ pub(super) async fn process_claim(
             }
             result.error = Some(error);
         }
-        Ok(event) => {
+        Ok(mut event) => {
+            // Strict order: an event waiting to retry its routing holds the ones behind it.
+            if let Some(at) = routing_retry_at(&event)
+                && at > runner.now()
+            {
+                requeue(root, &claim);
+                return None;
+            }
             tracing::info!("event {id}: received source={} type={}", event.source, event.kind);
             // A note inside an untrusted nested folder would be refused its run: not offered.
             let mut notes: Vec<EventNote> = notes().into_iter().filter(|n| runner.may_run(n)).collect();
@@ -287,9 +308,13 @@ pub(super) async fn process_claim(
             {
                 notes.push(n);
             }
-            let (candidates, mut errors) = candidates(root, &event, &notes, router, cancel).await;
+            let Routed { candidates, mut errors, routing_failed } =
+                candidates(root, &event, &notes, router, cancel).await;
             if cancel.is_cancelled() {
                 requeue(root, &claim);
+                return None;
+            }
+            if routing_failed && retry_routing(root, &claim, &mut event, &errors, runner.now()) {
                 return None;
             }
             let rels: Vec<&str> = candidates.iter().map(|n| n.rel.as_str()).collect();
@@ -339,6 +364,9 @@ pub(super) async fn process_claim(
             if let Ok(Value::Object(m)) = serde_json::to_value(&event) {
                 record = m;
             }
+            // Only the attempts stay: the event is done, nothing waits for a retry any more.
+            record.remove(ROUTING_RETRY_AT);
+            record.remove(ROUTING_ERROR);
             record.insert("results".to_owned(), Value::Array(results));
             result.candidate_file_paths = rels.iter().map(|s| (*s).to_owned()).collect();
             result.error = (!errors.is_empty()).then(|| errors.join("; "));
@@ -369,6 +397,15 @@ fn targeted_note(root: &Path, target: &str) -> Option<EventNote> {
     })
 }
 
+/// What pass 1 found for one event.
+pub(super) struct Routed<'n> {
+    /// The candidates among the notes offered, in their order.
+    pub candidates: Vec<&'n EventNote>,
+    pub errors: Vec<String>,
+    /// Whether a routing batch failed: its notes have not decided yet.
+    pub routing_failed: bool,
+}
+
 /// Pass 1: the candidates among `notes`, in their order, and routing errors.
 pub(super) async fn candidates<'n>(
     root: &Path,
@@ -376,18 +413,19 @@ pub(super) async fn candidates<'n>(
     notes: &'n [EventNote],
     router: &dyn Router,
     cancel: &CancellationToken,
-) -> (Vec<&'n EventNote>, Vec<String>) {
+) -> Routed<'n> {
     if let Some(target) = &event.target_file_path {
         let target = normalize_target(root, target);
-        return match notes.iter().find(|n| n.rel == target) {
+        let (candidates, errors) = match notes.iter().find(|n| n.rel == target) {
             Some(n) => (vec![n], Vec::new()),
             None => {
                 (Vec::new(), vec![format!("targetFilePath `{target}` is not an active, valid live note")])
             }
         };
+        return Routed { candidates, errors, routing_failed: false };
     }
     if notes.is_empty() {
-        return (Vec::new(), Vec::new());
+        return Routed { candidates: Vec::new(), errors: Vec::new(), routing_failed: false };
     }
     tracing::info!("event {}: routing against {}", event.id, crate::text::count(notes.len(), "live note"));
     let batches = notes.len().div_ceil(BATCH_SIZE);
@@ -417,7 +455,82 @@ pub(super) async fn candidates<'n>(
             }
         }
     }
-    (notes.iter().filter(|n| picked.contains(n.rel.as_str())).collect(), errors)
+    Routed {
+        candidates: notes.iter().filter(|n| picked.contains(n.rel.as_str())).collect(),
+        routing_failed: !errors.is_empty(),
+        errors,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routing retries
+
+/// The event file's count of routing attempts that failed.
+pub const ROUTING_ATTEMPTS: &str = "routingAttempts";
+/// When the event's routing is tried again (RFC 3339).
+pub const ROUTING_RETRY_AT: &str = "routingRetryAt";
+/// Why its last routing failed.
+pub const ROUTING_ERROR: &str = "routingError";
+/// Routing attempts in all before the event goes to `done/` with the error: with the waits of
+/// [`routing_backoff`] (1, 2, 4, 8, 16, 30, 30 min) about an hour and a half of a model
+/// outage, while the events behind it wait.
+pub const MAX_ROUTING_ATTEMPTS: u32 = 8;
+
+/// The wait after the `failures`-th routing failure in a row: 1 min doubled each time, at most
+/// 30 min.
+pub fn routing_backoff(failures: u32) -> chrono::TimeDelta {
+    let minutes = 1i64 << failures.saturating_sub(1).min(5);
+    chrono::TimeDelta::minutes(minutes.min(30))
+}
+
+/// When a pending event's routing is to be tried again, if it waits.
+pub fn routing_retry_at(event: &Event) -> Option<DateTime<Utc>> {
+    let at = event.extra.get(ROUTING_RETRY_AT)?.as_str()?;
+    DateTime::parse_from_rfc3339(at).ok().map(|t| t.with_timezone(&Utc))
+}
+
+/// The earliest instant the head of the queue waits for (a routing retry), so that a
+/// processor wakes up then without a file event.
+pub fn next_routing_retry(root: &Path) -> Option<DateTime<Utc>> {
+    let head = pending_events(root).into_iter().next()?;
+    read_event_file(&head).ok().as_ref().and_then(routing_retry_at)
+}
+
+/// After a routing batch failed: put the event back into `pending/` with its attempts, the
+/// error and when to try again, unless it has had its attempts (then `false`: it goes to
+/// `done/` with the error). Nothing has run for it yet, so a retry routes every note again.
+fn retry_routing(
+    root: &Path,
+    claim: &Claim,
+    event: &mut Event,
+    errors: &[String],
+    now: DateTime<Utc>,
+) -> bool {
+    let attempts = event.extra.get(ROUTING_ATTEMPTS).and_then(Value::as_u64).unwrap_or(0);
+    let attempts = u32::try_from(attempts).unwrap_or(u32::MAX).saturating_add(1);
+    event.extra.insert(ROUTING_ATTEMPTS.to_owned(), json!(attempts));
+    if attempts >= MAX_ROUTING_ATTEMPTS {
+        tracing::warn!("event {}: routing failed {attempts} times; giving up", event.id);
+        return false;
+    }
+    let at = now + routing_backoff(attempts);
+    event.extra.insert(ROUTING_RETRY_AT.to_owned(), json!(timestamp(at)));
+    event.extra.insert(ROUTING_ERROR.to_owned(), json!(errors.join("; ")));
+    match requeue_with(root, claim, event) {
+        Ok(()) => {
+            tracing::info!(
+                "event {}: routing retries at {} (attempt {attempts} of {MAX_ROUTING_ATTEMPTS} failed)",
+                event.id,
+                timestamp(at)
+            );
+            true
+        }
+        Err(e) => {
+            // A retry that cannot be recorded would come back at once, again and again.
+            tracing::warn!("event {}: cannot record the routing retry: {e}", event.id);
+            false
+        }
+    }
 }
 
 pub(super) fn truncate_chars(s: &str, max: usize) -> String {
@@ -494,16 +607,31 @@ pub fn spawn(processor: Arc<Processor>, cancel: CancellationToken) -> Arc<Notify
     wake.notify_one();
     let w = wake.clone();
     tokio::spawn(async move {
+        // The head of the queue waiting for a routing retry wakes the processor then.
+        let mut retry: Option<DateTime<Utc>> = None;
         loop {
+            let wait = retry.map(|at| {
+                let runner = &processor.runner;
+                let left = (at - runner.now()).to_std().unwrap_or(Duration::ZERO);
+                match runner.poll_interval() {
+                    // A clock that jumps: look again as often as it asks.
+                    Some(poll) => left.min(poll).max(Duration::from_millis(10)),
+                    // At least a second: another process may hold the queue past the retry
+                    // time, and looking again at once would spin.
+                    None => left.max(Duration::from_secs(1)),
+                }
+            });
             tokio::select! {
                 _ = w.notified() => {}
                 _ = cancel.cancelled() => return,
+                _ = tokio::time::sleep(wait.unwrap_or(Duration::ZERO)), if wait.is_some() => {}
             }
             let (p, c) = (processor.clone(), cancel.clone());
             // Each pass in its own task: even a panic cannot end the loop.
             if let Err(e) = tokio::spawn(async move { p.process(&c).await }).await {
                 tracing::warn!("events {}: a pass failed: {e}", processor.root.display());
             }
+            retry = processor.runner.trusted().then(|| next_routing_retry(&processor.root)).flatten();
         }
     });
     wake

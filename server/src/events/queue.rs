@@ -357,3 +357,16 @@ pub(super) fn requeue(root: &Path, claim: &Claim) {
         tracing::warn!("event {}: cannot put the event back: {e}", id_of(&claim.path));
     }
 }
+
+/// Put the event back into `pending/` as `event` says (a routing retry's fields), releasing
+/// the claim. The claim stays until the new file is in place, so no other processor takes
+/// the id meanwhile (`claim_next` skips an id still in `processing/`).
+pub(super) fn requeue_with(root: &Path, claim: &Claim, event: &Event) -> Result<(), String> {
+    let text =
+        serde_json::to_string_pretty(event).map_err(|e| format!("cannot encode the event: {e}"))? + "\n";
+    write_atomic(&pending_dir(root).join(&claim.name), &text).map_err(|e| e.to_string())?;
+    if let Err(e) = std::fs::remove_file(&claim.path) {
+        tracing::warn!("event {}: cannot remove the claim: {e}", id_of(&claim.path));
+    }
+    Ok(())
+}
