@@ -56,6 +56,8 @@ pub enum RewriteError {
     AlreadyLive,
     #[error("`triggers:` already has a `{0}`; keep one of the two and remove the other")]
     AlreadyInTriggers(String),
+    #[error("`live:` has two keys for `{0}`; keep one of the two and remove the other")]
+    TwiceInLive(String),
     #[error(
         "`triggers:` is not written as indented `key: value` lines (flow style or a plain value); write it that way to edit it"
     )]

@@ -256,6 +256,30 @@ fn unknown_keys_with_did_you_mean() {
             ---
         "#]],
     );
+    // Windows and event criteria move the same way, under their aliases too.
+    check_fix(
+        "---\nlive:\n  objective: y\n  window:\n    - startTime: \"09:00\"\n      endTime: \"10:00\"\n  triggers:\n    cronExpr: \"0 9 * * *\"\n---\n",
+        "Move into `triggers:` as `windows`",
+        expect![[r#"
+            ---
+            live:
+              objective: y
+              triggers:
+                cronExpr: "0 9 * * *"
+                windows:
+                  - startTime: "09:00"
+                    endTime: "10:00"
+            ---
+        "#]],
+    );
+    check(
+        "---\nlive:\n  objective: y\n  events: Storm warnings\n  eventMatchCriteria: x\n---\n",
+        expect![[r#"
+            4:3-4:9 warning live/unknown-key unknown key `events` in `live`; `eventMatchCriteria` belongs in `triggers` (`live:` has two keys for `eventMatchCriteria`; keep one of the two and remove the other)
+            5:3-5:21 warning live/unknown-key unknown key `eventMatchCriteria` in `live`; `eventMatchCriteria` belongs in `triggers` (`live:` has two keys for `eventMatchCriteria`; keep one of the two and remove the other)
+            live: has_errors=false
+        "#]],
+    );
     // With a `cronExpr` in `triggers:` already, the warning says why nothing is offered.
     check(
         "---\nlive:\n  objective: y\n  cronExpr: \"0 7 * * *\"\n  triggers:\n    cronExpr: \"0 9 * * *\"\n---\n",

@@ -18,7 +18,11 @@ fn render_action(a: &serde_json::Value) -> String {
         let r = &e["range"];
         out.push_str(&format!(
             "  {}:{}-{}:{} {}\n",
-            r["start"]["line"], r["start"]["character"], r["end"]["line"], r["end"]["character"], e["newText"]
+            r["start"]["line"],
+            r["start"]["character"],
+            r["end"]["line"],
+            r["end"]["character"],
+            e["newText"]
         ));
     }
     out
@@ -124,7 +128,8 @@ async fn no_fix_when_triggers_has_the_key() {
                    "context": {"diagnostics": diags}}),
         )
         .await;
-    let fixes = actions["result"].as_array().into_iter().flatten().filter(|a| a["kind"] == "quickfix").count();
+    let fixes =
+        actions["result"].as_array().into_iter().flatten().filter(|a| a["kind"] == "quickfix").count();
     assert_eq!(fixes, 0, "{actions}");
     c.shutdown().await;
 }

@@ -10,10 +10,13 @@
 //!   runtime fields livenote writes, else as the last key of `live:`.
 //! - When `triggers:` already has the key, nothing is moved: the two values disagree or
 //!   repeat, and only the user knows which one to keep ([`RewriteError::AlreadyInTriggers`]).
+//! - Two keys of `live:` meaning the same trigger (`cron` and `cronExpr`) are not moved
+//!   either ([`RewriteError::TwiceInLive`]): moved one by one they would collide.
 //! - `triggers: {}` (or `null`) counts as empty and is rewritten as a block; any other inline
 //!   value of `triggers:` is refused, as other trigger edits refuse it.
 
 use super::*;
+use crate::note::fields::{self, Level, Suggestion};
 
 /// Move the entry whose key is on the line containing byte `at`, a child of `live:`, into
 /// `triggers:` as `name` (`cronExpr`, `windows` or `eventMatchCriteria`).
@@ -30,6 +33,14 @@ pub fn move_into_triggers(text: &str, at: usize, name: &str) -> Result<Vec<TextE
     };
     if key.name == "triggers" {
         return Err(RewriteError::NoKeyAt);
+    }
+    // Two keys of `live:` that both mean this trigger (`cron` and `cronExpr`) would both land
+    // in `triggers:`; applied together (a "fix all") they would write the key twice.
+    let twin = live.children.iter().any(|&c| {
+        c != i && o.key(c).is_some_and(|k| k.dash_col.is_none() && belongs_in_triggers(&k.name) == Some(name))
+    });
+    if twin {
+        return Err(RewriteError::TwiceInLive(name.to_owned()));
     }
     // An explicit indentation indicator (`|2`) counts from the key's column: shifted lines
     // would change the value.
@@ -78,6 +89,14 @@ pub fn move_into_triggers(text: &str, at: usize, name: &str) -> Result<Vec<TextE
         edits.push(TextEdit::insert(at_triggers, moved));
     }
     Ok(edits)
+}
+
+/// The name under `triggers:` of a key written directly under `live:`, if it is a trigger.
+fn belongs_in_triggers(key: &str) -> Option<&'static str> {
+    match fields::suggest(Level::Live, key) {
+        Suggestion::Elsewhere(Level::Triggers, to) => Some(to),
+        _ => None,
+    }
 }
 
 impl Doc<'_> {

@@ -151,7 +151,15 @@ fn refused_where_it_would_duplicate_or_cannot_be_edited() {
         "---\nlive:\n  objective: x\n  cron: \"@daily\"\n  triggers: {eventMatchCriteria: x}\n---\n",
         "cron",
         "cronExpr",
-        expect!["error: `triggers:` is not written as indented `key: value` lines (flow style or a plain value); write it that way to edit it"],
+        expect![
+            "error: `triggers:` is not written as indented `key: value` lines (flow style or a plain value); write it that way to edit it"
+        ],
+    );
+    check(
+        "---\nlive:\n  objective: x\n  cron: \"@daily\"\n  cronExpr: \"@hourly\"\n---\n",
+        "cron",
+        "cronExpr",
+        expect!["error: `live:` has two keys for `cronExpr`; keep one of the two and remove the other"],
     );
     // Only a direct child of `live:` moves.
     check(
