@@ -314,6 +314,34 @@ live:
         );
     }
 
+    /// A trigger directly under `live:` is moved into `triggers:` by its warning's quick fix,
+    /// offered first and preferred.
+    #[test]
+    fn cron_under_live_moves_into_triggers() {
+        let fixture = "---\nlive:\n  objective: x\n  cr$0on: \"0 9 * * *\"  # daily\n---\n";
+        check(
+            fixture,
+            expect![[r#"
+                QuickFix Move into `triggers:` as `cronExpr` (fixes: 0) *
+                Source Run now [livenote.run]
+                Refactor Pause [livenote.setActive false]
+                Refactor Make passive [livenote.makePassive]
+            "#]],
+        );
+        check_apply(
+            fixture,
+            "Move into `triggers:` as `cronExpr`",
+            expect![[r#"
+                ---
+                live:
+                  objective: x
+                  triggers:
+                    cronExpr: "0 9 * * *"  # daily
+                ---
+            "#]],
+        );
+    }
+
     #[test]
     fn pause_and_make_passive_edits() {
         check_apply(

@@ -25,8 +25,10 @@ use crate::note::yaml::{self, Kind, Node, Scalar};
 use crate::text::TextEdit;
 
 mod live_fields;
+mod move_trigger;
 mod track;
 pub use live_fields::{TriggerEdits, make_live_with};
+pub use move_trigger::move_into_triggers;
 pub use track::convert_track_fence;
 
 /// Why a rewrite cannot be done; the messages are shown to users as they are.
@@ -52,6 +54,10 @@ pub enum RewriteError {
     NotLive,
     #[error("this note is already live")]
     AlreadyLive,
+    #[error("`triggers:` already has a `{0}`; keep one of the two and remove the other")]
+    AlreadyInTriggers(String),
+    #[error("`live:` has two keys for `{0}`; keep one of the two and remove the other")]
+    TwiceInLive(String),
     #[error(
         "`triggers:` is not written as indented `key: value` lines (flow style or a plain value); write it that way to edit it"
     )]

@@ -248,16 +248,30 @@ impl<'a> Cx<'a> {
                 format!("unknown key `{}` in {}; did you mean `{to}`?", e.key, level.describe()),
             )
             .with_fix(format!("Rename to `{to}`"), vec![TextEdit::replace(span, to)], true),
-            Suggestion::Elsewhere(l, to) => Diagnostic::warning(
-                Code::UnknownKey,
-                span,
-                format!(
+            Suggestion::Elsewhere(l, to) => {
+                let mut message = format!(
                     "unknown key `{}` in {}; `{to}` belongs in {}",
                     e.key,
                     level.describe(),
                     l.describe()
-                ),
-            ),
+                );
+                // A trigger written directly under `live:` moves into `triggers:`; when it
+                // cannot (the key is there already), the message says why there is no fix.
+                let moved = (level == Level::Live && l == Level::Triggers)
+                    .then(|| super::rewrite::move_into_triggers(self.text, e.key_span.start, to));
+                if let Some(Err(
+                    err @ (super::rewrite::RewriteError::AlreadyInTriggers(_)
+                    | super::rewrite::RewriteError::TwiceInLive(_)),
+                )) = &moved
+                {
+                    message.push_str(&format!(" ({err})"));
+                }
+                let d = Diagnostic::warning(Code::UnknownKey, span, message);
+                match moved {
+                    Some(Ok(edits)) => d.with_fix(format!("Move into `triggers:` as `{to}`"), edits, true),
+                    _ => d,
+                }
+            }
             Suggestion::None => {
                 let known: Vec<&str> = fields::fields(level).filter(|f| !f.runtime).map(|f| f.name).collect();
                 Diagnostic::warning(

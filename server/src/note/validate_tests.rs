@@ -234,6 +234,7 @@ fn unknown_keys_with_did_you_mean() {
             3:3-3:14 warning live/unknown-key unknown key `instruction` in `live`; did you mean `objective`?
               fix*: Rename to `objective`
             5:3-5:11 warning live/unknown-key unknown key `cronExpr` in `live`; `cronExpr` belongs in `triggers`
+              fix*: Move into `triggers:` as `cronExpr`
             7:5-7:9 warning live/unknown-key unknown key `cron` in `triggers`; did you mean `cronExpr`?
               fix*: Rename to `cronExpr`
             9:9-9:14 warning live/unknown-key unknown key `start` in a window; did you mean `startTime`?
@@ -241,6 +242,50 @@ fn unknown_keys_with_did_you_mean() {
             9:9-9:14 error live/incomplete-window this window has no `startTime`; a window needs both startTime and endTime
             11:3-11:9 warning live/unknown-key unknown key `colour` in `live`; expected one of objective, active, triggers, provider, model, tools, until, maxChars, skills
             live: has_errors=true
+        "#]],
+    );
+    check_fix(
+        "---\nlive:\n  cron: '0 * * * *' # hourly\n  objective: y\n---\n",
+        "Move into `triggers:` as `cronExpr`",
+        expect![[r#"
+            ---
+            live:
+              objective: y
+              triggers:
+                cronExpr: '0 * * * *' # hourly
+            ---
+        "#]],
+    );
+    // Windows and event criteria move the same way, under their aliases too.
+    check_fix(
+        "---\nlive:\n  objective: y\n  window:\n    - startTime: \"09:00\"\n      endTime: \"10:00\"\n  triggers:\n    cronExpr: \"0 9 * * *\"\n---\n",
+        "Move into `triggers:` as `windows`",
+        expect![[r#"
+            ---
+            live:
+              objective: y
+              triggers:
+                cronExpr: "0 9 * * *"
+                windows:
+                  - startTime: "09:00"
+                    endTime: "10:00"
+            ---
+        "#]],
+    );
+    check(
+        "---\nlive:\n  objective: y\n  events: Storm warnings\n  eventMatchCriteria: x\n---\n",
+        expect![[r#"
+            4:3-4:9 warning live/unknown-key unknown key `events` in `live`; `eventMatchCriteria` belongs in `triggers` (`live:` has two keys for `eventMatchCriteria`; keep one of the two and remove the other)
+            5:3-5:21 warning live/unknown-key unknown key `eventMatchCriteria` in `live`; `eventMatchCriteria` belongs in `triggers` (`live:` has two keys for `eventMatchCriteria`; keep one of the two and remove the other)
+            live: has_errors=false
+        "#]],
+    );
+    // With a `cronExpr` in `triggers:` already, the warning says why nothing is offered.
+    check(
+        "---\nlive:\n  objective: y\n  cronExpr: \"0 7 * * *\"\n  triggers:\n    cronExpr: \"0 9 * * *\"\n---\n",
+        expect![[r#"
+            4:3-4:11 warning live/unknown-key unknown key `cronExpr` in `live`; `cronExpr` belongs in `triggers` (`triggers:` already has a `cronExpr`; keep one of the two and remove the other)
+            live: has_errors=false
         "#]],
     );
     check_fix(
@@ -796,13 +841,16 @@ mod quick_fixes_are_local {
             quote.clone(),
             quote,
             any::<bool>(),
-            prop::sample::subsequence(vec![0usize, 1, 2, 3, 4], 1..=5),
+            prop::sample::subsequence(vec![0usize, 1, 2, 3, 4, 5], 1..=6),
             "[a-z]{1,8}",
         )
             .prop_map(|(c, q1, q2, crlf, mistakes, user)| {
                 let mut lines =
                     vec![format!("{user}: 'x: y'{c}"), "# user comment".to_owned(), "live:".to_owned()];
                 lines.push(format!("  objective: {q1}Keep it{q1}{c}"));
+                if mistakes.contains(&5) {
+                    lines.push(format!("  cron: {q2}0 7 * * *{q2}{c}"));
+                }
                 for m in &mistakes {
                     match m {
                         0 => lines.push(format!("  active: {q2}yes{q2}{c}")),

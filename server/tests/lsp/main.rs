@@ -7,6 +7,7 @@ mod costs;
 mod harness;
 mod identity;
 mod memory;
+mod move_trigger;
 mod next_fire;
 mod reaches_disk;
 mod refresh;

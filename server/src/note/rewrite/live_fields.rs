@@ -105,7 +105,7 @@ impl Doc<'_> {
     /// Where a new key of `live:` goes so that it sits above the runtime fields livenote
     /// writes (and the comment that introduces them): before the first of them, else after
     /// the block's last entry.
-    fn before_runtime_fields(&self, live: &LiveBlock) -> usize {
+    pub(super) fn before_runtime_fields(&self, live: &LiveBlock) -> usize {
         let o = &self.outline;
         let runtime = live
             .children
