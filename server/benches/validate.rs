@@ -40,8 +40,8 @@ fn note_with_body(size: usize) -> String {
 fn bench(c: &mut Criterion) {
     let small = note_with_body(1024);
     let large = note_with_body(10 * 1024 * 1024);
-    let fm_only = Options { providers: None, mcp: None, skills: None, scan_body: false };
-    let with_body = Options { providers: None, mcp: None, skills: None, scan_body: true };
+    let fm_only = Options { providers: None, mcp: None, skills: None, scan_body: false, max_backoff: None };
+    let with_body = Options { providers: None, mcp: None, skills: None, scan_body: true, max_backoff: None };
     let mut g = c.benchmark_group("validate");
     g.bench_function("frontmatter/1KB body", |b| b.iter(|| note::analyze(black_box(&small), &fm_only)));
     g.bench_function("frontmatter/10MB body", |b| b.iter(|| note::analyze(black_box(&large), &fm_only)));

@@ -263,7 +263,7 @@ impl Scheduler {
         let now = self.engine.clock.now();
         let zone = &self.engine.zone;
         let next = self.engine.io.read(path).ok().and_then(|text| {
-            let analysis = note::analyze(&text, &note::Options::default());
+            let analysis = note::analyze(&text, &self.engine.schedule_options());
             analysis.live.as_ref().and_then(|live| status::schedule_view(live, now, zone).next_due)
         });
         match next {
@@ -324,7 +324,7 @@ impl Scheduler {
             }
             return false;
         }
-        let analysis = note::analyze(&text, &note::Options::default());
+        let analysis = note::analyze(&text, &self.engine.schedule_options());
         let view = analysis.live.as_ref().map(|live| status::schedule_view(live, now, &self.engine.zone));
         if view.as_ref().is_some_and(|v| v.due().is_some()) {
             memory.settled.remove(path);

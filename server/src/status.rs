@@ -141,7 +141,7 @@ fn with_input<Tz: TimeZone, R>(live: &Live, scope: Scope, tz: &Tz, f: impl FnOnc
         until: live.until_instant(tz),
         failures: live.failures,
         last_stopped_at: live.last_stopped_at,
-        max_backoff: schedule::due::MAX_BACKOFF,
+        max_backoff: live.max_backoff.unwrap_or(schedule::due::MAX_BACKOFF),
     })
 }
 
@@ -463,7 +463,13 @@ mod tests {
         text += "---\n";
         let analysis = crate::note::analyze(
             &text,
-            &crate::note::Options { providers: None, mcp: None, skills: None, scan_body: false },
+            &crate::note::Options {
+                providers: None,
+                mcp: None,
+                skills: None,
+                scan_body: false,
+                max_backoff: None,
+            },
         );
         analysis.live.unwrap_or_else(|| panic!("no live block in {text}"))
     }

@@ -69,6 +69,8 @@ pub struct Facts {
     trusted: bool,
     /// Why the folder's `.livenote.toml` is ignored, when it has one and is not trusted.
     pub ignored_config: Option<&'static str>,
+    /// The root's `[scheduler] max_backoff`, so the retry shown is the scheduler's.
+    max_backoff: chrono::TimeDelta,
 }
 
 impl Facts {
@@ -78,6 +80,8 @@ impl Facts {
         let trusted = trust.as_ref().is_some_and(|t| t.is_trusted());
         let ignored_config = (!trusted && root.join(trust::CONFIG_FILE).exists())
             .then(|| trust.as_ref().map_or("no trust store", |t| t.reason()));
+        // The configuration as a run from here loads it (the folder's file only when trusted).
+        let max_backoff = crate::config::Config::load(Some(root), None).0.scheduler.backoff_cap();
         Facts {
             root: root.to_path_buf(),
             shown_from: root.to_path_buf(),
@@ -85,6 +89,7 @@ impl Facts {
             trust_list,
             trusted,
             ignored_config,
+            max_backoff,
         }
     }
 
@@ -105,7 +110,8 @@ impl Facts {
         at: DateTime<Utc>,
         zone: &crate::schedule::Zone,
     ) -> Option<ListItem> {
-        let analysis = note::analyze(text, &note::Options::default());
+        let options = note::Options { max_backoff: Some(self.max_backoff), ..note::Options::default() };
+        let analysis = note::analyze(text, &options);
         let live = analysis.live?;
         let key = shown_in(file, &self.root);
         let path = shown_in(file, &self.shown_from);
@@ -200,6 +206,7 @@ impl Known {
             mcp: Some(&self.mcp),
             skills: self.skills.as_ref(),
             scan_body: true,
+            max_backoff: None,
         }
     }
 }

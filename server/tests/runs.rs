@@ -402,3 +402,30 @@ fn watch_says_once_that_an_untrusted_folders_config_is_ignored() {
     assert_eq!((count("untrusted /"), count(".livenote.toml is ignored")), (2, 1), "{lines:#?}");
     assert_eq!(count(".livenote.toml: ignored"), 0, "said twice: {lines:#?}");
 }
+
+/// `[scheduler] max_backoff` caps the backoff where every surface reads it: a note that failed
+/// 8 times (5 min × 2^7 is past both caps) tries again once its occurrence comes after the
+/// cap, so `list` says 10:00:30 with a 1-hour cap and 15:00:30 with the default 6 hours, and
+/// `watch` fires it when `list` says (SPEC 3).
+#[test]
+fn a_configured_max_backoff_moves_the_retry_in_list_and_watch() {
+    let note = "---\nlive:\n  objective: flaky\n  triggers:\n    cronExpr: \"0 * * * *\"\n  lastRunAt: \"2026-11-23T08:00:01.000Z\"\n  lastAttemptAt: \"2026-11-23T09:00:30.000Z\"\n  lastRunError: down\n  failures: 8\n---\n# Flaky\n\nold body\n";
+    let config = command_config("echo fixed");
+    let default = Workspace::with_note(&config, note);
+    let capped = Workspace::with_note(&format!("{config}\n[scheduler]\nmax_backoff = \"1h\"\n"), note);
+    let at = "2026-11-23T09:30:00Z";
+    let items = list_at(&default, at);
+    assert_eq!(items[0]["failures"], 8, "{items:#?}");
+    assert_eq!(items[0]["retryAt"], "2026-11-23T15:00:30+00:00", "{items:#?}");
+    let items = list_at(&capped, at);
+    assert_eq!(items[0]["retryAt"], "2026-11-23T10:00:30+00:00", "{items:#?}");
+    assert_eq!(items[0]["nextDue"], "2026-11-23T10:00:30+00:00", "{items:#?}");
+    // The scheduler holds the note back until then, and fires it then.
+    capped.set_clock("2026-11-23T10:00:00Z");
+    let w = capped.watch_clock();
+    std::thread::sleep(Duration::from_millis(600));
+    assert!(capped.note().contains("failures: 8\n"), "{}", capped.note());
+    capped.set_clock("2026-11-23T10:00:31Z");
+    wait_until("the retry after the 1-hour cap", 20, || capped.note().contains("fixed"));
+    w.stop();
+}

@@ -23,7 +23,7 @@ export interface ServerSettings {
     instructions?: string[];
     instructions_max_chars?: number;
   };
-  scheduler?: { enabled?: boolean; exclude?: string[] };
+  scheduler?: { enabled?: boolean; exclude?: string[]; max_backoff?: string };
   history?: { keep?: number };
   memory?: { max_keys?: number; max_bytes?: number };
   skills?: { dirs?: string[] };
@@ -171,6 +171,9 @@ export function buildServerSettings(inspect: Inspector, { trusted }: BuildOption
   else if (enabled !== undefined) scheduler.enabled = enabled;
   const exclude = strings('scheduler.exclude', 'a list of glob strings');
   if (exclude !== undefined) scheduler.exclude = exclude;
+  // The server checks the duration and its range (5m to 168h) and reports a bad one.
+  const maxBackoff = str('scheduler.maxBackoff');
+  if (maxBackoff !== undefined) scheduler.max_backoff = maxBackoff;
   const schedulerTable = removeEmpty(scheduler);
   if (schedulerTable) settings.scheduler = schedulerTable;
 

@@ -61,6 +61,7 @@ describe('package.json', () => {
       'livenote.providers',
       'livenote.scheduler.enabled',
       'livenote.scheduler.exclude',
+      'livenote.scheduler.maxBackoff',
       'livenote.skills.dirs',
       'livenote.trace.server',
     ]);

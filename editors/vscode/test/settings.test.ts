@@ -18,6 +18,7 @@ function inspector(table: Record<string, Inspected>): Inspector {
     'agent.web': false,
     'scheduler.enabled': true,
     'scheduler.exclude': [],
+    'scheduler.maxBackoff': '',
     'agent.maxTokens': null,
     'agent.instructions': [],
     'agent.instructionsMaxChars': null,
@@ -67,6 +68,7 @@ describe('buildServerSettings', () => {
         'agent.web': { globalValue: true },
         'scheduler.enabled': { globalValue: true, workspaceValue: false },
         'scheduler.exclude': { workspaceFolderValue: ['archive/**'] },
+        'scheduler.maxBackoff': { globalValue: '1h' },
         'history.keep': { globalValue: 7 },
         providers: {
           globalValue: { local: { kind: 'openai', base_url: 'http://127.0.0.1:11434/v1', model: 'llama3.1' } },
@@ -77,7 +79,7 @@ describe('buildServerSettings', () => {
     assert.deepEqual(problems, []);
     assert.deepEqual(settings, {
       agent: { provider: 'local', max_steps: 40, timeout: '2m', web: true },
-      scheduler: { enabled: false, exclude: ['archive/**'] },
+      scheduler: { enabled: false, exclude: ['archive/**'], max_backoff: '1h' },
       history: { keep: 7 },
       providers: { local: { kind: 'openai', base_url: 'http://127.0.0.1:11434/v1', model: 'llama3.1' } },
     });

@@ -92,7 +92,23 @@ fn build_index(root: &Path, configs: &mut Vec<(PathBuf, Config)>, said: &Saids) 
     for p in problems {
         tracing::warn!("skip {p}");
     }
+    let caps: Vec<_> = configs.iter().map(|(r, c)| (r.clone(), c.scheduler.backoff_cap())).collect();
+    index.set_backoff_caps(&caps);
     index
+}
+
+/// Each service's `[scheduler] max_backoff` into the index, after a root's configuration
+/// reloaded (its scheduler reads the index's notes).
+fn set_backoff_caps(index: &RwLock<Index>, services: &[Arc<RootService>]) {
+    let caps: Vec<_> = services
+        .iter()
+        .filter_map(|s| {
+            s.engine.config.read().ok().map(|c| (s.engine.root.clone(), c.scheduler.backoff_cap()))
+        })
+        .collect();
+    if let Ok(mut i) = index.write() {
+        i.set_backoff_caps(&caps);
+    }
 }
 
 /// What `watch` last said about each root (see [`Said`]), shared by the start and the file
@@ -243,6 +259,7 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
                         if let Ok(mut c) = service.engine.config.write() {
                             *c = config;
                         }
+                        set_backoff_caps(&index, &services);
                         say_folder(&service.engine, &said);
                     };
                     service.on_file(&path, &refresh, &reload);

@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::duration::parse_duration;
+use super::duration::{format_duration, parse_duration};
 use super::resolve::env_providers;
 use super::tree::{Entry, Node, Val, describe, from_json, toml_table};
 use super::{
@@ -127,6 +127,7 @@ struct Partial {
     providers: BTreeMap<String, PartialProvider>,
     enabled: Option<bool>,
     exclude: Option<Vec<String>>,
+    max_backoff: Option<Duration>,
     keep: Option<usize>,
     runs_keep: Option<usize>,
     events_keep: Option<usize>,
@@ -268,7 +269,7 @@ const AGENT_KEYS: &[&str] = &[
     "instructions_max_chars",
     "max_tokens",
 ];
-const SCHEDULER_KEYS: &[&str] = &["enabled", "exclude"];
+const SCHEDULER_KEYS: &[&str] = &["enabled", "exclude", "max_backoff"];
 const HISTORY_KEYS: &[&str] = &["keep", "runs_keep", "events_keep"];
 const MEMORY_KEYS: &[&str] = &["max_keys", "max_bytes"];
 const PROVIDER_KEYS: &[&str] = &["kind", "base_url", "model", "api_key_env", "command", "timeout"];
@@ -342,6 +343,24 @@ fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
                     match f.key.as_str() {
                         "enabled" => acc.enabled = cx.boolean(&key, &f.node).or(acc.enabled),
                         "exclude" => acc.exclude = cx.strings(&key, &f.node).or(acc.exclude.take()),
+                        "max_backoff" => {
+                            acc.max_backoff = cx
+                                .duration(&key, &f.node)
+                                .and_then(|d| {
+                                    let (min, max) = crate::config::MAX_BACKOFF_RANGE;
+                                    if (min..=max).contains(&d) {
+                                        return Some(d);
+                                    }
+                                    let message = format!(
+                                        "`{key}` must be between {} and {}",
+                                        format_duration(min),
+                                        format_duration(max)
+                                    );
+                                    cx.report(f.node.span.clone(), Some(&key), message);
+                                    None
+                                })
+                                .or(acc.max_backoff);
+                        }
                         _ => cx.unknown(&key, f, SCHEDULER_KEYS),
                     }
                 }
@@ -462,6 +481,7 @@ fn finish(
         scheduler: SchedulerConfig {
             enabled: acc.enabled.unwrap_or(defaults.scheduler.enabled),
             exclude: acc.exclude.unwrap_or(defaults.scheduler.exclude),
+            max_backoff: acc.max_backoff.unwrap_or(defaults.scheduler.max_backoff),
         },
         history: HistoryConfig {
             keep: acc.keep.unwrap_or(defaults.history.keep),

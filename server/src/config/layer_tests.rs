@@ -278,7 +278,7 @@ fn bad_values_are_problems_and_keep_the_default() {
         "[agent]\nmax_steps = 0\ntimeout = \"10\"\nweb = \"yes\"\nprovider = 3\n[scheduler]\nexclude = [\"a\", 1]\nenabled = false\n[history]\nkeep = -1\n",
     );
     assert_eq!(config.agent, AgentConfig::default());
-    assert_eq!(config.scheduler, SchedulerConfig { enabled: false, exclude: vec![] });
+    assert_eq!(config.scheduler, SchedulerConfig { enabled: false, ..SchedulerConfig::default() });
     assert_eq!(config.history.keep, 20);
     assert_eq!(
         messages(&problems),
@@ -555,4 +555,41 @@ bearer_token_env = "TOKEN"
         config.mcp_servers["bad"].transport,
         McpTransport::Http { url: "https://api.example.com/mcp".into(), headers: Vec::new() }
     );
+}
+
+#[test]
+fn max_backoff_is_a_duration_within_five_minutes_and_a_week() {
+    assert_eq!(Config::default().scheduler.max_backoff, Duration::from_secs(6 * 3600));
+    let (config, problems) = one("[scheduler]\nmax_backoff = \"1h30m\"\n");
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(config.scheduler.max_backoff, Duration::from_secs(5400));
+    assert_eq!(config.scheduler.backoff_cap(), chrono::TimeDelta::minutes(90));
+    // Both ends are accepted.
+    for (text, secs) in [("5m", 300), ("168h", 7 * 24 * 3600)] {
+        let (config, problems) = one(&format!("[scheduler]\nmax_backoff = \"{text}\"\n"));
+        assert!(problems.is_empty(), "{text}: {problems:?}");
+        assert_eq!(config.scheduler.max_backoff, Duration::from_secs(secs));
+    }
+    let (config, problems) = one("[scheduler]\nmax_backoff = \"4m\"\n");
+    assert_eq!(
+        config.scheduler.max_backoff,
+        SchedulerConfig::default().max_backoff,
+        "a bad value keeps the default"
+    );
+    let (_, later) = one("[scheduler]\nmax_backoff = \"169h\"\n");
+    let (_, wrong) = one("[scheduler]\nmax_backoff = 6\nmax_backof = \"1h\"\n");
+    expect_test::expect![[r#"
+        (
+            [
+                "/cfg/workspace.toml:2:15: `scheduler.max_backoff` must be between 5m and 168h",
+            ],
+            [
+                "/cfg/workspace.toml:2:15: `scheduler.max_backoff` must be between 5m and 168h",
+            ],
+            [
+                "/cfg/workspace.toml:3:1: unknown key `scheduler.max_backof` (did you mean `max_backoff`?)",
+                "/cfg/workspace.toml:2:15: `scheduler.max_backoff` must be a duration like \"30s\", \"10m\" or \"1h\", not an integer",
+            ],
+        )
+    "#]].assert_debug_eq(&(messages(&problems), messages(&later), messages(&wrong)));
 }

@@ -181,11 +181,28 @@ pub struct SchedulerConfig {
     pub enabled: bool,
     /// Globs relative to the workspace root, beside .gitignore.
     pub exclude: Vec<String>,
+    /// The cap of a failing note's backoff (`max_backoff`, SPEC 3): past it, at most one try
+    /// per occurrence.
+    pub max_backoff: Duration,
+}
+
+/// The range `[scheduler] max_backoff` accepts: no shorter than the first wait (5 minutes,
+/// or the doubling would never start), no longer than a week (beyond that a failing note
+/// looks abandoned).
+pub const MAX_BACKOFF_RANGE: (Duration, Duration) =
+    (Duration::from_secs(5 * 60), Duration::from_secs(7 * 24 * 3600));
+
+impl SchedulerConfig {
+    /// `max_backoff` as the schedule counts it.
+    pub fn backoff_cap(&self) -> chrono::TimeDelta {
+        chrono::TimeDelta::from_std(self.max_backoff).unwrap_or(crate::schedule::due::MAX_BACKOFF)
+    }
 }
 
 impl Default for SchedulerConfig {
     fn default() -> Self {
-        SchedulerConfig { enabled: true, exclude: Vec::new() }
+        let max_backoff = crate::schedule::due::MAX_BACKOFF.to_std().unwrap_or(Duration::from_secs(6 * 3600));
+        SchedulerConfig { enabled: true, exclude: Vec::new(), max_backoff }
     }
 }
 

@@ -106,6 +106,7 @@ pub(crate) mod fixture {
                 mcp: Some(&mcp()),
                 skills: Some(&skills),
                 scan_body: true,
+                max_backoff: None,
             },
         )
     }

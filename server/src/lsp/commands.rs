@@ -72,7 +72,7 @@ pub fn execute_command(
             sync_trust(client, state, &engine);
             // A run that needs the folder's untrusted `.livenote.toml` asks for trust first.
             let provider = current_text(state, &uri).ok().and_then(|(text, _)| {
-                let analysis = note::analyze(&text, &note_options());
+                let analysis = note::analyze(&text, &note_options(state, Some(&path)));
                 analysis.live.and_then(|l| l.provider.map(|p| p.value))
             });
             let ignored = engine

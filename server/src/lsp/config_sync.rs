@@ -30,6 +30,21 @@ pub(super) fn root_excludes(state: &State) -> Vec<(PathBuf, Vec<String>)> {
         .collect()
 }
 
+/// Give the index each root's `[scheduler] max_backoff` (its engine's configuration), so the
+/// scheduler, `listNotes` and the views compute the retries the same way.
+pub(super) fn apply_backoff_caps(state: &State) {
+    let caps: Vec<(PathBuf, chrono::TimeDelta)> = state
+        .engines()
+        .iter()
+        .filter_map(|e| e.config.read().ok().map(|c| (e.root.clone(), c.scheduler.backoff_cap())))
+        .collect();
+    if let Ok(mut slot) = state.index.write()
+        && let Some(index) = slot.as_mut()
+    {
+        index.set_backoff_caps(&caps);
+    }
+}
+
 /// After a configuration change: when a root's excludes changed, walk again (a note no longer
 /// excluded must come back) and swap the index in.
 pub(super) fn reindex_if_excludes_changed(state: &Arc<State>) {
@@ -45,6 +60,7 @@ pub(super) fn reindex_if_excludes_changed(state: &Arc<State>) {
         })
         .unwrap_or(true);
     if same {
+        apply_backoff_caps(state);
         return;
     }
     let state = state.clone();
@@ -60,6 +76,7 @@ pub(super) fn reindex_if_excludes_changed(state: &Arc<State>) {
         if let Ok(mut slot) = state.index.write() {
             *slot = Some(index);
         }
+        apply_backoff_caps(&state);
         state.wake.notify_waiters();
         state.wake_events();
         state.refresh_views_and_diagnostics();

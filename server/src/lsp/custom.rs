@@ -109,7 +109,7 @@ pub fn note_status(state: &State, uri: &Uri) -> Result<NoteStatus> {
         }
         None => {
             disk_text = current_text(state, uri)?.0;
-            from_disk = note::analyze(&disk_text, &note_options());
+            from_disk = note::analyze(&disk_text, &note_options(state, path.as_deref()));
             (&from_disk, disk_text.as_str())
         }
     };

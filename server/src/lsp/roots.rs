@@ -26,6 +26,7 @@ pub(super) fn adopt_index(client: &Client, state: &Arc<State>, index: Index) {
     if let Ok(mut slot) = state.index.write() {
         *slot = Some(index);
     }
+    super::config_sync::apply_backoff_caps(state);
     if nested.is_empty() && gone.is_empty() {
         return;
     }

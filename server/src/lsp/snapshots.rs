@@ -15,9 +15,19 @@ use crate::note;
 use crate::text::LineIndex;
 use crate::workspace;
 
-pub(super) fn note_options() -> note::Options<'static> {
-    // Provider names come with configuration; until then the check is skipped.
-    note::Options { providers: None, mcp: None, skills: None, scan_body: true }
+/// The options a note at `path` is analysed with outside a snapshot: its root's backoff cap
+/// ([`max_backoff_for`]); provider names come with configuration, so that check is skipped.
+pub(super) fn note_options(state: &State, path: Option<&std::path::Path>) -> note::Options<'static> {
+    let max_backoff = path.and_then(|p| max_backoff_for(state, p));
+    note::Options { providers: None, mcp: None, skills: None, scan_body: true, max_backoff }
+}
+
+/// The backoff's cap of the root a note at `path` belongs to (`[scheduler] max_backoff` of
+/// its engine's configuration), so the lens, hints, hover and `listNotes` show the retry the
+/// scheduler will make; `None` outside every root (the default cap).
+pub(super) fn max_backoff_for(state: &State, path: &std::path::Path) -> Option<chrono::TimeDelta> {
+    let engine = state.engine_for(path)?;
+    engine.config.read().ok().map(|c| c.scheduler.backoff_cap())
 }
 
 /// The diagnostics of an open document, or of a closed note from the index.
@@ -122,6 +132,7 @@ pub(super) fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
         mcp: mcp.as_ref(),
         skills: skills.as_ref(),
         scan_body: true,
+        max_backoff: uri.to_file_path().and_then(|p| max_backoff_for(state, &p)),
     };
     state.docs().get_mut(uri).map(|d| d.snapshot(&opts))
 }

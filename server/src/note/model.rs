@@ -178,6 +178,10 @@ pub struct Live {
     /// `failures`: consecutive failed runs (0 when absent or unreadable).
     pub failures: u32,
     pub last_stopped_at: Option<DateTime<Utc>>,
+    /// The cap of the backoff, from the configuration of the note's root (`[scheduler]
+    /// max_backoff`), never from the note: `None` (the default cap) until the caller that
+    /// knows the configuration passes it in [`crate::note::Options`].
+    pub max_backoff: Option<chrono::TimeDelta>,
     /// Spans of the runtime fields as written, by key.
     pub runtime_spans: Vec<(&'static str, Range<usize>)>,
     /// Whether any error-severity diagnostic concerns the block.

@@ -35,6 +35,9 @@ pub struct Options<'a> {
     /// Also scan the body (for legacy ```` ```track ```` fences). The frontmatter checks never
     /// read the body.
     pub scan_body: bool,
+    /// The backoff's cap from the note's root configuration, copied into [`Live::max_backoff`]
+    /// so every schedule computed from the block uses it; `None` for the default.
+    pub max_backoff: Option<chrono::TimeDelta>,
 }
 
 /// Everything known about one note.
@@ -312,6 +315,7 @@ impl<'a> Cx<'a> {
 
     fn live(&mut self, entry: &Entry, opts: &Options) -> Live {
         let mut live = empty_live(entry.key_span.clone());
+        live.max_backoff = opts.max_backoff;
         let map = match &entry.value.kind {
             Kind::Map(m) => m.as_slice(),
             Kind::Scalar(Scalar::Null) => &[],
@@ -507,6 +511,7 @@ fn empty_live(key_span: Range<usize>) -> Live {
         last_run_error: None,
         failures: 0,
         last_stopped_at: None,
+        max_backoff: None,
         runtime_spans: Vec::new(),
         has_errors: true,
     }

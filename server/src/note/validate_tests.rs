@@ -7,7 +7,8 @@ use super::*;
 use crate::text::{Encoding, LineIndex, edit};
 
 fn render(text: &str, providers: Option<&[String]>) -> String {
-    let a = analyze(text, &Options { providers, mcp: None, skills: None, scan_body: true });
+    let a =
+        analyze(text, &Options { providers, mcp: None, skills: None, scan_body: true, max_backoff: None });
     let idx = LineIndex::new(text);
     let mut out = String::new();
     for d in &a.diagnostics {
@@ -41,7 +42,13 @@ fn check(text: &str, expect: Expect) {
 fn check_fix(text: &str, title: &str, expect: Expect) {
     let a = analyze(
         text,
-        &Options { providers: Some(&["local".to_owned()]), mcp: None, skills: None, scan_body: true },
+        &Options {
+            providers: Some(&["local".to_owned()]),
+            mcp: None,
+            skills: None,
+            scan_body: true,
+            max_backoff: None,
+        },
     );
     let Some(fix) = a.diagnostics.iter().flat_map(|d| &d.fixes).find(|f| f.title == title) else {
         panic!("no fix titled {title:?} in {:#?}", a.diagnostics)
@@ -462,7 +469,8 @@ fn catalog() -> crate::note::tools::McpCatalog {
 }
 
 fn render_tools(text: &str, mcp: Option<&crate::note::tools::McpCatalog>) -> String {
-    let a = analyze(text, &Options { providers: None, mcp, skills: None, scan_body: true });
+    let a =
+        analyze(text, &Options { providers: None, mcp, skills: None, scan_body: true, max_backoff: None });
     let idx = LineIndex::new(text);
     let mut out = String::new();
     for d in &a.diagnostics {
@@ -673,6 +681,7 @@ fn every_doc_example_behaves_as_documented() {
                     mcp: Some(&mcp),
                     skills: Some(&skills),
                     scan_body: true,
+                    max_backoff: None,
                 },
             );
             // An instructions file (`AGENTS.md`), checked with the budget its example names.
@@ -788,8 +797,16 @@ mod never_panics {
 
     fn exercise(text: &str) {
         let providers = ["local".to_owned()];
-        let a =
-            analyze(text, &Options { providers: Some(&providers), mcp: None, skills: None, scan_body: true });
+        let a = analyze(
+            text,
+            &Options {
+                providers: Some(&providers),
+                mcp: None,
+                skills: None,
+                scan_body: true,
+                max_backoff: None,
+            },
+        );
         let idx = LineIndex::new(text);
         for d in &a.diagnostics {
             assert!(d.range.start <= d.range.end && d.range.end <= text.len(), "{d:?}");
@@ -885,7 +902,7 @@ mod quick_fixes_are_local {
 
         #[test]
         fn fixes_touch_only_their_lines_and_resolve_their_diagnostic(text in note()) {
-            let a = analyze(&text, &Options { providers: None, mcp: None, skills: None, scan_body: true });
+            let a = analyze(&text, &Options { providers: None, mcp: None, skills: None, scan_body: true, max_backoff: None });
             prop_assert!(a.diagnostics.iter().any(|d| !d.fixes.is_empty()));
             for d in &a.diagnostics {
                 for f in &d.fixes {
@@ -899,7 +916,7 @@ mod quick_fixes_are_local {
                     let tail = &text[line_end..];
                     prop_assert!(after.ends_with(tail), "fix {:?} changed text after its lines", f.title);
                     // The fixed note has one diagnostic of that code fewer.
-                    let b = analyze(&after, &Options { providers: None, mcp: None, skills: None, scan_body: true });
+                    let b = analyze(&after, &Options { providers: None, mcp: None, skills: None, scan_body: true, max_backoff: None });
                     let count = |x: &super::super::Analysis| x.diagnostics.iter().filter(|y| y.code == d.code).count();
                     prop_assert!(count(&b) < count(&a), "fix {:?} did not resolve {:?}:\n{}", f.title, d.code, after);
                     prop_assert!(!b.diagnostics.iter().any(|y| y.code == super::super::Code::YamlSyntax), "{}", after);
@@ -1006,7 +1023,8 @@ fn skill_catalog() -> crate::note::skills::SkillCatalog {
 }
 
 fn render_skills(text: &str, skills: Option<&crate::note::skills::SkillCatalog>) -> String {
-    let a = analyze(text, &Options { providers: None, mcp: None, skills, scan_body: true });
+    let a =
+        analyze(text, &Options { providers: None, mcp: None, skills, scan_body: true, max_backoff: None });
     render_diagnostics(text, &a.diagnostics)
 }
 
@@ -1045,7 +1063,10 @@ fn skills_are_names_checked_against_the_known_skills() {
     "#]]
     .assert_eq(&render_skills(text, Some(&skill_catalog())));
     // Without the known skills (no workspace yet), only the shape is checked.
-    let a = analyze(text, &Options { providers: None, mcp: None, skills: None, scan_body: true });
+    let a = analyze(
+        text,
+        &Options { providers: None, mcp: None, skills: None, scan_body: true, max_backoff: None },
+    );
     assert!(a.diagnostics.iter().all(|d| d.code != Code::UnknownSkill));
     let names = a.live.map(|l| l.skill_names()).unwrap_or_default();
     assert_eq!(names, ["weekly-digest", "weekly-digst", "nothing-like-it"]);
@@ -1067,7 +1088,10 @@ fn skills_are_names_checked_against_the_known_skills() {
 
 fn check_fix_with_skills(text: &str, expect: Expect) {
     let skills = skill_catalog();
-    let a = analyze(text, &Options { providers: None, mcp: None, skills: Some(&skills), scan_body: true });
+    let a = analyze(
+        text,
+        &Options { providers: None, mcp: None, skills: Some(&skills), scan_body: true, max_backoff: None },
+    );
     let Some(fix) = a.diagnostics.iter().flat_map(|d| &d.fixes).find(|f| f.preferred) else {
         panic!("no preferred fix in {:#?}", a.diagnostics)
     };

@@ -198,6 +198,13 @@ impl Engine {
         }
     }
 
+    /// The options the engine analyses a note with to decide whether it is due: the root's
+    /// `[scheduler] max_backoff` ([`crate::note::Options::max_backoff`]).
+    pub fn schedule_options(&self) -> note::Options<'static> {
+        let max_backoff = self.config.read().ok().map(|c| c.scheduler.backoff_cap());
+        note::Options { max_backoff, ..note::Options::default() }
+    }
+
     /// Why a manual run of the note cannot start before the folder is trusted: it would need
     /// the folder's ignored `.livenote.toml`. Checked before the run touches the note (`livenote
     /// run`, `livenote mcp`); `None` when it may run.
@@ -282,7 +289,7 @@ impl Engine {
         };
         // A note moved since its last run takes its history and memory along (`identity`).
         self.adopt_locked(rel, &text);
-        let analysis = note::analyze(&text, &note::Options::default());
+        let analysis = note::analyze(&text, &self.schedule_options());
         let Some(live) = analysis.live.as_ref() else {
             return Outcome::Skipped("the note is not live".to_owned());
         };

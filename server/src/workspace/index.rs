@@ -33,6 +33,10 @@ pub struct Index {
     excludes: Vec<Excludes>,
     /// Every markdown note; `None` for passive notes without problems.
     notes: BTreeMap<PathBuf, Option<Arc<Entry>>>,
+    /// Per root, `[scheduler] max_backoff` of its config when it is not the default: copied
+    /// into each of its notes' `Live::max_backoff`, so the scheduler and every view of the
+    /// index compute the same retries ([`Index::set_backoff_caps`]).
+    caps: Vec<(PathBuf, chrono::TimeDelta)>,
 }
 
 impl Index {
@@ -89,7 +93,7 @@ impl Index {
             (read - walked).as_millis(),
             (t.elapsed() - read).as_millis()
         );
-        (Index { roots, excludes, notes }, problems)
+        (Index { roots, excludes, notes, caps: Vec::new() }, problems)
     }
 
     pub fn roots(&self) -> &[PathBuf] {
@@ -126,7 +130,7 @@ impl Index {
         if !path.is_file() || !self.covers(path) || !self.inside(path) {
             return self.notes.remove(path).is_some_and(|e| e.is_some());
         }
-        let entry = read_entry(path);
+        let entry = read_entry(path).map(|e| self.capped(path, e));
         // Only a different frontmatter (or name) counts: saves that touch the body alone
         // re-plan nothing.
         let changed = match (self.notes.get(path), &entry) {
@@ -136,6 +140,51 @@ impl Index {
         };
         self.notes.insert(path.to_path_buf(), entry);
         changed
+    }
+
+    /// Set each root's backoff cap from its configuration (a root not named keeps the
+    /// default): entries whose cap changes are replaced, their memos with them.
+    pub fn set_backoff_caps(&mut self, caps: &[(PathBuf, chrono::TimeDelta)]) {
+        let default = crate::schedule::due::MAX_BACKOFF;
+        let caps: Vec<_> = caps.iter().filter(|(_, c)| *c != default).cloned().collect();
+        if caps == self.caps {
+            return;
+        }
+        self.caps = caps;
+        let paths: Vec<PathBuf> =
+            self.notes.iter().filter(|(_, e)| e.is_some()).map(|(p, _)| p.clone()).collect();
+        for path in paths {
+            let Some(Some(entry)) = self.notes.get(&path) else { continue };
+            let cap = self.cap_of(&path);
+            if entry.live.as_ref().is_some_and(|l| l.max_backoff != cap) {
+                let fresh = self.capped(
+                    &path,
+                    Arc::new(Entry {
+                        schedule: Default::default(),
+                        list_item: Default::default(),
+                        ..Entry::clone(entry)
+                    }),
+                );
+                self.notes.insert(path, Some(fresh));
+            }
+        }
+    }
+
+    /// The backoff cap of the root owning `path`; `None` for the default.
+    fn cap_of(&self, path: &Path) -> Option<chrono::TimeDelta> {
+        let root = self.root_of(path)?;
+        self.caps.iter().find(|(r, _)| r == root).map(|(_, c)| *c)
+    }
+
+    /// `entry` with its owning root's backoff cap.
+    fn capped(&self, path: &Path, mut entry: Arc<Entry>) -> Arc<Entry> {
+        let cap = self.cap_of(path);
+        if entry.live.as_ref().is_some_and(|l| l.max_backoff != cap)
+            && let Some(live) = Arc::make_mut(&mut entry).live.as_mut()
+        {
+            live.max_backoff = cap;
+        }
+        entry
     }
 
     pub fn remove(&mut self, path: &Path) -> bool {

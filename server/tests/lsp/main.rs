@@ -142,7 +142,13 @@ async fn two_thousand_changes_arrive_in_order() {
     let published = c.diagnostics(&uri, client.version).await;
     let expected = livenote::note::analyze(
         &client.text,
-        &livenote::note::Options { providers: None, mcp: None, skills: None, scan_body: true },
+        &livenote::note::Options {
+            providers: None,
+            mcp: None,
+            skills: None,
+            scan_body: true,
+            max_backoff: None,
+        },
     );
     let codes: Vec<&str> = published.iter().filter_map(|d| d["code"].as_str()).collect();
     let want: Vec<&str> = expected.diagnostics.iter().map(|d| d.code.as_str()).collect();

@@ -23,7 +23,15 @@ fn at(s: &str) -> DateTime<Utc> {
 
 /// What each surface says about the note at `now`, one line each.
 async fn surfaces(text: &str, now: &str) -> String {
+    surfaces_with_config(None, text, now).await
+}
+
+/// [`surfaces`] in a folder whose `.livenote.toml` (trusted) is `config`.
+async fn surfaces_with_config(config: Option<&str>, text: &str, now: &str) -> String {
     let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    if let Some(config) = config {
+        std::fs::write(root.path().join(".livenote.toml"), config).unwrap_or_else(|e| panic!("{e}"));
+    }
     // (Removed when the client goes, at the end.)
     let root_path = root.path().to_path_buf();
     // Trusted and scheduling on, as a user has it; nothing is due at these instants.
@@ -117,4 +125,29 @@ async fn hint_lens_hover_and_lists_name_the_same_next_fire() {
         livenote list: "2026-11-23T09:10:00-06:00"
     "#]]
     .assert_eq(&surfaces(&failed, "2026-11-23T09:07:00-06:00").await);
+}
+
+/// `[scheduler] max_backoff` reaches every surface: a note that failed 8 times (past both
+/// caps) at 09:00:30 retries at 10:00:30 with a 1-hour cap, and every surface says so, where
+/// the default 6-hour cap says 15:00:30.
+#[tokio::test]
+async fn a_configured_max_backoff_is_the_retry_every_surface_names() {
+    let failing = "---\nlive:\n  objective: the time\n  triggers:\n    cronExpr: \"0 * * * *\"\n  lastRunAt: \"2026-11-23T14:00:05.000Z\"\n  lastAttemptAt: \"2026-11-23T15:00:30.000Z\"\n  lastRunError: boom\n  failures: 8\n---\n# Time\n";
+    expect_test::expect![[r#"
+        hints: failed 29 min ago · retry at 15:00 (8th failure) | every hour · next 15:00 | 1 h ago
+        lens: Failed 29 min ago: boom · retry at 15:00 (8th failure)
+        hover: Next run: retry at 15:00 (8th failure).
+        listNotes: "2026-11-23T15:00:30-06:00"
+        livenote list: "2026-11-23T15:00:30-06:00"
+    "#]]
+    .assert_eq(&surfaces(failing, "2026-11-23T09:30:00-06:00").await);
+    let capped = "[scheduler]\nmax_backoff = \"1h\"\n";
+    expect_test::expect![[r#"
+        hints: failed 29 min ago · retry at 10:00 (8th failure) | every hour · next 10:00 | 1 h ago
+        lens: Failed 29 min ago: boom · retry at 10:00 (8th failure)
+        hover: Next run: retry at 10:00 (8th failure).
+        listNotes: "2026-11-23T10:00:30-06:00"
+        livenote list: "2026-11-23T10:00:30-06:00"
+    "#]]
+    .assert_eq(&surfaces_with_config(Some(capped), failing, "2026-11-23T09:30:00-06:00").await);
 }
