@@ -332,6 +332,7 @@ command = ["sh", "-c", "printf '{\"body\": \"x\",}'"]
             !l.starts_with("  lastAttemptAt:")
                 && !l.starts_with("  lastRunId:")
                 && !l.starts_with("  lastRunError:")
+                && !l.starts_with("  failures:")
         })
         .collect();
     assert_eq!(without_runtime, before);
