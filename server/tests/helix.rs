@@ -113,7 +113,13 @@ fn docs_show_the_same_configuration() {
     let config = lines.join("\n").trim().to_owned();
     let read = |doc: &str| std::fs::read_to_string(root.join(doc)).unwrap_or_else(|e| panic!("{doc}: {e}"));
     let editors = read("docs/editors.md");
-    let snippet = editors.split("```toml\n").nth(1).and_then(|s| s.split("```").next()).unwrap_or_default();
+    // The block that configures the server (the page has other TOML blocks, e.g. auto-save).
+    let snippet = editors
+        .split("```toml\n")
+        .skip(1)
+        .filter_map(|s| s.split("```").next())
+        .find(|s| s.contains("[language-server.livenote]"))
+        .unwrap_or_default();
     assert_eq!(
         snippet.trim(),
         config,
