@@ -127,6 +127,7 @@ struct Partial {
     providers: BTreeMap<String, PartialProvider>,
     enabled: Option<bool>,
     exclude: Option<Vec<String>>,
+    max_concurrent_runs: Option<usize>,
     keep: Option<usize>,
     runs_keep: Option<usize>,
     events_keep: Option<usize>,
@@ -268,7 +269,7 @@ const AGENT_KEYS: &[&str] = &[
     "instructions_max_chars",
     "max_tokens",
 ];
-const SCHEDULER_KEYS: &[&str] = &["enabled", "exclude"];
+const SCHEDULER_KEYS: &[&str] = &["enabled", "exclude", "max_concurrent_runs"];
 const HISTORY_KEYS: &[&str] = &["keep", "runs_keep", "events_keep"];
 const MEMORY_KEYS: &[&str] = &["max_keys", "max_bytes"];
 const PROVIDER_KEYS: &[&str] = &["kind", "base_url", "model", "api_key_env", "command", "timeout"];
@@ -342,6 +343,11 @@ fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
                     match f.key.as_str() {
                         "enabled" => acc.enabled = cx.boolean(&key, &f.node).or(acc.enabled),
                         "exclude" => acc.exclude = cx.strings(&key, &f.node).or(acc.exclude.take()),
+                        "max_concurrent_runs" => {
+                            if let Some(v) = cx.integer(&key, &f.node, 1, 256) {
+                                acc.max_concurrent_runs = usize::try_from(v).ok();
+                            }
+                        }
                         _ => cx.unknown(&key, f, SCHEDULER_KEYS),
                     }
                 }
@@ -462,6 +468,7 @@ fn finish(
         scheduler: SchedulerConfig {
             enabled: acc.enabled.unwrap_or(defaults.scheduler.enabled),
             exclude: acc.exclude.unwrap_or(defaults.scheduler.exclude),
+            max_concurrent_runs: acc.max_concurrent_runs.unwrap_or(defaults.scheduler.max_concurrent_runs),
         },
         history: HistoryConfig {
             keep: acc.keep.unwrap_or(defaults.history.keep),

@@ -278,7 +278,10 @@ fn bad_values_are_problems_and_keep_the_default() {
         "[agent]\nmax_steps = 0\ntimeout = \"10\"\nweb = \"yes\"\nprovider = 3\n[scheduler]\nexclude = [\"a\", 1]\nenabled = false\n[history]\nkeep = -1\n",
     );
     assert_eq!(config.agent, AgentConfig::default());
-    assert_eq!(config.scheduler, SchedulerConfig { enabled: false, exclude: vec![] });
+    assert_eq!(
+        config.scheduler,
+        SchedulerConfig { enabled: false, exclude: vec![], ..SchedulerConfig::default() }
+    );
     assert_eq!(config.history.keep, 20);
     assert_eq!(
         messages(&problems),
@@ -554,5 +557,22 @@ bearer_token_env = "TOKEN"
     assert_eq!(
         config.mcp_servers["bad"].transport,
         McpTransport::Http { url: "https://api.example.com/mcp".into(), headers: Vec::new() }
+    );
+}
+
+#[test]
+fn max_concurrent_runs_is_read_bounded_and_misspellings_are_named() {
+    let (config, problems) = one("[scheduler]\nmax_concurrent_runs = 2\n");
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(config.scheduler.max_concurrent_runs, 2);
+    let (config, problems) = one("[scheduler]\nmax_concurrent_runs = 0\nmax_concurent_runs = 3\n");
+    assert_eq!(config.scheduler.max_concurrent_runs, crate::config::DEFAULT_MAX_CONCURRENT_RUNS);
+    let messages = messages(&problems);
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    let has = |part: &str| messages.iter().any(|m| m.contains(part));
+    assert!(has("`scheduler.max_concurrent_runs` must be between 1 and 256"), "{messages:?}");
+    assert!(
+        has("unknown key `scheduler.max_concurent_runs` (did you mean `max_concurrent_runs`?)"),
+        "{messages:?}"
     );
 }

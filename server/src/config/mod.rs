@@ -181,11 +181,22 @@ pub struct SchedulerConfig {
     pub enabled: bool,
     /// Globs relative to the workspace root, beside .gitignore.
     pub exclude: Vec<String>,
+    /// Scheduled runs of one root that go on at once; the rest wait their turn (1,000 notes
+    /// due in the same minute started 1,000 processes together). Manual runs are not counted.
+    pub max_concurrent_runs: usize,
 }
+
+/// [`SchedulerConfig::max_concurrent_runs`] when unset: a few runs overlap (a slow provider
+/// does not hold the others up) without a burst of due notes starting them all at once.
+pub const DEFAULT_MAX_CONCURRENT_RUNS: usize = 4;
 
 impl Default for SchedulerConfig {
     fn default() -> Self {
-        SchedulerConfig { enabled: true, exclude: Vec::new() }
+        SchedulerConfig {
+            enabled: true,
+            exclude: Vec::new(),
+            max_concurrent_runs: DEFAULT_MAX_CONCURRENT_RUNS,
+        }
     }
 }
 
