@@ -48,6 +48,11 @@ pub struct Scheduler {
     /// running (no lock, no registry entry, so a manual run or another process may take them).
     queued: std::sync::Mutex<HashSet<PathBuf>>,
     slots: RunSlots,
+    /// The text each of this scheduler's runs left in its note (a hash): until the index hears
+    /// of that write (file events lag behind a burst of runs), the note is due in the index
+    /// and not as it reads, which is no news to say ("skip … not due as it reads now" followed
+    /// 9,631 of the soak's 10,000 runs).
+    landed: std::sync::Mutex<HashMap<PathBuf, u64>>,
 }
 
 /// The cap on this root's scheduled runs that go on at once (`[scheduler]
@@ -194,6 +199,7 @@ impl Scheduler {
             skipped: Default::default(),
             queued: Default::default(),
             slots: RunSlots::default(),
+            landed: Default::default(),
         }
     }
 
@@ -289,6 +295,14 @@ impl Scheduler {
                         let spec = RunSpec { path: path.clone(), trigger: kind, context: None };
                         let outcome = me.engine.run_registered(spec, token, &mut |_| {}).await;
                         drop(slot);
+                        // Only a run that reached the file: one left in an unsaved buffer
+                        // keeps the file due, which the index will not stop saying.
+                        if !matches!(outcome, Outcome::Skipped(_))
+                            && let Ok(text) = me.engine.io.read(&path)
+                            && std::fs::read_to_string(&path).is_ok_and(|disk| disk == text)
+                        {
+                            me.landed().insert(path.clone(), text_hash(&text));
+                        }
                         match &outcome {
                             Outcome::Skipped(reason) => {
                                 tracing::info!(
@@ -313,6 +327,7 @@ impl Scheduler {
                 Some(_) => {}
                 None => {
                     memory.settled.remove(&path);
+                    self.landed().remove(&path);
                     if let Some(n) = upcoming.next_due.filter(|n| *n > now) {
                         pass.next = Some(pass.next.map_or(n, |p| p.min(n)));
                     }
@@ -321,6 +336,10 @@ impl Scheduler {
         }
         memory.states = Some(states);
         pass
+    }
+
+    fn landed(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, u64>> {
+        self.landed.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn max_concurrent_runs(&self) -> usize {
@@ -412,6 +431,7 @@ impl Scheduler {
             }
             return false;
         }
+        let ours = self.landed().remove(path) == Some(hash);
         let analysis = note::analyze(&text, &note::Options::default());
         let view = analysis.live.as_ref().map(|live| status::schedule_view(live, now, &self.engine.zone));
         if view.as_ref().is_some_and(|v| v.due().is_some()) {
@@ -419,12 +439,16 @@ impl Scheduler {
             return true;
         }
         let until = view.and_then(|v| v.next_due).filter(|u| *u > now);
-        tracing::info!(
-            "skip {} (not due as it reads now, e.g. with unsaved changes; not tried again until they change)",
-            self.engine.rel(path)
-        );
         memory.settled.insert(path.to_path_buf(), Settled { text: hash, until });
-        pass.settled.push(path.to_path_buf());
+        if ours {
+            tracing::debug!("not firing {}: its run just landed, not yet in the index", path.display());
+        } else {
+            tracing::info!(
+                "skip {} (not due as it reads now, e.g. with unsaved changes; not tried again until they change)",
+                self.engine.rel(path)
+            );
+            pass.settled.push(path.to_path_buf());
+        }
         if let Some(u) = until {
             pass.next = Some(pass.next.map_or(u, |p| p.min(u)));
         }
@@ -612,6 +636,50 @@ mod tests {
         let seen: Vec<usize> = seen.split_whitespace().filter_map(|n| n.parse().ok()).collect();
         assert_eq!(seen.len(), 6, "{seen:?}");
         assert!(seen.iter().all(|n| *n <= 2), "in flight as each run saw it: {seen:?}");
+    }
+
+    /// The index as it was: file events that lag behind a burst of runs.
+    struct Frozen(Vec<(PathBuf, Arc<Entry>)>);
+
+    impl NoteSource for Frozen {
+        fn live_notes(&self) -> Vec<(PathBuf, Arc<Entry>)> {
+            self.0.clone()
+        }
+    }
+
+    /// A pass that comes after a run of its own landed, before the index heard of the write,
+    /// neither fires the note again nor says it skipped it (the soak logged "skip … not due as
+    /// it reads now" after 9,631 of 10,000 runs); a text that is not the run's still is said.
+    #[tokio::test]
+    async fn a_run_that_just_landed_is_not_skipped_while_the_index_lags() {
+        let f = fixture("echo hi", NOTE);
+        let root = f.dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
+        f.trust.trust(&root).unwrap_or_else(|e| panic!("{e}"));
+        let (index, _) = Index::build(std::slice::from_ref(&root), &[]);
+        let frozen = Frozen(index.live_notes().map(|(p, e, _)| (p.clone(), e.clone())).collect());
+        let s =
+            Arc::new(Scheduler::new(f.scheduler.engine.clone(), Arc::new(frozen), Arc::new(Notify::new())));
+        let mut memory = Memory::default();
+        assert_eq!(s.pass(&mut memory).fired.len(), 1);
+        for _ in 0..300 {
+            let queued = s.queued.lock().map(|q| q.len()).unwrap_or(0);
+            if s.engine.registry.running().is_empty() && queued == 0 && note_text(f.dir.path()).contains("hi")
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(note_text(f.dir.path()).contains("lastRunSummary: \"Updated: hi\""));
+        // Past the pause after a fire: the stale index says due, the note says done.
+        memory.recently.clear();
+        let pass = s.pass(&mut memory);
+        assert!(pass.fired.is_empty(), "{pass:?}");
+        assert!(pass.settled.is_empty(), "its own run was taken for unsaved changes: {pass:?}");
+        assert_eq!(pass.next, Some(t("2026-11-23T10:00:00.001Z")));
+        // Someone else's text (an edit the index has not seen either) is still said.
+        let text = note_text(f.dir.path()).replace("# N", "# M");
+        std::fs::write(root.join("n.md"), text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.pass(&mut memory).settled.len(), 1);
     }
 
     #[tokio::test]
