@@ -11,6 +11,11 @@
 //! `LIVENOTE_SOAK_OUT=path.json` (default `target/bench/soak.json`). The vault is a temporary
 //! folder, deleted at the end.
 
+// The suite's reader of /proc (one home for it); the soak uses only its memory figures.
+#[allow(dead_code)]
+#[path = "suite/procfs.rs"]
+mod procfs;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -68,20 +73,6 @@ fn du(dir: &Path) -> (u64, u64) {
 
 fn count_dir(dir: &str) -> usize {
     std::fs::read_dir(dir).map(|d| d.count()).unwrap_or_else(|e| panic!("read {dir}: {e}"))
-}
-
-/// (VmRSS, VmHWM) in KiB.
-fn memory(pid: u32) -> (u64, u64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .unwrap_or_else(|e| panic!("read /proc/{pid}/status: {e}"));
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap_or_else(|| panic!("no {name} in /proc/{pid}/status"))
-    };
-    (field("VmRSS:"), field("VmHWM:"))
 }
 
 fn main() {
@@ -157,7 +148,7 @@ fn main() {
 
     let state = vault.join(".livenote");
     let sample = |minute: usize, runs: usize, secs: f64| -> Value {
-        let (rss, hwm) = memory(pid);
+        let (hwm, rss) = procfs::memory(pid);
         let fds = count_dir(&format!("/proc/{pid}/fd"));
         let threads = count_dir(&format!("/proc/{pid}/task"));
         let (bytes, files) = du(&state);
