@@ -21,9 +21,10 @@ pub fn run(dir: Option<PathBuf>) -> u8 {
         }
     };
     let served = runtime.block_on(async {
+        let mut shutdown = super::signal::Shutdown::listen();
         tokio::select! {
             served = crate::mcp_server::serve_stdio(&root) => served,
-            signal = super::signal::shutdown() => {
+            signal = shutdown.recv() => {
                 tracing::info!("stop serving: {signal}");
                 Ok(())
             }

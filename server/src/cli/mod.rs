@@ -446,9 +446,10 @@ fn lsp(log: Option<crate::lsp::log::ClientLog>) -> u8 {
         }
     };
     let status = runtime.block_on(async {
+        let mut shutdown = signal::Shutdown::listen();
         tokio::select! {
             status = crate::lsp::run_stdio(log) => status,
-            signal = signal::shutdown() => {
+            signal = shutdown.recv() => {
                 tracing::info!("stop serving: {signal}");
                 1
             }

@@ -47,6 +47,7 @@ pub fn run(
         .context("start the async runtime")?;
     let rel = engine.rel(&path);
     let outcome = runtime.block_on(async {
+        let mut shutdown = super::signal::Shutdown::listen();
         let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context };
         // The run's steps (provider, process, tool calls) are progress, not news: `-v` shows
         // them; by default only the outcome is printed.
@@ -64,7 +65,7 @@ pub fn run(
         let run = engine.run(spec, &mut show);
         tokio::select! {
             o = run => o,
-            signal = super::signal::shutdown() => {
+            signal = shutdown.recv() => {
                 tracing::info!("stop {rel}: {signal}");
                 engine.stop(&path);
                 Outcome::Stopped { run_id: String::new() }

@@ -168,6 +168,8 @@ fn changes_roots(root: &Path, roots: &[PathBuf], path: &Path) -> bool {
 }
 
 async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
+    // Before any run can start: a signal then still ends the runs' programs.
+    let mut shutdown = super::signal::Shutdown::listen();
     // Watching first: a change made while the folder is walked is not lost (it waits in the
     // channel), and once `watch` says it watches, it does.
     let trust_file = TrustStore::user().map(|t| t.file());
@@ -267,7 +269,7 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
             }
         })
     };
-    let signal = super::signal::shutdown().await;
+    let signal = shutdown.recv().await;
     tracing::info!("stop watching: {signal}");
     routing.abort();
     drop(watcher);
