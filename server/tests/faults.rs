@@ -195,11 +195,11 @@ pub fn pass(s: &Arc<Scheduler>) -> usize {
     s.pass(&mut livenote::scheduler::Memory::default()).fired.len()
 }
 
-/// Wait (real time, bounded) until none of the schedulers' engines runs anything.
+/// Wait (real time, bounded) until none of the schedulers has a run waiting for a slot or going on.
 pub async fn settle(schedulers: &[&Arc<Scheduler>]) {
     let deadline = Instant::now() + Duration::from_secs(30);
     while Instant::now() < deadline {
-        if schedulers.iter().all(|s| s.engine.registry.running().is_empty()) {
+        if schedulers.iter().all(|s| s.is_idle()) {
             return;
         }
         tokio::time::sleep(Duration::from_millis(5)).await;

@@ -128,6 +128,7 @@ struct Partial {
     enabled: Option<bool>,
     exclude: Option<Vec<String>>,
     max_backoff: Option<Duration>,
+    max_concurrent_runs: Option<usize>,
     keep: Option<usize>,
     runs_keep: Option<usize>,
     events_keep: Option<usize>,
@@ -269,7 +270,7 @@ const AGENT_KEYS: &[&str] = &[
     "instructions_max_chars",
     "max_tokens",
 ];
-const SCHEDULER_KEYS: &[&str] = &["enabled", "exclude", "max_backoff"];
+const SCHEDULER_KEYS: &[&str] = &["enabled", "exclude", "max_backoff", "max_concurrent_runs"];
 const HISTORY_KEYS: &[&str] = &["keep", "runs_keep", "events_keep"];
 const MEMORY_KEYS: &[&str] = &["max_keys", "max_bytes"];
 const PROVIDER_KEYS: &[&str] = &["kind", "base_url", "model", "api_key_env", "command", "timeout"];
@@ -360,6 +361,11 @@ fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
                                     None
                                 })
                                 .or(acc.max_backoff);
+                        }
+                        "max_concurrent_runs" => {
+                            if let Some(v) = cx.integer(&key, &f.node, 1, 256) {
+                                acc.max_concurrent_runs = usize::try_from(v).ok();
+                            }
                         }
                         _ => cx.unknown(&key, f, SCHEDULER_KEYS),
                     }
@@ -482,6 +488,7 @@ fn finish(
             enabled: acc.enabled.unwrap_or(defaults.scheduler.enabled),
             exclude: acc.exclude.unwrap_or(defaults.scheduler.exclude),
             max_backoff: acc.max_backoff.unwrap_or(defaults.scheduler.max_backoff),
+            max_concurrent_runs: acc.max_concurrent_runs.unwrap_or(defaults.scheduler.max_concurrent_runs),
         },
         history: HistoryConfig {
             keep: acc.keep.unwrap_or(defaults.history.keep),

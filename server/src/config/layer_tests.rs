@@ -593,3 +593,20 @@ fn max_backoff_is_a_duration_within_five_minutes_and_a_week() {
         )
     "#]].assert_debug_eq(&(messages(&problems), messages(&later), messages(&wrong)));
 }
+
+#[test]
+fn max_concurrent_runs_is_read_bounded_and_misspellings_are_named() {
+    let (config, problems) = one("[scheduler]\nmax_concurrent_runs = 2\n");
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(config.scheduler.max_concurrent_runs, 2);
+    let (config, problems) = one("[scheduler]\nmax_concurrent_runs = 0\nmax_concurent_runs = 3\n");
+    assert_eq!(config.scheduler.max_concurrent_runs, crate::config::DEFAULT_MAX_CONCURRENT_RUNS);
+    let messages = messages(&problems);
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    let has = |part: &str| messages.iter().any(|m| m.contains(part));
+    assert!(has("`scheduler.max_concurrent_runs` must be between 1 and 256"), "{messages:?}");
+    assert!(
+        has("unknown key `scheduler.max_concurent_runs` (did you mean `max_concurrent_runs`?)"),
+        "{messages:?}"
+    );
+}

@@ -184,6 +184,9 @@ pub struct SchedulerConfig {
     /// The cap of a failing note's backoff (`max_backoff`, SPEC 3): past it, at most one try
     /// per occurrence.
     pub max_backoff: Duration,
+    /// Scheduled runs of one root that go on at once; the rest wait their turn (1,000 notes
+    /// due in the same minute started 1,000 processes together). Manual runs are not counted.
+    pub max_concurrent_runs: usize,
 }
 
 /// The range `[scheduler] max_backoff` accepts: no shorter than the first wait (5 minutes,
@@ -199,10 +202,19 @@ impl SchedulerConfig {
     }
 }
 
+/// [`SchedulerConfig::max_concurrent_runs`] when unset: a few runs overlap (a slow provider
+/// does not hold the others up) without a burst of due notes starting them all at once.
+pub const DEFAULT_MAX_CONCURRENT_RUNS: usize = 4;
+
 impl Default for SchedulerConfig {
     fn default() -> Self {
         let max_backoff = crate::schedule::due::MAX_BACKOFF.to_std().unwrap_or(Duration::from_secs(6 * 3600));
-        SchedulerConfig { enabled: true, exclude: Vec::new(), max_backoff }
+        SchedulerConfig {
+            enabled: true,
+            exclude: Vec::new(),
+            max_backoff,
+            max_concurrent_runs: DEFAULT_MAX_CONCURRENT_RUNS,
+        }
     }
 }
 
