@@ -193,8 +193,18 @@ fn main() {
     let _ = child.wait();
     let _ = reader.join();
 
+    // Where the state files are, by folder under `.livenote/`: which bound each one follows.
+    let mut by_folder = serde_json::Map::new();
+    for e in std::fs::read_dir(&state).into_iter().flatten().flatten() {
+        let path = e.path();
+        let (_, files) = if path.is_dir() { du(&path) } else { (0, 1) };
+        by_folder.insert(e.file_name().to_string_lossy().into_owned(), json!(files));
+    }
+    let _ = writeln!(std::io::stderr(), ".livenote/ files by folder: {}", Value::Object(by_folder.clone()));
+
     let runs = done.load(Ordering::SeqCst);
     let result = json!({
+        "state_files_by_folder": by_folder,
         "notes": notes, "minutes": minutes, "runs": runs,
         "failed": failed.load(Ordering::SeqCst), "skipped": skipped.load(Ordering::SeqCst),
         "seconds": total.as_secs_f64(), "samples": rows,

@@ -281,13 +281,6 @@ async fn watch(
                 stop_group(child, pgid).await;
                 return Err(ProviderError::TimedOut(timeout));
             }
-            () = sleep_opt(&mut pipe_deadline) => {
-                // The program is gone but something it started holds the pipes open: take the
-                // output so far and end the leftovers.
-                events(&RunEvent::new("killed", "output still open after exit: ending the process group"));
-                stdout = None;
-                stderr = None;
-            }
             r = read_opt(&mut stdout, &mut out_chunk) => match r {
                 Ok(0) => stdout = None,
                 Ok(n) => {
@@ -309,6 +302,16 @@ async fn watch(
                 // Stderr is only diagnostics: losing it must not fail the run.
                 Err(_) => stderr = None,
             },
+            // After the reads: on a loaded machine the program's last output may still be
+            // waiting in the pipe when the grace runs out, and it must be read, not dropped
+            // ("the command printed nothing" from a program that printed).
+            () = sleep_opt(&mut pipe_deadline) => {
+                // The program is gone but something it started holds the pipes open: take the
+                // output so far and end the leftovers.
+                events(&RunEvent::new("killed", "output still open after exit: ending the process group"));
+                stdout = None;
+                stderr = None;
+            }
             r = child.wait(), if status.is_none() => match r {
                 Ok(s) => {
                     status = Some(s);

@@ -376,6 +376,30 @@ async fn leftover_background_processes_do_not_hold_the_run() {
     assert!(wait_gone(leftover).await, "the background sleep {leftover} survived");
 }
 
+/// A runner slow to come back to the pipes (a loaded machine, a 2-core CI) still reads what
+/// was written to them before the grace ran out: the program's output is its answer, and
+/// dropping it failed the run with "the command printed nothing". The stderr line makes this
+/// runner stall (its event handler blocks the thread) past the grace while the output arrives.
+#[tokio::test]
+async fn output_waiting_in_the_pipe_when_the_grace_ends_is_still_read() {
+    let dir = tempdir();
+    let script = "(sleep 0.2; echo stall >&2; sleep 0.1; echo late) & echo early";
+    let mut seen = Vec::new();
+    let result = run_command(
+        &sh(script, Duration::from_secs(30)),
+        &request(dir.path()),
+        CancellationToken::new(),
+        &mut |e: &RunEvent| {
+            if e.message.contains("stall") {
+                std::thread::sleep(PIPE_GRACE + Duration::from_millis(600));
+            }
+            seen.push(e.clone());
+        },
+    )
+    .await;
+    assert_eq!(ok(result).body, "early\nlate\n", "{seen:?}");
+}
+
 #[tokio::test]
 async fn missing_programs_and_bad_setups_are_clear() {
     let dir = tempdir();
