@@ -120,12 +120,15 @@ mod tests {
         #[test]
         fn convert_is_a_change_of_endings_only(
             parts in proptest::collection::vec(
-                prop_oneof![Just("\n"), Just("\r\n"), Just("\r"), "[a-zé ]{0,4}"],
+                prop_oneof![Just("\n".to_owned()), Just("\r\n".to_owned()), Just("\r".to_owned()), "[a-zé ]{0,4}"],
                 0..20,
             ),
             crlf in any::<bool>(),
         ) {
             let text: String = parts.concat();
+            // A `\r` that is text right before a `\r\n` reads, once the ending is `\n`, as
+            // part of a CRLF: LF text cannot hold it, whoever converts.
+            prop_assume!(!text.contains("\r\r\n"));
             let eol = if crlf { Eol::CrLf } else { Eol::Lf };
             let out = eol.convert(&text);
             let bytes = out.as_bytes();
