@@ -52,7 +52,8 @@ fn produced() -> impl Strategy<Value = String> {
 
 fn op() -> impl Strategy<Value = Op> {
     let field = proptest::sample::select(RuntimeField::ALL.to_vec());
-    let value = proptest::option::of(prop_oneof!["[a-z ]{0,6}", "[a-z]{1,4}\n[a-z]{1,4}", Just("3".to_owned())]);
+    let value =
+        proptest::option::of(prop_oneof!["[a-z ]{0,6}", "[a-z]{1,4}\n[a-z]{1,4}", Just("3".to_owned())]);
     prop_oneof![
         proptest::collection::vec((field, value), 1..4).prop_map(Op::Runtime),
         proptest::option::of(prop_oneof!["[a-z ]{1,8}", "[a-z]{1,4}\n[a-z]{1,4}\n"]).prop_map(Op::MakeLive),
@@ -112,12 +113,17 @@ fn edits(text: &str, op: &Op) -> Result<Vec<TextEdit>, String> {
     let e = |r: Result<Vec<TextEdit>, rewrite::RewriteError>| r.map_err(|e| e.to_string());
     match op {
         Op::Runtime(fields) => {
-            let f: Vec<(RuntimeField, Option<&str>)> = fields.iter().map(|(f, v)| (*f, v.as_deref())).collect();
+            let f: Vec<(RuntimeField, Option<&str>)> =
+                fields.iter().map(|(f, v)| (*f, v.as_deref())).collect();
             e(rewrite::set_runtime_fields(text, &f))
         }
         Op::MakeLive(o) => e(rewrite::make_live(text, o.as_deref())),
         Op::MakeLiveWith(o, cron, windows) => {
-            let t = TriggerEdits { cron_expr: cron.clone(), windows: windows.clone(), event_match_criteria: None };
+            let t = TriggerEdits {
+                cron_expr: cron.clone(),
+                windows: windows.clone(),
+                event_match_criteria: None,
+            };
             e(rewrite::make_live_with(text, o, &t))
         }
         Op::SetActive(a) => e(rewrite::set_active(text, *a)),

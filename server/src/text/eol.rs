@@ -58,7 +58,8 @@ impl Eol {
     /// changes.
     pub fn convert(self, text: &str) -> Cow<'_, str> {
         let bytes = text.as_bytes();
-        let mismatched = memchr::memchr_iter(b'\n', bytes).any(|i| (i > 0 && bytes[i - 1] == b'\r') != (self == Eol::CrLf));
+        let mismatched = memchr::memchr_iter(b'\n', bytes)
+            .any(|i| (i > 0 && bytes[i - 1] == b'\r') != (self == Eol::CrLf));
         if !mismatched {
             return Cow::Borrowed(text);
         }
