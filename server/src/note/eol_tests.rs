@@ -185,3 +185,46 @@ proptest! {
         }
     }
 }
+
+/// `text` with the line endings at the given indices (of its `\r\n`s, modulo their count) made
+/// `\n`, as long as fewer than half of them would be.
+fn with_some_lf(text: &str, picks: &[usize]) -> String {
+    let ends: Vec<usize> = text.match_indices("\r\n").map(|(i, _)| i).collect();
+    if ends.is_empty() {
+        return text.to_owned();
+    }
+    let mut flip: Vec<usize> = picks.iter().map(|p| ends[p % ends.len()]).collect();
+    flip.sort_unstable();
+    flip.dedup();
+    flip.truncate((ends.len() - 1) / 2);
+    let mut out = text.to_owned();
+    for at in flip.into_iter().rev() {
+        out.remove(at);
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// A note CRLF but for a few lines (a paste, a Unix tool): no writer adds a bare `\n`; a
+    /// run may only take some away (the region comes out in the note's ending).
+    #[test]
+    fn a_mostly_crlf_note_gains_no_bare_lf(
+        lf in lf_note(),
+        picks in proptest::collection::vec(any::<usize>(), 0..4),
+        ops in proptest::collection::vec(op(), 1..6),
+    ) {
+        let mut text = with_some_lf(&Eol::CrLf.convert(&lf), &picks);
+        for op in &ops {
+            if Eol::of(&text) != Eol::CrLf {
+                break;
+            }
+            let Ok(e) = edits(&text, op) else { continue };
+            let next = apply(&text, &e).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+            let bare = |t: &str| t.match_indices('\n').filter(|(i, _)| !t[..*i].ends_with('\r')).count();
+            prop_assert!(bare(&next) <= bare(&text), "{:?} on {:?} gave {:?}", op, text, next);
+            text = next;
+        }
+    }
+}
