@@ -462,7 +462,8 @@ fn a_run_keeps_a_crlf_note_crlf() {
 
 /// A note run while it was LF and then checked out as CRLF (git `autocrlf`, or an editor's
 /// "change line endings") is not "edited since the run": `livenote undo` restores the body
-/// from before the run, in CRLF, and undoing the undo brings the run's body back, in CRLF.
+/// from before the run, in CRLF, undoing the undo brings the run's body back, in CRLF, and so
+/// does `livenote restore`.
 #[test]
 fn undo_after_the_note_became_crlf() {
     let ws = Workspace::with_note(
@@ -484,5 +485,14 @@ fn undo_after_the_note_became_crlf() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = ws.note();
     assert!(text.ends_with("# T\r\n\r\nnew body\r\n"), "{text:?}");
+    assert!(endings(&text).iter().all(|&crlf| crlf), "a bare \\n in {text:?}");
+
+    // `livenote restore` of the first run (still the note's `lastRunId`) puts its LF snapshot
+    // back in CRLF.
+    let run = text.split("lastRunId: \"").nth(1).and_then(|s| s.split('"').next()).unwrap_or_default();
+    let out = ws.livenote(&["restore", "n.md", run]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = ws.note();
+    assert!(text.ends_with("# T\r\n\r\nold body\r\n"), "{text:?}");
     assert!(endings(&text).iter().all(|&crlf| crlf), "a bare \\n in {text:?}");
 }
