@@ -496,3 +496,23 @@ fn undo_after_the_note_became_crlf() {
     assert!(text.ends_with("# T\r\n\r\nold body\r\n"), "{text:?}");
     assert!(endings(&text).iter().all(|&crlf| crlf), "a bare \\n in {text:?}");
 }
+
+/// `livenote check` reads a CRLF note as its LF twin: the same diagnostics at the same 1-based
+/// lines and columns (a `\r` is no column).
+#[test]
+fn check_reads_a_crlf_note_as_its_lf_twin() {
+    let lf = "---\ntitle: \"😀 T\"\nlive:\n  objective: x\n  active: yes\n  triggers:\n    cron: \"0 9 * * *\"\n---\n# T\n";
+    let ws = Workspace::with_note(&command_config("echo x"), lf);
+    common::write(&ws.root.join("crlf.md"), &lf.replace('\n', "\r\n"));
+    let check = |note: &str| {
+        let out = ws
+            .livenote(&["check", note])
+            .env_remove("LIVENOTE_LOG")
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        String::from_utf8_lossy(&out.stdout).replace(note, "NOTE")
+    };
+    let (a, b) = (check("n.md"), check("crlf.md"));
+    assert!(a.contains("NOTE:5:11") && a.contains("NOTE:7:5"), "{a}");
+    assert_eq!(a, b);
+}
