@@ -51,3 +51,29 @@ async fn make_live_and_pause_write_the_notes_line_ending() {
     );
     c.shutdown().await;
 }
+
+/// A note run while it was LF, then given CRLF endings in the editor (VS Code's "Change End
+/// of Line Sequence", or a checkout with git's `autocrlf`): *Undo last run* undoes the run
+/// without asking whether to overwrite edits, since only the line endings changed, and the
+/// restored body is CRLF.
+#[tokio::test]
+async fn undo_last_run_after_the_buffer_became_crlf() {
+    let note = "---\nlive:\n  objective: say something\n---\n# T\n\nmine\n";
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let settings = json!({"scheduler": {"enabled": false}});
+    let files = [(".livenote.toml", super::CONFIG), ("n.md", note)];
+    let mut c = TestClient::start_in(root, &files, utf16_caps(), settings, true).await;
+    let uri = c.open("n.md", note).await;
+    c.diagnostics(&uri, 1).await;
+    assert_eq!(c.run_to_end(&uri).await, "Updated: Agent wrote this.");
+    let ran = c.doc(&uri).text;
+    assert!(ran.ends_with("# T\n\nAgent wrote this.\n"), "{ran:?}");
+    c.edit(&uri, 0, ran.len(), &ran.replace('\n', "\r\n")).await;
+
+    let undone = super::undo_until(&mut c, &uri, "# T\r\n\r\nmine\r\n").await;
+    assert!(undone.ends_with("# T\r\n\r\nmine\r\n"), "{undone:?}");
+    assert!(undone.match_indices('\n').all(|(i, _)| undone[..i].ends_with('\r')), "{undone:?}");
+    let asked = c.asked();
+    assert!(asked.iter().all(|q| !q.contains("edited")), "{asked:?}");
+    c.shutdown().await;
+}
