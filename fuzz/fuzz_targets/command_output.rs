@@ -112,9 +112,10 @@ fn check(note: &str, stdout: &[u8], current: Option<&str>) {
     }
 
     // Writing back the region's own text (Undo of a run that changed nothing) is a no-op,
-    // unless its line endings are mixed (they become the first one's, like any output's).
+    // unless some of its lines end otherwise than the note (they take its ending, like any
+    // output's).
     let own = &note[region.clone()];
-    if !(own.contains("\r\n") && own.split("\r\n").any(|p| p.contains('\n'))) {
+    if livenote::text::Eol::of(note).convert(own) == own {
         let same = replace_region_edits(note, own);
         assert!(same.is_empty(), "writing the region back edits it: {same:?}");
     }
@@ -153,6 +154,6 @@ fn check(note: &str, stdout: &[u8], current: Option<&str>) {
 
 /// Where a frontmatter is, up to its closing line's start: a closing `---` at the very end of
 /// the text gains a line ending when content goes after it.
-fn shape(fm: Option<Frontmatter>) -> Option<(std::ops::Range<usize>, std::ops::Range<usize>, Option<usize>, bool)> {
-    fm.map(|f| (f.open, f.content, f.close.map(|c| c.start), f.crlf))
+fn shape(fm: Option<Frontmatter>) -> Option<(std::ops::Range<usize>, std::ops::Range<usize>, Option<usize>)> {
+    fm.map(|f| (f.open, f.content, f.close.map(|c| c.start)))
 }

@@ -7,7 +7,7 @@
 //!
 //! Whenever an operation returns `Ok`:
 //! - its edits apply, touch only the frontmatter (or insert one / remove it whole), are
-//!   line-wise (a new or removed line is whole) and use the frontmatter's line ending;
+//!   line-wise (a new or removed line is whole) and use the note's line ending;
 //! - when the frontmatter's YAML was valid before (and defines no anchors, which a rewrite of
 //!   the anchored value would orphan), it is valid after, the analysed note agrees with the
 //!   intended values, and every other key reads exactly as before.
@@ -282,15 +282,10 @@ fn frontmatter_only(text: &str, f: &Frontmatter, edits: &[TextEdit], new: &str) 
     );
 }
 
-/// Lines come and go whole, in the frontmatter's line ending; a replacement stays on its line.
+/// Lines come and go whole, in the note's line ending (`text::Eol::of`); a replacement stays
+/// on its line.
 fn line_wise(text: &str, edits: &[TextEdit], fm: Option<&Frontmatter>) {
-    let nl = match fm {
-        Some(f) => f.newline(),
-        None => match text.find('\n') {
-            Some(i) if text[..i].ends_with('\r') => "\r\n",
-            _ => "\n",
-        },
-    };
+    let nl = livenote::text::Eol::of(text).as_str();
     for e in edits {
         let removed = &text[e.range.clone()];
         let ends_line = |at: usize| at == text.len() || at_line_start(text, at);

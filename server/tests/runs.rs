@@ -429,3 +429,90 @@ fn a_configured_max_backoff_moves_the_retry_in_list_and_watch() {
     wait_until("the retry after the 1-hour cap", 20, || capped.note().contains("fixed"));
     w.stop();
 }
+
+/// Every line ending of `text` as `\r\n` (`true`) or `\n` (`false`), line by line.
+fn endings(text: &str) -> Vec<bool> {
+    text.match_indices('\n').map(|(i, _)| text[..i].ends_with('\r')).collect()
+}
+
+/// A CRLF note (git's `autocrlf` on Windows) stays CRLF through a run whose command prints
+/// `\n` lines: the body, the runtime fields, the summary. A note whose endings are mixed takes
+/// the one most of its lines have (docs/reliability.md): the run writes no `\n` into a note
+/// that is CRLF but for one line.
+#[test]
+fn a_run_keeps_a_crlf_note_crlf() {
+    let ws = Workspace::with_note(
+        &command_config("printf 'line one\\nline two\\n\\n## More\\nthree\\n'"),
+        "---\r\ntitle: T\r\nlive:\r\n  objective: keep it\r\n---\r\n# T\r\n\r\nold body\r\n",
+    );
+    // CRLF but for the line under the H1 (a line pasted from elsewhere).
+    common::write(
+        &ws.root.join("mixed.md"),
+        "---\r\nlive:\r\n  objective: keep it\r\n---\r\n# M\r\n\nold body\r\nkept\r\n",
+    );
+    for note in ["n.md", "mixed.md"] {
+        let out = ws.livenote(&["run", note]).output().unwrap_or_else(|e| panic!("{e}"));
+        assert!(out.status.success(), "{note}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(ws.root.join(note)).unwrap_or_else(|e| panic!("{e}"));
+        assert!(endings(&text).iter().all(|&crlf| crlf), "{note}: a bare \\n in {text:?}");
+        assert!(text.contains("lastRunSummary: \"Updated: line one\"\r\n"), "{text:?}");
+        assert!(text.ends_with("\r\nline one\r\nline two\r\n\r\n## More\r\nthree\r\n"), "{text:?}");
+    }
+}
+
+/// A note run while it was LF and then checked out as CRLF (git `autocrlf`, or an editor's
+/// "change line endings") is not "edited since the run": `livenote undo` restores the body
+/// from before the run, in CRLF, undoing the undo brings the run's body back, in CRLF, and so
+/// does `livenote restore`.
+#[test]
+fn undo_after_the_note_became_crlf() {
+    let ws = Workspace::with_note(
+        &command_config("printf 'new body\\n'"),
+        "---\nlive:\n  objective: keep it\n---\n# T\n\nold body\n",
+    );
+    let out = ws.livenote(&["run", "n.md"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(ws.note().ends_with("# T\n\nnew body\n"), "{:?}", ws.note());
+    common::write(&ws.root.join("n.md"), &ws.note().replace('\n', "\r\n"));
+
+    let out = ws.livenote(&["undo", "n.md"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = ws.note();
+    assert!(text.ends_with("# T\r\n\r\nold body\r\n"), "{text:?}");
+    assert!(endings(&text).iter().all(|&crlf| crlf), "a bare \\n in {text:?}");
+
+    let out = ws.livenote(&["undo", "n.md"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = ws.note();
+    assert!(text.ends_with("# T\r\n\r\nnew body\r\n"), "{text:?}");
+    assert!(endings(&text).iter().all(|&crlf| crlf), "a bare \\n in {text:?}");
+
+    // `livenote restore` of the first run (still the note's `lastRunId`) puts its LF snapshot
+    // back in CRLF.
+    let run = text.split("lastRunId: \"").nth(1).and_then(|s| s.split('"').next()).unwrap_or_default();
+    let out = ws.livenote(&["restore", "n.md", run]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = ws.note();
+    assert!(text.ends_with("# T\r\n\r\nold body\r\n"), "{text:?}");
+    assert!(endings(&text).iter().all(|&crlf| crlf), "a bare \\n in {text:?}");
+}
+
+/// `livenote check` reads a CRLF note as its LF twin: the same diagnostics at the same 1-based
+/// lines and columns (a `\r` is no column).
+#[test]
+fn check_reads_a_crlf_note_as_its_lf_twin() {
+    let lf = "---\ntitle: \"😀 T\"\nlive:\n  objective: x\n  active: yes\n  triggers:\n    cron: \"0 9 * * *\"\n---\n# T\n";
+    let ws = Workspace::with_note(&command_config("echo x"), lf);
+    common::write(&ws.root.join("crlf.md"), &lf.replace('\n', "\r\n"));
+    let check = |note: &str| {
+        let out = ws
+            .livenote(&["check", note])
+            .env_remove("LIVENOTE_LOG")
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        String::from_utf8_lossy(&out.stdout).replace(note, "NOTE")
+    };
+    let (a, b) = (check("n.md"), check("crlf.md"));
+    assert!(a.contains("NOTE:5:11") && a.contains("NOTE:7:5"), "{a}");
+    assert_eq!(a, b);
+}

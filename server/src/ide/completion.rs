@@ -31,6 +31,7 @@ use crate::note::frontmatter;
 use crate::note::outline::{KeyLine, LineKind, Outline};
 use crate::note::rewrite;
 use crate::schedule::{self, CronSchedule, TimeOfDay};
+use crate::text::Eol;
 
 /// What a completion item is, for the client's icon and grouping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,7 +179,7 @@ fn live_key<Tz: TimeZone>(
     let (insert_text, snippet) = if has_colon {
         ("live".to_owned(), false)
     } else {
-        (live_block(ctx.text, spot.fm.body_start(), indent_unit(o), spot.fm.newline()), true)
+        (live_block(ctx.text, spot.fm.body_start(), indent_unit(o), spot.nl), true)
     };
     vec![CompletionItem {
         label: "live".to_owned(),
@@ -235,7 +236,7 @@ fn new_frontmatter(text: &str, offset: usize) -> Option<CompletionItem> {
     if !("---".starts_with(typed) || "live".starts_with(typed)) {
         return None;
     }
-    let nl = if text[line_end..].starts_with("\r\n") { "\r\n" } else { "\n" };
+    let nl = Eol::of(text).as_str();
     let block = live_block(text, bom, 2, nl);
     // The rest of the first line moves below the frontmatter; a line left empty keeps its own
     // line break, so none is added.
@@ -270,7 +271,7 @@ fn level_keys(
         return Vec::new();
     }
     let present: Vec<&str> = siblings.iter().map(|k| k.name.as_str()).collect();
-    let (unit, nl) = (indent_unit(o), spot.fm.newline());
+    let (unit, nl) = (indent_unit(o), spot.nl);
     fields::fields(level)
         .filter(|f| !f.runtime && !present.contains(&f.name))
         .map(|f| {
@@ -325,7 +326,7 @@ fn window_item(spot: &Spot, word: Range<usize>) -> CompletionItem {
         kind: CompletionKind::Snippet,
         detail: Some("- startTime: \"09:00\", endTime: \"12:00\"".to_owned()),
         documentation: fields::doc(Level::Triggers, "windows").map(str::to_owned),
-        insert_text: window_snippet(col, spot.fm.newline()),
+        insert_text: window_snippet(col, spot.nl),
         snippet: true,
         replace: word,
         sort_text: None,
@@ -737,7 +738,7 @@ fn nested_after_colon(text: &str, spot: &Spot, k: &KeyLine, field: &Field) -> Ve
     let Some(colon) = text[k.key.end..spot.offset].find(':').map(|i| k.key.end + i + 1) else {
         return Vec::new();
     };
-    let Some(body) = nested_value(field, k.col, indent_unit(&spot.outline), spot.fm.newline()) else {
+    let Some(body) = nested_value(field, k.col, indent_unit(&spot.outline), spot.nl) else {
         return Vec::new();
     };
     let (label, detail) = match field.kind {

@@ -5,6 +5,7 @@
 use crate::note::fields::Level;
 use crate::note::frontmatter::Frontmatter;
 use crate::note::outline::{KeyLine, LineKind, Outline};
+use crate::text::Eol;
 
 /// `offset` clamped to the text and moved back to a character boundary, so that any offset a
 /// client sends (even one inside a multibyte character) is safe to slice at.
@@ -27,6 +28,8 @@ pub(super) struct Spot {
     /// End of the line's content, before its line ending.
     pub line_end: usize,
     pub offset: usize,
+    /// The note's line ending, for the lines a completion inserts.
+    pub nl: &'static str,
 }
 
 impl Spot {
@@ -51,7 +54,8 @@ impl Spot {
         if offset > range.end {
             return None;
         }
-        Some(Spot { fm, outline, line, line_start: range.start, line_end: range.end, offset })
+        let nl = Eol::of(text).as_str();
+        Some(Spot { fm, outline, line, line_start: range.start, line_end: range.end, offset, nl })
     }
 
     pub(super) fn key(&self) -> Option<&KeyLine> {

@@ -12,8 +12,10 @@
 //! - **Echoed H1.** Leading output lines that are H1s with the note's own title are dropped:
 //!   the H1 stays where it is and is not duplicated. (Not when the region itself starts
 //!   with that line, so that writing back the region's own text stays a no-op.)
-//! - **Line endings.** The provider's output is rewritten to the note's line ending: the first
-//!   one in the region, else the first one in the note, else `\n`.
+//! - **Line endings.** The provider's output is rewritten to the note's line ending
+//!   ([`Eol::of`]: the one most of the note's lines end with, on a tie its first line's, else
+//!   `\n`). In a note whose endings are mixed, region lines with the other ending differ from
+//!   the output's, so a run rewrites them: the region comes out in the note's ending.
 //! - **No new frontmatter.** In a note without frontmatter or H1 the region starts the note;
 //!   output that would then open with a `---` line (a frontmatter) gets a blank line in front,
 //!   so it stays body text.
@@ -21,7 +23,7 @@
 //!   start with a blank line of its own, one is added — provided the note currently has a blank
 //!   line (or nothing) under the H1. A note whose text sits directly under its H1 keeps that
 //!   style. Consequently writing back the exact region text (Undo) is a no-op (when the
-//!   region's line endings are all the same; see above), and a provider that prints just
+//!   region's line endings are all the note's; see above), and a provider that prints just
 //!   "3:00 PM" gets the usual `# Title`, blank line, content layout.
 //! - **Final newline.** If the region ended with a line ending (or was empty in a note whose
 //!   last line is terminated), the result does too; a provider's own trailing newlines are kept.
@@ -43,7 +45,7 @@ use similar::DiffTag;
 use similar::algorithms::{Capture, myers};
 
 use crate::note::frontmatter::{bom_len, h1_line, locate, title};
-use crate::text::TextEdit;
+use crate::text::{Eol, TextEdit};
 
 /// How many unchanged lines a hunk keeps on each side to find its place again. Two lines span
 /// a blank separator plus a neighbouring line, enough to tell repeated lines apart without
@@ -72,10 +74,7 @@ pub fn body_h1(body: &str) -> Option<Range<usize>> {
 pub fn with_title(title: Option<&str>, region: &str) -> String {
     match title.map(str::trim).filter(|t| !t.is_empty()) {
         Some(title) if first_line_title(region) != Some(title) => {
-            let nl = match region.find('\n') {
-                Some(i) if region[..i].ends_with('\r') => "\r\n",
-                _ => "\n",
-            };
+            let nl = Eol::first(region).unwrap_or_default().as_str();
             format!("# {title}{nl}{region}")
         }
         _ => region.to_owned(),
@@ -274,7 +273,7 @@ impl Patch {
             let line = &rest[..rest.find('\n').map_or(rest.len(), |i| i + 1)];
             let head = format!("{}{}{line}", &current_text[..first.range.start], first.new_text);
             if locate(&head).is_some() {
-                first.new_text.insert_str(0, layout.nl);
+                first.new_text.insert_str(0, layout.nl.as_str());
             }
         }
         result
@@ -412,7 +411,7 @@ struct Layout {
     /// The region is empty at the end of the text and the line before it (H1 or closing
     /// delimiter) has no line ending, so content must start with one.
     needs_break: bool,
-    nl: &'static str,
+    nl: Eol,
     ends_with_newline: bool,
     /// Whether output that does not start with a blank line gets one in front.
     blank_under_h1: bool,
@@ -451,10 +450,7 @@ impl Layout {
         let region = start..text.len();
         let body = &text[region.clone()];
         let needs_break = body.is_empty() && start > bom_len(text) && !text[..start].ends_with('\n');
-        let nl = match body.find('\n').map(|i| (body, i)).or_else(|| text.find('\n').map(|i| (text, i))) {
-            Some((s, i)) if s[..i].ends_with('\r') => "\r\n",
-            _ => "\n",
-        };
+        let nl = Eol::of(text);
         let ends_with_newline = if body.is_empty() { !needs_break } else { body.ends_with('\n') };
         let own_title = h1.as_ref().and_then(|_| title(text, body_start));
         let echo_title = own_title.filter(|t| first_line_title(body) != Some(*t)).map(str::to_owned);
@@ -476,7 +472,7 @@ impl Layout {
 
     /// The provider's output as the region's new text.
     fn render(&self, new_content: &str) -> String {
-        let mut out = normalise_newlines(new_content, self.nl);
+        let mut out = self.nl.convert(new_content).into_owned();
         if let Some(own) = &self.echo_title {
             // A provider that echoes the note's H1 would otherwise duplicate it on every run.
             while first_line_title(&out) == Some(own.as_str()) {
@@ -488,14 +484,14 @@ impl Layout {
             return out;
         }
         if self.blank_under_h1 && !starts_with_blank_line(&out) {
-            out.insert_str(0, self.nl);
+            out.insert_str(0, self.nl.as_str());
         }
         if self.ends_with_newline && !out.ends_with('\n') {
-            out.push_str(self.nl);
+            out.push_str(self.nl.as_str());
         }
         // (After the BOM the note may have: a second U+FEFF is text.)
         if self.starts_note && locate(&format!("{}{out}", &"\u{feff}"[..self.region.start])).is_some() {
-            out.insert_str(0, self.nl);
+            out.insert_str(0, self.nl.as_str());
         }
         out
     }
@@ -503,7 +499,7 @@ impl Layout {
     /// An edit of the region, terminating the line before an empty region when content goes in.
     fn edit(&self, range: Range<usize>, mut new_text: String) -> TextEdit {
         if self.needs_break && range.start == self.region.start && !new_text.is_empty() {
-            new_text.insert_str(0, self.nl);
+            new_text.insert_str(0, self.nl.as_str());
         }
         TextEdit { range, new_text }
     }
@@ -518,21 +514,6 @@ fn first_line_title(s: &str) -> Option<&str> {
 /// output counts, so that writing it twice gives the same text).
 fn starts_with_blank_line(s: &str) -> bool {
     !s.is_empty() && s[..s.find('\n').unwrap_or(s.len())].trim_matches([' ', '\t', '\r']).is_empty()
-}
-
-/// `s` with every `\n` or `\r\n` replaced by `nl`; a lone `\r` is text, as the frontmatter
-/// scanner and the line diff see it.
-fn normalise_newlines(s: &str, nl: &str) -> String {
-    let mut out = String::with_capacity(s.len() + s.len() / 16);
-    let mut rest = s;
-    while let Some(i) = rest.find('\n') {
-        let line = &rest[..i];
-        out.push_str(line.strip_suffix('\r').unwrap_or(line));
-        out.push_str(nl);
-        rest = &rest[i + 1..];
-    }
-    out.push_str(rest);
-    out
 }
 
 /// Lines split after each `\n`, each keeping its ending; a final unterminated line is kept.

@@ -14,18 +14,12 @@ pub struct Frontmatter {
     /// The closing `---`/`...` line with its line ending; `None` when the frontmatter is never
     /// closed (then `content` runs to the end of the text).
     pub close: Option<Range<usize>>,
-    /// Whether the opening line ends with `\r\n`; new lines written into the frontmatter follow it.
-    pub crlf: bool,
 }
 
 impl Frontmatter {
     /// Where the body starts: after the closing line, or at the end of an unterminated block.
     pub fn body_start(&self) -> usize {
         self.close.as_ref().map_or(self.content.end, |c| c.end)
-    }
-
-    pub fn newline(&self) -> &'static str {
-        if self.crlf { "\r\n" } else { "\n" }
     }
 }
 
@@ -43,7 +37,6 @@ pub fn locate(text: &str) -> Option<Frontmatter> {
         // `---` alone at the end of the file with no newline opens nothing.
         return None;
     }
-    let crlf = text[open_line.end..open_full.end].starts_with('\r');
     let content_start = open_full.end;
     for (line, full) in lines {
         let s = &text[line.clone()];
@@ -52,11 +45,10 @@ pub fn locate(text: &str) -> Option<Frontmatter> {
                 open: open_full,
                 content: content_start..full.start,
                 close: Some(full),
-                crlf,
             });
         }
     }
-    Some(Frontmatter { open: open_full, content: content_start..text.len(), close: None, crlf })
+    Some(Frontmatter { open: open_full, content: content_start..text.len(), close: None })
 }
 
 fn is_delimiter(line: &str, marker: &str) -> bool {
@@ -192,13 +184,11 @@ mod tests {
         let fm = locate(t).unwrap_or_else(|| panic!("no frontmatter"));
         assert_eq!(&t[fm.content.clone()], "a: 1\n");
         assert_eq!(&t[fm.body_start()..], "# T\nbody");
-        assert!(!fm.crlf);
 
         let t = "\u{feff}---\r\na: 1\r\n...\r\nbody";
         let fm = locate(t).unwrap_or_else(|| panic!("no frontmatter"));
         assert_eq!(&t[fm.content.clone()], "a: 1\r\n");
         assert_eq!(&t[fm.body_start()..], "body");
-        assert!(fm.crlf);
 
         // Closing line at the very end without a newline.
         let t = "---\na: 1\n---";

@@ -17,3 +17,7 @@ pub mod yaml;
 
 pub use diagnostic::{Code, Diagnostic, Fix, Severity};
 pub use validate::{Analysis, Options, analyze, instructions_too_long};
+
+#[cfg(test)]
+#[path = "eol_tests.rs"]
+mod eol_tests;

@@ -14,6 +14,8 @@
 //!   they move with it on removal and new keys go after them (so a `# written by livenote
 //!   only:` comment stays above the runtime fields). A comment at the key's own column or
 //!   less belongs to what follows and is left alone.
+//! - New lines take the note's line ending (`text::Eol::of`: the one most of its lines end
+//!   with), not that of the line they go next to, so a CRLF note stays CRLF.
 //! - A frontmatter with no closing line is refused: everything after `---` would be its YAML
 //!   and an edit could not know where the note's body starts.
 
@@ -22,7 +24,7 @@ use std::ops::Range;
 use crate::note::frontmatter::{self, Frontmatter, TrackFence};
 use crate::note::outline::{KeyLine, LineKind, Outline};
 use crate::note::yaml::{self, Kind, Node, Scalar};
-use crate::text::TextEdit;
+use crate::text::{Eol, TextEdit};
 
 mod live_fields;
 mod move_trigger;
@@ -428,7 +430,7 @@ impl<'a> Doc<'a> {
     }
 
     fn nl(&self) -> &'static str {
-        self.fm.newline()
+        Eol::of(self.text).as_str()
     }
 
     /// Every top-level line must be a plain `key:` or belong to one (a list may sit at the
@@ -636,14 +638,6 @@ fn keeps_trailing_blanks(text: &str, k: &KeyLine) -> bool {
     })
 }
 
-/// Newline style of a note without frontmatter: that of its first line.
-fn text_newline(text: &str) -> &'static str {
-    match text.find('\n') {
-        Some(i) if text[..i].ends_with('\r') => "\r\n",
-        _ => "\n",
-    }
-}
-
 /// The `live:` block a rewrite creates.
 #[derive(Debug, Default)]
 struct NewLive {
@@ -722,7 +716,7 @@ fn windows_entry(col: usize, windows: &[(String, String)], nl: &str) -> String {
 /// The edit that adds `block` as the note's `live:`, creating the frontmatter if needed.
 fn insert_live(text: &str, block: &NewLive) -> Result<TextEdit, RewriteError> {
     let Some(fm) = frontmatter::locate(text) else {
-        let nl = text_newline(text);
+        let nl = Eol::of(text).as_str();
         let at = frontmatter::bom_len(text);
         return Ok(TextEdit::insert(at, format!("---{nl}{}---{nl}", block.render(nl))));
     };
@@ -745,7 +739,7 @@ fn insert_live(text: &str, block: &NewLive) -> Result<TextEdit, RewriteError> {
             None => return Err(RewriteError::FrontmatterNotMapping),
         },
     }
-    Ok(TextEdit::insert(doc.close.start, block.render(fm.newline())))
+    Ok(TextEdit::insert(doc.close.start, block.render(doc.nl())))
 }
 
 #[cfg(test)]

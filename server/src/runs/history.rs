@@ -40,6 +40,7 @@ use super::{Engine, Store, timestamp};
 use crate::note::rewrite::RuntimeField;
 use crate::note::{self, body::agent_region};
 use crate::text::count;
+use crate::text::eol::same_lines;
 
 pub use crate::config::{DEFAULT_EVENTS_KEEP, DEFAULT_RUNS_KEEP};
 
@@ -235,11 +236,12 @@ pub enum Plan {
 /// current body for the last run) differs from its snapshot.
 pub fn plan(runs: &[RunBodies], current: &str) -> Plan {
     for (i, r) in runs.iter().enumerate().rev() {
+        // Line endings alone are no change: restoring them would write the note's own again.
         let changed = match &r.after {
-            Some(after) => after != &r.before,
+            Some(after) => !same_lines(after, &r.before),
             None => {
                 let next = runs.get(i + 1).map_or(current, |n| n.before.as_str());
-                next != r.before
+                !same_lines(next, &r.before)
             }
         };
         if changed {
@@ -467,7 +469,8 @@ impl Engine {
             return Err(UndoError::Nothing(why));
         };
         match &left {
-            Some(left) if *left != locked.current && !force => {
+            // A body git's `autocrlf` or an editor converted is still the one the run left.
+            Some(left) if !same_lines(left, &locked.current) && !force => {
                 let (places, preview) = describe_edits(left, &locked.current, first_body_line(&locked.text));
                 return Err(UndoError::Edited { run, places, preview, command: RestoreCommand::Undo });
             }

@@ -19,6 +19,7 @@ use super::{Engine, timestamp};
 use crate::note::body::agent_region;
 use crate::note::rewrite::{self, RuntimeField};
 use crate::note::{self};
+use crate::text::eol::same_lines;
 
 /// The trigger recorded for `livenote restore`.
 pub const RESTORE_TRIGGER: &str = "restore";
@@ -148,13 +149,13 @@ impl Engine {
         let Some(kept) = locked.runs.iter().find(|r| r.id == run) else {
             return Err(UndoError::UnknownRun { note: rel.to_string(), run: run.to_owned() });
         };
-        if kept.before == locked.current {
+        if same_lines(&kept.before, &locked.current) {
             return Err(UndoError::Nothing(format!("the body already reads as it did before run {run}")));
         }
         // Text changed since livenote last wrote the body is the user's: not overwritten unasked.
         if let Some(latest) = locked.runs.last() {
             match &latest.after {
-                Some(left) if *left != locked.current && !force => {
+                Some(left) if !same_lines(left, &locked.current) && !force => {
                     let (places, preview) =
                         describe_edits(left, &locked.current, first_body_line(&locked.text));
                     return Err(UndoError::Edited {

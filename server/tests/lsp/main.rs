@@ -4,6 +4,7 @@
 mod budget;
 mod buffer_and_disk;
 mod costs;
+mod crlf;
 mod harness;
 mod identity;
 mod memory;

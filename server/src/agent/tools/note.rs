@@ -3,6 +3,7 @@
 
 use super::{Caps, ToolError, truncate};
 use crate::note::{body, budget};
+use crate::text::Eol;
 
 // ---------------------------------------------------------------------------------------------
 // The note body
@@ -11,7 +12,7 @@ use crate::note::{body, budget};
 #[derive(Debug, Clone)]
 pub struct NoteBody {
     text: String,
-    newline: &'static str,
+    newline: Eol,
     max_bytes: usize,
     /// Counts the changes, so the caller can tell whether a call edited the body.
     revision: u64,
@@ -21,10 +22,7 @@ pub struct NoteBody {
 
 impl NoteBody {
     pub fn new(text: String, caps: &Caps) -> Self {
-        let newline = match text.find('\n') {
-            Some(i) if text[..i].ends_with('\r') => "\r\n",
-            _ => "\n",
-        };
+        let newline = Eol::of(&text);
         let max_bytes = caps.max_body_bytes.max(text.len());
         NoteBody { text, newline, max_bytes, revision: 0, max_chars: None }
     }
@@ -76,7 +74,7 @@ impl NoteBody {
         }
         // The model often sends `\n` for a note written with CRLF: try its text as given, then
         // with the note's line ending.
-        let converted = to_newline(old_text, self.newline);
+        let converted = self.newline.convert(old_text).into_owned();
         let (old, count, at) = [old_text, converted.as_str()]
             .into_iter()
             .map(|o| {
@@ -96,7 +94,7 @@ impl NoteBody {
                 Err(ToolError::new(format!("old_text not found; read_note to see the current text{hint}")))
             }
             1 => {
-                let new = to_newline(new_text, self.newline);
+                let new = self.newline.convert(new_text).into_owned();
                 let mut text = String::with_capacity(self.text.len() + new.len());
                 text.push_str(&self.text[..at]);
                 text.push_str(&new);
@@ -120,7 +118,7 @@ impl NoteBody {
         let (level, title) = parse_heading_arg(heading)?;
         let marks = "#".repeat(level);
         let body = section_body(content, level, &title);
-        let nl = self.newline;
+        let nl = self.newline.as_str();
         let all = headings(&self.text);
         let mut found: Vec<usize> =
             (0..all.len()).filter(|&i| all[i].level == level && all[i].title == title).collect();
@@ -143,7 +141,7 @@ impl NoteBody {
                 text.push_str(&format!("{marks} {title}{nl}"));
                 if !body.is_empty() {
                     text.push_str(nl);
-                    text.push_str(&to_newline(&body, nl));
+                    text.push_str(&self.newline.convert(&body));
                     text.push_str(nl);
                 }
                 self.commit(text)?;
@@ -159,7 +157,7 @@ impl NoteBody {
                 }
                 if !body.is_empty() {
                     repl.push_str(nl);
-                    repl.push_str(&to_newline(&body, nl));
+                    repl.push_str(&self.newline.convert(&body));
                     repl.push_str(nl);
                 }
                 if !last {
@@ -191,12 +189,12 @@ impl NoteBody {
         if text.trim().is_empty() {
             return Err(ToolError::new("text is empty; nothing to append"));
         }
-        let nl = self.newline;
+        let nl = self.newline.as_str();
         let mut new = self.text.clone();
         if !new.is_empty() && !new.ends_with('\n') {
             new.push_str(nl);
         }
-        new.push_str(&to_newline(text, nl));
+        new.push_str(&self.newline.convert(text));
         if !new.ends_with('\n') {
             new.push_str(nl);
         }
@@ -259,11 +257,6 @@ fn occurrences(hay: &str, needle: &str) -> (usize, usize) {
         from = at + hay[at..].chars().next().map_or(1, char::len_utf8);
     }
     (count, first)
-}
-
-fn to_newline(text: &str, nl: &str) -> String {
-    let lf = text.replace("\r\n", "\n");
-    if nl == "\n" { lf } else { lf.replace('\n', nl) }
 }
 
 fn line_count(text: &str) -> usize {

@@ -195,7 +195,7 @@ impl Cx<'_> {
             }
         }
         let range = o.lines[first].full.start..o.lines[last].full.end;
-        let nl = if text[range.clone()].contains("\r\n") { "\r\n" } else { "\n" };
+        let nl = crate::text::Eol::of(text).as_str();
         let pad = " ".repeat(dash);
         let ends_with_nl = text[range.clone()].ends_with('\n');
         let mut out = format!(
