@@ -27,7 +27,10 @@ fn yaml_str<'a>(node: &'a Yaml<'a>, what: &str) -> &'a str {
 /// The version in the workspace's Cargo.toml, which the release tag must name (`v<version>`).
 fn version() -> String {
     let root = toml_file("Cargo.toml");
-    root["workspace"]["package"]["version"].as_str().unwrap_or_else(|| panic!("no workspace version")).to_owned()
+    root["workspace"]["package"]["version"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no workspace version"))
+        .to_owned()
 }
 
 /// The release workflow's build matrix: (Rust target, archive extension).
@@ -39,7 +42,9 @@ fn release_targets() -> Vec<(String, String)> {
         .unwrap_or_else(|| panic!("release.yml: no jobs.build.strategy.matrix.include list"));
     include
         .iter()
-        .map(|row| (yaml_str(&row["target"], "target").to_owned(), yaml_str(&row["archive"], "archive").to_owned()))
+        .map(|row| {
+            (yaml_str(&row["target"], "target").to_owned(), yaml_str(&row["archive"], "archive").to_owned())
+        })
         .collect()
 }
 
@@ -77,7 +82,10 @@ fn the_release_builds_every_platform_once_and_names_archives_as_its_step_does() 
     );
     let text = read(".github/workflows/release.yml");
     // The archive step's name and extension, which archive() mirrors.
-    assert!(text.contains(r#"name="livenote-${GITHUB_REF_NAME}-$TARGET""#), "release.yml's archive name changed");
+    assert!(
+        text.contains(r#"name="livenote-${GITHUB_REF_NAME}-$TARGET""#),
+        "release.yml's archive name changed"
+    );
     assert!(text.contains(r#""../dist/$name.zip""#) && text.contains(r#""dist/$name.tar.gz""#));
     for (target, ext) in &targets {
         assert_eq!(ext == "zip", target.contains("windows"), "{target}: {ext}");
@@ -137,9 +145,13 @@ fn the_mason_package_installs_the_release_archives() {
     let docs = Yaml::load_from_str(&text).unwrap_or_else(|e| panic!("package.yaml: {e}"));
     let package = &docs[0];
     assert_eq!(yaml_str(&package["name"], "name"), "livenote");
-    assert_eq!(yaml_str(&package["source"]["id"], "source.id"), format!("pkg:github/livenote/livenote@v{version}"));
+    assert_eq!(
+        yaml_str(&package["source"]["id"], "source.id"),
+        format!("pkg:github/livenote/livenote@v{version}")
+    );
     assert_eq!(yaml_str(&package["neovim"]["lspconfig"], "neovim.lspconfig"), "livenote");
-    let assets = package["source"]["asset"].as_vec().unwrap_or_else(|| panic!("package.yaml: no source.asset list"));
+    let assets =
+        package["source"]["asset"].as_vec().unwrap_or_else(|| panic!("package.yaml: no source.asset list"));
     let mason_target = |target: &str| match target {
         "x86_64-unknown-linux-musl" => "linux_x64",
         "aarch64-unknown-linux-musl" => "linux_arm64",

@@ -76,7 +76,10 @@ mod tests {
             seen(changed),
             [Seen::Changed(PathBuf::from("/w/a.md")), Seen::Changed(PathBuf::from("/w/b.md"))]
         );
-        assert_eq!(seen(at(EventKind::Create(CreateKind::File), &["/w/c.md"])), [Seen::Changed("/w/c.md".into())]);
+        assert_eq!(
+            seen(at(EventKind::Create(CreateKind::File), &["/w/c.md"])),
+            [Seen::Changed("/w/c.md".into())]
+        );
         // FSEvents' coalesced kind when it does not tell which.
         assert_eq!(seen(at(EventKind::Any, &["/w/d.md"])), [Seen::Changed("/w/d.md".into())]);
         assert_eq!(seen(at(EventKind::Access(AccessKind::Any), &["/w/a.md"])), []);

@@ -532,8 +532,7 @@ mod tests {
             std::fs::write(root.join(p), "x").unwrap_or_else(|e| panic!("{e}"));
         }
         // /dev/fd/0: /proc/self/fd/0 on Linux, the fdesc device on macOS (which has no /proc).
-        std::os::unix::fs::symlink("/dev/fd/0", root.join(".gitignore"))
-            .unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink("/dev/fd/0", root.join(".gitignore")).unwrap_or_else(|e| panic!("{e}"));
         nix::unistd::mkfifo(&root.join(".ignore"), nix::sys::stat::Mode::from_bits_truncate(0o600))
             .unwrap_or_else(|e| panic!("{e}"));
         // A regular one deeper down still counts, with `.ignore` over `.gitignore`.
