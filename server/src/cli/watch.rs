@@ -211,6 +211,7 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
                     _ => None,
                 };
                 let Some(path) = changed else {
+                    crate::triggers::watcher::drain(&mut rx);
                     let mut configs = Vec::new();
                     let fresh = build_index(&root, &mut configs, &said);
                     tracing::info!(

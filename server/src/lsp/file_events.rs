@@ -35,7 +35,10 @@ pub(super) async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
         match seen {
             // Changes were lost (FSEvents coalescing, a full inotify queue): walk every root
             // again, as for a new nested root.
-            Seen::Rescan => super::roots::reroot(&client, &state),
+            Seen::Rescan => {
+                crate::triggers::watcher::drain(&mut rx);
+                super::roots::reroot(&client, &state);
+            }
             // A trust store inside a root is [`watch_trust_store`]'s.
             Seen::Changed(path) if !state.opts.trust.as_ref().is_some_and(|t| t.is_store_file(&path)) => {
                 file_changed(&client, &state, &path);
@@ -63,7 +66,10 @@ pub(super) fn watch_trust_store(client: &Client, state: &Arc<State>) {
         let _watcher = watcher;
         while let Some(seen) = rx.recv().await {
             let is_store = match &seen {
-                Seen::Rescan => true,
+                Seen::Rescan => {
+                    crate::triggers::watcher::drain(&mut rx);
+                    true
+                }
                 Seen::Changed(path) => state.opts.trust.as_ref().is_some_and(|t| t.is_store_file(path)),
             };
             if is_store {

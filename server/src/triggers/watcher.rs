@@ -24,6 +24,12 @@ pub enum Seen {
     Rescan,
 }
 
+/// After a [`Seen::Rescan`]: take whatever else is already queued, so that a burst of them (one
+/// per folder FSEvents gave up on) makes one walk. The walk that follows covers the changes taken.
+pub fn drain(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Seen>) {
+    while rx.try_recv().is_ok() {}
+}
+
 /// What `event` means, in the order its receiver should act on it.
 pub fn seen(event: notify::Event) -> Vec<Seen> {
     if event.need_rescan() {
@@ -37,21 +43,17 @@ pub fn seen(event: notify::Event) -> Vec<Seen> {
     event.paths.into_iter().map(Seen::Changed).collect()
 }
 
-/// A watcher (not watching anything yet) that sends what it sees to `tx`; an error the backend
-/// reports (a watch lost) asks for a rescan too.
+/// A watcher (not watching anything yet) that sends what it sees to `tx`. An error the backend
+/// reports (a folder it could not add a watch for) is logged: walking again would not mend it.
 pub fn watcher(tx: tokio::sync::mpsc::UnboundedSender<Seen>) -> notify::Result<notify::RecommendedWatcher> {
     <notify::RecommendedWatcher as notify::Watcher>::new(
-        move |res: notify::Result<notify::Event>| {
-            let seen = match res {
-                Ok(event) => seen(event),
-                Err(e) => {
-                    tracing::warn!("watch files: {e}; walking again");
-                    vec![Seen::Rescan]
+        move |res: notify::Result<notify::Event>| match res {
+            Ok(event) => {
+                for s in seen(event) {
+                    let _ = tx.send(s);
                 }
-            };
-            for s in seen {
-                let _ = tx.send(s);
             }
+            Err(e) => tracing::warn!("watch files: {e}"),
         },
         // A symlinked folder is not watched through: `everything -> /` would watch the disk.
         notify::Config::default().with_follow_symlinks(false),
@@ -84,6 +86,19 @@ mod tests {
         assert_eq!(seen(at(EventKind::Any, &["/w/d.md"])), [Seen::Changed("/w/d.md".into())]);
         assert_eq!(seen(at(EventKind::Access(AccessKind::Any), &["/w/a.md"])), []);
         assert_eq!(seen(at(EventKind::Other, &["/w/a.md"])), []);
+    }
+
+    #[test]
+    fn a_burst_of_rescans_is_one_walk() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        for s in [Seen::Rescan, Seen::Changed("/w/a.md".into()), Seen::Rescan] {
+            let _ = tx.send(s);
+        }
+        assert_eq!(rx.try_recv().ok(), Some(Seen::Rescan));
+        drain(&mut rx);
+        assert!(rx.try_recv().is_err(), "the walk covers what was queued behind the first rescan");
+        let _ = tx.send(Seen::Changed("/w/b.md".into()));
+        assert_eq!(rx.try_recv().ok(), Some(Seen::Changed("/w/b.md".into())));
     }
 
     #[test]
