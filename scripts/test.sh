@@ -7,6 +7,16 @@
 # before using it; a second run reuses them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# One target directory for every cargo run below and in the scripts it calls, and one build of
+# the crate graph besides clippy's check: the tests' debug build (line tables only, Cargo.toml)
+# is the binary the editor tests and the VS Code packages use, and `cargo package` does not
+# verify by building again. README gives what this needs (disk and time), docs/performance.md
+# how it was measured.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+# No incremental caches (about 1 GB for this crate's tests): they speed up only a rebuild after
+# an edit, and a clone builds everything once. A developer re-running this after small edits
+# may set CARGO_INCREMENTAL=1 (switching rebuilds livenote's own units, not its dependencies).
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
@@ -22,17 +32,23 @@ LIVENOTE_MCP_VENV="$(bash tests/e2e/mcp/install.sh)"
 export LIVENOTE_MCP_VENV
 echo "== cargo test (unit, protocol, CLI, runs, agent, events, faults, MCP, Helix, Neovim)"
 cargo test --workspace --locked
-echo "== cargo package: the crate builds from what it would publish (metadata, readme, licenses)"
+echo "== cargo package: the crate packs what it would publish (metadata, readme, licenses, binstall)"
 # --allow-dirty: a developer's uncommitted work is packaged as it is; CI's clone is clean anyway.
-cargo package -p livenote --locked --allow-dirty --quiet
+# --no-verify: verifying builds the packed crate again without the tests' dev-dependency
+# features (tokio's test-util), a second build of most of the graph; the release workflow
+# verifies it, on a runner where the disk does not matter.
+cargo package -p livenote --locked --allow-dirty --no-verify --quiet
+echo "== GitHub workflows against the workflow schema (check-jsonschema from PyPI into target/ci-venv)"
+bash scripts/check-workflows.sh
 echo "== grammars: TextMate (vscode-tmgrammar-test) and tree-sitter queries (Neovim)"
 bash grammars/test.sh
-echo "== VS Code extension: lint, unit tests, the extension against this build's server, compile, vsce package, and the platform package (release build, size check, installed and resolved)"
-LIVENOTE_BIN="$PWD/target/debug/livenote" bash editors/vscode/ci.sh
+echo "== VS Code extension: lint, unit tests, the extension against this build's server, compile, vsce package, and the platform package (with this debug build inside, installed and resolved)"
+LIVENOTE_BIN="$CARGO_TARGET_DIR/debug/livenote" LIVENOTE_DEV_BIN="$CARGO_TARGET_DIR/debug/livenote" \
+  bash editors/vscode/ci.sh
 echo "== VS Code for real (code-server, Debian's Chromium, puppeteer-core; installed into target/vscode-e2e): the platform package, Run now on a clean note ends with the run on disk and the buffer clean"
 LIVENOTE_VSCODE_E2E="$(bash tests/e2e/vscode/install.sh)"
 export LIVENOTE_VSCODE_E2E
 vsce_target="$(node -p '`${process.platform}-${process.arch === "arm" ? "armhf" : process.arch}`')"
-LIVENOTE_VSIX="$PWD/editors/vscode/livenote-$vsce_target.vsix" LIVENOTE_BIN="$PWD/target/debug/livenote" \
+LIVENOTE_VSIX="$PWD/editors/vscode/livenote-$vsce_target.vsix" LIVENOTE_BIN="$CARGO_TARGET_DIR/debug/livenote" \
   node tests/e2e/vscode/run-now.mjs
 echo "== all checks passed"

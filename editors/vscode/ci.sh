@@ -4,7 +4,8 @@
 # (npm test skips it otherwise). Leaves livenote.vsix (universal: no server) here, and
 # livenote-<target>.vsix, the package for this platform with the release server inside, which
 # scripts/package-platform.sh builds (a release build, a few minutes; LIVENOTE_RELEASE_BIN
-# skips it) and checks with scripts/release-size.py.
+# skips it) and checks with scripts/release-size.py (LIVENOTE_DEV_BIN: a debug build instead,
+# not size-checked; scripts/test.sh's choice).
 set -euo pipefail
 cd "$(dirname "$0")"
 

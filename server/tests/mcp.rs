@@ -135,13 +135,7 @@ fn mcp_lines(root: &Path) -> Vec<Value> {
 /// Whether any process of group `pgid` is still alive (zombies waiting for a reaper do not
 /// count: they run nothing).
 fn group_alive(pgid: i32) -> bool {
-    std::fs::read_dir("/proc").into_iter().flatten().flatten().any(|e| {
-        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
-        // pid (comm) state ppid pgrp ...: comm may hold spaces, so split after its ')'.
-        let fields: Vec<&str> =
-            stat.rsplit_once(')').map(|(_, r)| r.split_whitespace().collect()).unwrap_or_default();
-        fields.len() > 2 && fields[0] != "Z" && fields[2] == pgid.to_string()
-    })
+    common::group_running(pgid)
 }
 
 /// The pids and groups the fake server marked `kind-<pid>` (holding its group).

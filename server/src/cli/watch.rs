@@ -14,6 +14,7 @@ use crate::runs::{DiskIo, Engine};
 use crate::schedule::{Clock, SystemClock, Zone};
 use crate::scheduler::NoteSource;
 use crate::triggers::RootService;
+use crate::triggers::watcher::Seen;
 use crate::workspace::index::{Entry, Index};
 use crate::workspace::trust::TrustStore;
 
@@ -172,24 +173,10 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
     let mut shutdown = super::signal::Shutdown::listen();
     // Watching first: a change made while the folder is walked is not lost (it waits in the
     // channel), and once `watch` says it watches, it does.
-    let trust_file = TrustStore::user().map(|t| t.file());
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PathBuf>();
-    let mut watcher = <notify::RecommendedWatcher as notify::Watcher>::new(
-        move |res: notify::Result<notify::Event>| {
-            // Reads are events too (inotify's open/close); only changes matter, and reacting to
-            // our own reads would loop.
-            if let Ok(ev) = res
-                && !matches!(ev.kind, notify::EventKind::Access(_) | notify::EventKind::Other)
-            {
-                for p in ev.paths {
-                    let _ = tx.send(p);
-                }
-            }
-        },
-        // A symlinked folder is not watched through: `everything -> /` would watch the disk.
-        notify::Config::default().with_follow_symlinks(false),
-    )
-    .context("start the file watcher")?;
+    let trust_store = TrustStore::user();
+    let trust_file = trust_store.as_ref().map(TrustStore::file);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Seen>();
+    let mut watcher = crate::triggers::watcher::watcher(tx).context("start the file watcher")?;
     notify::Watcher::watch(&mut watcher, &root, notify::RecursiveMode::Recursive)
         .with_context(|| format!("watch {}", root.display()))?;
     if let Some(dir) = trust_file.as_ref().and_then(|t| t.parent().map(Path::to_path_buf)) {
@@ -212,14 +199,19 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
         configs.into_iter().map(|(r, config)| start_root(&r, config, &clock, &index, &said)).collect();
     let routing = {
         let clock = clock.clone();
-        let trust_file = trust_file.clone();
         tokio::spawn(async move {
-            while let Some(path) = rx.recv().await {
+            while let Some(seen) = rx.recv().await {
                 let roots = index.read().map(|i| i.roots().to_vec()).unwrap_or_default();
-                // A nested `.livenote.toml` appeared or went: walk again, and give each root
-                // found its own scheduler (a root that is gone keeps an idle one: its notes
-                // now belong to the root around it).
-                if changes_roots(&root, &roots, &path) {
+                // A nested `.livenote.toml` appeared or went, or the watcher lost changes (a
+                // rescan: FSEvents coalescing, a full inotify queue): walk again, reload each
+                // root's configuration and give each root found its own scheduler (a root that
+                // is gone keeps an idle one: its notes now belong to the root around it).
+                let changed = match seen {
+                    Seen::Changed(path) if !changes_roots(&root, &roots, &path) => Some(path),
+                    _ => None,
+                };
+                let Some(path) = changed else {
+                    crate::triggers::watcher::drain(&mut rx);
                     let mut configs = Vec::new();
                     let fresh = build_index(&root, &mut configs, &said);
                     tracing::info!(
@@ -245,10 +237,11 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
                         s.events_wake.notify_one();
                     }
                     continue;
-                }
+                };
                 let refresh = |p: &Path| index.write().map(|mut i| i.refresh(p)).unwrap_or(false);
                 // The trust store concerns every root; anything else, the root that owns it.
-                let owner = (trust_file.as_deref() != Some(path.as_path()))
+                let is_store = trust_store.as_ref().is_some_and(|t| t.is_store_file(&path));
+                let owner = (!is_store)
                     .then(|| crate::workspace::roots::owner_among(&roots, &path).map(Path::to_path_buf))
                     .flatten();
                 for service in

@@ -2,7 +2,7 @@
 //! `notify`), the trust store's (`notify`, from `initialized` on), and what one changed file
 //! means (a note, a pending event, a `.livenote.toml`, the trust store).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use tower_lsp_server::Client;
@@ -10,6 +10,7 @@ use tower_lsp_server::ls_types::*;
 
 use super::config_sync::{reload_config, sync_trust};
 use super::state::{ClientCaps, State};
+use crate::triggers::watcher::Seen;
 use crate::workspace;
 
 /// Keep the index current: through the client's file watcher when it can register one,
@@ -22,7 +23,7 @@ pub(super) async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
         return;
     }
     let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PathBuf>();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Seen>();
     let Some(mut watcher) = watcher(tx) else { return };
     // A nested root is watched through the root around it.
     for root in roots.iter().filter(|r| !roots.iter().any(|o| o != *r && r.starts_with(o))) {
@@ -30,11 +31,19 @@ pub(super) async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
             tracing::warn!("watch {}: {e}", root.display());
         }
     }
-    let trust_file = state.opts.trust.as_ref().map(|t| t.file());
-    while let Some(path) = rx.recv().await {
-        // A trust store inside a root is [`watch_trust_store`]'s.
-        if trust_file.as_deref() != Some(path.as_path()) {
-            file_changed(&client, &state, &path);
+    while let Some(seen) = rx.recv().await {
+        match seen {
+            // Changes were lost (FSEvents coalescing, a full inotify queue): walk every root
+            // again, as for a new nested root.
+            Seen::Rescan => {
+                crate::triggers::watcher::drain(&mut rx);
+                super::roots::reroot(&client, &state);
+            }
+            // A trust store inside a root is [`watch_trust_store`]'s.
+            Seen::Changed(path) if !state.opts.trust.as_ref().is_some_and(|t| t.is_store_file(&path)) => {
+                file_changed(&client, &state, &path);
+            }
+            Seen::Changed(_) => {}
         }
     }
 }
@@ -46,7 +55,7 @@ pub(super) fn watch_trust_store(client: &Client, state: &Arc<State>) {
     let Some(file) = state.opts.trust.as_ref().map(|t| t.file()) else { return };
     let Some(dir) = file.parent().filter(|_| state.opts.watch_files) else { return };
     let _ = std::fs::create_dir_all(dir);
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PathBuf>();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Seen>();
     let Some(mut watcher) = watcher(tx) else { return };
     if let Err(e) = notify::Watcher::watch(&mut watcher, dir, notify::RecursiveMode::NonRecursive) {
         tracing::warn!("watch {}: {e}", dir.display());
@@ -55,32 +64,24 @@ pub(super) fn watch_trust_store(client: &Client, state: &Arc<State>) {
     let (client, state) = (client.clone(), state.clone());
     tokio::spawn(async move {
         let _watcher = watcher;
-        while let Some(path) = rx.recv().await {
-            if path == file {
+        while let Some(seen) = rx.recv().await {
+            let is_store = match &seen {
+                Seen::Rescan => {
+                    crate::triggers::watcher::drain(&mut rx);
+                    true
+                }
+                Seen::Changed(path) => state.opts.trust.as_ref().is_some_and(|t| t.is_store_file(path)),
+            };
+            if is_store {
                 trust_changed(&client, &state);
             }
         }
     });
 }
 
-/// A `notify` watcher that sends the paths it sees change to `tx`.
-fn watcher(tx: tokio::sync::mpsc::UnboundedSender<PathBuf>) -> Option<notify::RecommendedWatcher> {
-    let watcher = <notify::RecommendedWatcher as notify::Watcher>::new(
-        move |res: notify::Result<notify::Event>| {
-            // Reads are events too (inotify's open/close); only changes matter, and reacting to
-            // our own reads would loop.
-            if let Ok(ev) = res
-                && !matches!(ev.kind, notify::EventKind::Access(_) | notify::EventKind::Other)
-            {
-                for p in ev.paths {
-                    let _ = tx.send(p);
-                }
-            }
-        },
-        // A symlinked folder is not watched through: `everything -> /` would watch the disk.
-        notify::Config::default().with_follow_symlinks(false),
-    );
-    watcher.map_err(|e| tracing::warn!("watch files: {e}")).ok()
+/// The shared `notify` watcher ([`crate::triggers::watcher`]), or `None` after saying why.
+fn watcher(tx: tokio::sync::mpsc::UnboundedSender<Seen>) -> Option<notify::RecommendedWatcher> {
+    crate::triggers::watcher::watcher(tx).map_err(|e| tracing::warn!("watch files: {e}")).ok()
 }
 
 /// Ask the client to watch the workspace's notes, pending events and `.livenote.toml` files;

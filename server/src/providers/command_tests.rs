@@ -53,10 +53,24 @@ fn ok(result: Result<RunOutput, ProviderError>) -> RunOutput {
 /// Gone, or a zombie nobody reaped yet (containers often lack a reaping init): either way
 /// it no longer runs.
 fn is_gone(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
-    }
+    // Signal 0 finds any process, a zombie too; ESRCH: none.
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_err() || is_zombie(pid)
+}
+
+#[cfg(target_os = "linux")]
+fn is_zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X']))
+    })
+}
+
+/// macOS has no /proc: `ps` asks the kernel.
+#[cfg(not(target_os = "linux"))]
+fn is_zombie(pid: i32) -> bool {
+    std::process::Command::new("ps")
+        .args(["-o", "stat=", "-p", &pid.to_string()])
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim_start().starts_with('Z'))
 }
 
 async fn wait_gone(pid: i32) -> bool {

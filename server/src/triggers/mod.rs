@@ -6,6 +6,7 @@
 
 pub mod routing;
 pub mod service;
+pub mod watcher;
 
 pub use routing::{FileEvent, classify};
 pub use service::RootService;

@@ -57,8 +57,10 @@ impl RootService {
 
     /// What `path` is for this root ([`classify`]), with the trust store the engine uses.
     pub fn classify(&self, path: &Path) -> FileEvent {
-        let trust_file = self.engine.trust.as_ref().map(|t| t.file());
-        match classify(&self.engine.root, trust_file.as_deref(), path) {
+        // The store as the watcher named it (canonical under FSEvents), for classify's compare.
+        let is_store = self.engine.trust.as_ref().is_some_and(|t| t.is_store_file(path));
+        let trust_file = is_store.then_some(path);
+        match classify(&self.engine.root, trust_file, path) {
             // A program the folder's configuration runs is part of what its trust covers
             // (`git pull` rewrote `scripts/gen.sh`): reload as for the config itself.
             FileEvent::Other if crate::workspace::trust::runs_file(&self.engine.root, path) => {

@@ -246,10 +246,11 @@ mod tests {
         nix::unistd::mkfifo(&root.join("fifo"), nix::sys::stat::Mode::from_bits_truncate(0o600))
             .unwrap_or_else(|e| panic!("{e}"));
         symlink(root.join("fifo"), root.join("to-fifo")).unwrap_or_else(|e| panic!("{e}"));
-        symlink("/proc/self/fd/0", root.join("stdin")).unwrap_or_else(|e| panic!("{e}"));
+        // /dev/fd/0: /proc/self/fd/0 on Linux, the fdesc device on macOS (which has no /proc).
+        symlink("/dev/fd/0", root.join("stdin")).unwrap_or_else(|e| panic!("{e}"));
         for p in ["fifo", "to-fifo", "stdin"] {
             let e = open_regular(&root.join(p)).err();
-            // `/proc/self/fd/0` of a test may be /dev/null (a device) or a pipe: refused either way.
+            // The stdin of a test may be /dev/null (a device) or a pipe: refused either way.
             assert!(e.is_some_and(|e| is_refusal(&e)), "{p}");
         }
         assert!(open_regular(root).is_err_and(|e| is_refusal(&e)));

@@ -212,6 +212,15 @@ impl TrustStore {
         self.dir.join(STORE_FILE)
     }
 
+    /// Whether a file watcher's `path` is this store: as [`TrustStore::file`] names it
+    /// (inotify reports the path that was watched) or with the folder's links resolved
+    /// (FSEvents reports canonical paths: `/private/var/...` for a `/var/...` data folder).
+    pub fn is_store_file(&self, path: &Path) -> bool {
+        path == self.file()
+            || (path.file_name() == Some(std::ffi::OsStr::new(STORE_FILE))
+                && std::fs::canonicalize(&self.dir).is_ok_and(|dir| path == dir.join(STORE_FILE)))
+    }
+
     fn legacy_file(&self) -> PathBuf {
         self.dir.join(LEGACY_FILE)
     }
@@ -772,6 +781,23 @@ mod tests {
         std::fs::remove_dir(&gone).unwrap_or_else(|e| panic!("{e}"));
         let canonical_gone = std::fs::canonicalize(ws.path()).unwrap_or_else(|e| panic!("{e}")).join("gone");
         assert!(store.untrust(&canonical_gone).unwrap_or_else(|e| panic!("{e}")));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_watcher_names_the_store_under_either_spelling() {
+        // A data folder reached through a link, as macOS's /var (-> /private/var) is: inotify
+        // names the store as watched, FSEvents with the link resolved.
+        let base = tmp();
+        let real = base.path().join("real");
+        std::fs::create_dir_all(&real).unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink(&real, base.path().join("link")).unwrap_or_else(|e| panic!("{e}"));
+        let store = TrustStore::in_dir(&base.path().join("link"));
+        let canonical = std::fs::canonicalize(&real).unwrap_or_else(|e| panic!("{e}"));
+        assert!(store.is_store_file(&store.file()));
+        assert!(store.is_store_file(&canonical.join(STORE_FILE)));
+        assert!(!store.is_store_file(&canonical.join(LEGACY_FILE)));
+        assert!(!store.is_store_file(&canonical.join("other").join(STORE_FILE)));
     }
 
     #[test]

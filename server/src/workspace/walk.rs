@@ -531,8 +531,8 @@ mod tests {
         for p in ["a.md", "sub/b.md", "sub/c.md", "sub/keep.md"] {
             std::fs::write(root.join(p), "x").unwrap_or_else(|e| panic!("{e}"));
         }
-        std::os::unix::fs::symlink("/proc/self/fd/0", root.join(".gitignore"))
-            .unwrap_or_else(|e| panic!("{e}"));
+        // /dev/fd/0: /proc/self/fd/0 on Linux, the fdesc device on macOS (which has no /proc).
+        std::os::unix::fs::symlink("/dev/fd/0", root.join(".gitignore")).unwrap_or_else(|e| panic!("{e}"));
         nix::unistd::mkfifo(&root.join(".ignore"), nix::sys::stat::Mode::from_bits_truncate(0o600))
             .unwrap_or_else(|e| panic!("{e}"));
         // A regular one deeper down still counts, with `.ignore` over `.gitignore`.

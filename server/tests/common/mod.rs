@@ -233,3 +233,48 @@ pub fn read_frames(stdout: std::process::ChildStdout) -> mpsc::Receiver<serde_js
     });
     rx
 }
+
+/// The processes running now, each as `(pid, process group, state letter)` (`R`, `S`, `Z`...).
+/// Linux: read from /proc. Elsewhere (macOS has no /proc): `ps`, which asks the kernel.
+#[cfg(target_os = "linux")]
+pub fn processes() -> Vec<(i32, i32, char)> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let pid = e.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            // pid (comm) state ppid pgrp ...: comm may hold spaces, so split after its ')'.
+            let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+            Some((pid, fields.get(2)?.parse().ok()?, fields.first()?.chars().next()?))
+        })
+        .collect()
+}
+
+/// The processes running now, each as `(pid, process group, state letter)` (`R`, `S`, `Z`...).
+/// Linux: read from /proc. Elsewhere (macOS has no /proc): `ps`, which asks the kernel.
+#[cfg(not(target_os = "linux"))]
+pub fn processes() -> Vec<(i32, i32, char)> {
+    let out = Command::new("ps")
+        .args(["-A", "-o", "pid=", "-o", "pgid=", "-o", "stat="])
+        .output()
+        .unwrap_or_else(|e| panic!("ps: {e}"));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            Some((f.next()?.parse().ok()?, f.next()?.parse().ok()?, f.next()?.chars().next()?))
+        })
+        .collect()
+}
+
+/// Whether process `pid` still runs (a zombie waiting for its reaper runs nothing).
+pub fn running(pid: i32) -> bool {
+    processes().iter().any(|&(p, _, state)| p == pid && state != 'Z')
+}
+
+/// Whether any process of group `pgid` still runs (zombies do not count).
+pub fn group_running(pgid: i32) -> bool {
+    processes().iter().any(|&(_, g, state)| g == pgid && state != 'Z')
+}

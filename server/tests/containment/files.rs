@@ -59,7 +59,8 @@ fn folders_linked_to_the_root_or_a_private_folder_are_not_walked() {
 #[test]
 fn an_ignore_file_linked_to_stdin_or_a_fifo_never_blocks_check_or_list() {
     let f = Folder::new("echo new body", "");
-    symlink("/proc/self/fd/0", f.root.join(".gitignore")).unwrap_or_else(|e| panic!("{e}"));
+    // /dev/fd/0: /proc/self/fd/0 on Linux, the fdesc device on macOS (which has no /proc).
+    symlink("/dev/fd/0", f.root.join(".gitignore")).unwrap_or_else(|e| panic!("{e}"));
     mkfifo(&f.root.join(".ignore"));
     mkfifo(&f.root.join("x.md"));
     write(&f.root.join("sub/.gitignore"), "hidden.md\n");

@@ -90,11 +90,7 @@ fn user_programs_start_outside_an_untrusted_folder() {
 
 /// Whether process `pid` is still running (a zombie waiting for its reaper counts as ended).
 fn running(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // The state follows the command name in parentheses, which may hold spaces.
-        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
-        Err(_) => false,
-    }
+    crate::common::running(pid)
 }
 
 /// The provider: starts a long `sleep` in its process group and records its pid, then waits.
