@@ -61,7 +61,9 @@ fn wine_or_skip(test: &str) -> Option<Wine> {
     }
     let root = repo_root();
     let Some(wine) = wine else {
-        panic!("LIVENOTE_WINDOWS_EXE is set but LIVENOTE_WINE is not: run `bash tests/e2e/windows/install.sh`")
+        panic!(
+            "LIVENOTE_WINDOWS_EXE is set but LIVENOTE_WINE is not: run `bash tests/e2e/windows/install.sh`"
+        )
     };
     let exe = exe.unwrap_or_else(|| root.join("target/x86_64-pc-windows-gnu/debug/livenote.exe"));
     let prefix = env_path("LIVENOTE_WINEPREFIX").unwrap_or_else(|| root.join("target/wine"));
@@ -134,7 +136,10 @@ struct Output {
 
 impl Output {
     fn report(&self) -> String {
-        format!("$ {} -> {:?}\n--- stdout\n{}--- stderr\n{}---", self.shown, self.code, self.stdout, self.stderr)
+        format!(
+            "$ {} -> {:?}\n--- stdout\n{}--- stderr\n{}---",
+            self.shown, self.code, self.stdout, self.stderr
+        )
     }
 
     fn assert_code(&self, code: i32) -> &Output {
@@ -236,13 +241,24 @@ fn list_json_shows_each_live_note() {
     let at = "2026-11-23T08:10:00Z";
     let out = f.livenote(&["list", "--format", "json", "--at", at, "."]);
     out.assert_code(0);
-    let items: Vec<Value> =
-        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("not a JSON array: {e}\n{}", out.report()));
+    let items: Vec<Value> = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("not a JSON array: {e}\n{}", out.report()));
     let brief: Vec<(&str, &str, &str)> = items
         .iter()
-        .map(|i| (i["path"].as_str().unwrap_or("?"), i["title"].as_str().unwrap_or("?"), i["status"].as_str().unwrap_or("?")))
+        .map(|i| {
+            (
+                i["path"].as_str().unwrap_or("?"),
+                i["title"].as_str().unwrap_or("?"),
+                i["status"].as_str().unwrap_or("?"),
+            )
+        })
         .collect();
-    assert_eq!(brief, [("good.md", "Greeting", "untrusted"), ("notes/bad.md", "Broken", "invalid")], "{}", out.report());
+    assert_eq!(
+        brief,
+        [("good.md", "Greeting", "untrusted"), ("notes/bad.md", "Broken", "invalid")],
+        "{}",
+        out.report()
+    );
     let good = &items[0];
     assert_eq!(good["triggers"], json!({"cronExpr": "0 * * * *"}), "{}", out.report());
     assert_eq!(good["lastRunAt"], "2026-11-23T07:30:00.000Z", "{}", out.report());
@@ -320,7 +336,8 @@ impl Server {
 
     fn send(&mut self, msg: Value) {
         let body = msg.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap_or_else(|e| panic!("write: {e}"));
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len())
+            .unwrap_or_else(|e| panic!("write: {e}"));
         self.stdin.flush().unwrap_or_else(|e| panic!("flush: {e}"));
     }
 
@@ -387,10 +404,14 @@ fn lsp_on_root(test: &str, uri: fn(&Path) -> String) {
 
     let mut s = Server::start(&f);
     let root_uri = uri(&f.root);
-    let init = s.request(1, "initialize", json!({
+    let init = s.request(
+        1,
+        "initialize",
+        json!({
         "processId": null, "rootUri": root_uri,
         "workspaceFolders": [{"uri": root_uri, "name": "ws"}],
-        "capabilities": {"workspace": {"workspaceFolders": true}}}));
+        "capabilities": {"workspace": {"workspaceFolders": true}}}),
+    );
     assert!(init["result"]["capabilities"]["completionProvider"].is_object(), "{init}");
     s.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
 
@@ -414,22 +435,37 @@ fn lsp_on_root(test: &str, uri: fn(&Path) -> String) {
         m["method"] == "textDocument/publishDiagnostics" && m["params"]["version"] == 1
     });
     assert_eq!(d["params"]["uri"], note_uri, "{d}");
-    let codes: Vec<&str> =
-        d["params"]["diagnostics"].as_array().into_iter().flatten().filter_map(|d| d["code"].as_str()).collect();
+    let codes: Vec<&str> = d["params"]["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
     assert_eq!(codes, ["live/wrong-type", "live/invalid-cron"], "{d}");
 
     // Completion inside `live:`: its keys on a new line, the configured providers as a value.
     let text = "---\nlive:\n  objective: x\n  provider: \n  \n---\n# Draft\n";
     s.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
         "textDocument": {"uri": note_uri, "version": 2}, "contentChanges": [{"text": text}]}}));
-    let keys = s.request(2, "textDocument/completion", json!({
-        "textDocument": {"uri": note_uri}, "position": {"line": 4, "character": 2}}));
+    let keys = s.request(
+        2,
+        "textDocument/completion",
+        json!({
+        "textDocument": {"uri": note_uri}, "position": {"line": 4, "character": 2}}),
+    );
     let keys = labels(&keys);
     assert!(keys.iter().any(|l| l == "triggers"), "{keys:?}");
-    let providers = s.request(3, "textDocument/completion", json!({
-        "textDocument": {"uri": note_uri}, "position": {"line": 3, "character": 12}}));
+    let providers = s.request(
+        3,
+        "textDocument/completion",
+        json!({
+        "textDocument": {"uri": note_uri}, "position": {"line": 3, "character": 12}}),
+    );
     let providers = labels(&providers);
-    assert!(providers.iter().any(|l| l == "winprov"), "the trusted folder's provider is not offered: {providers:?}");
+    assert!(
+        providers.iter().any(|l| l == "winprov"),
+        "the trusted folder's provider is not offered: {providers:?}"
+    );
 
     let (code, stderr) = s.finish();
     assert_eq!(code, Some(0), "livenote.exe lsp did not exit 0 after shutdown + exit\n--- stderr\n{stderr}");

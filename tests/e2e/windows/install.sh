@@ -7,7 +7,7 @@
 #      gcc-mingw-w64-x86-64),
 #   2. Wine 8 (Debian's wine64),
 #   3. a stand-in bcryptprimitives.dll (bcryptprimitives.c; Wine 8 lacks the DLL Rust's std
-#      imports ProcessPrng from, see docs/reliability.md) built with mingw,
+#      imports ProcessPrng from; see docs/reliability.md) built with mingw,
 #   4. a Wine prefix of the project's own, <repo>/target/wine (LIVENOTE_WINEPREFIX overrides),
 #      created once, with the DLL in its system32.
 # apt-get runs as root, or through sudo when not root. Progress goes to stderr.
