@@ -195,6 +195,7 @@ mod tests {
         assert!(!creatable(&NotePath::from_relative(Path::new("a/b.markdown")).unwrap_or_else(|| panic!())));
     }
 
+    #[cfg(unix)]
     #[test]
     fn links_out_of_the_workspace_are_refused() {
         let outside = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
