@@ -10,6 +10,7 @@ use tower_lsp_server::ls_types::*;
 
 use super::config_sync::{reload_config, sync_trust};
 use super::convert;
+use super::file_uri::FilePath;
 use super::snapshots::{current_text, note_options};
 use super::state::State;
 use crate::ide::commands;
@@ -26,7 +27,7 @@ fn arg_uri(args: &[Value]) -> Result<Uri> {
 /// The note the first argument names: its URI, path and the engine of its workspace folder.
 fn arg_note(state: &State, args: &[Value]) -> Result<(Uri, std::path::PathBuf, Arc<crate::runs::Engine>)> {
     let uri = arg_uri(args)?;
-    let path = uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?.into_owned();
+    let path = uri.file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?;
     let engine = state
         .engine_for(&path)
         .ok_or_else(|| Error::invalid_params("the note is outside the workspace folders"))?;
@@ -90,8 +91,7 @@ pub fn execute_command(
         }
         commands::STOP => {
             let uri = arg_uri(&args)?;
-            let path =
-                uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?.into_owned();
+            let path = uri.file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?;
             Ok(Some(super::runs::stop(state, &path)))
         }
         commands::UNDO_LAST_RUN => {
@@ -125,10 +125,7 @@ pub fn execute_command(
             let engines: Vec<Arc<crate::runs::Engine>> = match args.first().and_then(Value::as_str) {
                 Some(_) => {
                     let uri = arg_uri(&args)?;
-                    let path = uri
-                        .to_file_path()
-                        .ok_or_else(|| Error::invalid_params("not a file URI"))?
-                        .into_owned();
+                    let path = uri.file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?;
                     let engine = state.engine_for(&path).ok_or_else(|| {
                         Error::invalid_params(format!(
                             "{} is not inside a workspace folder the editor opened; only those can be trusted here (or run `livenote trust DIR`)",

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::{TextDocumentIdentifier, Uri};
 
+use super::file_uri::FilePath;
 use super::run_facts::{FactsCache, facts};
 use super::snapshots::{current_text, note_options, snapshot};
 use super::state::State;
@@ -100,7 +101,7 @@ fn item_json(item: &ListItem) -> String {
 
 /// One note's status, from the open buffer (else the file).
 pub fn note_status(state: &State, uri: &Uri) -> Result<NoteStatus> {
-    let path = uri.to_file_path().map(|p| p.into_owned());
+    let path = uri.file_path();
     let (snap, from_disk, disk_text);
     let (analysis, text) = match snapshot(state, uri) {
         Some(s) => {

@@ -58,7 +58,7 @@ fn ends(state: &State) -> Vec<(Uri, DateTime<Utc>)> {
     state.with_index(|idx| {
         for (path, _, live) in idx.live_notes() {
             if let Some(t) = live.until_instant(&zone)
-                && let Some(uri) = Uri::from_file_path(path)
+                && let Some(uri) = state.uri_for(path)
                 && !open.contains(&uri)
             {
                 out.push((uri, t));

@@ -157,7 +157,7 @@ pub(super) fn file_changed(client: &Client, state: &Arc<State>, path: &Path) {
 /// and redraw when its frontmatter changed. Whether the scheduler must re-plan.
 fn note_changed(state: &Arc<State>, path: &Path) -> bool {
     let changed = state.with_index_mut(|idx| idx.refresh(path)).unwrap_or(false);
-    if let Some(uri) = Uri::from_file_path(path) {
+    if let Some(uri) = state.uri_for(path) {
         let open = state.docs().contains_key(&uri);
         if !open && !state.caps().pull_diagnostics {
             state.mark_dirty(uri);

@@ -10,6 +10,7 @@ use tower_lsp_server::ls_types::*;
 
 use super::config_sync::{client_settings, root_excludes, sync_trust};
 use super::file_events::{watch, watch_trust_store};
+use super::file_uri::FilePath;
 use super::refresh::{publisher, refresher};
 use super::snapshots::snapshot;
 use super::state::{ClientCaps, State};
@@ -43,15 +44,17 @@ pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
     if let Ok(mut c) = state.caps.write() {
         *c = client;
     }
-    let mut roots: Vec<PathBuf> = params
-        .workspace_folders
-        .iter()
-        .flatten()
-        .filter_map(|f| f.uri.to_file_path().map(|p| p.into_owned()))
-        .collect();
+    let mut roots: Vec<PathBuf> = Vec::new();
+    for f in params.workspace_folders.iter().flatten() {
+        state.client_uris().folder(&f.uri);
+        roots.extend(f.uri.file_path());
+    }
     #[allow(deprecated)]
-    if roots.is_empty() {
-        roots.extend(params.root_uri.as_ref().and_then(|u| u.to_file_path()).map(|p| p.into_owned()));
+    if roots.is_empty()
+        && let Some(uri) = params.root_uri.as_ref()
+    {
+        state.client_uris().folder(uri);
+        roots.extend(uri.file_path());
     }
     if let Ok(mut r) = state.roots.write() {
         *r = roots;
@@ -164,7 +167,7 @@ fn start_roots(client: &Client, state: &Arc<State>) {
 /// With no workspace folder, the first note opened roots the workspace: the nearest folder
 /// above it holding `.livenote.toml`, `.livenote/` or `.git`, else the note's own folder.
 pub(super) fn adopt_root(client: &Client, state: &Arc<State>, uri: &Uri) {
-    let Some(path) = uri.to_file_path() else { return };
+    let Some(path) = uri.file_path() else { return };
     let root = workspace::note_root(&path);
     let root = std::fs::canonicalize(&root).unwrap_or(root);
     {
@@ -207,7 +210,7 @@ async fn index_workspace(client: Client, state: Arc<State>) {
         }
     } else {
         for p in with_problems {
-            if let Some(uri) = Uri::from_file_path(&p) {
+            if let Some(uri) = state.uri_for(&p) {
                 state.mark_dirty(uri);
             }
         }

@@ -7,7 +7,7 @@
 //! Files form layers and import only from layers after their own (`scripts/import-graph.py`
 //! lists any cycle): `server`; `notifications`; `lifecycle`, `commands`; `file_events`; `runs`,
 //! `custom`, `requests`; `config_sync`; `refresh`; `snapshots`, `run_facts`; `state`;
-//! `documents`, `convert`, `raw_results`; `log`.
+//! `documents`, `convert`, `file_uri`, `raw_results`; `log`.
 
 mod commands;
 mod config_sync;
@@ -16,6 +16,7 @@ pub mod custom;
 pub mod documents;
 mod expiry;
 mod file_events;
+pub mod file_uri;
 mod framing;
 mod lifecycle;
 mod lock_watch;

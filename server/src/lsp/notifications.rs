@@ -10,13 +10,14 @@ use tower_lsp_server::ls_types::*;
 use super::config_sync::{client_settings, load_config, reindex_if_excludes_changed, report_config_problems};
 use super::documents::Document;
 use super::file_events::file_changed;
+use super::file_uri::FilePath;
 use super::lifecycle::adopt_root;
 use super::snapshots::reanalyse_open_documents;
 use super::state::State;
 use crate::workspace;
 
 fn is_note(uri: &Uri, language_id: Option<&str>) -> bool {
-    language_id == Some("markdown") || uri.to_file_path().is_some_and(|p| workspace::is_markdown(&p))
+    language_id == Some("markdown") || uri.file_path().is_some_and(|p| workspace::is_markdown(&p))
 }
 
 pub fn did_open(client: &Client, state: &Arc<State>, params: DidOpenTextDocumentParams) {
@@ -27,6 +28,7 @@ pub fn did_open(client: &Client, state: &Arc<State>, params: DidOpenTextDocument
     if state.roots.read().map(|r| r.is_empty()).unwrap_or(false) {
         adopt_root(client, state, &doc.uri);
     }
+    state.client_uris().document(&doc.uri);
     state.docs().insert(doc.uri.clone(), Document::new(&doc.text, doc.version));
     state.doc_changed();
     state.mark_dirty(doc.uri);
@@ -47,6 +49,7 @@ pub fn did_change(state: &State, params: DidChangeTextDocumentParams) {
 pub fn did_close(state: &State, params: DidCloseTextDocumentParams) {
     let uri = params.text_document.uri;
     if state.docs().remove(&uri).is_some() {
+        state.client_uris().closed(&uri);
         state.doc_changed();
         state.mark_dirty(uri);
     }
@@ -57,7 +60,7 @@ pub fn did_close(state: &State, params: DidCloseTextDocumentParams) {
 /// the next message, so that a command on the new name finds the note's history.
 pub fn did_rename_files(state: &State, params: RenameFilesParams) {
     for f in params.files {
-        let path = |s: &str| s.parse::<Uri>().ok().and_then(|u| u.to_file_path().map(|p| p.into_owned()));
+        let path = |s: &str| s.parse::<Uri>().ok().and_then(|u| u.file_path());
         let (Some(old), Some(new)) = (path(&f.old_uri), path(&f.new_uri)) else { continue };
         // Within one root: a note moved to another folder's root starts fresh there.
         if let Some(engine) = state.engine_for(&new)
@@ -69,14 +72,14 @@ pub fn did_rename_files(state: &State, params: RenameFilesParams) {
 }
 
 pub fn did_save(client: &Client, state: &Arc<State>, params: DidSaveTextDocumentParams) {
-    if let Some(path) = params.text_document.uri.to_file_path() {
+    if let Some(path) = params.text_document.uri.file_path() {
         file_changed(client, state, &path);
     }
 }
 
 pub fn did_change_watched_files(client: &Client, state: &Arc<State>, params: DidChangeWatchedFilesParams) {
     for change in params.changes {
-        if let Some(path) = change.uri.to_file_path() {
+        if let Some(path) = change.uri.file_path() {
             file_changed(client, state, &path);
         }
     }

@@ -10,6 +10,7 @@ use tower_lsp_server::ls_types::*;
 
 use super::convert;
 use super::documents::Snapshot;
+use super::file_uri::FilePath;
 use super::run_facts::{FactsCache, facts};
 use super::snapshots::{diagnostics_for, mcp_for, providers_for, rel_path, skills_for, snapshot};
 use super::state::State;
@@ -25,7 +26,7 @@ fn with_ctx<R>(
 ) -> Option<R> {
     let snap = snapshot(state, uri)?;
     let zone = state.opts.zone;
-    let path = uri.to_file_path();
+    let path = uri.file_path();
     let providers = providers_for(state, uri).unwrap_or_default();
     let mcp = mcp_for(state, uri).unwrap_or_default();
     // Skills are read from disk; only a note that names the key can use them.
@@ -99,12 +100,12 @@ pub fn hover(state: &State, params: HoverParams) -> Option<Hover> {
         // Only here: what the latest run cost is read from the end of its transcript.
         let last_run_id = snap.analysis.live.as_ref().and_then(|l| l.last_run_id.as_deref());
         let last_run = last_run_id.and_then(|id| {
-            let path = uri.to_file_path()?;
+            let path = uri.file_path()?;
             state.engine_for(&path)?.last_run(id)
         });
         let ctx = &Ctx { last_run: last_run.as_ref(), ..*ctx };
         let offset = convert::offset(&snap.text, &snap.lines, pos.position, enc);
-        let path = pos.text_document.uri.to_file_path();
+        let path = pos.text_document.uri.file_path();
         let entries = || super::run_facts::memory_entries(state, path.as_deref());
         ide::memory::hover(ctx, offset, entries).map(|h| Hover {
             contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: h.markdown }),
@@ -121,7 +122,7 @@ pub fn definition(state: &State, params: GotoDefinitionParams) -> Option<GotoDef
     with_ctx(state, &pos.text_document.uri, |ctx, snap| {
         let offset = convert::offset(&snap.text, &snap.lines, pos.position, enc);
         let d = ide::definition::definition(ctx, offset)?;
-        let uri = Uri::from_file_path(&d.path)?;
+        let uri = state.uri_for(&d.path)?;
         Some(GotoDefinitionResponse::Scalar(Location { uri, range: Range::default() }))
     })
     .flatten()
@@ -141,7 +142,7 @@ pub fn code_action(state: &State, params: CodeActionParams) -> Option<CodeAction
         // Only here: whether there is something to undo takes a look at the note's history.
         let last_run_id = snap.analysis.live.as_ref().and_then(|l| l.last_run_id.as_deref());
         let undoable = uri
-            .to_file_path()
+            .file_path()
             .is_some_and(|p| state.engine_for(&p).is_some_and(|e| e.can_undo(&p, &snap.text, last_run_id)));
         let ctx = &Ctx { facts: RunFacts { undoable, ..ctx.facts }, ..*ctx };
         let start = convert::offset(&snap.text, &snap.lines, params.range.start, enc);
@@ -150,7 +151,7 @@ pub fn code_action(state: &State, params: CodeActionParams) -> Option<CodeAction
         let lsp_diags = convert::diagnostics(&snap.text, &snap.lines, &shown, enc);
         let mut actions = ide::actions::code_actions(ctx, start..end);
         if snap.analysis.live.is_some() {
-            let entries = super::run_facts::memory_entries(state, uri.to_file_path().as_deref());
+            let entries = super::run_facts::memory_entries(state, uri.file_path().as_deref());
             actions.extend(ide::memory::clear_action(ctx, &entries));
         }
         actions
@@ -270,7 +271,7 @@ pub fn symbol(state: &State, params: WorkspaceSymbolParams) -> Option<WorkspaceS
             .into_iter()
             .filter_map(|(_, path, entry, live)| {
                 let rel = rel_path(idx, path);
-                let uri = Uri::from_file_path(path)?;
+                let uri = state.uri_for(path)?;
                 let lines = LineIndex::new(&entry.head);
                 let range = convert::range(&entry.head, &lines, &live.key_span, enc);
                 let st = status::status(live, trust.facts(Some(path)), now, &zone).as_str();
@@ -336,7 +337,7 @@ fn skill_symbols(state: &State, query: &str) -> Vec<SymbolInformation> {
                 kind: SymbolKind::FUNCTION,
                 tags: None,
                 deprecated: None,
-                location: Location { uri: Uri::from_file_path(&path)?, range: Range::default() },
+                location: Location { uri: state.uri_for(&path)?, range: Range::default() },
                 container_name: Some(format!("{} skill · {shown}", s.source.as_str())),
             };
             Some(info)
@@ -398,7 +399,7 @@ pub fn workspace_diagnostic(
                     if shown.is_empty() {
                         return None;
                     }
-                    let uri = Uri::from_file_path(path)?;
+                    let uri = state.uri_for(path)?;
                     if open.contains(&uri) {
                         return None;
                     }

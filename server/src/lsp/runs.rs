@@ -45,7 +45,7 @@ impl LspEditor {
 impl Editor for LspEditor {
     fn open(&self, path: &Path) -> Option<(String, i32)> {
         let state = self.state.upgrade()?;
-        let uri = Uri::from_file_path(path)?;
+        let uri = state.uri_for(path)?;
         let docs = state.docs();
         let d = docs.get(&uri)?;
         Some((d.text(), d.version))
@@ -59,9 +59,13 @@ impl Editor for LspEditor {
         edits: &'a [crate::text::TextEdit],
     ) -> BoxFuture<'a, Result<bool, String>> {
         Box::pin(async move {
-            let uri =
-                Uri::from_file_path(path).ok_or_else(|| format!("{} is not a file URI", path.display()))?;
-            let enc = self.state.upgrade().map(|s| s.encoding()).unwrap_or(crate::text::Encoding::Utf16);
+            let state = self.state.upgrade();
+            let uri = match &state {
+                Some(s) => s.uri_for(path),
+                None => super::file_uri::ClientUris::default().uri_for(path),
+            }
+            .ok_or_else(|| format!("{} is not a file URI", path.display()))?;
+            let enc = state.map(|s| s.encoding()).unwrap_or(crate::text::Encoding::Utf16);
             let edit = convert::document_edit(&uri, Some(version), text, edits, enc);
             // Labelled, so that an editor can tell a run's edits from the user's own (the
             // Neovim plugin saves a clean buffer after one) and name them in its undo history.

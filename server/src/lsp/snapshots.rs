@@ -10,6 +10,7 @@ use tower_lsp_server::ls_types::*;
 
 use super::convert;
 use super::documents::Snapshot;
+use super::file_uri::FilePath;
 use super::state::State;
 use crate::note;
 use crate::text::LineIndex;
@@ -43,7 +44,7 @@ pub(super) fn diagnostics_for(state: &State, uri: &Uri) -> (Vec<Diagnostic>, Opt
         diags.extend(convert::diagnostics(&snap.text, &snap.lines, &skill_file, enc));
         return (diags, Some(snap.version));
     }
-    let Some(path) = uri.to_file_path() else { return (Vec::new(), None) };
+    let Some(path) = uri.file_path() else { return (Vec::new(), None) };
     let diags = state
         .with_index(|idx| {
             idx.get(&path).map(|e| {
@@ -71,7 +72,7 @@ pub(super) fn entry_diagnostics(
 /// `live/instructions-too-long` when the document is one of its root's standing-instructions
 /// files (`AGENTS.md`, `[agent] instructions`) and longer than their budget.
 fn instructions_too_long(state: &State, uri: &Uri, text: &str) -> Vec<note::Diagnostic> {
-    let Some(path) = uri.to_file_path() else { return Vec::new() };
+    let Some(path) = uri.file_path() else { return Vec::new() };
     let Some(engine) = state.engine_for(&path) else { return Vec::new() };
     let Some(rel) = workspace::NotePath::of(&engine.root, &path) else { return Vec::new() };
     let Ok(config) = engine.config.read() else { return Vec::new() };
@@ -84,7 +85,7 @@ fn instructions_too_long(state: &State, uri: &Uri, text: &str) -> Vec<note::Diag
 /// The diagnostics of a skill file of its root (`[skills] dirs`): missing fields, a name
 /// another skill file uses too.
 fn skill_file_diagnostics(state: &State, uri: &Uri, text: &str) -> Vec<note::Diagnostic> {
-    let Some(path) = uri.to_file_path() else { return Vec::new() };
+    let Some(path) = uri.file_path() else { return Vec::new() };
     let Some(engine) = state.engine_for(&path) else { return Vec::new() };
     let Some(rel) = workspace::NotePath::of(&engine.root, &path) else { return Vec::new() };
     let Ok(dirs) = engine.config.read().map(|c| c.skills.dirs.clone()) else { return Vec::new() };
@@ -104,7 +105,7 @@ pub(super) fn is_skill_file(state: &State, path: &Path) -> bool {
 /// The skills a note at `uri` may name in `live.skills` (its root's, shown whether or not the
 /// folder is trusted; the user's; livenote's); `None` outside every root.
 pub(super) fn skills_for(state: &State, uri: &Uri) -> Option<note::skills::SkillCatalog> {
-    let path = uri.to_file_path()?;
+    let path = uri.file_path()?;
     let engine = state.engine_for(&path)?;
     let dirs = engine.config.read().ok()?.skills.dirs.clone();
     Some(crate::skills::catalog(crate::skills::Sources {
@@ -132,7 +133,7 @@ pub(super) fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
         mcp: mcp.as_ref(),
         skills: skills.as_ref(),
         scan_body: true,
-        max_backoff: uri.to_file_path().and_then(|p| max_backoff_for(state, &p)),
+        max_backoff: uri.file_path().and_then(|p| max_backoff_for(state, &p)),
     };
     state.docs().get_mut(uri).map(|d| d.snapshot(&opts))
 }
@@ -141,7 +142,7 @@ pub(super) fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
 /// file included even before it is trusted); `None` outside every root: then nothing checks
 /// `provider:`.
 pub(super) fn providers_for(state: &State, uri: &Uri) -> Option<Vec<String>> {
-    let path = uri.to_file_path()?;
+    let path = uri.file_path()?;
     let engine = state.engine_for(&path)?;
     engine.config.read().ok().map(|c| c.names_for_notes())
 }
@@ -149,7 +150,7 @@ pub(super) fn providers_for(state: &State, uri: &Uri) -> Option<Vec<String>> {
 /// The MCP servers a note at `uri` may name in `live.tools`, with the tools the cache knows;
 /// `None` outside every root.
 pub(super) fn mcp_for(state: &State, uri: &Uri) -> Option<note::tools::McpCatalog> {
-    let path = uri.to_file_path()?;
+    let path = uri.file_path()?;
     let engine = state.engine_for(&path)?;
     let config = engine.config.read().ok()?;
     Some(crate::mcp::catalog(&config, state.opts.mcp_tools.as_deref()))
@@ -185,7 +186,7 @@ pub(super) fn current_text(state: &State, uri: &Uri) -> Result<(String, Option<i
     if let Some(d) = state.docs().get(uri) {
         return Ok((d.text(), Some(d.version)));
     }
-    let path = uri.to_file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?;
+    let path = uri.file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?;
     let text =
         workspace::read_note(&path).map_err(|e| Error::invalid_params(format!("{}: {e}", path.display())))?;
     Ok((text, None))

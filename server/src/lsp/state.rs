@@ -75,6 +75,9 @@ pub struct State {
     /// Notes shown as updating because another process holds their run lock
     /// (`lock_watch`), whose release no file event announces.
     pub foreign_locks: super::lock_watch::ForeignLocks,
+    /// The client's own spelling of the URIs it gave (documents, workspace folders), given
+    /// back for the same paths: an editor matches documents by the URI's text.
+    pub client_uris: Mutex<super::file_uri::ClientUris>,
 }
 
 impl State {
@@ -98,6 +101,7 @@ impl State {
             views_signal: tokio::sync::Notify::new(),
             diagnostics_stale: std::sync::atomic::AtomicBool::new(false),
             foreign_locks: Default::default(),
+            client_uris: Mutex::new(Default::default()),
         }
     }
 
@@ -141,6 +145,15 @@ impl State {
     /// usable and the server must keep serving.
     pub fn docs(&self) -> MutexGuard<'_, HashMap<Uri, Document>> {
         self.docs.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub fn client_uris(&self) -> MutexGuard<'_, super::file_uri::ClientUris> {
+        self.client_uris.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// `path`'s URI, in the client's spelling when it gave one for it or a folder above it.
+    pub fn uri_for(&self, path: &std::path::Path) -> Option<Uri> {
+        self.client_uris().uri_for(path)
     }
 
     pub fn mark_dirty(&self, uri: Uri) {

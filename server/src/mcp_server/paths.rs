@@ -7,6 +7,7 @@ use std::path::{Component, Path, PathBuf};
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 
+use crate::workspace::path_style::{BadPart, Head, PathStyle};
 use crate::workspace::{self, NotePath};
 
 /// The scheme of the notes as MCP resources: `livenote://<path>`.
@@ -39,17 +40,37 @@ pub enum PathError {
     Io { path: String, error: String },
     #[error("`{0}` is not a livenote resource; they are named `livenote://<path>`")]
     NotResource(String),
+    #[error(
+        "`{0}` has a `:`, which Windows reads as a drive or a file's hidden stream; note paths have none"
+    )]
+    Colon(String),
+    #[error("`{0}` names a Windows device (CON, NUL, COM1, LPT1, …), not a file")]
+    Device(String),
+    #[error(
+        "`{0}` has a character Windows does not keep in file names (`<>\"|?*`, or a trailing dot or space)"
+    )]
+    Reserved(String),
 }
 
 /// A client's path as a note path: relative, no `..`, no `.livenote/` or `.git/` part, no
 /// control characters, a markdown file name. `./` parts and repeated `/` are dropped.
 pub fn parse(written: &str) -> Result<NotePath, PathError> {
+    parse_in(PathStyle::NATIVE, written)
+}
+
+/// [`parse`] for `style`. On Windows `\` separates too, and every name Windows would open as
+/// something else is refused like `..`: `..\`, `C:\`, `\\server\`, a stream (`a.md:x`), a
+/// device (`CON`, `nul.md`), a trailing dot or space; `.LIVENOTE` is `.livenote`.
+pub fn parse_in(style: PathStyle, written: &str) -> Result<NotePath, PathError> {
     let shown = || written.to_owned();
     if written.trim().is_empty() {
         return Err(PathError::Empty);
     }
     if written.chars().any(char::is_control) {
         return Err(PathError::Control(written.escape_debug().to_string()));
+    }
+    if style == PathStyle::Windows {
+        return parse_windows(written);
     }
     let path = Path::new(written);
     // `C:\notes` or `\\server\x` are absolute elsewhere; here they would be odd file names.
@@ -71,6 +92,36 @@ pub fn parse(written: &str) -> Result<NotePath, PathError> {
         return Err(PathError::NotMarkdown(shown()));
     }
     Ok(rel)
+}
+
+fn parse_windows(written: &str) -> Result<NotePath, PathError> {
+    let style = PathStyle::Windows;
+    let shown = || written.to_owned();
+    let split = style.split(written);
+    if split.head != Head::Relative {
+        return Err(PathError::Absolute(shown()));
+    }
+    for part in &split.parts {
+        match style.bad_part(part) {
+            Some(BadPart::Parent) => return Err(PathError::Parent(shown())),
+            Some(BadPart::Colon) => return Err(PathError::Colon(shown())),
+            Some(BadPart::Device) => return Err(PathError::Device(shown())),
+            Some(BadPart::Reserved) => return Err(PathError::Reserved(shown())),
+            None if private(style, part) => return Err(PathError::Private(shown())),
+            None => {}
+        }
+    }
+    let rel = NotePath::from_relative(Path::new(&split.parts.join("/")))
+        .ok_or_else(|| PathError::Parent(shown()))?;
+    if rel.is_empty() || !workspace::is_markdown(Path::new(rel.as_str())) || written.ends_with(['/', '\\']) {
+        return Err(PathError::NotMarkdown(shown()));
+    }
+    Ok(rel)
+}
+
+/// livenote's and git's own folders, spelled in any case where names are compared so.
+fn private(style: PathStyle, name: &str) -> bool {
+    style.same_name(name, workspace::STATE_DIR) || style.same_name(name, ".git")
 }
 
 /// Whether a note may be created at `rel`: a `.md` file name.
@@ -137,7 +188,7 @@ pub fn existing(root: &Path, rel: &NotePath) -> Result<PathBuf, PathError> {
 /// at any depth (a link may lead into a nested `sub/.git/`).
 fn inside(root: &Path, real: &Path) -> bool {
     real.strip_prefix(root).is_ok_and(|rel| {
-        rel.components().all(|c| c.as_os_str() != workspace::STATE_DIR && c.as_os_str() != ".git")
+        rel.components().all(|c| !private(PathStyle::NATIVE, &c.as_os_str().to_string_lossy()))
     })
 }
 
@@ -196,6 +247,44 @@ mod tests {
     }
 
     #[cfg(unix)]
+    #[test]
+    fn windows_refuses_what_windows_reads_as_another_place() {
+        let w = |s: &str| parse_in(PathStyle::Windows, s).map(NotePath::into_string);
+        assert_eq!(w(r"notes\weather.md"), Ok("notes/weather.md".into()));
+        assert_eq!(w(r".\notes/a.MD"), Ok("notes/a.MD".into()));
+        assert_eq!(w("日本/メモ.md"), Ok("日本/メモ.md".into()));
+        assert_eq!(w("My Plan (v2) #1.md"), Ok("My Plan (v2) #1.md".into()));
+        for (bad, want) in [
+            (r"..\a.md", PathError::Parent(r"..\a.md".into())),
+            (r"notes\..\..\a.md", PathError::Parent(r"notes\..\..\a.md".into())),
+            (r".. \a.md", PathError::Parent(r".. \a.md".into())),
+            (r"C:\a.md", PathError::Absolute(r"C:\a.md".into())),
+            ("c:/a.md", PathError::Absolute("c:/a.md".into())),
+            ("C:a.md", PathError::Absolute("C:a.md".into())),
+            (r"\\server\share\a.md", PathError::Absolute(r"\\server\share\a.md".into())),
+            (r"\\?\C:\a.md", PathError::Absolute(r"\\?\C:\a.md".into())),
+            (r"\a.md", PathError::Absolute(r"\a.md".into())),
+            ("/a.md", PathError::Absolute("/a.md".into())),
+            ("a.md:secret", PathError::Colon("a.md:secret".into())),
+            (r"notes\a.md::$DATA", PathError::Colon(r"notes\a.md::$DATA".into())),
+            ("CON.md", PathError::Device("CON.md".into())),
+            (r"notes\nul.md", PathError::Device(r"notes\nul.md".into())),
+            ("com1/a.md", PathError::Device("com1/a.md".into())),
+            ("a.md.", PathError::Reserved("a.md.".into())),
+            ("a?.md", PathError::Reserved("a?.md".into())),
+            (r".LIVENOTE\history\x.md", PathError::Private(r".LIVENOTE\history\x.md".into())),
+            (r"sub\.Git\x.md", PathError::Private(r"sub\.Git\x.md".into())),
+            (r"notes\", PathError::NotMarkdown(r"notes\".into())),
+            ("a\0.md", PathError::Control("a\\0.md".into())),
+        ] {
+            assert_eq!(parse_in(PathStyle::Windows, bad), Err(want), "{bad:?}");
+        }
+        // The same names are plain file names on Unix.
+        for fine in ["a:b.md", "CON.md", r"..\a.md", ".LIVENOTE/x.md"] {
+            assert!(parse_in(PathStyle::Unix, fine).is_ok(), "{fine:?}");
+        }
+    }
+
     #[test]
     fn links_out_of_the_workspace_are_refused() {
         let outside = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

@@ -8,6 +8,7 @@ pub mod given;
 pub mod index;
 pub mod launch;
 pub mod note_path;
+pub mod path_style;
 pub mod read;
 pub mod roots;
 pub mod state;
@@ -16,6 +17,7 @@ pub mod walk;
 pub mod write;
 
 pub use note_path::NotePath;
+pub use path_style::PathStyle;
 pub use read::{ReadError, Skipped, read_frontmatter, read_head, read_note, read_text};
 pub use walk::{is_markdown, is_visible, markdown_files, visible_entries};
 
@@ -47,8 +49,12 @@ pub fn program_path(program: &str, root: &std::path::Path) -> std::path::PathBuf
 /// `path.starts_with(base)` (whole components), quicker for the common case: when `path`'s
 /// bytes are `base`'s followed by a separator (or nothing), the components are too, without
 /// parsing either; otherwise `Path::starts_with` decides. Index-wide requests ask this for
-/// every note and root.
+/// every note and root. On Windows names are compared without case (`C:\Notes` holds
+/// `c:\notes\a.md`), as the file system does.
 pub fn is_within(path: &std::path::Path, base: &std::path::Path) -> bool {
+    if PathStyle::NATIVE == PathStyle::Windows {
+        return PathStyle::Windows.is_within(&path.to_string_lossy(), &base.to_string_lossy());
+    }
     let (p, b) = (path.as_os_str().as_encoded_bytes(), base.as_os_str().as_encoded_bytes());
     let at_boundary = p.len() == b.len()
         || b.last().is_some_and(|&c| std::path::is_separator(c.into()))

@@ -32,6 +32,8 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::path_style::{Head, PathStyle};
+
 /// The store's file name in the data dir.
 pub const STORE_FILE: &str = "trust.json";
 /// The line-per-path store of earlier versions.
@@ -294,7 +296,7 @@ impl TrustStore {
         };
         let rec = record.clone();
         self.update(move |folders| {
-            folders.retain(|r| r.path != path);
+            folders.retain(|r| !same_folder(&r.path, &path));
             folders.push(rec);
         })?;
         Ok(record)
@@ -315,7 +317,7 @@ impl TrustStore {
         let mut removed = false;
         self.update(|folders| {
             let before = folders.len();
-            folders.retain(|r| r.path != path);
+            folders.retain(|r| !same_folder(&r.path, &path));
             removed = folders.len() != before;
         })?;
         Ok(removed)
@@ -371,7 +373,8 @@ impl TrustList {
         let Ok(root) = std::fs::canonicalize(root) else { return Trust::Untrusted };
         for dir in root.ancestors() {
             let has_config = dir.join(CONFIG_FILE).exists();
-            if let Some(r) = dir.to_str().and_then(|d| self.records.iter().find(|r| r.path == d)) {
+            if let Some(r) = dir.to_str().and_then(|d| self.records.iter().find(|r| same_folder(&r.path, d)))
+            {
                 // Above `root`, only a folder without its own config on the way is covered.
                 return match read_config_bytes(dir) {
                     Ok(bytes) => verdict(r, dir, bytes.as_deref()),
@@ -383,7 +386,7 @@ impl TrustList {
                 break;
             }
         }
-        if self.legacy.iter().any(|l| root.starts_with(l)) { Trust::Legacy } else { Trust::Untrusted }
+        if self.legacy.iter().any(|l| super::is_within(&root, l)) { Trust::Legacy } else { Trust::Untrusted }
     }
 
     /// Whether `root`, whose `.livenote.toml` was read and holds `config` (`None`: no file),
@@ -393,10 +396,10 @@ impl TrustList {
     /// parse cannot slip through.
     pub fn check_content(&self, root: &Path, config: Option<&[u8]>) -> Trust {
         let Ok(root) = std::fs::canonicalize(root) else { return Trust::Untrusted };
-        if let Some(r) = root.to_str().and_then(|d| self.records.iter().find(|r| r.path == d)) {
+        if let Some(r) = root.to_str().and_then(|d| self.records.iter().find(|r| same_folder(&r.path, d))) {
             return verdict(r, &root, config);
         }
-        if self.legacy.iter().any(|l| root.starts_with(l)) { Trust::Legacy } else { Trust::Untrusted }
+        if self.legacy.iter().any(|l| super::is_within(&root, l)) { Trust::Legacy } else { Trust::Untrusted }
     }
 
     /// Whether `root` is trusted (see [`TrustList::check`]).
@@ -428,7 +431,8 @@ fn verdict(record: &Record, dir: &Path, config: Option<&[u8]>) -> Trust {
 /// The files inside `root` that the configuration `config` runs, with their digests now
 /// (`None`: not there): for each `command` of `[providers.*]` and `[mcp.servers.*]`, the
 /// program when it is a path (a bare name is looked up on `PATH`) and every argument that
-/// names a file inside the folder, or looks like a path into it (has a `/`) even when nothing
+/// names a file inside the folder, or looks like a path into it (has a `/`, or on Windows a
+/// `\`) even when nothing
 /// is there yet. A config that does not parse runs nothing (`config/` ignores it whole), so
 /// it binds nothing. Read here rather than from the parsed configuration because trust is
 /// decided before (and below) the configuration is loaded.
@@ -446,10 +450,20 @@ pub fn bound_files(root: &Path, config: Option<&[u8]>) -> BTreeMap<String, Diges
 /// Whether `path` (under `root`) is a file `root`'s `.livenote.toml` runs, as it is now: a
 /// change to it is a change to what the folder's trust covers (the caller re-checks trust).
 pub fn runs_file(root: &Path, path: &Path) -> bool {
-    let Ok(rel) = path.strip_prefix(root) else { return false };
-    let Some(rel) = rel.to_str() else { return false };
+    let Some(rel) = super::NotePath::of(root, path) else { return false };
     let Ok(Some(config)) = read_config_bytes(root) else { return false };
-    named_files(root, Some(&config)).iter().any(|(f, _)| f == rel)
+    named_files(root, Some(&config))
+        .iter()
+        .any(|(f, _)| PathStyle::NATIVE.fold(f) == PathStyle::NATIVE.fold(&rel))
+}
+
+/// Whether a stored folder and a canonical one are the same folder: the same text on Unix,
+/// the same path without case on Windows (`C:\Notes` is `c:\notes`, `\\?\C:\Notes` too).
+fn same_folder(stored: &str, dir: &str) -> bool {
+    match PathStyle::NATIVE {
+        PathStyle::Unix => stored == dir,
+        PathStyle::Windows => PathStyle::Windows.same(stored, dir),
+    }
 }
 
 /// The words of the config's commands that name paths inside `root` (see [`bound_files`]),
@@ -472,8 +486,8 @@ fn named_files(root: &Path, config: Option<&[u8]>) -> Vec<(String, bool)> {
     let servers = table.get("mcp").and_then(|m| m.get("servers"));
     for command in commands(table.get("providers")).into_iter().chain(commands(servers)) {
         for (i, word) in command.iter().enumerate() {
-            if let Some(rel) = inside(root, word, i == 0) {
-                files.push((rel, word.contains('/')));
+            if let Some(rel) = inside(PathStyle::NATIVE, root, word, i == 0) {
+                files.push((rel, word.contains(|c| PathStyle::NATIVE.is_separator(c))));
             }
         }
     }
@@ -483,9 +497,28 @@ fn named_files(root: &Path, config: Option<&[u8]>) -> Vec<(String, bool)> {
 /// `word` of a command as a `/`-separated path relative to `root`, when it names something
 /// inside it: an absolute path under `root`, or a relative one (from the folder, where
 /// programs start) that stays inside. A program without a `/` is found on `PATH`, not here.
-fn inside(root: &Path, word: &str, program: bool) -> Option<String> {
-    if word.is_empty() || word.starts_with('-') || (program && !word.contains('/')) {
+/// On Windows `\` separates too and `C:\ws\x.cmd` under `c:\WS` is inside.
+fn inside(style: PathStyle, root: &Path, word: &str, program: bool) -> Option<String> {
+    if word.is_empty() || word.starts_with('-') || (program && !word.contains(|c| style.is_separator(c))) {
         return None;
+    }
+    if style == PathStyle::Windows {
+        let split = style.split(word);
+        let names = match split.head {
+            Head::Relative => split.parts,
+            Head::DriveRoot(_) | Head::Unc { .. } => style.relative(&root.to_string_lossy(), word)?,
+            Head::Root | Head::Drive(_) | Head::Device(_) => return None,
+        };
+        let mut parts: Vec<&str> = Vec::new();
+        for name in names {
+            match style.bad_part(name) {
+                Some(super::path_style::BadPart::Parent) => {
+                    parts.pop()?;
+                }
+                _ => parts.push(name),
+            }
+        }
+        return (!parts.is_empty()).then(|| parts.join("/"));
     }
     let path = Path::new(word);
     let rel = if path.is_absolute() { path.strip_prefix(root).ok()? } else { path };
@@ -538,7 +571,7 @@ fn file_digest(path: &Path) -> Digest {
 pub fn nested_config_dir(root: &Path, note: &Path) -> Option<PathBuf> {
     note.parent()?
         .ancestors()
-        .take_while(|d| *d != root && d.starts_with(root))
+        .take_while(|d| super::is_within(d, root) && !super::is_within(root, d))
         .find(|d| d.join(CONFIG_FILE).exists())
         .map(Path::to_path_buf)
 }
@@ -780,6 +813,28 @@ mod tests {
         let store = TrustStore::in_dir(data.path());
         assert_eq!(store.records().unwrap_or_else(|e| panic!("{e}")).0.len(), folders.len());
         assert!(folders.iter().all(|f| store.is_trusted(f.path())));
+    }
+
+    #[test]
+    fn windows_command_words_name_files_inside_in_any_spelling() {
+        let w = PathStyle::Windows;
+        let root = Path::new(r"C:\Users\Me\ws");
+        assert_eq!(inside(w, root, r"scripts\gen.cmd", true), Some("scripts/gen.cmd".into()));
+        assert_eq!(inside(w, root, r".\scripts\..\gen.cmd", true), Some("gen.cmd".into()));
+        assert_eq!(inside(w, root, r"c:\users\me\WS\bin\agent.exe", true), Some("bin/agent.exe".into()));
+        assert_eq!(inside(w, root, "scripts/gen.cmd", false), Some("scripts/gen.cmd".into()));
+        assert_eq!(inside(w, root, r"C:\Windows\cmd.exe", true), None);
+        assert_eq!(inside(w, root, "cmd", true), None);
+        assert_eq!(inside(w, root, r"..\x.cmd", false), None);
+        assert_eq!(inside(w, root, r"\\server\share\x.cmd", false), None);
+        assert_eq!(inside(w, root, r"\x.cmd", false), None);
+        assert_eq!(inside(w, root, r"D:x.cmd", false), None);
+        // On Unix a backslash is part of a name, not a separator.
+        assert_eq!(inside(PathStyle::Unix, Path::new("/ws"), r"scripts\gen.sh", true), None);
+        assert_eq!(
+            inside(PathStyle::Unix, Path::new("/ws"), "/ws/scripts/gen.sh", true),
+            Some("scripts/gen.sh".into())
+        );
     }
 
     #[test]

@@ -194,7 +194,11 @@ impl TestClient {
     }
 
     pub async fn open(&self, rel: &str, text: &str) -> String {
-        let uri = self.uri(rel);
+        self.open_uri(self.uri(rel), text).await
+    }
+
+    /// Open a document under a URI spelled by the test (another editor's encoding of it).
+    pub async fn open_uri(&self, uri: String, text: &str) -> String {
         lock(&self.shared).docs.insert(uri.clone(), ClientDoc { text: text.to_owned(), version: 1 });
         self.notify(
             "textDocument/didOpen",

@@ -3,6 +3,7 @@
 
 mod budget;
 mod buffer_and_disk;
+mod client_uris;
 mod costs;
 mod harness;
 mod identity;

@@ -7,7 +7,7 @@ use std::path::{Component, Path, PathBuf};
 use globset::{GlobBuilder, GlobMatcher};
 
 use super::{Caps, ToolError, clip, truncate};
-use crate::workspace::{self, ReadError, STATE_DIR};
+use crate::workspace::{self, PathStyle, ReadError, STATE_DIR};
 
 // ---------------------------------------------------------------------------------------------
 // The workspace
@@ -84,7 +84,18 @@ impl Workspace {
         for c in path.components() {
             match c {
                 Component::CurDir => {}
-                Component::Normal(part) if part == STATE_DIR => return Err(state_dir_error()),
+                Component::Normal(part)
+                    if PathStyle::NATIVE.same_name(&part.to_string_lossy(), STATE_DIR) =>
+                {
+                    return Err(state_dir_error());
+                }
+                // On Windows a stream (`a.md:x`), a device (`nul`) or `a.md.` opens another
+                // file than the name says.
+                Component::Normal(part) if PathStyle::NATIVE.bad_part(&part.to_string_lossy()).is_some() => {
+                    return Err(ToolError::new(format!(
+                        "`{raw}` has a name Windows reads as something else (a `:`, a device like NUL, or a trailing dot or space); refused"
+                    )));
+                }
                 Component::Normal(part) => rel.push(part),
                 Component::ParentDir => {
                     return Err(ToolError::new(format!(
