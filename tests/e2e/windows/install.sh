@@ -9,7 +9,8 @@
 #   3. a stand-in bcryptprimitives.dll (bcryptprimitives.c; Wine 8 lacks the DLL Rust's std
 #      imports ProcessPrng from; see docs/reliability.md) built with mingw,
 #   4. a Wine prefix of the project's own, <repo>/target/wine (LIVENOTE_WINEPREFIX overrides),
-#      created once, with the DLL in its system32.
+#      created once (its copies of Wine's own DLLs made links, 65 MiB instead of 700), with
+#      the DLL in its system32.
 # apt-get runs as root, or through sudo when not root. Progress goes to stderr.
 #
 #   eval "$(bash tests/e2e/windows/install.sh)"; export LIVENOTE_WINE LIVENOTE_WINEPREFIX ...
@@ -69,6 +70,16 @@ if [[ ! -f "$prefix/system.reg" ]]; then
     mkdir -p "$prefix"
     "$wine" wineboot --init >&2 2>/dev/null
     "$(dirname "$wine")/wineserver" -w 2>/dev/null || wineserver -w 2>/dev/null || true
+    # Wine 8 copies each of its DLLs into system32 (about 610 MiB); links to the installed ones
+    # load the same and keep the prefix near 65 MiB.
+    for builtin in /usr/lib/x86_64-linux-gnu/wine/x86_64-windows /usr/lib/wine/x86_64-windows; do
+        [[ -d "$builtin" ]] || continue
+        for f in "$prefix/drive_c/windows/system32"/*; do
+            b="$builtin/$(basename "$f")"
+            if [[ -f "$f" && ! -L "$f" && -f "$b" ]] && cmp -s "$f" "$b"; then ln -sf "$b" "$f"; fi
+        done
+        break
+    done
 fi
 sys32="$prefix/drive_c/windows/system32"
 if [[ ! -d "$sys32" ]]; then
