@@ -174,10 +174,7 @@ async fn spawn(
     if let Some(path) = launch.path_env() {
         cmd.env("PATH", path);
     }
-    cmd.args(args)
-        .env("LIVENOTE_WORKSPACE", root)
-        .envs(&cfg.env)
-        .current_dir(launch.dir());
+    cmd.args(args).env("LIVENOTE_WORKSPACE", root).envs(&cfg.env).current_dir(launch.dir());
     // Its own group, so one signal reaches the server and everything it started.
     let cmd = Group::command(cmd);
     // stdin and stdout carry the protocol; stderr is the server's log, never the editor's.

@@ -258,7 +258,8 @@ mod unix_tests {
         let f = open_nofollow(&fifo, OpenOptions::new().read(true))
             .unwrap_or_else(|e| panic!("{e}"))
             .unwrap_or_else(|| panic!("a FIFO taken for a link"));
-        let kind = |p: &Path| special_kind(&std::fs::metadata(p).unwrap_or_else(|e| panic!("{e}")).file_type());
+        let kind =
+            |p: &Path| special_kind(&std::fs::metadata(p).unwrap_or_else(|e| panic!("{e}")).file_type());
         assert_eq!(special_kind(&f.metadata().unwrap_or_else(|e| panic!("{e}")).file_type()), Some("a FIFO"));
         assert!(nonblocking(OpenOptions::new().read(true)).open(&fifo).is_ok());
         assert_eq!(kind(Path::new("/dev/null")), Some("a device"));
@@ -306,7 +307,7 @@ mod unix_tests {
     #[test]
     fn nothing_is_held_open_on_unix() {
         let e = io::Error::from_raw_os_error(nix::libc::EBUSY);
-        assert!(!is_held_open(&e, Path::new("/")));
+        assert!(!imp::is_held_open(&e, Path::new("/")));
     }
 
     #[test]
@@ -327,7 +328,7 @@ mod unix_tests {
                 .unwrap_or_else(|e| panic!("{e}"));
             let grandchild = line.trim().parse::<i32>().unwrap_or_else(|e| panic!("{line:?}: {e}"));
             group.kill();
-            let _ = Box::into_pin(child.wait()).await;
+            let _ = child.wait().await;
             assert!(wait_gone(grandchild).await, "the background sleep {grandchild} survived");
         });
     }
@@ -379,7 +380,8 @@ mod windows_tests {
         let target = dir.path().join("n.md");
         std::fs::write(&target, "old").unwrap_or_else(|e| panic!("{e}"));
         // What a virus scanner or an indexer does: open the file sharing nothing.
-        let holder = OpenOptions::new().read(true).share_mode(0).open(&target).unwrap_or_else(|e| panic!("{e}"));
+        let holder =
+            OpenOptions::new().read(true).share_mode(0).open(&target).unwrap_or_else(|e| panic!("{e}"));
         assert!(may_write(&target), "a file held open is writable once let go");
         let mut holder = Some(holder);
         let mut waits = 0;

@@ -226,15 +226,18 @@ impl Shutdown {
     /// command starts anything.
     pub fn listen() -> Self {
         use tokio::signal::windows as w;
-        let handlers = match (w::ctrl_c(), w::ctrl_break(), w::ctrl_close(), w::ctrl_shutdown(), w::ctrl_logoff()) {
-            (Ok(c), Ok(brk), Ok(close), Ok(shutdown), Ok(logoff)) => {
-                Some(Handlers { c, brk, close, shutdown, logoff })
-            }
-            _ => {
-                tracing::warn!("cannot listen for console close and shutdown; only Ctrl-C ends livenote cleanly");
-                None
-            }
-        };
+        let handlers =
+            match (w::ctrl_c(), w::ctrl_break(), w::ctrl_close(), w::ctrl_shutdown(), w::ctrl_logoff()) {
+                (Ok(c), Ok(brk), Ok(close), Ok(shutdown), Ok(logoff)) => {
+                    Some(Handlers { c, brk, close, shutdown, logoff })
+                }
+                _ => {
+                    tracing::warn!(
+                        "cannot listen for console close and shutdown; only Ctrl-C ends livenote cleanly"
+                    );
+                    None
+                }
+            };
         Shutdown { handlers }
     }
 

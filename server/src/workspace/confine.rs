@@ -114,9 +114,7 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     if !meta.is_file() {
         return Err(Refused::NotRegular(path.to_path_buf()).into());
     }
-    let file = platform::nonblocking(OpenOptions::new().read(true))
-        .open(path)
-        .map_err(|e| at(path, e))?;
+    let file = platform::nonblocking(OpenOptions::new().read(true)).open(path).map_err(|e| at(path, e))?;
     if !file.metadata().map_err(|e| at(path, e))?.is_file() {
         return Err(Refused::NotRegular(path.to_path_buf()).into());
     }
