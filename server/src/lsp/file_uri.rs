@@ -287,6 +287,17 @@ mod tests {
     }
 
     proptest! {
+        /// The Unix style is ls-types' conversion, both ways, so nothing changes on Unix.
+        #[test]
+        fn unix_agrees_with_ls_types(names in proptest::collection::vec(name(), 0..5)) {
+            let path = format!("/{}", names.join("/"));
+            let ours = uri_of(U, Path::new(&path));
+            prop_assert_eq!(&ours, &Uri::from_file_path(&path));
+            let u = ours.unwrap_or_else(|| panic!("{path} has a URI"));
+            prop_assert_eq!(path_of(U, &u), u.to_file_path().map(|p| p.into_owned()));
+            prop_assert_eq!(path_of(U, &u), Some(PathBuf::from(&path)));
+        }
+
         #[test]
         fn windows_paths_round_trip(
             unc in any::<bool>(),

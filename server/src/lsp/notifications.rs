@@ -64,7 +64,7 @@ pub fn did_rename_files(state: &State, params: RenameFilesParams) {
         let (Some(old), Some(new)) = (path(&f.old_uri), path(&f.new_uri)) else { continue };
         // Within one root: a note moved to another folder's root starts fresh there.
         if let Some(engine) = state.engine_for(&new)
-            && old.starts_with(&engine.root)
+            && workspace::is_within(&old, &engine.root)
         {
             engine.renamed(&old, &new);
         }

@@ -95,7 +95,7 @@ pub(super) fn changes_roots(state: &State, path: &std::path::Path) -> bool {
         return false;
     }
     let roots = state.roots.read().map(|r| r.clone()).unwrap_or_default();
-    roots.iter().any(|r| dir != r && dir.starts_with(r))
+    roots.iter().any(|r| workspace::is_within(dir, r) && !workspace::is_within(r, dir))
         && roots.iter().any(|r| r == dir) != workspace::roots::has_config(dir)
 }
 

@@ -200,7 +200,7 @@ impl State {
         self.engines()
             .into_iter()
             .filter_map(|e| std::fs::canonicalize(&e.root).ok().map(|r| (e, r)))
-            .filter(|(_, r)| canonical.starts_with(r))
+            .filter(|(_, r)| crate::workspace::is_within(&canonical, r))
             .max_by_key(|(_, r)| r.as_os_str().len())
             .map(|(e, _)| e)
     }

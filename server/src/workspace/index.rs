@@ -103,8 +103,10 @@ impl Index {
     /// Whether a path belongs to the workspace and is a note the index should track.
     pub fn covers(&self, path: &Path) -> bool {
         super::is_markdown(path)
-            && self.roots.iter().any(|r| path.starts_with(r))
-            && !path.components().any(|c| c.as_os_str() == ".livenote")
+            && self.roots.iter().any(|r| super::is_within(path, r))
+            && !path.components().any(|c| {
+                super::PathStyle::NATIVE.same_name(&c.as_os_str().to_string_lossy(), super::STATE_DIR)
+            })
             && !self.excluded(path)
     }
 

@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::path_style::PathStyle;
 use super::trust::CONFIG_FILE;
 
 /// Whether `dir` has a `.livenote.toml` of its own, and so is a root.
@@ -23,9 +24,46 @@ pub fn owner(root: &Path, path: &Path) -> PathBuf {
 /// The root among `roots` (a process's roots, nested ones included) owning `path`: the
 /// deepest that holds it.
 pub fn owner_among<'a>(roots: &'a [PathBuf], path: &Path) -> Option<&'a Path> {
+    owner_among_in(PathStyle::NATIVE, roots, path)
+}
+
+/// [`owner_among`] for paths of `style`: on Windows `c:\notes\sub\a.md` is owned by
+/// `C:\Notes\Sub`.
+pub fn owner_among_in<'a>(style: PathStyle, roots: &'a [PathBuf], path: &Path) -> Option<&'a Path> {
+    let holds = |r: &PathBuf| match style {
+        PathStyle::Unix => super::is_within(path, r),
+        PathStyle::Windows => style.is_within(&path.to_string_lossy(), &r.to_string_lossy()),
+    };
     roots
         .iter()
-        .filter(|r| super::is_within(path, r))
-        .max_by_key(|r| r.as_os_str().len())
+        .filter(|r| holds(r))
+        .max_by_key(|r| match style {
+            PathStyle::Unix => r.as_os_str().len(),
+            // `\\?\C:\Notes` is no deeper than `C:\Notes\Sub`.
+            PathStyle::Windows => style.split(&r.to_string_lossy()).parts.len(),
+        })
         .map(PathBuf::as_path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_deepest_root_owns_a_path_in_either_style() {
+        let roots: Vec<PathBuf> =
+            [r"C:\Notes", r"C:\Notes\Sub", r"D:\Notes\Sub\Deeper"].map(PathBuf::from).to_vec();
+        let w = |p: &str| {
+            owner_among_in(PathStyle::Windows, &roots, Path::new(p)).map(|r| r.to_string_lossy().into_owned())
+        };
+        assert_eq!(w(r"c:\notes\sub\a.md"), Some(r"C:\Notes\Sub".into()));
+        assert_eq!(w(r"\\?\C:\NOTES\a.md"), Some(r"C:\Notes".into()));
+        assert_eq!(w(r"C:\NotesX\a.md"), None);
+        let roots: Vec<PathBuf> = ["/ws", "/ws/sub", "/ws/sub-x"].map(PathBuf::from).to_vec();
+        let u = |p: &str| owner_among_in(PathStyle::Unix, &roots, Path::new(p)).map(Path::to_path_buf);
+        assert_eq!(u("/ws/sub/a.md"), Some(PathBuf::from("/ws/sub")));
+        assert_eq!(u("/ws/sub-x/a.md"), Some(PathBuf::from("/ws/sub-x")));
+        assert_eq!(u("/ws/Sub/a.md"), Some(PathBuf::from("/ws")));
+        assert_eq!(u("/elsewhere/a.md"), None);
+    }
 }
