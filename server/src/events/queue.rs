@@ -238,9 +238,8 @@ impl Claim {
     pub(super) fn read(&self) -> Result<Event, (String, Option<String>)> {
         let mut file = &self.file;
         let mut bytes = Vec::new();
-        let read = file
-            .rewind()
-            .and_then(|()| file.take(MAX_EVENT_FILE_BYTES as u64 + 1).read_to_end(&mut bytes));
+        let read =
+            file.rewind().and_then(|()| file.take(MAX_EVENT_FILE_BYTES as u64 + 1).read_to_end(&mut bytes));
         event_from_bytes(read.map(|_| bytes))
     }
 }

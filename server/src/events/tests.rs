@@ -196,7 +196,8 @@ fn a_claimed_event_is_read_while_its_lock_is_held() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let root = dir.path();
     ensure_dirs(root).unwrap_or_else(|e| panic!("{e}"));
-    let text = r#"{"id":"01E","source":"s","type":"t","createdAt":"2026-05-08T15:00:00.000Z","payload":{"k":1}}"#;
+    let text =
+        r#"{"id":"01E","source":"s","type":"t","createdAt":"2026-05-08T15:00:00.000Z","payload":{"k":1}}"#;
     std::fs::write(pending_dir(root).join("01E.json"), text).unwrap_or_else(|e| panic!("{e}"));
     let claim = claim_next(root).unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|| panic!("no claim"));
     let event = claim.read().unwrap_or_else(|(e, _)| panic!("{e}"));

@@ -38,10 +38,11 @@ pub fn note_root(note: &std::path::Path) -> std::path::PathBuf {
 
 /// The program of a configured command (a `command` provider, an MCP server): a relative
 /// path with a slash (`./scripts/agent.sh`) means the workspace's file, whatever the
-/// platform's spawn does with relative paths; a bare name is looked up in PATH.
+/// platform's spawn does with relative paths; a bare name is looked up in PATH. On Windows a
+/// backslash counts as a slash (`.\scripts\agent.cmd`).
 pub fn program_path(program: &str, root: &std::path::Path) -> std::path::PathBuf {
     let p = std::path::Path::new(program);
-    if p.is_relative() && program.contains('/') { root.join(p) } else { p.to_path_buf() }
+    if p.is_relative() && program.contains(std::path::is_separator) { root.join(p) } else { p.to_path_buf() }
 }
 
 /// `path.starts_with(base)` (whole components), quicker for the common case: when `path`'s
