@@ -175,6 +175,22 @@ mod tests {
     }
 
     #[test]
+    fn one_note_whatever_its_case_where_the_file_system_says_so() {
+        let (a, b) = (
+            NotePath::from_relative(Path::new("Notes/A.md")),
+            NotePath::from_relative(Path::new("notes/a.md")),
+        );
+        let (Some(a), Some(b)) = (a, b) else { panic!("both parse") };
+        let windows = PathStyle::NATIVE == PathStyle::Windows;
+        assert_eq!(a == b, windows);
+        assert_eq!(
+            std::collections::HashSet::from([a.clone(), b.clone()]).len(),
+            if windows { 1 } else { 2 }
+        );
+        assert_eq!(a.as_str(), "Notes/A.md", "shown as spelled");
+    }
+
+    #[test]
     fn windows_paths() {
         let w = PathStyle::Windows;
         let root = Path::new(r"C:\Users\Me\Notes");

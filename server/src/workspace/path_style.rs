@@ -108,7 +108,8 @@ impl PathStyle {
         match self {
             PathStyle::Unix => Cow::Borrowed(s),
             PathStyle::Windows if !s.chars().any(char::is_uppercase) => Cow::Borrowed(s),
-            PathStyle::Windows => Cow::Owned(s.to_lowercase()),
+            // Char by char, as `same_name` compares (no final-sigma rule).
+            PathStyle::Windows => Cow::Owned(s.chars().flat_map(char::to_lowercase).collect()),
         }
     }
 
@@ -304,6 +305,10 @@ mod tests {
         assert!(!U.same("/ws/Notes", "/ws/notes"));
         assert!(U.same("/ws/notes/", "/ws//notes"));
         assert_eq!(W.fold("Notes/A.md"), "notes/a.md");
+        for (a, b) in [("ΟΔΟΣ.md", "οδοσ.md"), ("Ärger/İ.md", "ärger/i̇.md"), ("x", "X")] {
+            assert!(W.same_name(a, b), "{a} {b}");
+            assert_eq!(W.fold(a), W.fold(b), "{a} {b}");
+        }
         assert_eq!(U.fold("Notes/A.md"), "Notes/A.md");
     }
 
