@@ -3,7 +3,9 @@
 # works on a fresh machine with the Rust toolchain, Python 3.11 and Node 20: it installs what
 # the editor and MCP tests need (Neovim 0.11 from PyPI into target/nvim-venv, mcp-server-time and
 # mcp into target/mcp-venv, npm packages into the node_modules of editors/vscode and grammars,
-# Chromium from apt and code-server + puppeteer-core into target/vscode-e2e)
+# Chromium from apt and code-server + puppeteer-core into target/vscode-e2e; for the Windows suite
+# the Rust target x86_64-pc-windows-gnu, Debian's gcc-mingw-w64-x86-64 and wine64 and a Wine
+# prefix in target/wine)
 # before using it; a second run reuses them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +32,16 @@ bash tests/e2e/nvim/install-0.10.sh >/dev/null || echo "warning: Neovim 0.10 cou
 echo "== MCP servers and client for the MCP tests (mcp-server-time and mcp from PyPI into target/mcp-venv)"
 LIVENOTE_MCP_VENV="$(bash tests/e2e/mcp/install.sh)"
 export LIVENOTE_MCP_VENV
-echo "== cargo test (unit, protocol, CLI, runs, agent, events, faults, MCP, Helix, Neovim)"
+echo "== Windows: the x86_64-pc-windows-gnu target, Debian's mingw and Wine 8, a Wine prefix in target/wine (tests/e2e/windows/install.sh)"
+windows_env="$(bash tests/e2e/windows/install.sh)"
+while IFS='=' read -r key value; do export "$key=$value"; done <<<"$windows_env"
+echo "== cargo build --target $LIVENOTE_WINDOWS_TARGET (debug, line tables only, no warnings): the Windows build the Windows suite runs under Wine"
+# Line tables only: full debug info made target/x86_64-pc-windows-gnu 2.1 GB.
+RUSTFLAGS="${RUSTFLAGS:-} -D warnings" CARGO_PROFILE_DEV_DEBUG=line-tables-only \
+  cargo build --locked --target "$LIVENOTE_WINDOWS_TARGET" --bin livenote
+LIVENOTE_WINDOWS_EXE="${CARGO_TARGET_DIR:-$PWD/target}/$LIVENOTE_WINDOWS_TARGET/debug/livenote.exe"
+export LIVENOTE_WINDOWS_EXE
+echo "== cargo test (unit, protocol, CLI, runs, agent, events, faults, MCP, Helix, Neovim, Windows under Wine)"
 cargo test --workspace --locked
 echo "== cargo package: the crate packs what it would publish (metadata, readme, licenses, binstall)"
 # --allow-dirty: a developer's uncommitted work is packaged as it is; CI's clone is clean anyway.

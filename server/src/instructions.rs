@@ -188,6 +188,7 @@ mod tests {
         assert!(c.text.starts_with("héllo\n\n[cut: a.md has 11 characters; only the first 5"), "{}", c.text);
     }
 
+    #[cfg(unix)]
     #[test]
     fn workspace_files_count_only_when_trusted_and_stay_inside() {
         let ws = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

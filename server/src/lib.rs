@@ -9,6 +9,8 @@
 //! - `note`: frontmatter, the `live:` model, validation and byte-minimal rewrites (pure).
 //! - `schedule`: cron, windows, due/next-due arithmetic over an injected clock (pure).
 //! - `text`: offsets, positions and text edits (pure).
+//! - `platform`: what differs by operating system (files, processes, signals, folders), below
+//!   every edge that touches the system.
 
 pub mod agent;
 pub mod cli;
@@ -23,6 +25,7 @@ pub mod mcp_server;
 pub mod memory;
 pub mod model;
 pub mod note;
+pub mod platform;
 pub mod providers;
 pub mod run_types;
 pub mod runs;

@@ -395,9 +395,7 @@ impl Scheduler {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         self.engine.io.read(path).ok().hash(&mut h);
         if let Ok(meta) = std::fs::metadata(path) {
-            use std::os::unix::fs::MetadataExt;
-            (meta.len(), meta.mode(), meta.uid(), meta.ino(), meta.mtime_nsec(), meta.mtime()).hash(&mut h);
-            (meta.ctime(), meta.ctime_nsec()).hash(&mut h);
+            crate::platform::hash_metadata(&meta, &mut h);
         }
         h.finish()
     }
@@ -901,6 +899,7 @@ mod tests {
         settle(&f).await;
     }
 
+    #[cfg(unix)]
     /// A note the run cannot write stays due (its `lastAttemptAt` cannot be written either):
     /// it is skipped once, not fired and skipped every pause, and tried again as soon as it
     /// changes (a `chmod` counts) or a minute has passed.

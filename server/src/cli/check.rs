@@ -9,6 +9,7 @@ use anyhow::Result;
 use super::Format;
 use crate::survey;
 use crate::text::escape::terminal;
+use crate::workspace::NotePath;
 
 pub fn run(paths: &[PathBuf], format: Format, out: &mut impl Write) -> Result<u8> {
     let default = [PathBuf::from(".")];
@@ -54,11 +55,33 @@ fn summary(checked: usize, skipped: usize, errors: usize, warnings: usize) -> St
     s
 }
 
+/// A path under the folder the user named relatively is shown `/`-separated without its
+/// leading `./` (Windows' `.\notes\a.md` too), as `list` shows it; any other path as given.
 fn shown(path: &Path) -> String {
-    let s = path.display().to_string();
-    match s.strip_prefix("./") {
-        Some("") => ".".to_owned(),
-        Some(rest) => rest.to_owned(),
-        None => s,
+    match NotePath::from_relative(path) {
+        Some(p) if p.as_str().is_empty() => ".".to_owned(),
+        Some(p) => p.into_string(),
+        None => path.display().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_under_a_relative_folder_are_shown_slash_separated_without_dot() {
+        let cases = [
+            ("./notes/a.md", "notes/a.md"),
+            ("notes/./a.md", "notes/a.md"),
+            (".", "."),
+            ("a.md", "a.md"),
+            // Not under the folder, or absolute: as given.
+            ("../x/a.md", "../x/a.md"),
+            ("/abs/notes/a.md", "/abs/notes/a.md"),
+        ];
+        for (path, want) in cases {
+            assert_eq!(shown(Path::new(path)), want, "{path}");
+        }
     }
 }

@@ -15,7 +15,7 @@ pub fn user_config_path(env: &dyn Env) -> Option<PathBuf> {
 }
 
 /// The user's livenote folder: `$LIVENOTE_CONFIG_DIR`, else `$XDG_CONFIG_HOME/livenote`, else
-/// `~/.config/livenote`.
+/// the platform's (`~/.config/livenote`; `%APPDATA%\livenote` on Windows).
 pub fn user_config_dir(env: &dyn Env) -> Option<PathBuf> {
     if let Some(dir) = env.var("LIVENOTE_CONFIG_DIR") {
         return Some(PathBuf::from(dir));
@@ -24,7 +24,7 @@ pub fn user_config_dir(env: &dyn Env) -> Option<PathBuf> {
     if let Some(dir) = env.var("XDG_CONFIG_HOME").map(PathBuf::from).filter(|d| d.is_absolute()) {
         return Some(dir.join("livenote"));
     }
-    env.var("HOME").map(|h| PathBuf::from(h).join(".config/livenote"))
+    crate::platform::default_config_dir(&|k| env.var(k))
 }
 
 /// The workspace's own config file.

@@ -282,7 +282,7 @@ pub(super) async fn process_claim(
     let mut record = Map::new();
     let mut result =
         Processed { id: id.clone(), candidate_file_paths: Vec::new(), run_ids: Vec::new(), error: None };
-    match read_event_file(&claim.path) {
+    match claim.read() {
         Err((error, raw)) => {
             tracing::warn!("event {id}: malformed: {error}");
             record.insert("id".to_owned(), json!(id));

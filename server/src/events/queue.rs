@@ -3,7 +3,7 @@
 //! of a processor that died.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -229,7 +229,19 @@ impl QueueLock {
 pub(super) struct Claim {
     name: std::ffi::OsString,
     pub(super) path: PathBuf,
-    _file: File,
+    file: File,
+}
+
+impl Claim {
+    /// The claimed event, read through the claim's own handle: on Windows the lock is
+    /// mandatory and bars every other handle, this process's too, from reading the file.
+    pub(super) fn read(&self) -> Result<Event, (String, Option<String>)> {
+        let mut file = &self.file;
+        let mut bytes = Vec::new();
+        let read =
+            file.rewind().and_then(|()| file.take(MAX_EVENT_FILE_BYTES as u64 + 1).read_to_end(&mut bytes));
+        event_from_bytes(read.map(|_| bytes))
+    }
 }
 
 /// Claim the oldest pending event. `Ok(None)`: nothing left to claim.
@@ -273,7 +285,7 @@ pub(super) fn try_claim(
     }
     // The claim's age counts from now, not from when the event was created.
     let _ = file.set_modified(SystemTime::now());
-    Ok(Some(Claim { name, path: to, _file: file }))
+    Ok(Some(Claim { name, path: to, file }))
 }
 
 /// Put claims of crashed processors back into `pending/` (or drop them when `done/` already
@@ -312,9 +324,15 @@ pub(super) fn read_event_file(path: &Path) -> Result<Event, (String, Option<Stri
     let mut bytes = Vec::new();
     let read = open_event(path, OpenOptions::new().read(true))
         .and_then(|f| f.take(MAX_EVENT_FILE_BYTES as u64 + 1).read_to_end(&mut bytes));
-    if let Err(e) = read {
-        return Err((format!("cannot read the event: {e}"), None));
-    }
+    event_from_bytes(read.map(|_| bytes))
+}
+
+/// An event from the bytes read of its file (at most one past the cap).
+fn event_from_bytes(read: std::io::Result<Vec<u8>>) -> Result<Event, (String, Option<String>)> {
+    let bytes = match read {
+        Ok(bytes) => bytes,
+        Err(e) => return Err((format!("cannot read the event: {e}"), None)),
+    };
     if bytes.len() > MAX_EVENT_FILE_BYTES {
         let raw = truncate_chars(&String::from_utf8_lossy(&bytes), MAX_RAW_CHARS);
         return Err((

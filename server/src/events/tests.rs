@@ -189,6 +189,25 @@ fn exactly_one_claimant_wins() {
     assert_eq!(all.len(), 50);
 }
 
+/// A claim is read through its own locked handle: on Windows the lock is mandatory, and
+/// reading the file by its path, as processing once did, failed with a lock violation.
+#[test]
+fn a_claimed_event_is_read_while_its_lock_is_held() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path();
+    ensure_dirs(root).unwrap_or_else(|e| panic!("{e}"));
+    let text =
+        r#"{"id":"01E","source":"s","type":"t","createdAt":"2026-05-08T15:00:00.000Z","payload":{"k":1}}"#;
+    std::fs::write(pending_dir(root).join("01E.json"), text).unwrap_or_else(|e| panic!("{e}"));
+    let claim = claim_next(root).unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|| panic!("no claim"));
+    let event = claim.read().unwrap_or_else(|(e, _)| panic!("{e}"));
+    assert_eq!((event.id.as_str(), event.payload["k"].as_i64()), ("01E", Some(1)));
+    // Read twice (a retry after routing): from the start again, not from where the first ended.
+    assert!(claim.read().is_ok_and(|e| e.id == "01E"));
+    #[cfg(windows)]
+    assert!(read_event_file(&claim.path).is_err(), "Windows locks bar other handles");
+}
+
 #[test]
 fn abandoned_claims_go_back_to_pending() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

@@ -2,7 +2,9 @@
 //! or, for an untrusted one, a neutral folder: `workspace::launch`; in a process group of its
 //! own, its stderr into the log), or a server at a URL (streamable HTTP). The MCP handshake is
 //! bounded by the server's `timeout`; a server that does not answer it is killed. Killing is
-//! always the whole process group, synchronously, so nothing a server started outlives it.
+//! always the whole process group, synchronously, so nothing a server started outlives it. On
+//! Windows the server runs in a Job object that its transport owns (`crate::platform::Group`):
+//! ending the connection ends the transport, which terminates the job.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -10,8 +12,6 @@ use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation, JsonObject, Tool,
 };
@@ -21,6 +21,7 @@ use rmcp::{RoleClient, ServiceError, ServiceExt};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::config::{McpServerConfig, McpTransport, format_duration};
+use crate::platform::Group;
 
 /// The last lines of a server's stderr kept for messages ("the server exited: ...").
 const STDERR_TAIL_LINES: usize = 3;
@@ -35,7 +36,7 @@ type Service = RunningService<RoleClient, ClientConfig>;
 pub struct Connection {
     service: Service,
     /// The process group of a server livenote started (`None` over HTTP).
-    group: Option<Pid>,
+    group: Option<Group>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     killed: AtomicBool,
     /// The neutral folder a program of an untrusted workspace runs in, kept while it runs.
@@ -89,15 +90,15 @@ impl Connection {
 
     /// The server's process group, when livenote started it.
     pub fn process_group(&self) -> Option<i32> {
-        self.group.map(Pid::as_raw)
+        self.group.as_ref().map(Group::id)
     }
 
     /// End the connection now: SIGKILL to the server's whole process group (a hung server
     /// would ignore anything gentler), and the connection's task stops.
     pub fn kill(&self) {
         self.killed.store(true, Ordering::Relaxed);
-        if let Some(pgid) = self.group {
-            kill_group(pgid);
+        if let Some(group) = &self.group {
+            group.kill();
         }
         self.service.cancellation_token().cancel();
     }
@@ -105,28 +106,19 @@ impl Connection {
 
 impl Drop for Connection {
     fn drop(&mut self) {
-        if let Some(pgid) = self.group {
-            kill_group(pgid);
+        if let Some(group) = &self.group {
+            group.kill();
         }
     }
 }
 
-fn kill_group(pgid: Pid) {
-    // ESRCH (nobody left in the group) is the usual, happy case.
-    if let Err(e) = killpg(pgid, Signal::SIGKILL)
-        && e != nix::errno::Errno::ESRCH
-    {
-        tracing::debug!("killpg {pgid}: {e}");
-    }
-}
-
 /// Kills a group on drop unless disarmed: a server whose handshake fails or hangs.
-struct GroupGuard(Option<Pid>);
+struct GroupGuard(Option<Group>);
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
-        if let Some(pgid) = self.0 {
-            kill_group(pgid);
+        if let Some(group) = &self.0 {
+            group.kill();
         }
     }
 }
@@ -182,13 +174,9 @@ async fn spawn(
     if let Some(path) = launch.path_env() {
         cmd.env("PATH", path);
     }
-    cmd.args(args)
-        .env("LIVENOTE_WORKSPACE", root)
-        .envs(&cfg.env)
-        .current_dir(launch.dir())
-        // Its own group, so one signal reaches the server and everything it started.
-        .process_group(0)
-        .kill_on_drop(true);
+    cmd.args(args).env("LIVENOTE_WORKSPACE", root).envs(&cfg.env).current_dir(launch.dir());
+    // Its own group, so one signal reaches the server and everything it started.
+    let cmd = Group::command(cmd);
     // stdin and stdout carry the protocol; stderr is the server's log, never the editor's.
     let (transport, stderr) =
         TokioChildProcess::builder(cmd).stderr(Stdio::piped()).spawn().map_err(|e| {
@@ -198,7 +186,7 @@ async fn spawn(
                 format!("cannot start `{program}`: {e}")
             }
         })?;
-    let group = transport.id().and_then(|id| i32::try_from(id).ok()).map(Pid::from_raw);
+    let group = Group::leader(transport.id());
     let mut guard = GroupGuard(group);
     let tail: Arc<Mutex<VecDeque<String>>> = Arc::default();
     let mut drain = None;

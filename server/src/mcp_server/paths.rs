@@ -246,6 +246,7 @@ mod tests {
         assert!(!creatable(&NotePath::from_relative(Path::new("a/b.markdown")).unwrap_or_else(|| panic!())));
     }
 
+    #[cfg(unix)]
     #[test]
     fn windows_refuses_what_windows_reads_as_another_place() {
         let w = |s: &str| parse_in(PathStyle::Windows, s).map(NotePath::into_string);

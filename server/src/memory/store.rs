@@ -197,6 +197,7 @@ mod tests {
         assert_eq!(s.clear("a.md"), Ok(true));
     }
 
+    #[cfg(unix)]
     #[test]
     fn nothing_goes_through_a_link() {
         let ws = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

@@ -4,27 +4,26 @@
 //! or JSON `{"body": ..., "summary": ...}` (with `"memory"`: changes to the note's memory, see
 //! [`apply_memory`]).
 //!
-//! The whole process group is killed on timeout, stop or oversized output, so a shell script's
-//! children never outlive the run.
+//! The whole process group (on Windows: the Job object, `crate::platform::ProcessTree`) is
+//! killed on timeout, stop or oversized output, so a shell script's children never outlive the
+//! run.
 
 use std::ffi::OsString;
 use std::io::ErrorKind;
-use std::os::unix::process::ExitStatusExt;
 use std::pin::Pin;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
 use chrono::SecondsFormat;
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 use serde::Serialize;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 use tokio::time::Sleep;
 use tokio_util::sync::CancellationToken;
 
 use super::{ProviderError, RunEvent, RunOutput, RunRequest};
 use crate::config::{CommandConfig, McpTransport, format_duration};
+use crate::platform::ProcessTree;
 
 /// stdout beyond this is an error: no note is that large, and we must not buffer without end.
 pub const MAX_STDOUT: usize = 8 * 1024 * 1024;
@@ -121,25 +120,23 @@ pub async fn run_command(
         .envs(env_vars(req))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // Its own group, so one signal reaches the program and everything it started.
-        .process_group(0)
-        .kill_on_drop(true);
-    let mut child = match cmd.spawn() {
+        .stderr(Stdio::piped());
+    // Its own group, so one signal reaches the program and everything it started; dropped
+    // half-way (the run's task aborted), the tree is killed, so no program outlives its run.
+    let mut child = match ProcessTree::spawn(cmd) {
         Ok(child) => child,
         Err(e) if e.kind() == ErrorKind::NotFound => {
             return Err(ProviderError::CommandNotFound(program.clone()));
         }
         Err(e) => return Err(ProviderError::Spawn { program: program.clone(), reason: e.to_string() }),
     };
-    let Some(pgid) = child.id().and_then(|id| i32::try_from(id).ok()).map(Pid::from_raw) else {
+    let Some(pid) = child.id() else {
         return Err(ProviderError::Io("the command exited before it could be watched".to_owned()));
     };
-    let mut guard = GroupGuard { pgid, armed: true };
-    events(&RunEvent::new("started", format!("started {program} (pid {pgid})")));
+    events(&RunEvent::new("started", format!("started {program} (pid {pid})")));
 
     // A task, so a program that never reads stdin cannot block us once the pipe buffer fills.
-    let stdin = child.stdin.take();
+    let stdin = child.take_stdin();
     let writer = tokio::spawn(async move {
         let Some(mut stdin) = stdin else { return };
         match stdin.write_all(&stdin_json).await {
@@ -151,9 +148,8 @@ pub async fn run_command(
         // Dropping `stdin` closes the pipe so the program sees end-of-file.
     });
 
-    let result = watch(&mut child, pgid, cfg.timeout, &cancel, events).await;
+    let result = watch(&mut child, cfg.timeout, &cancel, events).await;
     writer.abort();
-    guard.armed = false;
     let (status, stdout, stderr_tail) = result?;
     let status_text = describe_status(status);
     events(&RunEvent::new("exited", status_text.clone()));
@@ -241,14 +237,13 @@ async fn apply_memory(
 /// Collect stdout and stderr until the program exits and the pipes close, or stop early on
 /// cancel, timeout or oversized output (killing the group).
 async fn watch(
-    child: &mut Child,
-    pgid: Pid,
+    child: &mut ProcessTree,
     timeout: Duration,
     cancel: &CancellationToken,
     events: &mut (dyn FnMut(&RunEvent) + Send),
 ) -> Result<(ExitStatus, Vec<u8>, Vec<u8>), ProviderError> {
-    let mut stdout = child.stdout.take();
-    let mut stderr = child.stderr.take();
+    let mut stdout = child.take_stdout();
+    let mut stderr = child.take_stderr();
     let mut out = Vec::new();
     let mut out_chunk = vec![0u8; 64 * 1024];
     let mut err_chunk = vec![0u8; 8 * 1024];
@@ -265,20 +260,20 @@ async fn watch(
         {
             err_log.finish(events);
             // Background leftovers that closed their pipes still belong to this run.
-            kill_group(pgid, Signal::SIGKILL);
+            child.kill();
             return Ok((s, out, err_log.into_tail()));
         }
         tokio::select! {
             biased;
             () = cancel.cancelled() => {
                 events(&RunEvent::new("killed", "stopped: ending the process group"));
-                stop_group(child, pgid).await;
+                stop_group(child).await;
                 return Err(ProviderError::Stopped);
             }
             () = &mut deadline => {
                 let message = format!("timed out after {}: ending the process group", format_duration(timeout));
                 events(&RunEvent::new("killed", message));
-                stop_group(child, pgid).await;
+                stop_group(child).await;
                 return Err(ProviderError::TimedOut(timeout));
             }
             r = read_opt(&mut stdout, &mut out_chunk) => match r {
@@ -286,13 +281,13 @@ async fn watch(
                 Ok(n) => {
                     if out.len() + n > MAX_STDOUT {
                         events(&RunEvent::new("killed", "output too large: ending the process group"));
-                        stop_group(child, pgid).await;
+                        stop_group(child).await;
                         return Err(ProviderError::OutputTooLarge { limit: MAX_STDOUT });
                     }
                     out.extend_from_slice(&out_chunk[..n]);
                 }
                 Err(e) => {
-                    stop_group(child, pgid).await;
+                    stop_group(child).await;
                     return Err(ProviderError::Io(format!("reading the command's output: {e}")));
                 }
             },
@@ -318,7 +313,7 @@ async fn watch(
                     pipe_deadline = Some(Box::pin(tokio::time::sleep(PIPE_GRACE)));
                 }
                 Err(e) => {
-                    stop_group(child, pgid).await;
+                    stop_group(child).await;
                     return Err(ProviderError::Io(format!("waiting for the command: {e}")));
                 }
             },
@@ -341,39 +336,15 @@ async fn sleep_opt(s: &mut Option<Pin<Box<Sleep>>>) {
 }
 
 /// SIGTERM to the group, SIGKILL after [`TERM_GRACE`], then reap the program.
-async fn stop_group(child: &mut Child, pgid: Pid) {
-    kill_group(pgid, Signal::SIGTERM);
+async fn stop_group(child: &mut ProcessTree) {
+    child.terminate();
     let exited = tokio::time::timeout(TERM_GRACE, child.wait()).await.is_ok();
     // Even when the program itself exited on SIGTERM, its children may ignore it.
-    kill_group(pgid, Signal::SIGKILL);
+    child.kill();
     if !exited {
         // SIGKILL cannot be ignored, but a process stuck in the kernel may take a moment; the
         // runtime reaps it later if this gives up.
         let _ = tokio::time::timeout(TERM_GRACE, child.wait()).await;
-    }
-}
-
-fn kill_group(pgid: Pid, signal: Signal) {
-    // ESRCH (nobody left in the group) is the usual, happy case.
-    if let Err(e) = killpg(pgid, signal)
-        && e != nix::errno::Errno::ESRCH
-    {
-        tracing::debug!("killpg {pgid} {signal}: {e}");
-    }
-}
-
-/// Kills the group if the run is dropped half-way (e.g. its task is aborted), so no program
-/// outlives the run that started it.
-struct GroupGuard {
-    pgid: Pid,
-    armed: bool,
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        if self.armed {
-            kill_group(self.pgid, Signal::SIGKILL);
-        }
     }
 }
 
@@ -477,13 +448,7 @@ fn describe_status(status: ExitStatus) -> String {
     if let Some(code) = status.code() {
         return format!("exited with status {code}");
     }
-    match status.signal() {
-        Some(sig) => match Signal::try_from(sig) {
-            Ok(name) => format!("killed by signal {sig} ({name})"),
-            Err(_) => format!("killed by signal {sig}"),
-        },
-        None => "exited abnormally".to_owned(),
-    }
+    crate::platform::killed_by(&status).unwrap_or_else(|| "exited abnormally".to_owned())
 }
 
 /// stdout → the new content: plain text, or, when it starts with `{` (after blank space), the

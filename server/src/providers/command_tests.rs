@@ -1,3 +1,7 @@
+// Links, FIFOs, signals and process groups are made with Unix calls; the Windows side of what
+// these cover is in platform/ and the Wine suite.
+#![cfg(unix)]
+
 use std::path::Path;
 use std::time::Instant;
 

@@ -795,6 +795,7 @@ mod tests {
         v
     }
 
+    #[cfg(unix)]
     #[test]
     fn pruning_transcripts_keeps_the_newest_and_only_deletes_its_own() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -823,6 +824,7 @@ mod tests {
         assert!(outside.exists());
     }
 
+    #[cfg(unix)]
     #[test]
     fn pruning_a_symlinked_runs_folder_deletes_nothing() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -881,6 +883,7 @@ mod tests {
         assert_eq!(config.history.runs_keep, DEFAULT_RUNS_KEEP);
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_symlinked_history_folder_is_not_read() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

@@ -72,7 +72,7 @@ impl Engine {
         }
         let env = crate::config::ProcessEnv;
         let user_dir = crate::config::user_config_dir(&env);
-        let home = crate::config::Env::var(&env, "HOME").map(std::path::PathBuf::from);
+        let home = crate::platform::home_dir(&|k| crate::config::Env::var(&env, k));
         let instructions =
             crate::instructions::load(&self.root, &agent, user_dir.as_deref(), home.as_deref(), trusted);
         let memory = self.run_memory(rel);

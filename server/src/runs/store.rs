@@ -295,6 +295,7 @@ mod tests {
         v
     }
 
+    #[cfg(unix)]
     #[test]
     fn nothing_is_written_or_pruned_through_a_link() {
         let ws = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -325,6 +326,7 @@ mod tests {
         assert_eq!(outside_files(outside.path()), ["01K00000000000000000000000.md", "diary.md"]);
     }
 
+    #[cfg(unix)]
     #[test]
     fn pruning_deletes_only_snapshots() {
         let ws = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -355,6 +357,7 @@ mod tests {
         assert!(target.exists());
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_linked_state_folder_or_gitignore_is_never_written_through() {
         let ws = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

@@ -360,6 +360,7 @@ mod tests {
         assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
     }
 
+    #[cfg(unix)]
     #[test]
     fn workspace_overrides_user_overrides_built_in() {
         let ws = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

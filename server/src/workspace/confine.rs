@@ -5,8 +5,9 @@
 //!   component checked from the workspace root down (created on demand). Everything under
 //!   `.livenote/` goes through it, so a committed `.livenote -> ~/elsewhere` or
 //!   `.livenote/history/<key> -> ~/.bashrc.d` is refused instead of written through.
-//! - [`open_nofollow`]: open a file whose last component must not be a symlink (`O_NOFOLLOW`),
-//!   never blocking on a FIFO (`O_NONBLOCK`), and keep it only if it is a regular file.
+//! - [`open_nofollow`]: open a file whose last component must not be a symlink (`O_NOFOLLOW`;
+//!   on Windows no reparse point: `FILE_FLAG_OPEN_REPARSE_POINT`), never blocking on a FIFO
+//!   (`O_NONBLOCK`), and keep it only if it is a regular file (`crate::platform`).
 //! - [`open_regular`]: open a file that may be reached through a symlink (a note, a config, an
 //!   ignore file, a file the agent reads) only if it resolves to a regular file: a FIFO, a
 //!   device or `/proc/self/fd/0` is refused before it is opened, and checked again after.
@@ -17,10 +18,9 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, ErrorKind, Read};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 
-use nix::libc;
+use crate::platform;
 
 /// Why a path was refused. Carried inside an `io::Error` (kind `Other`); see [`is_refusal`].
 #[derive(Debug, thiserror::Error)]
@@ -97,14 +97,9 @@ pub fn real_dir(root: &Path, rel: &Path, create: bool) -> io::Result<PathBuf> {
 /// Open `path` with `opts`, refusing a symlink as its last component and anything but a
 /// regular file (without blocking on a FIFO). Check the folders above with [`real_dir`].
 pub fn open_nofollow(path: &Path, opts: &mut OpenOptions) -> io::Result<File> {
-    opts.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY);
-    let file = opts.open(path).map_err(|e| {
-        if e.raw_os_error() == Some(libc::ELOOP) {
-            Refused::Symlink(path.to_path_buf()).into()
-        } else {
-            at(path, e)
-        }
-    })?;
+    let Some(file) = platform::open_nofollow(path, opts).map_err(|e| at(path, e))? else {
+        return Err(Refused::Symlink(path.to_path_buf()).into());
+    };
     let meta = file.metadata().map_err(|e| at(path, e))?;
     if !meta.is_file() {
         return Err(Refused::NotRegular(path.to_path_buf()).into());
@@ -119,11 +114,7 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     if !meta.is_file() {
         return Err(Refused::NotRegular(path.to_path_buf()).into());
     }
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|e| at(path, e))?;
+    let file = platform::nonblocking(OpenOptions::new().read(true)).open(path).map_err(|e| at(path, e))?;
     if !file.metadata().map_err(|e| at(path, e))?.is_file() {
         return Err(Refused::NotRegular(path.to_path_buf()).into());
     }
@@ -140,11 +131,7 @@ pub fn open_append(path: &Path) -> io::Result<File> {
         Err(e) if e.kind() == ErrorKind::NotFound => {}
         Err(e) => return Err(at(path, e)),
     }
-    let file = OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+    let file = platform::private_append(OpenOptions::new().append(true).create(true))
         .open(path)
         .map_err(|e| at(path, e))?;
     if !file.metadata().map_err(|e| at(path, e))?.is_file() {
@@ -180,7 +167,8 @@ pub fn regular_files(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
-#[cfg(test)]
+// Links and FIFOs are made with Unix calls; the Windows side is platform/'s tests.
+#[cfg(all(test, unix))]
 mod tests {
     use std::os::unix::fs::symlink;
 

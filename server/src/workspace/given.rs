@@ -4,7 +4,6 @@
 
 use std::fs::{FileType, Metadata};
 use std::io::ErrorKind;
-use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 /// What a command wanted at a path, for the words of its errors.
@@ -58,14 +57,8 @@ pub fn kind_of(t: FileType) -> &'static str {
         "a file"
     } else if t.is_symlink() {
         "a symlink"
-    } else if t.is_fifo() {
-        "a FIFO"
-    } else if t.is_socket() {
-        "a socket"
-    } else if t.is_block_device() || t.is_char_device() {
-        "a device"
     } else {
-        "not a regular file"
+        crate::platform::special_kind(&t).unwrap_or("not a regular file")
     }
 }
 
@@ -74,7 +67,7 @@ pub fn kind_of(t: FileType) -> &'static str {
 pub fn bad_link(path: &Path) -> Option<String> {
     let to = std::fs::read_link(path).ok()?;
     let e = std::fs::metadata(path).err()?;
-    Some(if e.raw_os_error() == Some(nix::libc::ELOOP) {
+    Some(if crate::platform::is_link_loop(&e) {
         "a symlink loop".to_owned()
     } else if e.kind() == ErrorKind::NotFound {
         format!("a symlink to {}, which does not exist", to.display())
@@ -189,6 +182,7 @@ mod tests {
         r.err().map(|e| e.to_string()).unwrap_or_default()
     }
 
+    #[cfg(unix)]
     #[test]
     fn errors_name_the_path_as_typed_and_what_is_wrong() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

@@ -257,6 +257,7 @@ mod tests {
         assert!(matches!(read_note(&p), Err(ReadError::Binary(2))));
     }
 
+    #[cfg(unix)]
     #[test]
     fn never_opens_a_fifo() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

@@ -64,11 +64,10 @@ fn hex_digest(d: &[u8]) -> String {
 /// The bytes of `root/.livenote.toml`: `Ok(None)` when there is none. A config that is not a
 /// regular file, or is too large, is an error (nothing about it can be trusted).
 pub fn read_config_bytes(root: &Path) -> std::io::Result<Option<Vec<u8>>> {
-    use std::os::unix::fs::OpenOptionsExt;
     let path = root.join(CONFIG_FILE);
     // Non-blocking, so a FIFO in its place cannot hang the caller; then only a regular file
     // is read.
-    let file = match std::fs::OpenOptions::new().read(true).custom_flags(nix::libc::O_NONBLOCK).open(&path) {
+    let file = match crate::platform::nonblocking(std::fs::OpenOptions::new().read(true)).open(&path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
@@ -181,13 +180,14 @@ struct StoreFile {
 }
 
 /// The user's livenote data folder (the trust store, the MCP tool lists): `$LIVENOTE_DATA_DIR`,
-/// else `$XDG_DATA_HOME/livenote`, else `~/.local/share/livenote`. `None` when no home can be
-/// found.
+/// else `$XDG_DATA_HOME/livenote`, else the platform's (`~/.local/share/livenote`;
+/// `%APPDATA%\livenote\data` on Windows). `None` when no home can be found.
 pub fn user_data_dir() -> Option<PathBuf> {
-    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    let env = |k: &str| var(k).map(PathBuf::from);
     env("LIVENOTE_DATA_DIR")
         .or_else(|| env("XDG_DATA_HOME").filter(|d| d.is_absolute()).map(|d| d.join("livenote")))
-        .or_else(|| env("HOME").map(|h| h.join(".local/share/livenote")))
+        .or_else(|| crate::platform::default_data_dir(&var))
 }
 
 #[derive(Debug, Clone)]
@@ -548,7 +548,6 @@ fn inside(style: PathStyle, root: &Path, word: &str, program: bool) -> Option<St
 /// The digest of the file at `path` (links followed) as stored: `None` when there is nothing
 /// or a folder; a FIFO or device is never opened, only named, so its kind is what is bound.
 fn file_digest(path: &Path) -> Digest {
-    use std::os::unix::fs::OpenOptionsExt;
     let meta = std::fs::metadata(path).ok()?;
     if meta.is_dir() {
         return None;
@@ -557,8 +556,7 @@ fn file_digest(path: &Path) -> Digest {
         return Some("not a regular file".to_owned());
     }
     let hashed = || -> std::io::Result<String> {
-        let mut file =
-            std::fs::OpenOptions::new().read(true).custom_flags(nix::libc::O_NONBLOCK).open(path)?;
+        let mut file = crate::platform::nonblocking(std::fs::OpenOptions::new().read(true)).open(path)?;
         if !file.metadata()?.is_file() {
             return Ok("not a regular file".to_owned());
         }

@@ -10,14 +10,16 @@
 //! the rights to chown) the note is refused, never silently handed to the current user. A note
 //! with several hard links is refused: a rename would split it, leaving the other names with
 //! the old text, and an in-place write could tear it. A note the current user could not write
-//! is never replaced through a writable folder.
+//! is never replaced through a writable folder. On Windows (`crate::platform`): owners are the
+//! ACLs' business and hard links are not counted; a rename over a note another program holds
+//! open is retried for a moment.
 
 use std::fs::Metadata;
 use std::io::{Read, Write};
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use super::confine;
+use crate::platform;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
@@ -60,8 +62,10 @@ pub fn write_if_unchanged(path: &Path, expected: &str, new: &str) -> Result<(), 
             source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, "the note is read-only"),
         });
     }
-    if meta.nlink() > 1 {
-        return Err(WriteError::HardLinks { path: shown(), links: meta.nlink() });
+    if let Some(links) = platform::link_count(&meta)
+        && links > 1
+    {
+        return Err(WriteError::HardLinks { path: shown(), links });
     }
     if !may_write(&target) {
         return Err(WriteError::NotWritable { path: shown() });
@@ -83,10 +87,9 @@ fn still_holds(target: &Path, expected: &str) -> std::io::Result<bool> {
     Ok(current == expected.as_bytes())
 }
 
-/// Whether the current user may write the file itself (not just its folder): `access(2)`
-/// with the process's ids, which is what opening it for writing would check.
+/// Whether the current user may write the file itself (not just its folder).
 fn may_write(path: &Path) -> bool {
-    nix::unistd::access(path, nix::unistd::AccessFlags::W_OK).is_ok()
+    platform::may_write(path)
 }
 
 /// The folder of `path`, `.` for a bare name.
@@ -105,14 +108,8 @@ fn replace_note(target: &Path, text: &str, meta: &Metadata, expected: &str) -> R
     tmp.as_file_mut().write_all(text.as_bytes()).map_err(io(target))?;
     let mine = tmp.as_file().metadata().map_err(io(target))?;
     // Owner first: a chown clears set-id bits, which the mode below restores.
-    if (mine.uid(), mine.gid()) != (meta.uid(), meta.gid())
-        && std::os::unix::fs::fchown(tmp.as_file(), Some(meta.uid()), Some(meta.gid())).is_err()
-    {
-        return Err(WriteError::Owner {
-            path: target.display().to_string(),
-            uid: meta.uid(),
-            gid: meta.gid(),
-        });
+    if let Err(platform::OwnerNotKept { uid, gid }) = platform::keep_owner(tmp.as_file(), &mine, meta) {
+        return Err(WriteError::Owner { path: target.display().to_string(), uid, gid });
     }
     tmp.as_file().set_permissions(meta.permissions()).map_err(io(target))?;
     tmp.as_file().sync_all().map_err(io(target))?;
@@ -122,7 +119,7 @@ fn replace_note(target: &Path, text: &str, meta: &Metadata, expected: &str) -> R
     if !still_holds(target, expected).map_err(io(target))? {
         return Err(WriteError::Changed);
     }
-    tmp.persist(target)
+    platform::persist(tmp, target)
         .map_err(|e| WriteError::Io { path: target.display().to_string(), source: e.error })?;
     sync_dir(&dir);
     Ok(())
@@ -150,7 +147,8 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<(), WriteError> {
     {
         let _ = tmp.as_file().set_permissions(meta.permissions());
     }
-    tmp.persist(path).map_err(|e| WriteError::Io { path: path.display().to_string(), source: e.error })?;
+    platform::persist(tmp, path)
+        .map_err(|e| WriteError::Io { path: path.display().to_string(), source: e.error })?;
     sync_dir(&dir);
     Ok(())
 }
@@ -159,11 +157,12 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<(), WriteError> {
 /// umask: 0644 under 022), failing with `AlreadyExists` if anything is there (a link too).
 pub fn create_new(path: &Path, text: &str) -> std::io::Result<()> {
     let dir = dir_of(path);
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".livenote-")
-        .suffix(".tmp")
-        .permissions(std::fs::Permissions::from_mode(0o666))
-        .tempfile_in(&dir)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".livenote-").suffix(".tmp");
+    if let Some(permissions) = platform::new_file_permissions() {
+        builder.permissions(permissions);
+    }
+    let mut tmp = builder.tempfile_in(&dir)?;
     tmp.as_file_mut().write_all(text.as_bytes())?;
     tmp.as_file().sync_all()?;
     tmp.persist_noclobber(path).map_err(|e| e.error)?;
@@ -171,7 +170,7 @@ pub fn create_new(path: &Path, text: &str) -> std::io::Result<()> {
     Ok(())
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
