@@ -371,7 +371,7 @@ mod windows_tests {
         let made = std::os::windows::fs::symlink_file(root.join("target"), root.join("link"));
         let meta = std::fs::symlink_metadata(root.join("link"));
         if made.is_err() || meta.is_err() {
-            eprintln!("no symlink here ({made:?}, {meta:?}); nothing to refuse");
+            tracing::warn!("no symlink here ({made:?}, {meta:?}); nothing to refuse");
             return;
         }
         let opened = open_nofollow(&root.join("link"), OpenOptions::new().read(true));
