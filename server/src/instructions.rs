@@ -162,6 +162,7 @@ fn read(path: &Path) -> Result<Option<String>, String> {
 mod tests {
     use super::*;
 
+    #[cfg(unix)] // only the Unix-only tests use it
     fn agent(files: &[&str], max: usize) -> AgentConfig {
         AgentConfig {
             instructions: files.iter().map(|f| (*f).to_owned()).collect(),
@@ -170,6 +171,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)] // only the Unix-only tests use it
     fn write(path: &Path, text: &str) {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("{e}"));

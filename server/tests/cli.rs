@@ -1,6 +1,10 @@
 //! End-to-end tests of the real `livenote` binary: `check` and `list`, their JSON forms, text
 //! forms and exit codes, on the fixture vault in tests/fixtures/vault.
 
+// Built on Unix calls (nix, std::os::unix, sh); Windows is covered by the platform layer's
+// unit tests and the Wine suite.
+#![cfg(unix)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -17,6 +17,10 @@
 //! Time is a `ManualClock` or a clock file; nothing sleeps on the schedule. No network beyond
 //! 127.0.0.1.
 
+// Built on Unix calls (nix, std::os::unix, sh); Windows is covered by the platform layer's
+// unit tests and the Wine suite.
+#![cfg(unix)]
+
 mod common;
 mod containment {
     pub mod bounds;

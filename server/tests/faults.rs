@@ -7,6 +7,10 @@
 //! nothing sleeps on the schedule. The only real waits are short polls for child processes.
 //! No network beyond 127.0.0.1.
 
+// Built on Unix calls (nix, std::os::unix, sh); Windows is covered by the platform layer's
+// unit tests and the Wine suite.
+#![cfg(unix)]
+
 mod common;
 mod faults {
     pub mod clock;

@@ -11,6 +11,9 @@
 //! exports it). Without it that test is skipped with a message, or fails under `CI=true`; the
 //! raw-protocol test below needs no venv.
 
+// Built on Unix calls (nix, std::os::unix, sh); Windows is covered by the platform layer's
+// unit tests and the Wine suite.
+#![cfg(unix)]
 // The skip message goes to stderr.
 #![allow(clippy::print_stderr)]
 

@@ -2,6 +2,10 @@
 //! build's binary) and the two-minute tour's block, line by line, in a scratch home folder.
 //! When the README changes, this test runs what it now says.
 
+// Built on Unix calls (nix, std::os::unix, sh); Windows is covered by the platform layer's
+// unit tests and the Wine suite.
+#![cfg(unix)]
+
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

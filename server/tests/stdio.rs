@@ -2,6 +2,10 @@
 //! → executeCommand → applyEdit round trip → shutdown → exit with status 0, with nothing on
 //! stdout but framed JSON-RPC; and where its log goes (stderr, the editor, `--log-file`).
 
+// Built on Unix calls (nix, std::os::unix, sh); Windows is covered by the platform layer's
+// unit tests and the Wine suite.
+#![cfg(unix)]
+
 mod common;
 
 use std::io::{BufRead, BufReader, Write};

@@ -39,6 +39,7 @@ fn load_reads_user_then_workspace_files() {
     assert_eq!(problems[0].message, "not valid UTF-8 (at byte 14); ignored");
 }
 
+#[cfg(unix)]
 #[test]
 fn user_config_path_follows_the_usual_order() {
     let env = |vars: &'static [(&'static str, &'static str)]| {
@@ -53,6 +54,22 @@ fn user_config_path_follows_the_usual_order() {
     let empty_livenote = env(&[("LIVENOTE_CONFIG_DIR", ""), ("HOME", "/h")]);
     assert_eq!(user_config_path(&empty_livenote), Some(PathBuf::from("/h/.config/livenote/config.toml")));
     assert_eq!(user_config_path(&no_env), None);
+}
+
+/// Windows: `%APPDATA%\livenote` after the same overrides; `HOME` is not Windows' convention.
+#[cfg(windows)]
+#[test]
+fn user_config_path_follows_the_usual_order_on_windows() {
+    let env = |vars: &'static [(&'static str, &'static str)]| {
+        move |k: &str| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| OsString::from(v))
+    };
+    let all = env(&[("LIVENOTE_CONFIG_DIR", r"C:\l"), ("XDG_CONFIG_HOME", r"C:\x"), ("APPDATA", r"C:\a")]);
+    assert_eq!(user_config_path(&all), Some(PathBuf::from(r"C:\l\config.toml")));
+    let xdg = env(&[("XDG_CONFIG_HOME", r"C:\x"), ("APPDATA", r"C:\a")]);
+    assert_eq!(user_config_path(&xdg), Some(PathBuf::from(r"C:\x\livenote\config.toml")));
+    let appdata = env(&[("XDG_CONFIG_HOME", "x"), ("HOME", r"C:\h"), ("APPDATA", r"C:\a")]);
+    assert_eq!(user_config_path(&appdata), Some(PathBuf::from(r"C:\a\livenote\config.toml")));
+    assert_eq!(user_config_path(&env(&[("HOME", r"C:\h")])), None);
 }
 
 /// A user config with `gpt` (its own endpoint), keys in the environment, and a folder

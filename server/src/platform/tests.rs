@@ -59,6 +59,8 @@ fn a_rename_held_up_is_tried_again_until_it_goes_through_or_the_wait_gives_up() 
         true
     });
     assert!(r.is_ok(), "{r:?}");
+    // The renamed file's handle goes first: Windows keeps an open file's name until it closes.
+    drop(r);
     assert_eq!(waits, [0, 1]);
     assert_eq!(read(&target), "new");
 
@@ -364,14 +366,17 @@ mod windows_tests {
         let dir = tmp();
         let root = dir.path();
         std::fs::write(root.join("target"), "secret").unwrap_or_else(|e| panic!("{e}"));
-        // Making a symlink needs Developer Mode or an administrator on Windows; without it
-        // there is no link to refuse.
-        if let Err(e) = std::os::windows::fs::symlink_file(root.join("target"), root.join("link")) {
-            eprintln!("no symlink here ({e}); nothing to refuse");
+        // Making a symlink needs Developer Mode or an administrator on Windows, and Wine 8
+        // answers success without making one; without a link there is nothing to refuse.
+        let made = std::os::windows::fs::symlink_file(root.join("target"), root.join("link"));
+        let meta = std::fs::symlink_metadata(root.join("link"));
+        if made.is_err() || meta.is_err() {
+            tracing::warn!("no symlink here ({made:?}, {meta:?}); nothing to refuse");
             return;
         }
-        assert!(open_nofollow(&root.join("link"), OpenOptions::new().read(true)).is_ok_and(|f| f.is_none()));
-        assert!(std::fs::symlink_metadata(root.join("link")).is_ok_and(|m| imp::is_reparse_point(&m)));
+        let opened = open_nofollow(&root.join("link"), OpenOptions::new().read(true));
+        assert!(meta.as_ref().is_ok_and(imp::is_reparse_point), "{meta:?}");
+        assert!(opened.as_ref().is_ok_and(Option::is_none), "{opened:?}");
     }
 
     #[test]

@@ -287,6 +287,7 @@ mod tests {
         assert_ne!(Store::key("a/b.md"), Store::key("a_b.md"));
     }
 
+    #[cfg(unix)] // only the Unix-only tests use it
     fn outside_files(dir: &Path) -> Vec<String> {
         let mut v: Vec<String> = std::fs::read_dir(dir)
             .map(|r| r.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
