@@ -13,10 +13,10 @@
 // This test's output is Neovim's report, shown with `--nocapture`.
 #![allow(clippy::print_stdout)]
 
-use std::io::Read;
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// A backstop: test.lua and plugin_test.lua stop themselves after 120 s.
@@ -66,17 +66,6 @@ fn find_nvim(root: &Path) -> Result<PathBuf, String> {
         }
     }
     Err(format!("no Neovim 0.11+ ({})", tried.join("; ")))
-}
-
-/// Read a pipe to its end on a thread, so a chatty child never blocks on a full pipe.
-fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> JoinHandle<String> {
-    std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(mut p) = pipe {
-            let _ = p.read_to_end(&mut buf);
-        }
-        String::from_utf8_lossy(&buf).into_owned()
-    })
 }
 
 /// What one headless Neovim run printed, and how it ended.
@@ -150,21 +139,10 @@ fn run_nvim(nvim: &Path, root: &Path, args: &[&str]) -> NvimRun {
         .spawn()
         .unwrap_or_else(|e| panic!("start {}: {e}", nvim.display()));
 
-    let stdout = drain(child.stdout.take());
-    let stderr = drain(child.stderr.take());
+    let stdout = common::drain(child.stdout.take());
+    let stderr = common::drain(child.stderr.take());
 
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() < TIMEOUT => std::thread::sleep(Duration::from_millis(50)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            Err(e) => panic!("wait for nvim: {e}"),
-        }
-    };
+    let status = common::wait_or_kill(&mut child, TIMEOUT);
     NvimRun {
         shown: format!("{} --headless --clean {}", nvim.display(), args.join(" ")),
         status,

@@ -21,9 +21,9 @@
 
 mod common;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -105,34 +105,6 @@ fn windows_uri_key(uri: &str) -> String {
     uri.to_lowercase().replace("%3a", ":")
 }
 
-/// Read a pipe to its end on a thread, so a chatty child never blocks on a full pipe.
-fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> JoinHandle<String> {
-    std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(mut p) = pipe {
-            let _ = p.read_to_end(&mut buf);
-        }
-        String::from_utf8_lossy(&buf).into_owned()
-    })
-}
-
-/// Wait for `child` up to [`TIMEOUT`]; kill it after that (`None`).
-fn wait_or_kill(child: &mut Child) -> Option<ExitStatus> {
-    let started = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Some(status),
-            Ok(None) if started.elapsed() < TIMEOUT => std::thread::sleep(Duration::from_millis(20)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-            Err(e) => panic!("wait for wine: {e}"),
-        }
-    }
-}
-
 /// What one `livenote.exe` command printed and how it ended.
 struct Output {
     shown: String,
@@ -204,8 +176,8 @@ impl Folder {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("start {}: {e}", self.wine.wine.display()));
-        let (stdout, stderr) = (drain(child.stdout.take()), drain(child.stderr.take()));
-        let status = wait_or_kill(&mut child);
+        let (stdout, stderr) = (common::drain(child.stdout.take()), common::drain(child.stderr.take()));
+        let status = common::wait_or_kill(&mut child, TIMEOUT);
         Output {
             shown: format!("livenote.exe {}", args.join(" ")),
             code: status.and_then(|s| s.code()),
@@ -337,7 +309,7 @@ impl Server {
             .unwrap_or_else(|e| panic!("start wine: {e}"));
         let stdin = child.stdin.take().unwrap_or_else(|| panic!("no stdin"));
         let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
-        let stderr = drain(child.stderr.take());
+        let stderr = common::drain(child.stderr.take());
         Server { child, stdin, rx: common::read_frames(stdout), backlog: Vec::new(), stderr }
     }
 
@@ -382,7 +354,7 @@ impl Server {
     fn finish(mut self) -> (Option<i32>, String) {
         self.request(9999, "shutdown", Value::Null);
         self.send(json!({"jsonrpc": "2.0", "method": "exit", "params": null}));
-        let status = wait_or_kill(&mut self.child);
+        let status = common::wait_or_kill(&mut self.child, TIMEOUT);
         drop(self.stdin);
         (status.and_then(|s| s.code()), self.stderr.join().unwrap_or_default())
     }

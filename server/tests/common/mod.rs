@@ -6,7 +6,7 @@
 // reported as dead code in that crate.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -277,4 +277,32 @@ pub fn running(pid: i32) -> bool {
 /// Whether any process of group `pgid` still runs (zombies do not count).
 pub fn group_running(pgid: i32) -> bool {
     processes().iter().any(|&(_, g, state)| g == pgid && state != 'Z')
+}
+
+/// Read a pipe to its end on a thread, so a chatty child never blocks on a full pipe.
+pub fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(mut p) = pipe {
+            let _ = p.read_to_end(&mut buf);
+        }
+        String::from_utf8_lossy(&buf).into_owned()
+    })
+}
+
+/// Wait for `child` up to `timeout`; kill it after that (`None`).
+pub fn wait_or_kill(child: &mut Child, timeout: Duration) -> Option<std::process::ExitStatus> {
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if started.elapsed() < timeout => std::thread::sleep(Duration::from_millis(20)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+            Err(e) => panic!("wait for the child process: {e}"),
+        }
+    }
 }
