@@ -431,6 +431,33 @@ async fn the_model_router_works_in_batches_of_20_and_retries_after_a_bad_reply()
     assert!(events::pending_events(&root).is_empty());
 }
 
+/// A queue lock that is taken for a moment (a program started in that instant shares the lock
+/// file until it has started) does not end the pass: it processes the queue once the lock is
+/// free. Giving up at once left an event waiting for the next wake-up (seen in CI as a routing
+/// retry that was not tried).
+#[tokio::test]
+async fn a_queue_lock_taken_for_a_moment_does_not_skip_the_pass() {
+    let (_dir, root) = workspace();
+    drop_event(&root, "01JV0000000000000000000001", json!("Re: Q3 planning offsite"), None);
+    let lock = events::events_dir(&root).join(".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock)
+        .unwrap_or_else(|e| panic!("{e}"));
+    file.try_lock().unwrap_or_else(|e| panic!("{e}"));
+    let holder = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(40));
+        drop(file);
+    });
+    let (router, runner) = (FakeRouter::default(), FakeRunner::new());
+    let processed = process(&root, &router, &runner).await;
+    let _ = holder.join();
+    assert_eq!(processed.len(), 1, "the pass gave up on a lock that was let go");
+    assert_eq!(runner.runs().len(), 1);
+}
+
 /// After its last attempt a routing failure goes to `done/` with the error: the queue never
 /// sticks behind one event.
 #[tokio::test]

@@ -231,7 +231,7 @@ pub async fn process_pending(
         return processed;
     }
     loop {
-        let Some(queue) = QueueLock::acquire(root) else { return processed };
+        let Some(queue) = acquire_queue(root).await else { return processed };
         recover_stale(root, STALE_CLAIM);
         loop {
             if cancel.is_cancelled() || !runner.trusted() {
@@ -468,6 +468,29 @@ pub(super) async fn candidates<'n>(
 /// The event file's count of routing attempts that failed.
 pub const ROUTING_ATTEMPTS: &str = "routingAttempts";
 /// When the event's routing is tried again (RFC 3339).
+/// How long a pass keeps asking for a queue lock that is taken: long enough to outlast a
+/// lock that only looks taken, short enough that a pass never waits behind another processor.
+const QUEUE_LOCK_PATIENCE: Duration = Duration::from_millis(250);
+
+/// The queue lock, asked for again for a moment when taken. A lock file's lock belongs to the
+/// open file, and a program this process starts in that instant (a provider, an MCP server)
+/// shares the open file until it has started: for that moment the lock looks taken although
+/// its holder let go. Giving up at once left the queue waiting for the next wake-up, which
+/// may be hours away (a routing retry's time).
+async fn acquire_queue(root: &Path) -> Option<QueueLock> {
+    let deadline = Instant::now() + QUEUE_LOCK_PATIENCE;
+    loop {
+        if let Some(lock) = QueueLock::acquire(root) {
+            return Some(lock);
+        }
+        if Instant::now() >= deadline {
+            tracing::debug!("events {}: the queue is another processor's", root.display());
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
 pub const ROUTING_RETRY_AT: &str = "routingRetryAt";
 /// Why its last routing failed.
 pub const ROUTING_ERROR: &str = "routingError";
