@@ -129,8 +129,13 @@ fn signal_and_check(mut livenote: Child, sleeper: i32, signal: Signal) {
 
 fn run_then(signal: Signal) {
     let ws = Workspace::with_note(&crate::common::command_config(SLEEPER), NOTE);
+    start_then(&ws, &["run", "n.md"], signal);
+}
+
+/// Start `livenote ARGS` in `ws`, wait for its provider's child, then [`signal_and_check`].
+fn start_then(ws: &Workspace, args: &[&str], signal: Signal) {
     let child = ws
-        .livenote(&["run", "n.md"])
+        .livenote(args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -154,14 +159,7 @@ fn watch_then(signal: Signal) {
     let ws = Workspace::with_note(&crate::common::command_config(SLEEPER), cron);
     ws.set_clock("2026-11-23T09:00:20Z");
     let clock = ws.clock().display().to_string();
-    let child = ws
-        .livenote(&["watch", "--clock-file", &clock, "."])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let sleeper = sleeper_pid(&ws.root);
-    signal_and_check(child, sleeper, signal);
+    start_then(&ws, &["watch", "--clock-file", &clock, "."], signal);
 }
 
 #[test]

@@ -124,6 +124,28 @@ impl Doc<'_> {
         o.lines[at].full.start
     }
 
+    /// `triggers:`'s inline value, when it has one, is an empty block (`{}`, null), which keys
+    /// can go under; anything else is not a mapping livenote may edit.
+    pub(super) fn triggers_value_is_empty(&self, v: &std::ops::Range<usize>) -> Result<(), RewriteError> {
+        if matches!(&self.text[v.clone()], "{}" | "null" | "Null" | "NULL" | "~") {
+            Ok(())
+        } else {
+            Err(RewriteError::TriggersNotMapping)
+        }
+    }
+
+    /// The lines under `triggers:` (at line `t`) start with a key, not a list item or text.
+    pub(super) fn triggers_block_holds_keys(&self, t: usize) -> Result<(), RewriteError> {
+        let o = &self.outline;
+        if let Some(j) = (t + 1..=o.last_line(t))
+            .find(|&j| !matches!(o.lines[j].kind, LineKind::Blank | LineKind::Comment))
+            && !matches!(&o.lines[j].kind, LineKind::Key(k) if k.dash_col.is_none())
+        {
+            return Err(RewriteError::TriggersNotMapping);
+        }
+        Ok(())
+    }
+
     fn update_triggers(
         &self,
         t: usize,
@@ -138,21 +160,13 @@ impl Doc<'_> {
         let adds = [cron.flatten().is_some(), windows.flatten().is_some(), event.flatten().is_some()];
         if let Some(v) = &key.value {
             // `triggers: {}` (or null) is an empty block: its value goes, keys come under it.
-            if !matches!(&self.text[v.clone()], "{}" | "null" | "Null" | "NULL" | "~") {
-                return Err(RewriteError::TriggersNotMapping);
-            }
+            self.triggers_value_is_empty(v)?;
             if adds.contains(&true) {
                 let start = self.text[..v.start].trim_end_matches([' ', '\t']).len();
                 edits.push(TextEdit::delete(start..v.end));
             }
         }
-        let last = o.last_line(t);
-        if let Some(j) =
-            (t + 1..=last).find(|&j| !matches!(o.lines[j].kind, LineKind::Blank | LineKind::Comment))
-            && !matches!(&o.lines[j].kind, LineKind::Key(k) if k.dash_col.is_none())
-        {
-            return Err(RewriteError::TriggersNotMapping);
-        }
+        self.triggers_block_holds_keys(t)?;
         let children = o.children(t);
         let col = children.first().and_then(|&c| o.key(c)).map_or(key.col + 2, |k| k.col);
         let mut inserted = String::new();

@@ -108,19 +108,11 @@ impl Doc<'_> {
         let Some(key) = o.key(t) else { return Err(RewriteError::NoKeyAt) };
         let mut edits = Vec::new();
         if let Some(v) = &key.value {
-            if !matches!(&self.text[v.clone()], "{}" | "null" | "Null" | "NULL" | "~") {
-                return Err(RewriteError::TriggersNotMapping);
-            }
+            self.triggers_value_is_empty(v)?;
             let start = self.text[..v.start].trim_end_matches([' ', '\t']).len();
             edits.push(TextEdit::delete(start..v.end));
         }
-        let last = o.last_line(t);
-        if let Some(j) =
-            (t + 1..=last).find(|&j| !matches!(o.lines[j].kind, LineKind::Blank | LineKind::Comment))
-            && !matches!(&o.lines[j].kind, LineKind::Key(k) if k.dash_col.is_none())
-        {
-            return Err(RewriteError::TriggersNotMapping);
-        }
+        self.triggers_block_holds_keys(t)?;
         let children = o.children(t);
         if self.child_in(&children, name)?.is_some() {
             return Err(RewriteError::AlreadyInTriggers(name.to_owned()));
