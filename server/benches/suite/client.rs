@@ -100,7 +100,18 @@ impl Server {
     /// Start `livenote lsp` with the bench's environment (scratch data and config dirs, UTC).
     pub fn spawn(bin: &Path, env: &[(&str, &Path)]) -> Server {
         let spawned = Instant::now();
-        let mut cmd = Command::new(bin);
+        // `LIVENOTE_BENCH_WRAPPER="heaptrack -o FILE"`: the server runs under a profiler
+        // (the memory figures are then the wrapper's, not the server's).
+        let wrapper = std::env::var("LIVENOTE_BENCH_WRAPPER").unwrap_or_default();
+        let mut words = wrapper.split_whitespace();
+        let mut cmd = match words.next() {
+            Some(program) => {
+                let mut c = Command::new(program);
+                c.args(words).arg(bin);
+                c
+            }
+            None => Command::new(bin),
+        };
         cmd.arg("lsp").env("LIVENOTE_LOG", "info").env("TZ", "UTC");
         for (k, v) in env {
             cmd.env(k, v);

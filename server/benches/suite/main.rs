@@ -40,6 +40,8 @@
 //! `LIVENOTE_BENCH_ONLY=mcp` (or `tokens`) measures only that part; `LIVENOTE_BENCH_SIZES=1000,10000` picks sizes; `LIVENOTE_BENCH_QUICK=1` takes fewer samples,
 //! idles 5 s and polls the reference every 5 s (figures then are not comparable);
 //! `LIVENOTE_BENCH_OUT=path.json` writes the results elsewhere.
+//! `LIVENOTE_BENCH_WRAPPER="heaptrack -o FILE"` runs the server under a profiler (its memory
+//! figures are then the wrapper's).
 
 mod client;
 mod mcp;

@@ -1,27 +1,29 @@
-//! Open documents: a rope per document, changed incrementally in arrival order, and an
+//! Open documents: the text and its line index, changed in place in arrival order, and an
 //! immutable snapshot (text, line index, analysis) computed lazily once per version for the
-//! request handlers.
+//! request handlers. The snapshot shares the document's text and index rather than copying
+//! them: a 1 MB note is held once, and a keystroke copies it only while a handler still holds
+//! the previous snapshot.
 
 use std::sync::Arc;
 
-use ropey::Rope;
 use tower_lsp_server::ls_types::{Position, TextDocumentContentChangeEvent};
 
 use crate::note::{self, Analysis};
-use crate::text::{Encoding, LineIndex};
+use crate::text::{Encoding, LineCol, LineIndex};
 
 /// An immutable view of one version of a document.
 #[derive(Debug)]
 pub struct Snapshot {
-    pub text: String,
+    pub text: Arc<String>,
     pub version: i32,
-    pub lines: LineIndex,
+    pub lines: Arc<LineIndex>,
     pub analysis: Analysis,
 }
 
 #[derive(Debug)]
 pub struct Document {
-    rope: Rope,
+    text: Arc<String>,
+    lines: Arc<LineIndex>,
     pub version: i32,
     snapshot: Option<Arc<Snapshot>>,
     /// What the document's lenses and hints last showed of its runtime fields and `active`
@@ -30,60 +32,41 @@ pub struct Document {
 }
 
 impl Document {
-    pub fn new(text: &str, version: i32) -> Self {
-        Document { rope: Rope::from_str(text), version, snapshot: None, shown: None }
+    pub fn new(text: String, version: i32) -> Self {
+        let lines = Arc::new(LineIndex::new(&text));
+        Document { text: Arc::new(text), lines, version, snapshot: None, shown: None }
     }
 
     /// Apply one `didChange` batch. Changes apply in order, each against the result of the
     /// previous one, as LSP requires.
-    pub fn apply(&mut self, changes: &[TextDocumentContentChangeEvent], version: i32, enc: Encoding) {
+    pub fn apply(&mut self, changes: Vec<TextDocumentContentChangeEvent>, version: i32, enc: Encoding) {
+        // Dropped first: unless a handler still holds it, the text is then changed in place.
+        self.snapshot = None;
         for change in changes {
             match change.range {
-                None => self.rope = Rope::from_str(&change.text),
+                None => {
+                    self.lines = Arc::new(LineIndex::new(&change.text));
+                    self.text = Arc::new(change.text);
+                }
                 Some(range) => {
                     let start = self.offset(range.start, enc);
                     let end = self.offset(range.end, enc).max(start);
-                    let (c0, c1) = (self.rope.byte_to_char(start), self.rope.byte_to_char(end));
-                    self.rope.remove(c0..c1);
-                    self.rope.insert(c0, &change.text);
+                    Arc::make_mut(&mut self.text).replace_range(start..end, &change.text);
+                    Arc::make_mut(&mut self.lines).splice(start..end, &change.text);
                 }
             }
         }
         self.version = version;
-        self.snapshot = None;
     }
 
     /// Byte offset of an LSP position in the current text; positions past a line's end clamp
     /// to it, a column inside a character snaps to the character's start.
     pub fn offset(&self, pos: Position, enc: Encoding) -> usize {
-        let line = pos.line as usize;
-        if line >= self.rope.len_lines() {
-            return self.rope.len_bytes();
-        }
-        let mut off = self.rope.line_to_byte(line);
-        let mut remaining = pos.character as usize;
-        let mut chars = self.rope.line(line).chars().peekable();
-        while let Some(ch) = chars.next() {
-            // The line ending (`\n` or `\r\n`) has no columns; a lone `\r` is text.
-            if remaining == 0 || ch == '\n' || (ch == '\r' && chars.peek() == Some(&'\n')) {
-                break;
-            }
-            let w = match enc {
-                Encoding::Utf8 => ch.len_utf8(),
-                Encoding::Utf16 => ch.len_utf16(),
-                Encoding::Scalar => 1,
-            };
-            if remaining < w {
-                break;
-            }
-            remaining -= w;
-            off += ch.len_utf8();
-        }
-        off
+        self.lines.offset(&self.text, LineCol { line: pos.line, col: pos.character }, enc)
     }
 
-    pub fn text(&self) -> String {
-        self.rope.to_string()
+    pub fn text(&self) -> &str {
+        &self.text
     }
 
     /// Drop the cached analysis: what it was computed with (provider names) changed.
@@ -101,9 +84,13 @@ impl Document {
         if let Some(s) = &self.snapshot {
             return s.clone();
         }
-        let text = self.rope.to_string();
-        let analysis = note::analyze(&text, opts);
-        let snap = Arc::new(Snapshot { lines: LineIndex::new(&text), text, version: self.version, analysis });
+        let analysis = note::analyze(&self.text, opts);
+        let snap = Arc::new(Snapshot {
+            text: Arc::clone(&self.text),
+            lines: Arc::clone(&self.lines),
+            version: self.version,
+            analysis,
+        });
         self.snapshot = Some(snap.clone());
         snap
     }
@@ -125,13 +112,13 @@ mod tests {
 
     #[test]
     fn incremental_changes_in_utf16_and_utf8() {
-        let mut d = Document::new("a😀b\r\n日本\n", 1);
-        d.apply(&[change(0, 3, 0, 4, "B")], 2, Encoding::Utf16);
+        let mut d = Document::new("a😀b\r\n日本\n".to_owned(), 1);
+        d.apply(vec![change(0, 3, 0, 4, "B")], 2, Encoding::Utf16);
         assert_eq!(d.text(), "a😀B\r\n日本\n");
-        d.apply(&[change(1, 3, 1, 6, "語"), change(0, 0, 0, 1, "")], 3, Encoding::Utf8);
+        d.apply(vec![change(1, 3, 1, 6, "語"), change(0, 0, 0, 1, "")], 3, Encoding::Utf8);
         assert_eq!(d.text(), "😀B\r\n日語\n");
         // Past the end of a line clamps before its CRLF; past the last line appends.
-        d.apply(&[change(0, 99, 0, 99, "!"), change(9, 0, 9, 0, "end")], 4, Encoding::Utf16);
+        d.apply(vec![change(0, 99, 0, 99, "!"), change(9, 0, 9, 0, "end")], 4, Encoding::Utf16);
         assert_eq!(d.text(), "😀B!\r\n日語\nend");
         assert_eq!(d.version, 4);
     }

@@ -24,8 +24,10 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::json;
 use tokio::io::{
-    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader,
+    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader,
 };
+use futures::SinkExt;
+use futures::channel::mpsc;
 use tokio::sync::Mutex;
 use tower_lsp_server::jsonrpc::{Id, Request, Response};
 
@@ -36,9 +38,16 @@ pub const MAX_MESSAGE_BYTES: u64 = 64 * 1024 * 1024;
 const MAX_HEADER_LINE: usize = 8 * 1024;
 /// A header block with more lines than this is not one either.
 const MAX_HEADER_LINES: usize = 32;
-/// The in-memory pipes' buffers.
+/// How much of a body is buffered before more is asked for.
 const PIPE_BYTES: usize = 64 * 1024;
-/// After tower-lsp-server returns, how long its last frames may take to reach stdout.
+/// Requests handled at once. Handlers never wait on the client, so a modest level suffices; it
+/// bounds memory under a flood of requests while keeping slow requests from blocking cheap ones.
+const CONCURRENCY: usize = 32;
+/// Requests read ahead of those being handled (tower-lsp-server's own queue).
+const MESSAGE_QUEUE: usize = 100;
+/// A request or notification being handled, to its answer.
+type Task = std::pin::Pin<Box<dyn std::future::Future<Output = Option<Response>> + Send>>;
+/// Once reading ended, how long the answers in progress may take to reach the client.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// JSON-RPC: the body is not JSON.
@@ -168,11 +177,22 @@ impl<R: AsyncBufRead + Unpin> FrameReader<R> {
                 ),
             });
         }
-        // Grows as bytes arrive, so a header that lies costs nothing until the bytes come.
-        let mut body = Vec::with_capacity(usize::try_from(length).unwrap_or(0).min(PIPE_BYTES));
-        (&mut self.inner).take(length).read_to_end(&mut body).await?;
-        if (body.len() as u64) < length {
-            return Ok(Frame::End);
+        // Grows as bytes arrive, so a header that lies costs nothing until the bytes come, and
+        // never past the announced length: a 1 MB note is held at 1 MB, not in the 2 MB a
+        // doubling buffer ends at.
+        let want = usize::try_from(length).unwrap_or(usize::MAX);
+        let mut body = Vec::with_capacity(want.min(PIPE_BYTES));
+        while body.len() < want {
+            if body.len() == body.capacity() {
+                body.reserve_exact(body.capacity().max(PIPE_BYTES).min(want - body.len()));
+            }
+            let buf = self.inner.fill_buf().await?;
+            if buf.is_empty() {
+                return Ok(Frame::End);
+            }
+            let n = buf.len().min(body.capacity() - body.len());
+            body.extend_from_slice(&buf[..n]);
+            self.inner.consume(n);
         }
         Ok(Frame::Body(body))
     }
@@ -205,27 +225,33 @@ fn split_header(line: &[u8]) -> Option<(&str, &str)> {
     Some((name, value.trim()))
 }
 
-/// What tower-lsp-server accepts: exactly its (crate-private) `Message`.
+/// A message from the client, parsed once: exactly what tower-lsp-server's own (crate-private)
+/// `Message` accepts.
 #[derive(Deserialize)]
 #[serde(untagged)]
-#[allow(dead_code)] // only parsed, to check the shape
 enum Incoming {
+    /// The client's answer to a request of ours.
     Response(Response),
+    /// A request or a notification.
     Request(Request),
 }
 
-/// The error reply for `body`, or `None` when it may go on to the server.
-fn check(body: &[u8]) -> Option<(i64, String, Id)> {
+/// Why a body cannot go on to the server: the JSON-RPC error code, its message and the id to
+/// answer with.
+type Refusal = (i64, String, Id);
+
+/// The message in `body`, or the error to answer it with.
+fn parse(body: &[u8]) -> std::result::Result<Incoming, Refusal> {
     // tower-lsp-server checks this first, and ends at a failure.
     if std::str::from_utf8(body).is_err() {
-        return Some((PARSE_ERROR, "Parse error: the message is not UTF-8".to_owned(), Id::Null));
+        return Err((PARSE_ERROR, "Parse error: the message is not UTF-8".to_owned(), Id::Null));
     }
     // The common case: one parse with the types the server reads.
-    if serde_json::from_slice::<Incoming>(body).is_ok() {
-        return None;
+    if let Ok(message) = serde_json::from_slice::<Incoming>(body) {
+        return Ok(message);
     }
     if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(body) {
-        return Some((PARSE_ERROR, format!("Parse error: {e}"), Id::Null));
+        return Err((PARSE_ERROR, format!("Parse error: {e}"), Id::Null));
     }
     /// The `id` of an object, when it has a usable one.
     #[derive(Deserialize)]
@@ -235,11 +261,7 @@ fn check(body: &[u8]) -> Option<(i64, String, Id)> {
     // Answering with the request's id (when it has one) lets the client fail that request
     // instead of waiting for it forever; JSON-RPC says `null` when no id can be told.
     let id = serde_json::from_slice::<WithId>(body).ok().and_then(|w| w.id).unwrap_or(Id::Null);
-    Some((
-        INVALID_REQUEST,
-        "Invalid Request: not a JSON-RPC 2.0 request, notification or response".to_owned(),
-        id,
-    ))
+    Err((INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 request, notification or response".to_owned(), id))
 }
 
 /// livenote's own requests with the parameters clients send for "none": `livenote/listNotes`
@@ -298,94 +320,146 @@ async fn write_error<W: AsyncWrite + Unpin>(
     write_frame(out, reply.to_string().as_bytes()).await
 }
 
-/// Read the client's frames from `input`; forward well-formed ones to `server`, answer the rest.
-/// Ends at the end of `input`, or when the server or the output goes away.
-async fn filter<I, S, W>(input: I, mut server: S, out: Arc<Mutex<W>>) -> io::Result<()>
+/// Read the client's frames from `input`; send well-formed messages on to `messages`, answer the
+/// rest. Ends at the end of `input`, or when nothing takes messages any more.
+async fn filter<I, W>(input: I, mut messages: mpsc::Sender<Incoming>, out: Arc<Mutex<W>>) -> io::Result<()>
 where
     I: AsyncRead + Unpin,
-    S: AsyncWrite + Unpin,
     W: AsyncWrite + Unpin,
 {
     let mut reader = FrameReader::new(BufReader::new(input));
     loop {
         match reader.next(MAX_MESSAGE_BYTES).await? {
-            Frame::End => break,
+            Frame::End => return Ok(()),
             Frame::Refused { code, message } => {
                 write_error(&out, code, &message, &Id::Null).await?;
             }
-            Frame::Body(body) => match check(&body) {
-                None => {
-                    let body = lenient_params(body);
-                    server.write_all(header(body.len()).as_bytes()).await?;
-                    server.write_all(&body).await?;
-                    server.flush().await?;
+            Frame::Body(body) => {
+                // The body is dropped as soon as it is parsed: a large note is not held twice.
+                let parsed = parse(&lenient_params(body));
+                match parsed {
+                    Ok(message) => {
+                        if messages.send(message).await.is_err() {
+                            return Ok(());
+                        }
+                    }
+                    Err((code, message, id)) => {
+                        tracing::warn!("answered a malformed message with {code}: {message}");
+                        write_error(&out, code, &message, &id).await?;
+                    }
                 }
-                Some((code, message, id)) => {
-                    tracing::warn!("answered a malformed message with {code}: {message}");
-                    write_error(&out, code, &message, &id).await?;
-                }
-            },
-        }
-    }
-    server.shutdown().await
-}
-
-/// Copy tower-lsp-server's output to `out`, one whole frame at a time.
-async fn copy_frames<R, W>(
-    from_server: R,
-    out: Arc<Mutex<W>>,
-    state: Arc<super::state::State>,
-) -> io::Result<()>
-where
-    R: AsyncRead + Unpin,
-    W: AsyncWrite + Unpin,
-{
-    let mut reader = FrameReader::new(BufReader::new(from_server));
-    loop {
-        // Our own server's frames: no cap beyond what fits in memory.
-        match reader.next(u64::MAX).await? {
-            Frame::End => return Ok(()),
-            Frame::Body(body) => match state.raw.splice(&body) {
-                Some(spliced) => write_frame(&out, &spliced).await?,
-                None => write_frame(&out, &body).await?,
-            },
-            Frame::Refused { message, .. } => {
-                tracing::error!("unexpected output from the language server: {message}");
             }
         }
     }
 }
 
-/// Serve LSP with `service` over `input`/`output` behind the filter. Returns once the client
-/// sent `exit` or closed `input`, after the server's last frames were written.
+/// Write one outgoing message (an answer, or a request or notification of ours) as a frame. An
+/// answer kept serialised (`raw_results`) takes its placeholder's place.
+async fn write_message<W, T>(out: &Mutex<W>, raw: &super::raw_results::RawResults, message: &T) -> io::Result<()>
+where
+    W: AsyncWrite + Unpin,
+    T: serde::Serialize,
+{
+    let body = serde_json::to_vec(message).map_err(io::Error::other)?;
+    match raw.splice(&body) {
+        Some(spliced) => write_frame(out, &spliced).await,
+        None => write_frame(out, &body).await,
+    }
+}
+
+/// Serve LSP with `service` over `input`/`output`, behind the filter. Returns once the client
+/// sent `exit` or closed `input`, after the answers in progress were written.
+///
+/// This is tower-lsp-server's own `Server::serve` (the same queue, concurrency and order),
+/// fed with the messages the filter parsed rather than through a second framing of its own:
+/// its reader would buffer every message again in a buffer that doubles and is never given
+/// back (2 MiB for the whole time after one 1 MB `didOpen`), and parse it a second time.
+/// Messages start in arrival order, each handler running to its first `.await` before the
+/// next message is read, so `didChange` edits apply in order.
 pub async fn serve<I, O>(
     input: I,
     output: O,
-    service: tower_lsp_server::LspService<super::Backend>,
+    mut service: tower_lsp_server::LspService<super::Backend>,
     socket: tower_lsp_server::ClientSocket,
 ) where
     I: AsyncRead + Unpin + Send + 'static,
     O: AsyncWrite + Unpin + Send + 'static,
 {
-    let (to_server, server_in) = tokio::io::duplex(PIPE_BYTES);
-    let (server_out, from_server) = tokio::io::duplex(PIPE_BYTES);
+    use futures::StreamExt;
+    use tower::Service;
+
     let out = Arc::new(Mutex::new(output));
-    let reading = tokio::spawn(filter(input, to_server, Arc::clone(&out)));
-    // Every frame goes through `copy_frames`, which puts answers kept in `State::raw` in their
-    // placeholders' place.
     let state = Arc::clone(&service.inner().state);
     state.raw.enable();
-    let writing = tokio::spawn(copy_frames(from_server, Arc::clone(&out), state));
-    // Handlers never wait on the client, so a modest level suffices; it bounds memory under a
-    // flood of requests while keeping slow requests from blocking cheap ones.
-    tower_lsp_server::Server::new(server_in, server_out, socket).concurrency_level(32).serve(service).await;
-    match tokio::time::timeout(DRAIN_TIMEOUT, writing).await {
-        Ok(Ok(Ok(()))) => {}
-        Ok(Ok(Err(e))) => tracing::debug!("writing to the client: {e}"),
-        Ok(Err(e)) => tracing::error!("the output task failed: {e}"),
-        Err(_) => tracing::warn!("the last replies did not reach the client within {DRAIN_TIMEOUT:?}"),
+    let (client_requests, mut client_responses) = socket.split();
+    let (client_requests, client_abort) = futures::stream::abortable(client_requests);
+    let (messages_tx, mut messages) = mpsc::channel::<Incoming>(0);
+    let (mut tasks_tx, tasks) = mpsc::channel::<Task>(MESSAGE_QUEUE);
+    // The reader may be blocked on the client's input after `exit`: it runs on its own and is
+    // not waited for.
+    let reading = tokio::spawn(filter(input, messages_tx, Arc::clone(&out)));
+
+    let answers = tasks.buffer_unordered(CONCURRENCY).filter_map(std::future::ready).for_each(|res| {
+        let (out, state) = (Arc::clone(&out), Arc::clone(&state));
+        async move {
+            if let Err(e) = write_message(&out, &state.raw, &res).await {
+                tracing::debug!("writing an answer to the client: {e}");
+            }
+        }
+    });
+    let ours = client_requests.for_each(|req| {
+        let (out, state) = (Arc::clone(&out), Arc::clone(&state));
+        async move {
+            if let Err(e) = write_message(&out, &state.raw, &req).await {
+                tracing::debug!("writing to the client: {e}");
+            }
+        }
+    });
+    let dispatch = async {
+        while let Some(message) = messages.next().await {
+            match message {
+                Incoming::Request(req) => {
+                    if let Err(e) = std::future::poll_fn(|cx| service.poll_ready(cx)).await {
+                        tracing::error!("the language server stopped taking requests: {e}");
+                        break;
+                    }
+                    let will_exit = req.method() == "exit";
+                    let fut = service.call(req);
+                    let task = async move {
+                        fut.await.unwrap_or_else(|e| {
+                            tracing::error!("a request failed in the server: {e}");
+                            None
+                        })
+                    };
+                    if tasks_tx.send(Box::pin(task)).await.is_err() || will_exit {
+                        break;
+                    }
+                }
+                Incoming::Response(res) => {
+                    if let Err(e) = client_responses.send(res).await {
+                        tracing::error!("an answer of the client found no request waiting: {e}");
+                        break;
+                    }
+                }
+            }
+        }
+        tasks_tx.disconnect();
+        client_abort.abort();
+    };
+    let draining = async {
+        futures::join!(answers, ours);
+    };
+    tokio::pin!(draining);
+    tokio::select! {
+        // Cannot end first (it ends once reading did), but it runs meanwhile.
+        () = &mut draining => {}
+        () = dispatch => {
+            // The answers in progress get a bounded time to reach the client.
+            if tokio::time::timeout(DRAIN_TIMEOUT, &mut draining).await.is_err() {
+                tracing::warn!("the last replies did not reach the client within {DRAIN_TIMEOUT:?}");
+            }
+        }
     }
-    // The reader may be blocked on the client's stdin; it is not waited for.
     reading.abort();
 }
 
@@ -504,7 +578,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":2,"error":{"code":-1,"message":"no"}}"#,
         ];
         for body in ok {
-            assert_eq!(check(body.as_bytes()), None, "{body}");
+            assert!(parse(body.as_bytes()).is_ok(), "{body}");
         }
         let bad = [
             ("{bad}", PARSE_ERROR, Id::Null),
@@ -517,24 +591,31 @@ mod tests {
             (r#"{"id":[1],"method":"x"}"#, INVALID_REQUEST, Id::Null),
         ];
         for (body, want, id) in bad {
-            let got = check(body.as_bytes());
+            let got = parse(body.as_bytes()).err();
             assert_eq!(got.as_ref().map(|g| (g.0, &g.2)), Some((want, &id)), "{body}: {got:?}");
         }
-        assert_eq!(check(b"\"\xff\"").map(|g| g.0), Some(PARSE_ERROR));
+        assert_eq!(parse(b"\"\xff\"").err().map(|g| g.0), Some(PARSE_ERROR));
     }
 
     #[tokio::test]
-    async fn filter_answers_garbage_and_forwards_the_rest_whole() {
+    async fn filter_answers_garbage_and_passes_the_rest_on_parsed() {
+        use futures::StreamExt;
         let input = b"Content-Length: 5\r\n\r\n{bad}Content-Length: 4\r\n\r\nnull\
-Content-Length: 40\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"initialized\"}"
+Content-Length: 40\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"initialized\"}\
+Content-Length: 38\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":null}"
             .to_vec();
-        let (server_side, mut server_read) = tokio::io::duplex(1024);
+        let (tx, rx) = mpsc::channel(8);
         let out = Arc::new(Mutex::new(Vec::<u8>::new()));
-        let r = filter(&input[..], server_side, Arc::clone(&out)).await;
+        let r = filter(&input[..], tx, Arc::clone(&out)).await;
         assert!(r.is_ok(), "{r:?}");
-        let mut forwarded = String::new();
-        let _ = server_read.read_to_string(&mut forwarded).await;
-        assert_eq!(forwarded, "Content-Length: 40\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"initialized\"}");
+        let passed: Vec<String> = rx
+            .map(|m| match m {
+                Incoming::Request(r) => format!("request {}", r.method()),
+                Incoming::Response(r) => format!("response {:?}", r.into_parts().0),
+            })
+            .collect()
+            .await;
+        assert_eq!(passed, vec!["request initialized".to_owned(), "response Number(7)".to_owned()]);
         let replies = String::from_utf8_lossy(&out.lock().await).into_owned();
         let bodies: Vec<Value> = replies
             .split("Content-Length: ")
@@ -544,5 +625,14 @@ Content-Length: 40\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"initialized\"}"
         let codes: Vec<(Value, Value)> =
             bodies.iter().map(|b| (b["error"]["code"].clone(), b["id"].clone())).collect();
         assert_eq!(codes, vec![(json!(PARSE_ERROR), Value::Null), (json!(INVALID_REQUEST), Value::Null)]);
+    }
+
+    #[tokio::test]
+    async fn a_body_is_held_at_its_announced_size() {
+        let text = "x".repeat(PIPE_BYTES * 3 + 17);
+        let input = format!("Content-Length: {}\r\n\r\n{text}", text.len());
+        let mut reader = FrameReader::new(BufReader::new(input.as_bytes()));
+        let Ok(Frame::Body(body)) = reader.next(u64::MAX).await else { panic!("no body") };
+        assert_eq!((body.len(), body.capacity()), (text.len(), text.len()));
     }
 }

@@ -29,7 +29,7 @@ pub fn did_open(client: &Client, state: &Arc<State>, params: DidOpenTextDocument
         adopt_root(client, state, &doc.uri);
     }
     state.client_uris().document(&doc.uri);
-    state.docs().insert(doc.uri.clone(), Document::new(&doc.text, doc.version));
+    state.docs().insert(doc.uri.clone(), Document::new(doc.text, doc.version));
     state.doc_changed();
     state.mark_dirty(doc.uri);
 }
@@ -40,7 +40,7 @@ pub fn did_change(state: &State, params: DidChangeTextDocumentParams) {
     {
         let mut docs = state.docs();
         let Some(doc) = docs.get_mut(&uri) else { return };
-        doc.apply(&params.content_changes, params.text_document.version, enc);
+        doc.apply(params.content_changes, params.text_document.version, enc);
     }
     state.doc_changed();
     state.mark_dirty(uri);

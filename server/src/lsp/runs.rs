@@ -48,7 +48,7 @@ impl Editor for LspEditor {
         let uri = state.uri_for(path)?;
         let docs = state.docs();
         let d = docs.get(&uri)?;
-        Some((d.text(), d.version))
+        Some((d.text().to_owned(), d.version))
     }
 
     fn send_edit<'a>(

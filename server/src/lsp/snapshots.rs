@@ -184,7 +184,7 @@ pub(super) fn rel_path(idx: &crate::workspace::index::Index, path: &Path) -> Str
 /// The note's current text and version: the open document, else the file on disk.
 pub(super) fn current_text(state: &State, uri: &Uri) -> Result<(String, Option<i32>)> {
     if let Some(d) = state.docs().get(uri) {
-        return Ok((d.text(), Some(d.version)));
+        return Ok((d.text().to_owned(), Some(d.version)));
     }
     let path = uri.file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?;
     let text =

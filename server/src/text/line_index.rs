@@ -33,6 +33,24 @@ impl LineIndex {
         LineIndex { starts, len: text.len() }
     }
 
+    /// The index of the text after `range` of it was replaced by `inserted`: the lines in the
+    /// range go, those of `inserted` come, those after move. What an editor's keystroke costs
+    /// in a large note is this, not a scan of the whole text. `range` is clamped to the text.
+    pub fn splice(&mut self, range: std::ops::Range<usize>, inserted: &str) {
+        let end = range.end.min(self.len);
+        let start = range.start.min(end);
+        // A line starts after each `\n`: those that were inside the range are gone.
+        let first = self.starts.partition_point(|&s| s <= start);
+        let after = self.starts.partition_point(|&s| s <= end);
+        let new_len = self.len - (end - start) + inserted.len();
+        let new = memchr::memchr_iter(b'\n', inserted.as_bytes()).map(|i| start + i + 1);
+        let moved: Vec<usize> = self.starts[after..].iter().map(|&s| s - end + start + inserted.len()).collect();
+        self.starts.truncate(first);
+        self.starts.extend(new);
+        self.starts.extend(moved);
+        self.len = new_len;
+    }
+
     pub fn line_count(&self) -> usize {
         self.starts.len()
     }
@@ -128,6 +146,27 @@ fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Edits spliced one after another index the text as a fresh scan of the result does.
+        #[test]
+        fn spliced_edits_index_the_text_as_a_scan_does(
+            text in "[a\n\r\u{e9}]{0,40}",
+            edits in proptest::collection::vec((0usize..50, 0usize..50, "[b\n\r\u{e9}]{0,6}"), 0..12),
+        ) {
+            let mut text = text;
+            let mut index = LineIndex::new(&text);
+            for (a, b, inserted) in edits {
+                let (a, b) = (floor_char_boundary(&text, a.min(text.len())), floor_char_boundary(&text, b.min(text.len())));
+                let (start, end) = (a.min(b), a.max(b));
+                text.replace_range(start..end, &inserted);
+                index.splice(start..end, &inserted);
+                let fresh = LineIndex::new(&text);
+                proptest::prop_assert_eq!(&index.starts, &fresh.starts);
+                proptest::prop_assert_eq!(index.len, fresh.len);
+            }
+        }
+    }
 
     #[test]
     fn positions_in_every_encoding() {

@@ -135,10 +135,10 @@ impl TestClient {
             mcp_tools: Some(Arc::new(livenote::mcp::cache::ToolCache::in_dir(&root.path().join(".data")))),
             user_dir: Some(root.path().join(".config")),
         };
-        let (service, socket) = livenote::lsp::service(opts);
         let (client_end, server_end) = tokio::io::duplex(1 << 20);
         let (server_read, server_write) = tokio::io::split(server_end);
-        tokio::spawn(tower_lsp_server::Server::new(server_read, server_write, socket).serve(service));
+        // The transport `livenote lsp` serves stdio with (framing, raw answers), over a pipe.
+        tokio::spawn(livenote::lsp::serve(server_read, server_write, opts, None));
         let (client_read, client_write) = tokio::io::split(client_end);
         let writer = Arc::new(tokio::sync::Mutex::new(client_write));
         let shared = Arc::new(Mutex::new(Shared::default()));
