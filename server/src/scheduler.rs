@@ -131,6 +131,11 @@ pub struct Memory {
     /// Each note's state as the last pass saw it, to log its changes (not every pass); `None`
     /// until the first pass with runs allowed, which records without logging.
     states: Option<HashMap<PathBuf, NoteState>>,
+    /// Each note's `lastRunId` as the last pass saw it: a new one that this machine did not
+    /// make is another machine's run ([`Scheduler::foreign_run`]).
+    run_ids: HashMap<PathBuf, Option<String>>,
+    /// Another machine's run was said (once per scheduler: once per folder and process).
+    said_foreign: bool,
 }
 
 /// What a log line says of a note's state: [`status::status`] without what the run lines say
@@ -238,6 +243,8 @@ impl Scheduler {
         }
         let now = self.engine.clock.now();
         let notes = self.source.live_notes();
+        // `[scheduler] host` names another machine: notes here run only by failover.
+        let elsewhere = self.engine.scheduled_on();
         let mut before = memory.states.take();
         let mut states = HashMap::with_capacity(notes.len());
         for (path, entry) in notes {
@@ -250,11 +257,19 @@ impl Scheduler {
                 }
             }
             states.insert(path.clone(), state);
+            if elsewhere.is_none() && !memory.said_foreign {
+                self.foreign_run(&path, live, memory);
+            }
             if live.has_errors
                 || !live.active
                 || self.engine.registry.is_running(&path)
                 || self.is_queued(&path)
+                || is_conflict_copy(&path)
             {
+                continue;
+            }
+            if elsewhere.is_some() {
+                self.failover(path, live, memory, &mut pass);
                 continue;
             }
             let upcoming = entry.schedule.upcoming(live, now, &self.engine.zone);
@@ -275,57 +290,7 @@ impl Scheduler {
                     if !self.due_as_it_reads(&path, now, memory, &mut pass) {
                         continue;
                     }
-                    let kind = TriggerKind::from(trigger);
-                    let rel = self.engine.rel(&path);
-                    tracing::info!("fire {rel} ({})", kind.as_str());
-                    memory.recently.insert(path.clone(), Instant::now());
-                    pass.fired.push((path.clone(), kind.as_str()));
-                    self.set_queued(&path, true);
-                    let me = self.clone();
-                    tokio::spawn(async move {
-                        let limit = || me.max_concurrent_runs();
-                        let slot = me.slots.acquire(&limit).await;
-                        // Registered before it leaves the queue, so that it is never seen as
-                        // neither waiting nor running (`is_idle`).
-                        let token = me.engine.registry.start(&path);
-                        me.set_queued(&path, false);
-                        // A manual run that started while this one waited has the note.
-                        let Some(token) = token else {
-                            tracing::debug!("not running {rel}: a run of it started while it waited");
-                            me.wake.notify_one();
-                            return;
-                        };
-                        let spec = RunSpec { path: path.clone(), trigger: kind, context: None };
-                        let outcome = me.engine.run_registered(spec, token, &mut |_| {}).await;
-                        drop(slot);
-                        // Only a run that reached the file: one left in an unsaved buffer
-                        // keeps the file due, which the index will not stop saying.
-                        if !matches!(outcome, Outcome::Skipped(_))
-                            && let Ok(text) = me.engine.io.read(&path)
-                            && std::fs::read_to_string(&path).is_ok_and(|disk| disk == text)
-                        {
-                            me.landed().insert(path.clone(), text_hash(&text));
-                        }
-                        match &outcome {
-                            Outcome::Skipped(reason) => {
-                                tracing::info!(
-                                    "skip {rel} ({reason}; not tried again until the note changes, or for a minute)"
-                                );
-                                me.remember_skip(&path);
-                            }
-                            Outcome::Failed { .. } | Outcome::Stopped { .. } => {
-                                let retry = me.retry_text(&path);
-                                log_outcome_retrying(
-                                    &rel,
-                                    &outcome,
-                                    &|id| me.engine.last_run(id),
-                                    Some(&retry),
-                                );
-                            }
-                            Outcome::Done { .. } => log_outcome(&rel, &outcome, &|id| me.engine.last_run(id)),
-                        }
-                        me.wake.notify_one();
-                    });
+                    self.fire(path, TriggerKind::from(trigger), memory, &mut pass);
                 }
                 Some(_) => {}
                 None => {
@@ -339,6 +304,121 @@ impl Scheduler {
         }
         memory.states = Some(states);
         pass
+    }
+
+    /// Fire one note: counted as fired, queued for a run slot, run, its outcome logged.
+    fn fire(self: &Arc<Self>, path: PathBuf, kind: TriggerKind, memory: &mut Memory, pass: &mut Pass) {
+        let rel = self.engine.rel(&path);
+        tracing::info!("fire {rel} ({})", kind.as_str());
+        memory.recently.insert(path.clone(), Instant::now());
+        pass.fired.push((path.clone(), kind.as_str()));
+        self.set_queued(&path, true);
+            let me = self.clone();
+            tokio::spawn(async move {
+                let limit = || me.max_concurrent_runs();
+                let slot = me.slots.acquire(&limit).await;
+                // Registered before it leaves the queue, so that it is never seen as
+                // neither waiting nor running (`is_idle`).
+                let token = me.engine.registry.start(&path);
+                me.set_queued(&path, false);
+                // A manual run that started while this one waited has the note.
+                let Some(token) = token else {
+                    tracing::debug!("not running {rel}: a run of it started while it waited");
+                    me.wake.notify_one();
+                    return;
+                };
+                let spec = RunSpec { path: path.clone(), trigger: kind, context: None };
+                let outcome = me.engine.run_registered(spec, token, &mut |_| {}).await;
+                drop(slot);
+                // Only a run that reached the file: one left in an unsaved buffer
+                // keeps the file due, which the index will not stop saying.
+                if !matches!(outcome, Outcome::Skipped(_))
+                    && let Ok(text) = me.engine.io.read(&path)
+                    && std::fs::read_to_string(&path).is_ok_and(|disk| disk == text)
+                {
+                    me.landed().insert(path.clone(), text_hash(&text));
+                }
+                match &outcome {
+                    Outcome::Skipped(reason) => {
+                        tracing::info!(
+                            "skip {rel} ({reason}; not tried again until the note changes, or for a minute)"
+                        );
+                        me.remember_skip(&path);
+                    }
+                    Outcome::Failed { .. } | Outcome::Stopped { .. } => {
+                        let retry = me.retry_text(&path);
+                        log_outcome_retrying(
+                            &rel,
+                            &outcome,
+                            &|id| me.engine.last_run(id),
+                            Some(&retry),
+                        );
+                    }
+                    Outcome::Done { .. } => log_outcome(&rel, &outcome, &|id| me.engine.last_run(id)),
+                }
+                me.wake.notify_one();
+            });
+    }
+
+    /// Without `[scheduler] host`: a `lastRunId` new since the last pass that this machine did
+    /// not make means another machine runs the folder too (a synced folder open on two
+    /// devices fires every note twice). Said once, in the log and to the editor.
+    fn foreign_run(&self, path: &Path, live: &note::model::Live, memory: &mut Memory) {
+        // Its own run in progress writes the id before its transcript: looked at once it ends.
+        if self.engine.registry.is_running(path) || self.engine.store.is_locked(&self.engine.rel(path)) {
+            return;
+        }
+        let id = live.last_run_id.clone();
+        let before = memory.run_ids.insert(path.to_path_buf(), id.clone());
+        let (Some(before), Some(id)) = (before, id) else { return };
+        if before.as_ref() == Some(&id) || self.engine.made_here(&id) {
+            return;
+        }
+        memory.said_foreign = true;
+        let rel = self.engine.rel(path);
+        let attempt = live.last_attempt_at.map(crate::runs::timestamp).unwrap_or_else(|| "?".to_owned());
+        let message = format!(
+            "another machine runs {}: {rel} got run {id} (at {attempt}) that this machine ({}) did not make, so notes may run twice; name the one machine that runs them with `[scheduler] host = \"NAME\"` in .livenote.toml",
+            self.engine.root.display(),
+            self.engine.machine()
+        );
+        tracing::warn!("{message}");
+        if let Some(o) = self.engine.observer.read().ok().and_then(|o| o.clone()) {
+            o.notice(&message);
+        }
+    }
+
+    /// A note of a folder whose host is another machine: fired only as a failover (it waited
+    /// `failover_after` with no attempt from any machine), else left to the host; the pass
+    /// wakes when the wait would end.
+    fn failover(self: &Arc<Self>, path: PathBuf, live: &note::model::Live, memory: &mut Memory, pass: &mut Pass) {
+        let now = self.engine.clock.now();
+        let Some(after) = self.engine.failover_after() else { return };
+        let Some(since) = status::failover_due(live, chrono::TimeDelta::zero(), now, &self.engine.zone) else {
+            return;
+        };
+        let owed = since + after;
+        if owed > now {
+            pass.next = Some(pass.next.map_or(owed, |p| p.min(owed)));
+            return;
+        }
+        if memory.recently.contains_key(&path) || self.engine.untrusted_nested_folder(&path).is_some() {
+            return;
+        }
+        if let Some(until) = self.still_skipped(&path, now) {
+            pass.next = Some(pass.next.map_or(until, |p| p.min(until)));
+            return;
+        }
+        // The text the run would edit, as for any fire: an unsaved buffer may have run it.
+        let served = self.engine.io.read(&path).ok().is_none_or(|text| {
+            let analysis = note::analyze(&text, &self.engine.schedule_options());
+            analysis.live.as_ref().is_none_or(|l| status::failover_due(l, after, now, &self.engine.zone).is_none())
+        });
+        if served {
+            return;
+        }
+        let kind = if live.cron.is_some() { TriggerKind::Cron } else { TriggerKind::Window };
+        self.fire(path, kind, memory, pass);
     }
 
     fn landed(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, u64>> {
@@ -462,6 +542,12 @@ impl Scheduler {
         }
         false
     }
+}
+
+/// A sync tool's conflict copy of a note: never fired (`note::conflict`), however due its
+/// copied block says it is; the editor and `check` say what it is.
+pub fn is_conflict_copy(path: &Path) -> bool {
+    path.file_name().and_then(|n| n.to_str()).and_then(note::conflict::conflict_copy).is_some()
 }
 
 /// One log line per outcome, the note path second; a run that counted what it did (a model

@@ -71,6 +71,8 @@ pub struct Facts {
     pub ignored_config: Option<&'static str>,
     /// The root's `[scheduler] max_backoff`, so the retry shown is the scheduler's.
     max_backoff: chrono::TimeDelta,
+    /// `[scheduler] host` when it names another machine than this one.
+    scheduled_on: Option<&'static str>,
 }
 
 impl Facts {
@@ -81,7 +83,12 @@ impl Facts {
         let ignored_config = (!trusted && root.join(trust::CONFIG_FILE).exists())
             .then(|| trust.as_ref().map_or("no trust store", |t| t.reason()));
         // The configuration as a run from here loads it (the folder's file only when trusted).
-        let max_backoff = crate::config::Config::load(Some(root), None).0.scheduler.backoff_cap();
+        let config = crate::config::Config::load(Some(root), None).0;
+        let max_backoff = config.scheduler.backoff_cap();
+        let me = crate::machine::name(&crate::config::ProcessEnv, &config.machine);
+        let scheduled_on = crate::schedule::host::Placement::of(config.scheduler.host.as_deref(), &me)
+            .elsewhere()
+            .map(crate::machine::interned);
         Facts {
             root: root.to_path_buf(),
             shown_from: root.to_path_buf(),
@@ -90,6 +97,7 @@ impl Facts {
             trusted,
             ignored_config,
             max_backoff,
+            scheduled_on,
         }
     }
 
@@ -122,6 +130,7 @@ impl Facts {
         let facts = status::RunFacts {
             running: self.store.is_locked(&key),
             trusted: Some(trusted),
+            scheduled_on: self.scheduled_on,
             ..Default::default()
         };
         let title = workspace::index::note_title(analysis.title, heading, file);
@@ -271,6 +280,8 @@ pub fn check<Tz: chrono::TimeZone>(
         }
         let timed = note::expiry::diagnostics(&text, analysis.live.as_ref(), at, tz);
         analysis.diagnostics.extend(timed);
+        let name = canonical.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        analysis.diagnostics.extend(note::conflict::diagnostics(&name, analysis.live.as_ref()));
         if let Some(rel) =
             rel.as_ref().filter(|rel| crate::skills::is_skill_file(&known.skill_dirs, rel.as_str()))
         {

@@ -84,6 +84,10 @@ fn table(
         if let Some(error) = &i.last_run_error {
             writeln!(out, "    error: {}", terminal(&crate::text::short::one_line(error, ERROR_CHARS)))?;
         }
+        // `[scheduler] host` names another machine: the times above are when it fires there.
+        if let Some(host) = &i.scheduled_on {
+            writeln!(out, "    scheduled on {}: runs here only by hand", terminal(host))?;
+        }
     }
     if items.is_empty() {
         writeln!(out, "(no live notes)")?;

@@ -512,7 +512,7 @@ fn live_key_summary() {
         "#]],
     );
     check_with(
-        RunFacts { running: true, trusted: Some(true), scheduling_off: false, undoable: false },
+        RunFacts { running: true, trusted: Some(true), scheduling_off: false, undoable: false, scheduled_on: None },
         full,
         expect![[r#"
             live
@@ -532,7 +532,7 @@ fn live_key_summary() {
         "#]],
     );
     check_with(
-        RunFacts { running: false, trusted: Some(false), scheduling_off: false, undoable: false },
+        RunFacts { running: false, trusted: Some(false), scheduling_off: false, undoable: false, scheduled_on: None },
         full,
         expect![[r#"
             live

@@ -58,7 +58,7 @@ mod tests {
     use crate::status::RunFacts;
 
     const FACTS: RunFacts =
-        RunFacts { running: false, trusted: Some(true), scheduling_off: false, undoable: false };
+        RunFacts { running: false, trusted: Some(true), scheduling_off: false, undoable: false, scheduled_on: None };
 
     #[test]
     fn the_action_needs_a_live_note_with_memory() {
