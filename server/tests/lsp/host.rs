@@ -80,11 +80,11 @@ async fn a_note_scheduled_on_another_machine_says_so_everywhere_and_does_not_fir
     c.shutdown().await;
     assert!(!on_disk.contains("lastRunId"), "fired on a machine that is not the host:\n{on_disk}");
     expect![[r#"
-        hints: every hour · due now | scheduled on nas-of-issue-23
+        hints: scheduled on nas-of-issue-23 | every hour · due now
         lenses: ● Live · never run · due now · scheduled on nas-of-issue-23 | Run now | Pause
         listNotes: "nas-of-issue-23"
         livenote list: "nas-of-issue-23"
-        n.md  live       cron    2026-11-23T10:00:00+00:00  never
+        n.md  live       cron    2026-11-23T09:00:30+00:00  never
             scheduled on nas-of-issue-23: runs here only by hand"#]]
     .assert_eq(&format!(
         "hints: {}\nlenses: {}\nlistNotes: {list_on}\nlivenote list: {}\n{table}",
