@@ -1,43 +1,50 @@
 //! Issue 23 §1: a folder whose `[scheduler] host` names another machine. Every surface says
 //! where the note runs ("scheduled on NAME": the `live:` line's hint, the status lens,
 //! `livenote/listNotes` and `livenote list`), *Run now* is still offered, and the language
-//! server's scheduler does not fire the note although it is due.
+//! server's scheduler does not fire the note when it comes due (the same folder without
+//! `host` does: the control).
 
+use std::path::Path;
 use std::process::Command;
 
-use chrono::{DateTime, Utc};
 use expect_test::expect;
 use serde_json::{Value, json};
 
-use super::harness::TestClient;
+use super::harness::{self, TestClient};
 use super::utf16_caps;
 
 /// No machine is called this (the test process's name comes from the system).
 const ELSEWHERE: &str = "nas-of-issue-23";
 
-fn at(s: &str) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(s).map(|t| t.with_timezone(&Utc)).unwrap_or_else(|e| panic!("{s}: {e}"))
+/// Hourly, ran at 09:02 (Chicago): not due before 10:00.
+const HOURLY: &str = "---\nlive:\n  objective: the time\n  triggers:\n    cronExpr: \"0 * * * *\"\n  lastAttemptAt: \"2026-11-23T15:01:59.000Z\"\n  lastRunAt: \"2026-11-23T15:02:00.000Z\"\n---\n# Time\n\n9:02\n";
+
+fn settings() -> Value {
+    json!({
+        "scheduler": {"enabled": true},
+        "agent": {"provider": "echo"},
+        "providers": {"echo": {"kind": "command", "command": ["sh", "-c", "echo ran"]}},
+    })
 }
 
-#[tokio::test]
-async fn a_note_scheduled_on_another_machine_says_so_everywhere_and_does_not_fire_here() {
-    // Never run: due now wherever it is scheduled.
-    let text = "---\nlive:\n  objective: the time\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n# Time\n";
+fn runs_started(root: &Path) -> usize {
+    std::fs::read_dir(root.join(".livenote/runs")).map(|d| d.count()).unwrap_or(0)
+}
+
+/// What the surfaces show at 09:07 with `config` as the folder's `.livenote.toml`, and how many
+/// runs started within a second of 10:00:30, when the note comes due.
+async fn shown(config: &str) -> (String, usize) {
     let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let config = format!(
-        "[agent]\nprovider = \"p\"\n[providers.p]\nkind = \"command\"\ncommand = [\"echo\", \"ran\"]\n[scheduler]\nhost = \"{ELSEWHERE}\"\n"
-    );
     std::fs::write(root.path().join(".livenote.toml"), config).unwrap_or_else(|e| panic!("{e}"));
     let root_path = root.path().to_path_buf();
-    let mut c = TestClient::start_in(root, &[("n.md", text)], utf16_caps(), Value::Null, true).await;
-    c.clock.set(at("2026-11-23T09:00:30Z"));
-    let uri = c.open("n.md", text).await;
+    let mut c = TestClient::start_in(root, &[("n.md", HOURLY)], utf16_caps(), settings(), true).await;
+    let uri = c.open("n.md", HOURLY).await;
     c.diagnostics(&uri, 1).await;
     let hints = c
         .request(
             "textDocument/inlayHint",
             json!({"textDocument": {"uri": uri},
-                   "range": {"start": {"line": 0, "character": 0}, "end": {"line": 8, "character": 0}}}),
+                   "range": {"start": {"line": 0, "character": 0}, "end": {"line": 12, "character": 0}}}),
         )
         .await;
     let hints: Vec<&str> =
@@ -57,10 +64,9 @@ async fn a_note_scheduled_on_another_machine_says_so_everywhere_and_does_not_fir
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    let list_on = list["result"][0]["scheduledOn"].clone();
     let cli = |format: &str| {
         let out = Command::new(env!("CARGO_BIN_EXE_livenote"))
-            .args(["list", "--format", format, "--at", "2026-11-23T09:00:30Z"])
+            .args(["list", "--format", format, "--at", "2026-11-23T15:07:00Z"])
             .current_dir(&root_path)
             .env("LIVENOTE_DATA_DIR", root_path.join(".data"))
             .env("LIVENOTE_CONFIG_DIR", root_path.join(".data"))
@@ -72,24 +78,41 @@ async fn a_note_scheduled_on_another_machine_says_so_everywhere_and_does_not_fir
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let json: Value = serde_json::from_str(&cli("json")).unwrap_or_else(|e| panic!("{e}"));
-    let text_list = cli("text");
-    let table = text_list.lines().skip(1).collect::<Vec<_>>().join("\n");
-    // Due, trusted, scheduling on: a scheduler that ignored the host would have run it by now.
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    let on_disk = std::fs::read_to_string(root_path.join("n.md")).unwrap_or_default();
+    let table = cli("text").lines().skip(1).collect::<Vec<_>>().join("\n");
+    // 10:00:30 in Chicago: the 10:00 occurrence is due.
+    c.clock.set(harness::now() + chrono::TimeDelta::minutes(53) + chrono::TimeDelta::seconds(30));
+    for _ in 0..50 {
+        if runs_started(&root_path) > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let runs = runs_started(&root_path);
     c.shutdown().await;
-    assert!(!on_disk.contains("lastRunId"), "fired on a machine that is not the host:\n{on_disk}");
-    expect![[r#"
-        hints: scheduled on nas-of-issue-23 | every hour · due now
-        lenses: ● Live · never run · due now · scheduled on nas-of-issue-23 | Run now | Pause
-        listNotes: "nas-of-issue-23"
-        livenote list: "nas-of-issue-23"
-        n.md  live       cron    2026-11-23T09:00:30+00:00  never
-            scheduled on nas-of-issue-23: runs here only by hand"#]]
-    .assert_eq(&format!(
-        "hints: {}\nlenses: {}\nlistNotes: {list_on}\nlivenote list: {}\n{table}",
+    let said = format!(
+        "hints: {}\nlenses: {}\nlistNotes: {}\nlivenote list: {}\n{table}",
         hints.join(" | "),
         lenses.join(" | "),
+        list["result"][0]["scheduledOn"],
         json[0]["scheduledOn"]
-    ));
+    );
+    (said, runs)
+}
+
+#[tokio::test]
+async fn a_note_scheduled_on_another_machine_says_so_everywhere_and_does_not_fire_here() {
+    let (said, runs) = shown(&format!("[scheduler]\nhost = \"{ELSEWHERE}\"\n")).await;
+    assert_eq!(runs, 0, "fired on a machine that is not the host");
+    expect![[r#"
+        hints: scheduled on nas-of-issue-23 | every hour · next 10:00 | 5 min ago
+        lenses: ● Live · updated 5 min ago · next 10:00 · scheduled on nas-of-issue-23 | Run now | Pause
+        listNotes: "nas-of-issue-23"
+        livenote list: "nas-of-issue-23"
+        n.md  live       -       2026-11-23T16:00:00+00:00  2026-11-23T15:02:00+00:00
+            scheduled on nas-of-issue-23: runs here only by hand"#]]
+    .assert_eq(&said);
+    // The control: the same folder without a host fires here.
+    let (said, runs) = shown("").await;
+    assert_eq!(runs, 1, "{said}");
+    assert!(!said.contains("scheduled on"), "{said}");
 }
