@@ -313,51 +313,46 @@ impl Scheduler {
         memory.recently.insert(path.clone(), Instant::now());
         pass.fired.push((path.clone(), kind.as_str()));
         self.set_queued(&path, true);
-            let me = self.clone();
-            tokio::spawn(async move {
-                let limit = || me.max_concurrent_runs();
-                let slot = me.slots.acquire(&limit).await;
-                // Registered before it leaves the queue, so that it is never seen as
-                // neither waiting nor running (`is_idle`).
-                let token = me.engine.registry.start(&path);
-                me.set_queued(&path, false);
-                // A manual run that started while this one waited has the note.
-                let Some(token) = token else {
-                    tracing::debug!("not running {rel}: a run of it started while it waited");
-                    me.wake.notify_one();
-                    return;
-                };
-                let spec = RunSpec { path: path.clone(), trigger: kind, context: None };
-                let outcome = me.engine.run_registered(spec, token, &mut |_| {}).await;
-                drop(slot);
-                // Only a run that reached the file: one left in an unsaved buffer
-                // keeps the file due, which the index will not stop saying.
-                if !matches!(outcome, Outcome::Skipped(_))
-                    && let Ok(text) = me.engine.io.read(&path)
-                    && std::fs::read_to_string(&path).is_ok_and(|disk| disk == text)
-                {
-                    me.landed().insert(path.clone(), text_hash(&text));
-                }
-                match &outcome {
-                    Outcome::Skipped(reason) => {
-                        tracing::info!(
-                            "skip {rel} ({reason}; not tried again until the note changes, or for a minute)"
-                        );
-                        me.remember_skip(&path);
-                    }
-                    Outcome::Failed { .. } | Outcome::Stopped { .. } => {
-                        let retry = me.retry_text(&path);
-                        log_outcome_retrying(
-                            &rel,
-                            &outcome,
-                            &|id| me.engine.last_run(id),
-                            Some(&retry),
-                        );
-                    }
-                    Outcome::Done { .. } => log_outcome(&rel, &outcome, &|id| me.engine.last_run(id)),
-                }
+        let me = self.clone();
+        tokio::spawn(async move {
+            let limit = || me.max_concurrent_runs();
+            let slot = me.slots.acquire(&limit).await;
+            // Registered before it leaves the queue, so that it is never seen as
+            // neither waiting nor running (`is_idle`).
+            let token = me.engine.registry.start(&path);
+            me.set_queued(&path, false);
+            // A manual run that started while this one waited has the note.
+            let Some(token) = token else {
+                tracing::debug!("not running {rel}: a run of it started while it waited");
                 me.wake.notify_one();
-            });
+                return;
+            };
+            let spec = RunSpec { path: path.clone(), trigger: kind, context: None };
+            let outcome = me.engine.run_registered(spec, token, &mut |_| {}).await;
+            drop(slot);
+            // Only a run that reached the file: one left in an unsaved buffer
+            // keeps the file due, which the index will not stop saying.
+            if !matches!(outcome, Outcome::Skipped(_))
+                && let Ok(text) = me.engine.io.read(&path)
+                && std::fs::read_to_string(&path).is_ok_and(|disk| disk == text)
+            {
+                me.landed().insert(path.clone(), text_hash(&text));
+            }
+            match &outcome {
+                Outcome::Skipped(reason) => {
+                    tracing::info!(
+                        "skip {rel} ({reason}; not tried again until the note changes, or for a minute)"
+                    );
+                    me.remember_skip(&path);
+                }
+                Outcome::Failed { .. } | Outcome::Stopped { .. } => {
+                    let retry = me.retry_text(&path);
+                    log_outcome_retrying(&rel, &outcome, &|id| me.engine.last_run(id), Some(&retry));
+                }
+                Outcome::Done { .. } => log_outcome(&rel, &outcome, &|id| me.engine.last_run(id)),
+            }
+            me.wake.notify_one();
+        });
     }
 
     /// Without `[scheduler] host`: a `lastRunId` new since the last pass that this machine did
@@ -391,10 +386,17 @@ impl Scheduler {
     /// A note of a folder whose host is another machine: fired only as a failover (it waited
     /// `failover_after` with no attempt from any machine), else left to the host; the pass
     /// wakes when the wait would end.
-    fn failover(self: &Arc<Self>, path: PathBuf, live: &note::model::Live, memory: &mut Memory, pass: &mut Pass) {
+    fn failover(
+        self: &Arc<Self>,
+        path: PathBuf,
+        live: &note::model::Live,
+        memory: &mut Memory,
+        pass: &mut Pass,
+    ) {
         let now = self.engine.clock.now();
         let Some(after) = self.engine.failover_after() else { return };
-        let Some(since) = status::failover_due(live, chrono::TimeDelta::zero(), now, &self.engine.zone) else {
+        let Some(since) = status::failover_due(live, chrono::TimeDelta::zero(), now, &self.engine.zone)
+        else {
             return;
         };
         let owed = since + after;
@@ -412,7 +414,10 @@ impl Scheduler {
         // The text the run would edit, as for any fire: an unsaved buffer may have run it.
         let served = self.engine.io.read(&path).ok().is_none_or(|text| {
             let analysis = note::analyze(&text, &self.engine.schedule_options());
-            analysis.live.as_ref().is_none_or(|l| status::failover_due(l, after, now, &self.engine.zone).is_none())
+            analysis
+                .live
+                .as_ref()
+                .is_none_or(|l| status::failover_due(l, after, now, &self.engine.zone).is_none())
         });
         if served {
             return;

@@ -147,8 +147,8 @@ fn with_a_host_one_device_runs_each_occurrence_and_the_other_takes_over_when_it_
     let log = laptop_watch.stop();
     assert!(log.iter().any(|l| l.contains("in place of nas")), "{log:#?}");
     let transcripts = common::files(&laptop.root.join(".livenote/runs"));
-    let transcript = std::fs::read_to_string(laptop.root.join(".livenote/runs").join(&transcripts[0]))
-        .unwrap_or_default();
+    let transcript =
+        std::fs::read_to_string(laptop.root.join(".livenote/runs").join(&transcripts[0])).unwrap_or_default();
     assert!(transcript.contains("\"kind\":\"failover\""), "{transcript}");
     assert!(transcript.contains("\"host\":\"laptop\""), "{transcript}");
     wait_until("the failover run synced", 20, || nas.note() == laptop.note());
@@ -177,6 +177,9 @@ fn without_a_host_a_device_that_sees_another_ones_run_says_so_once() {
     let log = laptop_watch.stop();
     let said: Vec<&String> = log.iter().filter(|l| l.contains("another machine runs")).collect();
     assert_eq!(said.len(), 1, "{log:#?}");
-    assert!(said[0].contains("[scheduler] host = \\\"NAME\\\"") || said[0].contains("[scheduler] host = \"NAME\""));
+    assert!(
+        said[0].contains("[scheduler] host = \\\"NAME\\\"")
+            || said[0].contains("[scheduler] host = \"NAME\"")
+    );
     assert_eq!(done_runs(&laptop.root), 0);
 }

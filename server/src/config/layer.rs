@@ -260,7 +260,8 @@ fn set_entries(entries: &[Entry]) -> impl Iterator<Item = &Entry> {
     entries.iter().filter(|e| !matches!(e.node.val, Val::Null))
 }
 
-const TOP_KEYS: &[&str] = &["agent", "providers", "scheduler", "history", "mcp", "memory", "skills", "machine"];
+const TOP_KEYS: &[&str] =
+    &["agent", "providers", "scheduler", "history", "mcp", "memory", "skills", "machine"];
 const AGENT_KEYS: &[&str] = &[
     "provider",
     "max_steps",

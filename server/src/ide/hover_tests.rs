@@ -512,7 +512,13 @@ fn live_key_summary() {
         "#]],
     );
     check_with(
-        RunFacts { running: true, trusted: Some(true), scheduling_off: false, undoable: false, scheduled_on: None },
+        RunFacts {
+            running: true,
+            trusted: Some(true),
+            scheduling_off: false,
+            undoable: false,
+            scheduled_on: None,
+        },
         full,
         expect![[r#"
             live
@@ -532,7 +538,13 @@ fn live_key_summary() {
         "#]],
     );
     check_with(
-        RunFacts { running: false, trusted: Some(false), scheduling_off: false, undoable: false, scheduled_on: None },
+        RunFacts {
+            running: false,
+            trusted: Some(false),
+            scheduling_off: false,
+            undoable: false,
+            scheduled_on: None,
+        },
         full,
         expect![[r#"
             live

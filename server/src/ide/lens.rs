@@ -134,7 +134,12 @@ fn status_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live, state: Status) -> Strin
             };
             parts.extend(when);
             // Another machine fires it (`[scheduler] host`); here it runs by hand.
-            parts.extend(ctx.facts.scheduled_on.filter(|_| !ctx.facts.scheduling_off).map(|h| format!("scheduled on {h}")));
+            parts.extend(
+                ctx.facts
+                    .scheduled_on
+                    .filter(|_| !ctx.facts.scheduling_off)
+                    .map(|h| format!("scheduled on {h}")),
+            );
             parts.join(" · ")
         }
     }
@@ -166,8 +171,13 @@ mod tests {
     use crate::status::RunFacts;
     use crate::text::{Encoding, LineIndex};
 
-    const TRUSTED: RunFacts =
-        RunFacts { running: false, trusted: Some(true), scheduling_off: false, undoable: false, scheduled_on: None };
+    const TRUSTED: RunFacts = RunFacts {
+        running: false,
+        trusted: Some(true),
+        scheduling_off: false,
+        undoable: false,
+        scheduled_on: None,
+    };
 
     /// Lenses as `line:col title [command args]`, 1-based, columns in characters.
     fn render(text: &str, lenses: &[Lens]) -> String {
@@ -277,7 +287,13 @@ live:
     #[test]
     fn scheduling_off_replaces_the_next_time() {
         check_with(
-            RunFacts { running: false, trusted: Some(true), scheduling_off: true, undoable: false, scheduled_on: None },
+            RunFacts {
+                running: false,
+                trusted: Some(true),
+                scheduling_off: true,
+                undoable: false,
+                scheduled_on: None,
+            },
             &hourly(RAN),
             expect![[r#"
                 3:1 ● Live · updated 5 min ago · scheduling off
@@ -302,7 +318,13 @@ live:
     #[test]
     fn running_offers_stop() {
         check_with(
-            RunFacts { running: true, trusted: Some(true), scheduling_off: false, undoable: false, scheduled_on: None },
+            RunFacts {
+                running: true,
+                trusted: Some(true),
+                scheduling_off: false,
+                undoable: false,
+                scheduled_on: None,
+            },
             &hourly(RAN),
             expect![[r#"
                 3:1 Updating…
@@ -329,7 +351,13 @@ live:
     #[test]
     fn untrusted_waits() {
         check_with(
-            RunFacts { running: false, trusted: Some(false), scheduling_off: false, undoable: false, scheduled_on: None },
+            RunFacts {
+                running: false,
+                trusted: Some(false),
+                scheduling_off: false,
+                undoable: false,
+                scheduled_on: None,
+            },
             &hourly(RAN),
             expect![[r#"
                 3:1 Waiting for trust [livenote.trustWorkspace]

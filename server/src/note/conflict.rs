@@ -93,8 +93,14 @@ mod tests {
             ("notes.sync-conflict-20261123-101502-ABCDEF7.md", Some(("Syncthing", "notes.md"))),
             ("a.b.sync-conflict-20261123-101502-7ZZ.md", Some(("Syncthing", "a.b.md"))),
             ("notes (conflicted copy).md", Some(("Dropbox, Nextcloud or ownCloud", "notes.md"))),
-            ("notes (Ann's conflicted copy 2026-11-23).md", Some(("Dropbox, Nextcloud or ownCloud", "notes.md"))),
-            ("notes (Conflicted copy 2026-11-23 101502).md", Some(("Dropbox, Nextcloud or ownCloud", "notes.md"))),
+            (
+                "notes (Ann's conflicted copy 2026-11-23).md",
+                Some(("Dropbox, Nextcloud or ownCloud", "notes.md")),
+            ),
+            (
+                "notes (Conflicted copy 2026-11-23 101502).md",
+                Some(("Dropbox, Nextcloud or ownCloud", "notes.md")),
+            ),
             ("notes (SFConflict ann@example.com 2026-11-23-10-15-02).md", Some(("Seafile", "notes.md"))),
         ];
         for (name, want) in cases {

@@ -496,9 +496,9 @@ impl Engine {
         if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
             return false;
         }
-        let first = std::fs::File::open(&path).ok().and_then(|f| {
-            BufReader::new(f.take(MAX_TRANSCRIPT_BYTES)).lines().next().and_then(Result::ok)
-        });
+        let first = std::fs::File::open(&path)
+            .ok()
+            .and_then(|f| BufReader::new(f.take(MAX_TRANSCRIPT_BYTES)).lines().next().and_then(Result::ok));
         let host = first
             .and_then(|l| serde_json::from_str::<Value>(&l).ok())
             .and_then(|v| v["data"]["host"].as_str().map(str::to_owned));

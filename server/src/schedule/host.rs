@@ -49,13 +49,23 @@ pub fn same_machine(a: &str, b: &str) -> bool {
 /// The start of the note's current occurrence when nothing (no success, no attempt, from any
 /// machine) happened since: the instant from which it has been waiting. `None` when paused,
 /// expired, manual only, or served.
-pub fn waiting_since<Tz: TimeZone>(input: &ScheduleInput, now: DateTime<Utc>, tz: &Tz) -> Option<DateTime<Utc>> {
+pub fn waiting_since<Tz: TimeZone>(
+    input: &ScheduleInput,
+    now: DateTime<Utc>,
+    tz: &Tz,
+) -> Option<DateTime<Utc>> {
     if !input.active || input.until.is_some_and(|u| now >= u) {
         return None;
     }
     let cron = input.cron.and_then(|c| c.prev_before(now, tz));
     let band = local_date(now, tz).and_then(|date| {
-        input.windows.iter().filter_map(|w| w.band(date, tz)).filter(|b| b.contains(now)).map(|b| b.start).min()
+        input
+            .windows
+            .iter()
+            .filter_map(|w| w.band(date, tz))
+            .filter(|b| b.contains(now))
+            .map(|b| b.start)
+            .min()
     });
     // The most recent start is the occurrence a run now would serve.
     let since = match (cron, band) {

@@ -145,11 +145,8 @@ impl Workspace {
         args.push(".");
         let mut command = self.livenote(&args);
         command.envs(env.iter().copied());
-        let mut child = command
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{e}"));
+        let mut child =
+            command.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap_or_else(|e| panic!("{e}"));
         let stderr = child.stderr.take().unwrap_or_else(|| panic!("no stderr"));
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
