@@ -778,6 +778,63 @@ mod tests {
         assert_eq!(s.pass(&mut memory).settled.len(), 1);
     }
 
+    /// `[scheduler] host` naming another machine: the due note does not fire here; once it has
+    /// waited `failover_after` with no attempt from any machine it is taken over, once, past
+    /// the cron's grace, and its transcript says so. The run re-checks the rule under the lock.
+    #[tokio::test]
+    async fn a_folder_hosted_elsewhere_fires_only_by_failover() {
+        let extra = "timeout = \"2s\"\n[scheduler]\nhost = \"elsewhere-of-issue-23\"\nfailover_after = \"10m\"\n";
+        let f = fixture_in("echo hi", extra, &[("n.md", NOTE)], Arc::new(DiskIo));
+        f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let path = f.dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}")).join("n.md");
+        let mut memory = Memory::default();
+        let pass = f.scheduler.pass(&mut memory);
+        assert!(pass.fired.is_empty(), "{pass:?}");
+        assert_eq!(pass.next, Some(t("2026-11-23T09:10:00Z")), "wakes when the wait ends");
+        // A scheduled run asked for directly (as a pass elsewhere would) is refused too.
+        let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Cron, context: None };
+        let refused = f.scheduler.engine.run(spec, &mut |_| {}).await;
+        assert_eq!(refused, Outcome::Skipped("scheduled on elsewhere-of-issue-23".to_owned()));
+        f.clock.set(t("2026-11-23T09:10:00Z"));
+        let pass = f.scheduler.pass(&mut memory);
+        assert_eq!(pass.fired, vec![(path.clone(), "cron")]);
+        settle(&f).await;
+        let text = note_text(f.dir.path());
+        assert!(text.contains("lastRunAt: \"2026-11-23T09:10:00.000Z\""), "{text}");
+        let transcripts = f.scheduler.engine.store.transcripts();
+        let transcript = std::fs::read_to_string(&transcripts[0]).unwrap_or_default();
+        assert!(transcript.contains("\"kind\":\"failover\""), "{transcript}");
+        assert!(transcript.contains("in place of elsewhere-of-issue-23"), "{transcript}");
+        // Served: not again this occurrence, however long it waits.
+        memory.recently.clear();
+        f.clock.set(t("2026-11-23T09:50:00Z"));
+        assert!(f.scheduler.pass(&mut memory).fired.is_empty());
+        // Without `failover_after`, never.
+        let g = fixture_in(
+            "echo hi",
+            "timeout = \"2s\"\n[scheduler]\nhost = \"elsewhere-of-issue-23\"\n",
+            &[("n.md", NOTE)],
+            Arc::new(DiskIo),
+        );
+        g.trust.trust(g.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        g.clock.set(t("2026-11-23T11:59:00Z"));
+        let pass = g.scheduler.pass(&mut Memory::default());
+        assert_eq!((pass.fired.len(), pass.next), (0, None));
+    }
+
+    /// A sync tool's conflict copy of a due note is never fired; the note itself is.
+    #[tokio::test]
+    async fn a_sync_conflict_copy_never_fires() {
+        let copy = "n.sync-conflict-20261123-090000-ABC1234.md";
+        let f = fixture_in("echo hi", "timeout = \"2s\"\n", &[("n.md", NOTE), (copy, NOTE)], Arc::new(DiskIo));
+        f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let pass = f.scheduler.pass(&mut Memory::default());
+        let fired: Vec<String> =
+            pass.fired.iter().filter_map(|(p, _)| p.file_name()).map(|n| n.to_string_lossy().into_owned()).collect();
+        assert_eq!(fired, vec!["n.md".to_owned()]);
+        settle(&f).await;
+    }
+
     #[tokio::test]
     async fn untrusted_fires_nothing_and_trust_starts_the_schedule() {
         let f = fixture("echo hi", NOTE);

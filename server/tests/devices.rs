@@ -183,3 +183,29 @@ fn without_a_host_a_device_that_sees_another_ones_run_says_so_once() {
     );
     assert_eq!(done_runs(&laptop.root), 0);
 }
+
+/// Events queue in `.livenote/events/pending/`, which syncs with the folder: only the host
+/// processes them. Elsewhere they wait (and `watch` says for whom); the host runs them.
+#[test]
+fn events_wait_in_the_queue_for_the_host() {
+    let note = "---\nlive:\n  objective: count\n  triggers:\n    eventMatchCriteria: deploys\n---\n# Count\n\nold body\n";
+    let ws = Workspace::with_note(&format!("{}[scheduler]\nhost = \"nas\"\n", command_config("echo new body")), note);
+    ws.set_clock("2026-11-23T09:00:30Z");
+    let queued = ws
+        .livenote(&["event", "--source", "ci", "--type", "deploy", "--target", "n.md"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(queued.status.success(), "{}", String::from_utf8_lossy(&queued.stderr));
+    let pending = || common::files(&ws.root.join(".livenote/events/pending")).len();
+    assert_eq!(pending(), 1);
+    let mut laptop = watch_as(&ws, "laptop");
+    laptop.wait_for("for nas to process");
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!((pending(), done_runs(&ws.root)), (1, 0));
+    laptop.stop();
+    let nas = watch_as(&ws, "nas");
+    wait_until("the host's event run", 20, || pending() == 0 && done_runs(&ws.root) == 1);
+    nas.stop();
+    assert!(ws.note().contains("new body"), "{}", ws.note());
+}
