@@ -209,3 +209,29 @@ fn events_wait_in_the_queue_for_the_host() {
     nas.stop();
     assert!(ws.note().contains("new body"), "{}", ws.note());
 }
+
+/// A sync tool's conflict copy of a note: `livenote check` says what it is and of which note,
+/// and `watch` never runs it, though its copied block is due.
+#[test]
+fn a_conflict_copy_is_named_and_never_run() {
+    let ws = device("");
+    let copy = "n.sync-conflict-20261123-090000-ABC1234.md";
+    common::write(&ws.root.join(copy), HOURLY);
+    let check = ws.livenote(&["check", "."]).output().unwrap_or_else(|e| panic!("{e}"));
+    let said = String::from_utf8_lossy(&check.stdout).into_owned() + &String::from_utf8_lossy(&check.stderr);
+    assert!(
+        said.contains("live/sync-conflict-copy")
+            && said.contains("sync conflict copy of n.md made by Syncthing")
+            && said.contains(copy),
+        "{said}"
+    );
+    ws.set_clock("2026-11-23T09:00:30Z");
+    let w = watch_as(&ws, "desk");
+    wait_until("the note's run", 20, || done_runs(&ws.root) == 1);
+    std::thread::sleep(Duration::from_millis(600));
+    let log = w.stop();
+    assert_eq!(done_runs(&ws.root), 1, "{log:#?}");
+    assert!(!log.iter().any(|l| l.contains("fire n.sync-conflict")), "{log:#?}");
+    let copied = std::fs::read_to_string(ws.root.join(copy)).unwrap_or_default();
+    assert_eq!(copied, HOURLY);
+}
