@@ -116,3 +116,54 @@ async fn a_note_scheduled_on_another_machine_says_so_everywhere_and_does_not_fir
     assert_eq!(runs, 1, "{said}");
     assert!(!said.contains("scheduled on"), "{said}");
 }
+
+/// Without `[scheduler] host`, a run this machine did not make arrives with the note (a sync
+/// tool wrote it): the editor is told once, as a message, that another machine runs the
+/// folder and how to name a host; a second such run says nothing more.
+#[tokio::test]
+async fn another_machines_run_is_said_once_as_a_message() {
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut c = TestClient::start_in(root, &[("n.md", HOURLY)], utf16_caps(), settings(), true).await;
+    // Indexed, and its scheduler has seen the note as it was.
+    for _ in 0..200 {
+        let list = c.request("livenote/listNotes", Value::Null).await;
+        if list["result"].as_array().is_some_and(|a| !a.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let synced = |id: &str, at: &str| {
+        HOURLY
+            .replace("2026-11-23T15:01:59.000Z", at)
+            .replace("2026-11-23T15:02:00.000Z", at)
+            .replace("---\n# Time", &format!("  lastRunId: {id}\n---\n# Time"))
+    };
+    for (id, at) in [
+        ("01KAQ8XW0000000000000000AA", "2026-11-23T15:05:00.000Z"),
+        ("01KAQ8XW0000000000000000AB", "2026-11-23T15:06:00.000Z"),
+    ] {
+        std::fs::write(c.root.path().join("n.md"), synced(id, at)).unwrap_or_else(|e| panic!("{e}"));
+        c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": c.uri("n.md"), "type": 2}]}))
+            .await;
+        if id.ends_with("AA") {
+            let message = c.next_notification("window/showMessage").await;
+            let text = message["message"].as_str().unwrap_or_default();
+            assert!(text.contains("another machine runs"), "{message}");
+            assert!(text.contains("01KAQ8XW0000000000000000AA"), "{message}");
+            assert!(text.contains("[scheduler] host = \"NAME\""), "{message}");
+        }
+    }
+    // The second run is in the index (its listNotes item) and was not said.
+    for _ in 0..200 {
+        let list = c.request("livenote/listNotes", Value::Null).await;
+        if list["result"][0]["lastRunAt"].as_str().is_some_and(|t| t.starts_with("2026-11-23T15:06")) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let said: Vec<Value> = c.drained().into_iter().filter(|n| n["method"] == "window/showMessage").collect();
+    assert!(said.is_empty(), "said twice: {said:?}");
+    c.shutdown().await;
+}
