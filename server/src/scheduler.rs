@@ -783,7 +783,8 @@ mod tests {
     /// the cron's grace, and its transcript says so. The run re-checks the rule under the lock.
     #[tokio::test]
     async fn a_folder_hosted_elsewhere_fires_only_by_failover() {
-        let extra = "timeout = \"2s\"\n[scheduler]\nhost = \"elsewhere-of-issue-23\"\nfailover_after = \"10m\"\n";
+        let extra =
+            "timeout = \"2s\"\n[scheduler]\nhost = \"elsewhere-of-issue-23\"\nfailover_after = \"10m\"\n";
         let f = fixture_in("echo hi", extra, &[("n.md", NOTE)], Arc::new(DiskIo));
         f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
         let path = f.dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}")).join("n.md");
@@ -826,11 +827,16 @@ mod tests {
     #[tokio::test]
     async fn a_sync_conflict_copy_never_fires() {
         let copy = "n.sync-conflict-20261123-090000-ABC1234.md";
-        let f = fixture_in("echo hi", "timeout = \"2s\"\n", &[("n.md", NOTE), (copy, NOTE)], Arc::new(DiskIo));
+        let f =
+            fixture_in("echo hi", "timeout = \"2s\"\n", &[("n.md", NOTE), (copy, NOTE)], Arc::new(DiskIo));
         f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
         let pass = f.scheduler.pass(&mut Memory::default());
-        let fired: Vec<String> =
-            pass.fired.iter().filter_map(|(p, _)| p.file_name()).map(|n| n.to_string_lossy().into_owned()).collect();
+        let fired: Vec<String> = pass
+            .fired
+            .iter()
+            .filter_map(|(p, _)| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .collect();
         assert_eq!(fired, vec!["n.md".to_owned()]);
         settle(&f).await;
     }

@@ -189,7 +189,10 @@ fn without_a_host_a_device_that_sees_another_ones_run_says_so_once() {
 #[test]
 fn events_wait_in_the_queue_for_the_host() {
     let note = "---\nlive:\n  objective: count\n  triggers:\n    eventMatchCriteria: deploys\n---\n# Count\n\nold body\n";
-    let ws = Workspace::with_note(&format!("{}[scheduler]\nhost = \"nas\"\n", command_config("echo new body")), note);
+    let ws = Workspace::with_note(
+        &format!("{}[scheduler]\nhost = \"nas\"\n", command_config("echo new body")),
+        note,
+    );
     ws.set_clock("2026-11-23T09:00:30Z");
     let queued = ws
         .livenote(&["event", "--source", "ci", "--type", "deploy", "--target", "n.md"])
@@ -208,6 +211,20 @@ fn events_wait_in_the_queue_for_the_host() {
     wait_until("the host's event run", 20, || pending() == 0 && done_runs(&ws.root) == 1);
     nas.stop();
     assert!(ws.note().contains("new body"), "{}", ws.note());
+    // Every run records the machine that made it, an undo too.
+    let undo = ws.livenote(&["undo", "n.md"]).env("LIVENOTE_HOST", "nas").output();
+    let undo = undo.unwrap_or_else(|e| panic!("{e}"));
+    assert!(undo.status.success(), "{}", String::from_utf8_lossy(&undo.stderr));
+    let history = ws.livenote(&["history", "n.md", "--format", "json"]).output();
+    let history = history.unwrap_or_else(|e| panic!("{e}")).stdout;
+    let runs: serde_json::Value = serde_json::from_slice(&history).unwrap_or_else(|e| panic!("{e}"));
+    let hosts: Vec<(&str, &str)> = runs
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| (r["trigger"].as_str().unwrap_or("?"), r["host"].as_str().unwrap_or("?")))
+        .collect();
+    assert_eq!(hosts, [("undo", "nas"), ("event", "nas")]);
 }
 
 /// A sync tool's conflict copy of a note: `livenote check` says what it is and of which note,
