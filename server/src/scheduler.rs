@@ -245,6 +245,7 @@ impl Scheduler {
         let notes = self.source.live_notes();
         // `[scheduler] host` names another machine: notes here run only by failover.
         let elsewhere = self.engine.scheduled_on();
+        let failover_after = elsewhere.as_ref().and_then(|_| self.engine.failover_after());
         let mut before = memory.states.take();
         let mut states = HashMap::with_capacity(notes.len());
         for (path, entry) in notes {
@@ -269,7 +270,9 @@ impl Scheduler {
                 continue;
             }
             if elsewhere.is_some() {
-                self.failover(path, live, memory, &mut pass);
+                if let Some(after) = failover_after {
+                    self.failover(path, live, after, memory, &mut pass);
+                }
                 continue;
             }
             let upcoming = entry.schedule.upcoming(live, now, &self.engine.zone);
@@ -359,14 +362,24 @@ impl Scheduler {
     /// not make means another machine runs the folder too (a synced folder open on two
     /// devices fires every note twice). Said once, in the log and to the editor.
     fn foreign_run(&self, path: &Path, live: &note::model::Live, memory: &mut Memory) {
-        // Its own run in progress writes the id before its transcript: looked at once it ends.
+        // Compared first: the passes of a large folder look at no file for a note whose id
+        // did not change.
+        match memory.run_ids.get(path) {
+            Some(before) if *before == live.last_run_id => return,
+            Some(_) => {}
+            None => {
+                memory.run_ids.insert(path.to_path_buf(), live.last_run_id.clone());
+                return;
+            }
+        }
+        // Its own run in progress writes the id before its transcript: left as it was, and
+        // looked at again once the run ends.
         if self.engine.registry.is_running(path) || self.engine.store.is_locked(&self.engine.rel(path)) {
             return;
         }
-        let id = live.last_run_id.clone();
-        let before = memory.run_ids.insert(path.to_path_buf(), id.clone());
-        let (Some(before), Some(id)) = (before, id) else { return };
-        if before.as_ref() == Some(&id) || self.engine.made_here(&id) {
+        memory.run_ids.insert(path.to_path_buf(), live.last_run_id.clone());
+        let Some(id) = &live.last_run_id else { return };
+        if self.engine.made_here(id) {
             return;
         }
         memory.said_foreign = true;
@@ -384,17 +397,17 @@ impl Scheduler {
     }
 
     /// A note of a folder whose host is another machine: fired only as a failover (it waited
-    /// `failover_after` with no attempt from any machine), else left to the host; the pass
-    /// wakes when the wait would end.
+    /// `after`, the folder's `failover_after`, with no attempt from any machine), else left to
+    /// the host; the pass wakes when the wait would end.
     fn failover(
         self: &Arc<Self>,
         path: PathBuf,
         live: &note::model::Live,
+        after: chrono::TimeDelta,
         memory: &mut Memory,
         pass: &mut Pass,
     ) {
         let now = self.engine.clock.now();
-        let Some(after) = self.engine.failover_after() else { return };
         let Some(since) = status::failover_due(live, chrono::TimeDelta::zero(), now, &self.engine.zone)
         else {
             return;
