@@ -265,7 +265,7 @@ impl Scheduler {
                 || !live.active
                 || self.engine.registry.is_running(&path)
                 || self.is_queued(&path)
-                || is_conflict_copy(&path)
+                || note::conflict::is_conflict_copy(&path)
             {
                 continue;
             }
@@ -560,12 +560,6 @@ impl Scheduler {
         }
         false
     }
-}
-
-/// A sync tool's conflict copy of a note: never fired (`note::conflict`), however due its
-/// copied block says it is; the editor and `check` say what it is.
-pub fn is_conflict_copy(path: &Path) -> bool {
-    path.file_name().and_then(|n| n.to_str()).and_then(note::conflict::conflict_copy).is_some()
 }
 
 /// One log line per outcome, the note path second; a run that counted what it did (a model

@@ -33,6 +33,12 @@ pub fn conflict_copy(file_name: &str) -> Option<ConflictCopy> {
     syncthing(stem, ext).or_else(|| parenthesised(stem, ext))
 }
 
+/// Whether the file at `path` is a conflict copy, by its name: such a note is never run on its
+/// own (scheduler, events, `tick`), however due its copied block says it is.
+pub fn is_conflict_copy(path: &std::path::Path) -> bool {
+    path.file_name().and_then(|n| n.to_str()).and_then(conflict_copy).is_some()
+}
+
 /// `<stem>.sync-conflict-<YYYYMMDD>-<HHMMSS>-<device id><ext>`.
 fn syncthing(stem: &str, ext: &str) -> Option<ConflictCopy> {
     const MARK: &str = ".sync-conflict-";
