@@ -19,6 +19,8 @@ pub struct Listing {
     pub items: Vec<ListItem>,
     /// Why the folder's `.livenote.toml` is ignored (not trusted), when it has one.
     pub ignored_config: Option<&'static str>,
+    /// This machine's name (`crate::machine`), for the notes scheduled on another one.
+    pub machine: String,
 }
 
 /// Every live note under `root` (each root's `[scheduler] exclude` left out, as the scheduler
@@ -55,7 +57,10 @@ pub fn live_notes(root: &Path, at: DateTime<Utc>, zone: &crate::schedule::Zone) 
     }
     // In the walk's order (by name, folder by folder), nested roots' notes among the others.
     items.sort_by(|a, b| Path::new(&a.path).cmp(Path::new(&b.path)));
-    Listing { items, ignored_config }
+    // `[machine]` counts only in the user's own file: no folder's config is needed.
+    let machine =
+        crate::machine::name(&crate::config::ProcessEnv, &crate::config::Config::load(None, None).0.machine);
+    Listing { items, ignored_config, machine }
 }
 
 /// What a note's list item needs from outside the note: whether it runs (its lock) and whether

@@ -70,7 +70,7 @@ async fn shown(config: &str) -> (String, usize) {
             .current_dir(&root_path)
             .env("LIVENOTE_DATA_DIR", root_path.join(".data"))
             .env("LIVENOTE_CONFIG_DIR", root_path.join(".data"))
-            .env_remove("LIVENOTE_HOST")
+            .env("LIVENOTE_HOST", "desk")
             .env("TZ", "UTC")
             .output()
             .unwrap_or_else(|e| panic!("livenote list: {e}"));
@@ -109,7 +109,7 @@ async fn a_note_scheduled_on_another_machine_says_so_everywhere_and_does_not_fir
         listNotes: "nas-of-issue-23"
         livenote list: "nas-of-issue-23"
         n.md  live       -       2026-11-23T16:00:00+00:00  2026-11-23T15:02:00+00:00
-            scheduled on nas-of-issue-23: runs here only by hand"#]]
+            scheduled on nas-of-issue-23: runs here (desk) only by hand"#]]
     .assert_eq(&said);
     // The control: the same folder without a host fires here.
     let (said, runs) = shown("").await;
