@@ -252,3 +252,22 @@ fn a_conflict_copy_is_named_and_never_run() {
     let copied = std::fs::read_to_string(ws.root.join(copy)).unwrap_or_default();
     assert_eq!(copied, HOURLY);
 }
+
+/// A run by hand is the user's choice: it runs on a machine that is not the host, and records
+/// that machine.
+#[test]
+fn a_run_by_hand_runs_on_any_machine() {
+    let ws = device("[scheduler]\nhost = \"nas\"\n");
+    ws.set_clock("2026-11-23T09:00:30Z");
+    let clock = ws.clock().display().to_string();
+    let out = ws.livenote(&["run", "n.md", "--clock-file", &clock]).env("LIVENOTE_HOST", "laptop").output();
+    let out = out.unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(done_runs(&ws.root), 1);
+    let history = ws.livenote(&["history", "n.md", "--format", "json"]).output();
+    let history = String::from_utf8_lossy(&history.unwrap_or_else(|e| panic!("{e}")).stdout).into_owned();
+    assert!(
+        history.contains("\"host\": \"laptop\"") && history.contains("\"trigger\": \"manual\""),
+        "{history}"
+    );
+}
