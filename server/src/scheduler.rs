@@ -246,6 +246,9 @@ impl Scheduler {
         // `[scheduler] host` names another machine: notes here run only by failover.
         let elsewhere = self.engine.scheduled_on();
         let failover_after = elsewhere.as_ref().and_then(|_| self.engine.failover_after());
+        // With a host named (here or elsewhere), other machines' runs are by hand or failover:
+        // nothing to warn about.
+        let hosted = self.engine.config.read().is_ok_and(|c| c.scheduler.host.is_some());
         let mut before = memory.states.take();
         let mut states = HashMap::with_capacity(notes.len());
         for (path, entry) in notes {
@@ -258,7 +261,7 @@ impl Scheduler {
                 }
             }
             states.insert(path.clone(), state);
-            if elsewhere.is_none() && !memory.said_foreign {
+            if !hosted && !memory.said_foreign {
                 self.foreign_run(&path, live, memory);
             }
             if live.has_errors
@@ -828,6 +831,40 @@ mod tests {
         g.clock.set(t("2026-11-23T11:59:00Z"));
         let pass = g.scheduler.pass(&mut Memory::default());
         assert_eq!((pass.fired.len(), pass.next), (0, None));
+    }
+
+    /// Without a host, a `lastRunId` this machine did not make is said once; with a host named
+    /// (this machine here), another machine's run is a run by hand or a failover: not said.
+    #[tokio::test]
+    async fn another_machines_run_is_noticed_only_without_a_host() {
+        let ran = NOTE.replace("---\n# N", "  lastRunAt: \"2026-11-23T09:00:10.000Z\"\n---\n# N");
+        let foreign = |id: &str| ran.replace("---\n# N", &format!("  lastRunId: {id}\n---\n# N"));
+        for hosted in [false, true] {
+            let f = fixture("echo hi", &ran);
+            f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+            if hosted {
+                let me = f.scheduler.engine.machine();
+                if let Ok(mut c) = f.scheduler.engine.config.write() {
+                    c.scheduler.host = Some(me);
+                }
+            }
+            let mut memory = Memory::default();
+            assert!(f.scheduler.pass(&mut memory).fired.is_empty());
+            let note = f.dir.path().join("n.md");
+            std::fs::write(&note, foreign("01KAQ8XW0000000000000000AA")).unwrap_or_else(|e| panic!("{e}"));
+            f.scheduler.pass(&mut memory);
+            assert_eq!(memory.said_foreign, !hosted, "hosted: {hosted}");
+        }
+        // A run of this machine is its own.
+        let f = fixture("echo hi", NOTE);
+        f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let mut memory = Memory::default();
+        assert_eq!(f.scheduler.pass(&mut memory).fired.len(), 1);
+        settle(&f).await;
+        memory.recently.clear();
+        f.scheduler.pass(&mut memory);
+        assert!(note_text(f.dir.path()).contains("lastRunId"));
+        assert!(!memory.said_foreign);
     }
 
     /// A sync tool's conflict copy of a due note is never fired; the note itself is.
