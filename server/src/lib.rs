@@ -20,6 +20,7 @@ pub mod events;
 pub mod ide;
 pub mod instructions;
 pub mod lsp;
+pub mod machine;
 pub mod mcp;
 pub mod mcp_server;
 pub mod memory;

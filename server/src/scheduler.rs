@@ -131,6 +131,11 @@ pub struct Memory {
     /// Each note's state as the last pass saw it, to log its changes (not every pass); `None`
     /// until the first pass with runs allowed, which records without logging.
     states: Option<HashMap<PathBuf, NoteState>>,
+    /// Each note's `lastRunId` as the last pass saw it: a new one that this machine did not
+    /// make is another machine's run ([`Scheduler::foreign_run`]).
+    run_ids: HashMap<PathBuf, Option<String>>,
+    /// Another machine's run was said (once per scheduler: once per folder and process).
+    said_foreign: bool,
 }
 
 /// What a log line says of a note's state: [`status::status`] without what the run lines say
@@ -238,6 +243,12 @@ impl Scheduler {
         }
         let now = self.engine.clock.now();
         let notes = self.source.live_notes();
+        // `[scheduler] host` names another machine: notes here run only by failover.
+        let elsewhere = self.engine.scheduled_on();
+        let failover_after = elsewhere.as_ref().and_then(|_| self.engine.failover_after());
+        // With a host named (here or elsewhere), other machines' runs are by hand or failover:
+        // nothing to warn about.
+        let hosted = self.engine.config.read().is_ok_and(|c| c.scheduler.host.is_some());
         let mut before = memory.states.take();
         let mut states = HashMap::with_capacity(notes.len());
         for (path, entry) in notes {
@@ -250,11 +261,21 @@ impl Scheduler {
                 }
             }
             states.insert(path.clone(), state);
+            if !hosted && !memory.said_foreign {
+                self.foreign_run(&path, live, memory);
+            }
             if live.has_errors
                 || !live.active
                 || self.engine.registry.is_running(&path)
                 || self.is_queued(&path)
+                || note::conflict::is_conflict_copy(&path)
             {
+                continue;
+            }
+            if elsewhere.is_some() {
+                if let Some(after) = failover_after {
+                    self.failover(path, live, after, memory, &mut pass);
+                }
                 continue;
             }
             let upcoming = entry.schedule.upcoming(live, now, &self.engine.zone);
@@ -275,57 +296,7 @@ impl Scheduler {
                     if !self.due_as_it_reads(&path, now, memory, &mut pass) {
                         continue;
                     }
-                    let kind = TriggerKind::from(trigger);
-                    let rel = self.engine.rel(&path);
-                    tracing::info!("fire {rel} ({})", kind.as_str());
-                    memory.recently.insert(path.clone(), Instant::now());
-                    pass.fired.push((path.clone(), kind.as_str()));
-                    self.set_queued(&path, true);
-                    let me = self.clone();
-                    tokio::spawn(async move {
-                        let limit = || me.max_concurrent_runs();
-                        let slot = me.slots.acquire(&limit).await;
-                        // Registered before it leaves the queue, so that it is never seen as
-                        // neither waiting nor running (`is_idle`).
-                        let token = me.engine.registry.start(&path);
-                        me.set_queued(&path, false);
-                        // A manual run that started while this one waited has the note.
-                        let Some(token) = token else {
-                            tracing::debug!("not running {rel}: a run of it started while it waited");
-                            me.wake.notify_one();
-                            return;
-                        };
-                        let spec = RunSpec { path: path.clone(), trigger: kind, context: None };
-                        let outcome = me.engine.run_registered(spec, token, &mut |_| {}).await;
-                        drop(slot);
-                        // Only a run that reached the file: one left in an unsaved buffer
-                        // keeps the file due, which the index will not stop saying.
-                        if !matches!(outcome, Outcome::Skipped(_))
-                            && let Ok(text) = me.engine.io.read(&path)
-                            && std::fs::read_to_string(&path).is_ok_and(|disk| disk == text)
-                        {
-                            me.landed().insert(path.clone(), text_hash(&text));
-                        }
-                        match &outcome {
-                            Outcome::Skipped(reason) => {
-                                tracing::info!(
-                                    "skip {rel} ({reason}; not tried again until the note changes, or for a minute)"
-                                );
-                                me.remember_skip(&path);
-                            }
-                            Outcome::Failed { .. } | Outcome::Stopped { .. } => {
-                                let retry = me.retry_text(&path);
-                                log_outcome_retrying(
-                                    &rel,
-                                    &outcome,
-                                    &|id| me.engine.last_run(id),
-                                    Some(&retry),
-                                );
-                            }
-                            Outcome::Done { .. } => log_outcome(&rel, &outcome, &|id| me.engine.last_run(id)),
-                        }
-                        me.wake.notify_one();
-                    });
+                    self.fire(path, TriggerKind::from(trigger), memory, &mut pass);
                 }
                 Some(_) => {}
                 None => {
@@ -339,6 +310,136 @@ impl Scheduler {
         }
         memory.states = Some(states);
         pass
+    }
+
+    /// Fire one note: counted as fired, queued for a run slot, run, its outcome logged.
+    fn fire(self: &Arc<Self>, path: PathBuf, kind: TriggerKind, memory: &mut Memory, pass: &mut Pass) {
+        let rel = self.engine.rel(&path);
+        tracing::info!("fire {rel} ({})", kind.as_str());
+        memory.recently.insert(path.clone(), Instant::now());
+        pass.fired.push((path.clone(), kind.as_str()));
+        self.set_queued(&path, true);
+        let me = self.clone();
+        tokio::spawn(async move {
+            let limit = || me.max_concurrent_runs();
+            let slot = me.slots.acquire(&limit).await;
+            // Registered before it leaves the queue, so that it is never seen as
+            // neither waiting nor running (`is_idle`).
+            let token = me.engine.registry.start(&path);
+            me.set_queued(&path, false);
+            // A manual run that started while this one waited has the note.
+            let Some(token) = token else {
+                tracing::debug!("not running {rel}: a run of it started while it waited");
+                me.wake.notify_one();
+                return;
+            };
+            let spec = RunSpec { path: path.clone(), trigger: kind, context: None };
+            let outcome = me.engine.run_registered(spec, token, &mut |_| {}).await;
+            drop(slot);
+            // Only a run that reached the file: one left in an unsaved buffer
+            // keeps the file due, which the index will not stop saying.
+            if !matches!(outcome, Outcome::Skipped(_))
+                && let Ok(text) = me.engine.io.read(&path)
+                && std::fs::read_to_string(&path).is_ok_and(|disk| disk == text)
+            {
+                me.landed().insert(path.clone(), text_hash(&text));
+            }
+            match &outcome {
+                Outcome::Skipped(reason) => {
+                    tracing::info!(
+                        "skip {rel} ({reason}; not tried again until the note changes, or for a minute)"
+                    );
+                    me.remember_skip(&path);
+                }
+                Outcome::Failed { .. } | Outcome::Stopped { .. } => {
+                    let retry = me.retry_text(&path);
+                    log_outcome_retrying(&rel, &outcome, &|id| me.engine.last_run(id), Some(&retry));
+                }
+                Outcome::Done { .. } => log_outcome(&rel, &outcome, &|id| me.engine.last_run(id)),
+            }
+            me.wake.notify_one();
+        });
+    }
+
+    /// Without `[scheduler] host`: a `lastRunId` new since the last pass that this machine did
+    /// not make means another machine runs the folder too (a synced folder open on two
+    /// devices fires every note twice). Said once, in the log and to the editor.
+    fn foreign_run(&self, path: &Path, live: &note::model::Live, memory: &mut Memory) {
+        // Compared first: the passes of a large folder look at no file for a note whose id
+        // did not change.
+        match memory.run_ids.get(path) {
+            Some(before) if *before == live.last_run_id => return,
+            Some(_) => {}
+            None => {
+                memory.run_ids.insert(path.to_path_buf(), live.last_run_id.clone());
+                return;
+            }
+        }
+        // Its own run in progress writes the id before its transcript: left as it was, and
+        // looked at again once the run ends.
+        if self.engine.registry.is_running(path) || self.engine.store.is_locked(&self.engine.rel(path)) {
+            return;
+        }
+        memory.run_ids.insert(path.to_path_buf(), live.last_run_id.clone());
+        let Some(id) = &live.last_run_id else { return };
+        if self.engine.made_here(id) {
+            return;
+        }
+        memory.said_foreign = true;
+        let rel = self.engine.rel(path);
+        let attempt = live.last_attempt_at.map(crate::runs::timestamp).unwrap_or_else(|| "?".to_owned());
+        let message = format!(
+            "another machine runs {}: {rel} got run {id} (at {attempt}) that this machine ({}) did not make, so notes may run twice; name the one machine that runs them with `[scheduler] host = \"NAME\"` in .livenote.toml",
+            self.engine.root.display(),
+            self.engine.machine()
+        );
+        tracing::warn!("{message}");
+        if let Some(o) = self.engine.observer.read().ok().and_then(|o| o.clone()) {
+            o.notice(&message);
+        }
+    }
+
+    /// A note of a folder whose host is another machine: fired only as a failover (it waited
+    /// `after`, the folder's `failover_after`, with no attempt from any machine), else left to
+    /// the host; the pass wakes when the wait would end.
+    fn failover(
+        self: &Arc<Self>,
+        path: PathBuf,
+        live: &note::model::Live,
+        after: chrono::TimeDelta,
+        memory: &mut Memory,
+        pass: &mut Pass,
+    ) {
+        let now = self.engine.clock.now();
+        let Some(since) = status::failover_due(live, chrono::TimeDelta::zero(), now, &self.engine.zone)
+        else {
+            return;
+        };
+        let owed = since + after;
+        if owed > now {
+            pass.next = Some(pass.next.map_or(owed, |p| p.min(owed)));
+            return;
+        }
+        if memory.recently.contains_key(&path) || self.engine.untrusted_nested_folder(&path).is_some() {
+            return;
+        }
+        if let Some(until) = self.still_skipped(&path, now) {
+            pass.next = Some(pass.next.map_or(until, |p| p.min(until)));
+            return;
+        }
+        // The text the run would edit, as for any fire: an unsaved buffer may have run it.
+        let served = self.engine.io.read(&path).ok().is_none_or(|text| {
+            let analysis = note::analyze(&text, &self.engine.schedule_options());
+            analysis
+                .live
+                .as_ref()
+                .is_none_or(|l| status::failover_due(l, after, now, &self.engine.zone).is_none())
+        });
+        if served {
+            return;
+        }
+        let kind = if live.cron.is_some() { TriggerKind::Cron } else { TriggerKind::Window };
+        self.fire(path, kind, memory, pass);
     }
 
     fn landed(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, u64>> {
@@ -685,6 +786,103 @@ mod tests {
         let text = note_text(f.dir.path()).replace("# N", "# M");
         std::fs::write(root.join("n.md"), text).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(s.pass(&mut memory).settled.len(), 1);
+    }
+
+    /// `[scheduler] host` naming another machine: the due note does not fire here; once it has
+    /// waited `failover_after` with no attempt from any machine it is taken over, once, past
+    /// the cron's grace, and its transcript says so. The run re-checks the rule under the lock.
+    #[tokio::test]
+    async fn a_folder_hosted_elsewhere_fires_only_by_failover() {
+        let extra =
+            "timeout = \"2s\"\n[scheduler]\nhost = \"elsewhere-of-issue-23\"\nfailover_after = \"10m\"\n";
+        let f = fixture_in("echo hi", extra, &[("n.md", NOTE)], Arc::new(DiskIo));
+        f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let path = f.dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}")).join("n.md");
+        let mut memory = Memory::default();
+        let pass = f.scheduler.pass(&mut memory);
+        assert!(pass.fired.is_empty(), "{pass:?}");
+        assert_eq!(pass.next, Some(t("2026-11-23T09:10:00Z")), "wakes when the wait ends");
+        // A scheduled run asked for directly (as a pass elsewhere would) is refused too.
+        let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Cron, context: None };
+        let refused = f.scheduler.engine.run(spec, &mut |_| {}).await;
+        assert_eq!(refused, Outcome::Skipped("scheduled on elsewhere-of-issue-23".to_owned()));
+        f.clock.set(t("2026-11-23T09:10:00Z"));
+        let pass = f.scheduler.pass(&mut memory);
+        assert_eq!(pass.fired, vec![(path.clone(), "cron")]);
+        settle(&f).await;
+        let text = note_text(f.dir.path());
+        assert!(text.contains("lastRunAt: \"2026-11-23T09:10:00.000Z\""), "{text}");
+        let transcripts = f.scheduler.engine.store.transcripts();
+        let transcript = std::fs::read_to_string(&transcripts[0]).unwrap_or_default();
+        assert!(transcript.contains("\"kind\":\"failover\""), "{transcript}");
+        assert!(transcript.contains("in place of elsewhere-of-issue-23"), "{transcript}");
+        // Served: not again this occurrence, however long it waits.
+        memory.recently.clear();
+        f.clock.set(t("2026-11-23T09:50:00Z"));
+        assert!(f.scheduler.pass(&mut memory).fired.is_empty());
+        // Without `failover_after`, never.
+        let g = fixture_in(
+            "echo hi",
+            "timeout = \"2s\"\n[scheduler]\nhost = \"elsewhere-of-issue-23\"\n",
+            &[("n.md", NOTE)],
+            Arc::new(DiskIo),
+        );
+        g.trust.trust(g.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        g.clock.set(t("2026-11-23T11:59:00Z"));
+        let pass = g.scheduler.pass(&mut Memory::default());
+        assert_eq!((pass.fired.len(), pass.next), (0, None));
+    }
+
+    /// Without a host, a `lastRunId` this machine did not make is said once; with a host named
+    /// (this machine here), another machine's run is a run by hand or a failover: not said.
+    #[tokio::test]
+    async fn another_machines_run_is_noticed_only_without_a_host() {
+        let ran = NOTE.replace("---\n# N", "  lastRunAt: \"2026-11-23T09:00:10.000Z\"\n---\n# N");
+        let foreign = |id: &str| ran.replace("---\n# N", &format!("  lastRunId: {id}\n---\n# N"));
+        for hosted in [false, true] {
+            let f = fixture("echo hi", &ran);
+            f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+            if hosted {
+                let me = f.scheduler.engine.machine();
+                if let Ok(mut c) = f.scheduler.engine.config.write() {
+                    c.scheduler.host = Some(me);
+                }
+            }
+            let mut memory = Memory::default();
+            assert!(f.scheduler.pass(&mut memory).fired.is_empty());
+            let note = f.dir.path().join("n.md");
+            std::fs::write(&note, foreign("01KAQ8XW0000000000000000AA")).unwrap_or_else(|e| panic!("{e}"));
+            f.scheduler.pass(&mut memory);
+            assert_eq!(memory.said_foreign, !hosted, "hosted: {hosted}");
+        }
+        // A run of this machine is its own.
+        let f = fixture("echo hi", NOTE);
+        f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let mut memory = Memory::default();
+        assert_eq!(f.scheduler.pass(&mut memory).fired.len(), 1);
+        settle(&f).await;
+        memory.recently.clear();
+        f.scheduler.pass(&mut memory);
+        assert!(note_text(f.dir.path()).contains("lastRunId"));
+        assert!(!memory.said_foreign);
+    }
+
+    /// A sync tool's conflict copy of a due note is never fired; the note itself is.
+    #[tokio::test]
+    async fn a_sync_conflict_copy_never_fires() {
+        let copy = "n.sync-conflict-20261123-090000-ABC1234.md";
+        let f =
+            fixture_in("echo hi", "timeout = \"2s\"\n", &[("n.md", NOTE), (copy, NOTE)], Arc::new(DiskIo));
+        f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let pass = f.scheduler.pass(&mut Memory::default());
+        let fired: Vec<String> = pass
+            .fired
+            .iter()
+            .filter_map(|(p, _)| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(fired, vec!["n.md".to_owned()]);
+        settle(&f).await;
     }
 
     #[tokio::test]

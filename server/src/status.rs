@@ -56,6 +56,10 @@ pub struct RunFacts {
     /// *Undo last run* has something to restore (the note's history holds a run that changed
     /// the body). Looked up only where it is shown (code actions); false elsewhere.
     pub undoable: bool,
+    /// The machine `[scheduler] host` names when it is not this one: scheduled and event runs
+    /// happen there ("scheduled on nas"); here the note runs by hand. Interned
+    /// (`crate::machine::interned`) so the facts stay `Copy`.
+    pub scheduled_on: Option<&'static str>,
 }
 
 /// The status at an instant (`until` is a date in `tz`'s calendar).
@@ -143,6 +147,20 @@ fn with_input<Tz: TimeZone, R>(live: &Live, scope: Scope, tz: &Tz, f: impl FnOnc
         last_stopped_at: live.last_stopped_at,
         max_backoff: live.max_backoff.unwrap_or(schedule::due::MAX_BACKOFF),
     })
+}
+
+/// Whether a machine other than the folder's host may take the note over at `at`
+/// ([`schedule::host::failover_due`] over the note's block): the instant it has waited since.
+pub fn failover_due<Tz: TimeZone>(
+    live: &Live,
+    after: chrono::TimeDelta,
+    at: DateTime<Utc>,
+    tz: &Tz,
+) -> Option<DateTime<Utc>> {
+    if live.has_errors {
+        return None;
+    }
+    with_input(live, Scope::All, tz, |input| schedule::host::failover_due(input, after, at, tz))
 }
 
 /// When the backoff after the note's latest attempt ends, while it holds scheduled runs back
@@ -341,6 +359,10 @@ pub struct ListItem {
     /// failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_at: Option<String>,
+    /// The machine the note's scheduled and event runs happen on, when the folder's
+    /// `[scheduler] host` names another one than this; left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduled_on: Option<String>,
 }
 
 /// The triggers as written in the note.
@@ -414,6 +436,7 @@ pub fn list_item_from<Tz: TimeZone>(
         failures: live.failures,
         retry_at: Retry::of(live, upcoming.next_due)
             .map(|r| r.at.with_timezone(tz).fixed_offset().to_rfc3339_opts(SecondsFormat::Secs, false)),
+        scheduled_on: facts.scheduled_on.map(str::to_owned),
     }
 }
 

@@ -19,6 +19,8 @@ pub struct Listing {
     pub items: Vec<ListItem>,
     /// Why the folder's `.livenote.toml` is ignored (not trusted), when it has one.
     pub ignored_config: Option<&'static str>,
+    /// This machine's name (`crate::machine`), for the notes scheduled on another one.
+    pub machine: String,
 }
 
 /// Every live note under `root` (each root's `[scheduler] exclude` left out, as the scheduler
@@ -55,7 +57,10 @@ pub fn live_notes(root: &Path, at: DateTime<Utc>, zone: &crate::schedule::Zone) 
     }
     // In the walk's order (by name, folder by folder), nested roots' notes among the others.
     items.sort_by(|a, b| Path::new(&a.path).cmp(Path::new(&b.path)));
-    Listing { items, ignored_config }
+    // `[machine]` counts only in the user's own file: no folder's config is needed.
+    let machine =
+        crate::machine::name(&crate::config::ProcessEnv, &crate::config::Config::load(None, None).0.machine);
+    Listing { items, ignored_config, machine }
 }
 
 /// What a note's list item needs from outside the note: whether it runs (its lock) and whether
@@ -71,6 +76,8 @@ pub struct Facts {
     pub ignored_config: Option<&'static str>,
     /// The root's `[scheduler] max_backoff`, so the retry shown is the scheduler's.
     max_backoff: chrono::TimeDelta,
+    /// `[scheduler] host` when it names another machine than this one.
+    scheduled_on: Option<&'static str>,
 }
 
 impl Facts {
@@ -81,7 +88,12 @@ impl Facts {
         let ignored_config = (!trusted && root.join(trust::CONFIG_FILE).exists())
             .then(|| trust.as_ref().map_or("no trust store", |t| t.reason()));
         // The configuration as a run from here loads it (the folder's file only when trusted).
-        let max_backoff = crate::config::Config::load(Some(root), None).0.scheduler.backoff_cap();
+        let config = crate::config::Config::load(Some(root), None).0;
+        let max_backoff = config.scheduler.backoff_cap();
+        let me = crate::machine::name(&crate::config::ProcessEnv, &config.machine);
+        let scheduled_on = crate::schedule::host::Placement::of(config.scheduler.host.as_deref(), &me)
+            .elsewhere()
+            .map(crate::machine::interned);
         Facts {
             root: root.to_path_buf(),
             shown_from: root.to_path_buf(),
@@ -90,6 +102,7 @@ impl Facts {
             trusted,
             ignored_config,
             max_backoff,
+            scheduled_on,
         }
     }
 
@@ -122,6 +135,7 @@ impl Facts {
         let facts = status::RunFacts {
             running: self.store.is_locked(&key),
             trusted: Some(trusted),
+            scheduled_on: self.scheduled_on,
             ..Default::default()
         };
         let title = workspace::index::note_title(analysis.title, heading, file);
@@ -271,6 +285,8 @@ pub fn check<Tz: chrono::TimeZone>(
         }
         let timed = note::expiry::diagnostics(&text, analysis.live.as_ref(), at, tz);
         analysis.diagnostics.extend(timed);
+        let name = canonical.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        analysis.diagnostics.extend(note::conflict::diagnostics(&name, analysis.live.as_ref()));
         if let Some(rel) =
             rel.as_ref().filter(|rel| crate::skills::is_skill_file(&known.skill_dirs, rel.as_str()))
         {

@@ -881,3 +881,15 @@ fn a_failed_routing_batch_keeps_the_event_pending_and_retries_it() {
     assert!(!pending.exists());
     assert_eq!(model.requests().len(), 3, "two routing calls and the run");
 }
+
+/// Issue 23: a sync tool's conflict copy of a note is never offered an event, though it
+/// carries the note's criteria.
+#[test]
+fn conflict_copies_get_no_events() {
+    let (_dir, root) = workspace();
+    let copied = note("Q3", Some("Q3 planning emails"), "");
+    write(&root.join("a.sync-conflict-20261123-090000-ABC1234.md"), &copied);
+    write(&root.join("a (conflicted copy 2026-11-23).md"), &copied);
+    let eligible: Vec<String> = notes_of(&root).into_iter().map(|n| n.rel).collect();
+    assert_eq!(eligible, ["a.md", "notes/b.md"]);
+}

@@ -42,7 +42,7 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
             serde_json::to_writer_pretty(&mut *out, &items)?;
             writeln!(out)?;
         }
-        Format::Text => table(&items, shown_in, out)?,
+        Format::Text => table(&items, shown_in, &listing.machine, out)?,
     }
     Ok(0)
 }
@@ -55,6 +55,7 @@ const ERROR_CHARS: usize = 100;
 fn table(
     items: &[status::ListItem],
     shown_in: Option<chrono::FixedOffset>,
+    machine: &str,
     out: &mut impl Write,
 ) -> Result<()> {
     let when = |t: &str| match shown_in {
@@ -83,6 +84,15 @@ fn table(
         // Why the latest run failed, where the user looks: not only in the note or the JSON.
         if let Some(error) = &i.last_run_error {
             writeln!(out, "    error: {}", terminal(&crate::text::short::one_line(error, ERROR_CHARS)))?;
+        }
+        // `[scheduler] host` names another machine: the times above are when it fires there.
+        if let Some(host) = &i.scheduled_on {
+            writeln!(
+                out,
+                "    scheduled on {}: runs here ({}) only by hand",
+                terminal(host),
+                terminal(machine)
+            )?;
         }
     }
     if items.is_empty() {

@@ -318,6 +318,24 @@ impl Said {
             (line, true)
         } else if engine.trust.is_none() {
             (format!("untrusted {root}: no data folder for a trust store; nothing runs on its own"), true)
+        } else if let Some(host) = engine.scheduled_on() {
+            let failover = match engine.failover_after() {
+                Some(after) => format!(
+                    ", or when a note waited {} with no attempt from any machine (`failover_after`)",
+                    crate::config::format_duration(after.to_std().unwrap_or_default())
+                ),
+                None => String::new(),
+            };
+            let line = format!(
+                "scheduled on {host} {root}: `[scheduler] host` names {host}; this machine ({}) runs notes by hand{failover}",
+                engine.machine()
+            );
+            // Said at start too: a `watch` that fires nothing must say why.
+            if self.folder.as_ref() != Some(&line) {
+                tracing::info!("{line}");
+                self.folder = Some(line);
+            }
+            return;
         } else {
             (format!("trusted {root}: notes run on their own"), false)
         };

@@ -129,6 +129,9 @@ struct Partial {
     exclude: Option<Vec<String>>,
     max_backoff: Option<Duration>,
     max_concurrent_runs: Option<usize>,
+    host: Option<String>,
+    failover_after: Option<Duration>,
+    machine_name: Option<String>,
     keep: Option<usize>,
     runs_keep: Option<usize>,
     events_keep: Option<usize>,
@@ -257,7 +260,8 @@ fn set_entries(entries: &[Entry]) -> impl Iterator<Item = &Entry> {
     entries.iter().filter(|e| !matches!(e.node.val, Val::Null))
 }
 
-const TOP_KEYS: &[&str] = &["agent", "providers", "scheduler", "history", "mcp", "memory", "skills"];
+const TOP_KEYS: &[&str] =
+    &["agent", "providers", "scheduler", "history", "mcp", "memory", "skills", "machine"];
 const AGENT_KEYS: &[&str] = &[
     "provider",
     "max_steps",
@@ -270,7 +274,9 @@ const AGENT_KEYS: &[&str] = &[
     "instructions_max_chars",
     "max_tokens",
 ];
-const SCHEDULER_KEYS: &[&str] = &["enabled", "exclude", "max_backoff", "max_concurrent_runs"];
+const SCHEDULER_KEYS: &[&str] =
+    &["enabled", "exclude", "max_backoff", "max_concurrent_runs", "host", "failover_after"];
+const MACHINE_KEYS: &[&str] = &["name"];
 const HISTORY_KEYS: &[&str] = &["keep", "runs_keep", "events_keep"];
 const MEMORY_KEYS: &[&str] = &["max_keys", "max_bytes"];
 const PROVIDER_KEYS: &[&str] = &["kind", "base_url", "model", "api_key_env", "command", "timeout"];
@@ -367,6 +373,15 @@ fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
                                 acc.max_concurrent_runs = usize::try_from(v).ok();
                             }
                         }
+                        "host" => {
+                            if let Some(v) = cx.string(&key, &f.node) {
+                                // "" unsets a host a lower layer named (every machine runs).
+                                acc.host = Some(v.trim().to_owned());
+                            }
+                        }
+                        "failover_after" => {
+                            acc.failover_after = cx.duration(&key, &f.node).or(acc.failover_after);
+                        }
                         _ => cx.unknown(&key, f, SCHEDULER_KEYS),
                     }
                 }
@@ -440,6 +455,26 @@ fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
                     }
                 }
             }
+            // A folder's file is shared by every machine that syncs it: a machine's name there
+            // would name them all.
+            "machine" if cx.origin != Origin::User => {
+                let message = "`[machine]` belongs in your own config (~/.config/livenote/config.toml), not in a folder's: a synced folder is shared by machines".to_owned();
+                cx.report(e.key_span.clone(), Some("machine"), message);
+            }
+            "machine" => {
+                let Some(fields) = cx.table("machine", &e.node) else { continue };
+                for f in set_entries(fields) {
+                    let key = format!("machine.{}", f.key);
+                    match f.key.as_str() {
+                        "name" => {
+                            if let Some(v) = cx.string(&key, &f.node) {
+                                acc.machine_name = Some(v.trim().to_owned()).filter(|v| !v.is_empty());
+                            }
+                        }
+                        _ => cx.unknown(&key, f, MACHINE_KEYS),
+                    }
+                }
+            }
             _ => cx.unknown(&e.key, e, TOP_KEYS),
         }
     }
@@ -489,6 +524,8 @@ fn finish(
             exclude: acc.exclude.unwrap_or(defaults.scheduler.exclude),
             max_backoff: acc.max_backoff.unwrap_or(defaults.scheduler.max_backoff),
             max_concurrent_runs: acc.max_concurrent_runs.unwrap_or(defaults.scheduler.max_concurrent_runs),
+            host: acc.host.filter(|h| !h.is_empty()),
+            failover_after: acc.failover_after,
         },
         history: HistoryConfig {
             keep: acc.keep.unwrap_or(defaults.history.keep),
@@ -505,6 +542,7 @@ fn finish(
             max_bytes: acc.memory_max_bytes.unwrap_or(defaults.memory.max_bytes),
         },
         skills: crate::config::SkillsConfig { dirs: acc.skill_dirs.unwrap_or(defaults.skills.dirs) },
+        machine: crate::config::MachineConfig { name: acc.machine_name },
     };
     for (name, s) in acc.mcp_servers {
         match build_mcp_server(&name, s, problems) {

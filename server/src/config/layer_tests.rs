@@ -610,3 +610,39 @@ fn max_concurrent_runs_is_read_bounded_and_misspellings_are_named() {
         "{messages:?}"
     );
 }
+
+#[test]
+fn scheduler_host_and_failover_are_read_and_misspellings_are_named() {
+    let (config, problems) = one("[scheduler]\nhost = \" nas \"\nfailover_after = \"2h\"\n");
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(config.scheduler.host.as_deref(), Some("nas"));
+    assert_eq!(config.scheduler.failover_after, Some(Duration::from_secs(7200)));
+    let (config, problems) = one("[scheduler]\nhots = \"nas\"\nfailover_after = 5\n");
+    assert_eq!(config.scheduler.host, None);
+    assert_eq!(config.scheduler.failover_after, None);
+    let messages = messages(&problems);
+    let has = |part: &str| messages.iter().any(|m| m.contains(part));
+    assert!(has("unknown key `scheduler.hots` (did you mean `host`?)"), "{messages:?}");
+    assert!(has("`scheduler.failover_after` must be a duration"), "{messages:?}");
+    // A later layer's "" lets every machine run the folder again.
+    let (config, _) = toml_layers(&[
+        ("[scheduler]\nhost = \"nas\"\n", Origin::User),
+        ("[scheduler]\nhost = \"\"\n", Origin::Workspace),
+    ]);
+    assert_eq!(config.scheduler.host, None);
+}
+
+/// `[machine]` names this machine only from the user's own file: a synced folder's
+/// `.livenote.toml` is the same file on every machine.
+#[test]
+fn machine_name_is_read_from_the_users_file_only() {
+    let (config, problems) = toml_layers(&[("[machine]\nname = \"laptop\"\n", Origin::User)]);
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(config.machine.name.as_deref(), Some("laptop"));
+    let (config, problems) = one("[machine]\nname = \"laptop\"\n");
+    assert_eq!(config.machine.name, None);
+    let said = messages(&problems);
+    assert!(said.iter().any(|m| m.contains("`[machine]` belongs in your own config")), "{said:?}");
+    let (_, problems) = toml_layers(&[("[machine]\nnmae = \"x\"\n", Origin::User)]);
+    assert!(messages(&problems).iter().any(|m| m.contains("(did you mean `name`?)")), "{problems:?}");
+}

@@ -83,6 +83,14 @@ pub struct Config {
     /// `[memory]`: the quotas of each note's agent memory.
     pub memory: MemoryConfig,
     pub skills: SkillsConfig,
+    /// `[machine]`: read from the user's own file only (a synced folder is shared by machines).
+    pub machine: MachineConfig,
+}
+
+/// `[machine]` in the user's config: what this machine is called (`crate::machine`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MachineConfig {
+    pub name: Option<String>,
 }
 
 /// A folder's `.livenote.toml` that is not used: the folder is not trusted with its content.
@@ -187,6 +195,12 @@ pub struct SchedulerConfig {
     /// Scheduled runs of one root that go on at once; the rest wait their turn (1,000 notes
     /// due in the same minute started 1,000 processes together). Manual runs are not counted.
     pub max_concurrent_runs: usize,
+    /// `host`: the one machine (`crate::machine::name`) that fires scheduled and event runs
+    /// of the folder; `None`: every machine that has it open.
+    pub host: Option<String>,
+    /// `failover_after`: how long a note may stay due with no attempt from any machine
+    /// before a machine other than `host` runs it.
+    pub failover_after: Option<Duration>,
 }
 
 /// The range `[scheduler] max_backoff` accepts: no shorter than the first wait (5 minutes,
@@ -214,6 +228,8 @@ impl Default for SchedulerConfig {
             exclude: Vec::new(),
             max_backoff,
             max_concurrent_runs: DEFAULT_MAX_CONCURRENT_RUNS,
+            host: None,
+            failover_after: None,
         }
     }
 }

@@ -54,6 +54,11 @@ pub trait EventRunner: Send + Sync {
     fn poll_interval(&self) -> Option<Duration> {
         None
     }
+    /// The machine `[scheduler] host` names when it is not this one: the queue is that
+    /// machine's to process (`pending/` syncs with the folder), so events stay pending here.
+    fn scheduled_on(&self) -> Option<String> {
+        None
+    }
 }
 
 /// What an event run is told about its event: the note's criteria, the event and its payload
@@ -115,6 +120,10 @@ impl EventRunner for EngineRunner {
 
     fn may_run(&self, note: &EventNote) -> bool {
         self.engine.untrusted_nested_folder(&note.path).is_none()
+    }
+
+    fn scheduled_on(&self) -> Option<String> {
+        self.engine.scheduled_on()
     }
 
     fn run<'a>(
@@ -218,6 +227,10 @@ pub async fn process_pending(
     let mut processed = Vec::new();
     if !runner.trusted() {
         tracing::debug!("events {}: workspace not trusted; events stay pending", root.display());
+        return processed;
+    }
+    if let Some(host) = runner.scheduled_on() {
+        tracing::debug!("events {}: scheduled on {host}; events stay pending for it", root.display());
         return processed;
     }
     // No queue yet (nothing was ever queued here): nothing to do, and nothing to create.
@@ -575,6 +588,8 @@ pub struct Processor {
     pub notes: NotesFn,
     gate: tokio::sync::Mutex<()>,
     warned_untrusted: AtomicBool,
+    /// The queue was said to wait for the folder's host (said once until that changes).
+    warned_host: AtomicBool,
 }
 
 impl Processor {
@@ -586,6 +601,7 @@ impl Processor {
             notes,
             gate: tokio::sync::Mutex::new(()),
             warned_untrusted: AtomicBool::new(false),
+            warned_host: AtomicBool::new(false),
         }
     }
 
@@ -616,6 +632,18 @@ impl Processor {
             return Vec::new();
         }
         self.warned_untrusted.store(false, Ordering::Relaxed);
+        if let Some(host) = self.runner.scheduled_on() {
+            let waiting = pending_events(&self.root).len();
+            if waiting > 0 && !self.warned_host.swap(true, Ordering::Relaxed) {
+                tracing::info!(
+                    "hold {}: {} in .livenote/events/pending, for {host} to process (`[scheduler] host`)",
+                    self.root.display(),
+                    crate::text::count(waiting, "event"),
+                );
+            }
+            return Vec::new();
+        }
+        self.warned_host.store(false, Ordering::Relaxed);
         process_pending(&self.root, &*self.notes, &*self.router, &*self.runner, cancel).await
     }
 }

@@ -42,7 +42,11 @@ pub fn eligible_notes(root: &Path, index: &Index, now: DateTime<Utc>, zone: &Zon
     index
         .live_notes()
         .filter(|(p, _, live)| {
-            live.active && !live.has_errors && !live.expired(now, zone) && index.root_of(p) == Some(root)
+            live.active
+                && !live.has_errors
+                && !live.expired(now, zone)
+                && index.root_of(p) == Some(root)
+                && !crate::note::conflict::is_conflict_copy(p)
         })
         .filter_map(|(p, _, live)| {
             let criteria = live.event_match_criteria.as_deref().map(str::trim).filter(|c| !c.is_empty())?;

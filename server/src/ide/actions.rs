@@ -157,8 +157,13 @@ mod tests {
     use crate::status::RunFacts;
     use crate::text::edit::apply;
 
-    const TRUSTED: RunFacts =
-        RunFacts { running: false, trusted: Some(true), scheduling_off: false, undoable: false };
+    const TRUSTED: RunFacts = RunFacts {
+        running: false,
+        trusted: Some(true),
+        scheduling_off: false,
+        undoable: false,
+        scheduled_on: None,
+    };
     /// Trusted, with a run to undo in the note's history.
     const UNDOABLE: RunFacts = RunFacts { undoable: true, ..TRUSTED };
 
@@ -242,7 +247,13 @@ live:
     #[test]
     fn untrusted_offers_trust() {
         check_with(
-            RunFacts { running: false, trusted: Some(false), scheduling_off: false, undoable: true },
+            RunFacts {
+                running: false,
+                trusted: Some(false),
+                scheduling_off: false,
+                undoable: true,
+                scheduled_on: None,
+            },
             NOTE,
             expect![[r#"
                 Source Run now [livenote.run]
@@ -257,7 +268,13 @@ live:
     #[test]
     fn running_offers_stop_and_no_undo() {
         check_with(
-            RunFacts { running: true, trusted: Some(true), scheduling_off: false, undoable: true },
+            RunFacts {
+                running: true,
+                trusted: Some(true),
+                scheduling_off: false,
+                undoable: true,
+                scheduled_on: None,
+            },
             NOTE,
             expect![[r#"
                 Source Stop [livenote.stop]
@@ -596,7 +613,7 @@ live:
             running: bool,
             undoable: bool,
         ) {
-            with_ctx(&text, RunFacts { running, trusted: Some(true), scheduling_off: false, undoable }, |ctx| {
+            with_ctx(&text, RunFacts { running, trusted: Some(true), scheduling_off: false, undoable, scheduled_on: None }, |ctx| {
                 for action in code_actions(ctx, a..b) {
                     if let Err(e) = apply(&text, &action.edits) {
                         panic!("{:?}: {e}", action.title);

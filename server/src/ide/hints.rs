@@ -81,7 +81,18 @@ pub fn inlay_hints<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Hint
                 label.push_str(" · ");
                 label.push_str(&r.text(|t| at_local(t, ctx.now, ctx.tz)));
             }
+            if let Some(host) = ctx.facts.scheduled_on {
+                label.push_str(&format!(" · scheduled on {host}"));
+            }
             push(live_line_end, label, live.last_run_error.clone());
+        }
+        Status::Live if !ctx.facts.scheduling_off => {
+            if let Some(host) = ctx.facts.scheduled_on {
+                let tip = format!(
+                    "`[scheduler] host` names {host}: scheduled and event runs happen there; Run now still runs it here."
+                );
+                push(live_line_end, format!("scheduled on {host}"), Some(tip));
+            }
         }
         Status::Invalid | Status::Expired | Status::Paused | Status::Live => {}
     }
@@ -228,8 +239,13 @@ mod tests {
     use crate::ide::fixture::with_ctx;
     use crate::status::RunFacts;
 
-    const TRUSTED: RunFacts =
-        RunFacts { running: false, trusted: Some(true), scheduling_off: false, undoable: false };
+    const TRUSTED: RunFacts = RunFacts {
+        running: false,
+        trusted: Some(true),
+        scheduling_off: false,
+        undoable: false,
+        scheduled_on: None,
+    };
 
     /// The text with `[label]` inserted at each hint's offset; `\r` shows as `␍`.
     fn render(text: &str, hints: &[Hint]) -> String {
@@ -400,7 +416,13 @@ live:
     #[test]
     fn running_and_untrusted() {
         check_with(
-            RunFacts { running: true, trusted: Some(true), scheduling_off: false, undoable: false },
+            RunFacts {
+                running: true,
+                trusted: Some(true),
+                scheduling_off: false,
+                undoable: false,
+                scheduled_on: None,
+            },
             &hourly("  lastRunAt: \"2026-11-23T15:02:00Z\"\n"),
             expect![[r#"
                 ---
@@ -414,7 +436,13 @@ live:
             "#]],
         );
         check_with(
-            RunFacts { running: false, trusted: Some(false), scheduling_off: false, undoable: false },
+            RunFacts {
+                running: false,
+                trusted: Some(false),
+                scheduling_off: false,
+                undoable: false,
+                scheduled_on: None,
+            },
             &hourly("  lastRunAt: \"2026-11-23T15:02:00Z\"\n"),
             expect![[r#"
                 ---
@@ -618,7 +646,13 @@ live:
     fn crlf_and_wide_characters() {
         // The status hint goes before the line ending.
         check_with(
-            RunFacts { running: true, trusted: Some(true), scheduling_off: false, undoable: false },
+            RunFacts {
+                running: true,
+                trusted: Some(true),
+                scheduling_off: false,
+                undoable: false,
+                scheduled_on: None,
+            },
             "---\r\nlive:  \r\n  objective: x\r\n---\r\n",
             expect![[r#"
                 ---␍
@@ -711,7 +745,7 @@ title: x
             running: bool,
             trusted: Option<bool>,
         ) {
-            with_ctx(&text, RunFacts { running, trusted, scheduling_off: false, undoable: false }, |ctx| {
+            with_ctx(&text, RunFacts { running, trusted, scheduling_off: false, undoable: false, scheduled_on: None }, |ctx| {
                 let range = floor_range(&text, a..b);
                 for h in inlay_hints(ctx, a..b) {
                     assert!(range.start <= h.offset && h.offset <= range.end, "{h:?} outside {range:?}");

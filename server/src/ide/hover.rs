@@ -415,9 +415,15 @@ fn retry_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live) -> Option<String> {
 }
 
 fn next_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live) -> Option<String> {
+    // `[scheduler] host` names another machine: the time is when it runs there.
+    let on = ctx
+        .facts
+        .scheduled_on
+        .map(|h| format!(" on {h} (`[scheduler] host`; here it runs only by hand)"))
+        .unwrap_or_default();
     if let Some(retry) = retry_text(ctx, live) {
         let trust = if ctx.facts.trusted == Some(false) { ", once the workspace is trusted" } else { "" };
-        return Some(format!("Next run: {retry}{trust}."));
+        return Some(format!("Next run: {retry}{on}{trust}."));
     }
     let next = status::schedule_view(live, ctx.now, ctx.tz).next_due?;
     let when = if next <= ctx.now {
@@ -426,7 +432,7 @@ fn next_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live) -> Option<String> {
         format!("{} ({})", at_local(next, ctx.now, ctx.tz), local_time(next, ctx.tz))
     };
     let trust = if ctx.facts.trusted == Some(false) { ", once the workspace is trusted" } else { "" };
-    Some(format!("Next run: {when}{trust}."))
+    Some(format!("Next run: {when}{on}{trust}."))
 }
 
 fn last_run_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live) -> String {

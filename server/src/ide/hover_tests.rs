@@ -512,7 +512,13 @@ fn live_key_summary() {
         "#]],
     );
     check_with(
-        RunFacts { running: true, trusted: Some(true), scheduling_off: false, undoable: false },
+        RunFacts {
+            running: true,
+            trusted: Some(true),
+            scheduling_off: false,
+            undoable: false,
+            scheduled_on: None,
+        },
         full,
         expect![[r#"
             live
@@ -532,7 +538,13 @@ fn live_key_summary() {
         "#]],
     );
     check_with(
-        RunFacts { running: false, trusted: Some(false), scheduling_off: false, undoable: false },
+        RunFacts {
+            running: false,
+            trusted: Some(false),
+            scheduling_off: false,
+            undoable: false,
+            scheduled_on: None,
+        },
         full,
         expect![[r#"
             live
@@ -545,6 +557,32 @@ fn live_key_summary() {
             - events: Emails about Q3
 
             Next run: 10:00 (Mon 23 Nov 10:00 CST), once the workspace is trusted.
+
+            Last run: 5 min ago.
+
+            > Sunny, 12 °C.
+        "#]],
+    );
+    check_with(
+        RunFacts {
+            running: false,
+            trusted: Some(true),
+            scheduling_off: false,
+            undoable: false,
+            scheduled_on: Some("nas"),
+        },
+        full,
+        expect![[r#"
+            live
+            ~~~~
+            **Live note** · live
+
+            Triggers:
+            - cron `0 * * * *`: every hour
+            - window 09:00–12:00: done today (last run 5 min ago)
+            - events: Emails about Q3
+
+            Next run: 10:00 (Mon 23 Nov 10:00 CST) on nas (`[scheduler] host`; here it runs only by hand).
 
             Last run: 5 min ago.
 

@@ -99,6 +99,10 @@ fn status_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live, state: Status) -> Strin
                 None => format!("Failed: {reason}"),
             };
             let next = status::schedule_view(live, ctx.now, ctx.tz).next_due;
+            // Retried by the host that fires it, not here.
+            if let Some(host) = ctx.facts.scheduled_on.filter(|_| !ctx.facts.scheduling_off) {
+                return format!("{failed} · scheduled on {host}");
+            }
             match status::Retry::of(live, next) {
                 _ if ctx.facts.scheduling_off => failed,
                 Some(r) => format!("{failed} · {}", r.text(|t| at_local(t, ctx.now, ctx.tz))),
@@ -129,6 +133,13 @@ fn status_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live, state: Status) -> Strin
                 }),
             };
             parts.extend(when);
+            // Another machine fires it (`[scheduler] host`); here it runs by hand.
+            parts.extend(
+                ctx.facts
+                    .scheduled_on
+                    .filter(|_| !ctx.facts.scheduling_off)
+                    .map(|h| format!("scheduled on {h}")),
+            );
             parts.join(" · ")
         }
     }
@@ -160,8 +171,13 @@ mod tests {
     use crate::status::RunFacts;
     use crate::text::{Encoding, LineIndex};
 
-    const TRUSTED: RunFacts =
-        RunFacts { running: false, trusted: Some(true), scheduling_off: false, undoable: false };
+    const TRUSTED: RunFacts = RunFacts {
+        running: false,
+        trusted: Some(true),
+        scheduling_off: false,
+        undoable: false,
+        scheduled_on: None,
+    };
 
     /// Lenses as `line:col title [command args]`, 1-based, columns in characters.
     fn render(text: &str, lenses: &[Lens]) -> String {
@@ -271,7 +287,13 @@ live:
     #[test]
     fn scheduling_off_replaces_the_next_time() {
         check_with(
-            RunFacts { running: false, trusted: Some(true), scheduling_off: true, undoable: false },
+            RunFacts {
+                running: false,
+                trusted: Some(true),
+                scheduling_off: true,
+                undoable: false,
+                scheduled_on: None,
+            },
             &hourly(RAN),
             expect![[r#"
                 3:1 ● Live · updated 5 min ago · scheduling off
@@ -296,7 +318,13 @@ live:
     #[test]
     fn running_offers_stop() {
         check_with(
-            RunFacts { running: true, trusted: Some(true), scheduling_off: false, undoable: false },
+            RunFacts {
+                running: true,
+                trusted: Some(true),
+                scheduling_off: false,
+                undoable: false,
+                scheduled_on: None,
+            },
             &hourly(RAN),
             expect![[r#"
                 3:1 Updating…
@@ -323,7 +351,13 @@ live:
     #[test]
     fn untrusted_waits() {
         check_with(
-            RunFacts { running: false, trusted: Some(false), scheduling_off: false, undoable: false },
+            RunFacts {
+                running: false,
+                trusted: Some(false),
+                scheduling_off: false,
+                undoable: false,
+                scheduled_on: None,
+            },
             &hourly(RAN),
             expect![[r#"
                 3:1 Waiting for trust [livenote.trustWorkspace]
@@ -483,7 +517,7 @@ live:
 {text}
 ---
 "#)] {
-                with_ctx(&text, RunFacts { running, trusted, scheduling_off: false, undoable: false }, |ctx| {
+                with_ctx(&text, RunFacts { running, trusted, scheduling_off: false, undoable: false, scheduled_on: None }, |ctx| {
                     for l in code_lenses(ctx) {
                         assert!(l.range.end <= text.len() && text.is_char_boundary(l.range.start));
                     }

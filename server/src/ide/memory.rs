@@ -57,8 +57,13 @@ mod tests {
     use crate::ide::fixture::{cursor, with_ctx};
     use crate::status::RunFacts;
 
-    const FACTS: RunFacts =
-        RunFacts { running: false, trusted: Some(true), scheduling_off: false, undoable: false };
+    const FACTS: RunFacts = RunFacts {
+        running: false,
+        trusted: Some(true),
+        scheduling_off: false,
+        undoable: false,
+        scheduled_on: None,
+    };
 
     #[test]
     fn the_action_needs_a_live_note_with_memory() {

@@ -100,7 +100,8 @@ impl FactsCache {
             _ => false,
         };
         let scheduling_off = engine.is_some_and(|e| !e.scheduling_enabled());
-        RunFacts { running, trusted: Some(self.trusted(path)), scheduling_off, undoable: false }
+        let scheduled_on = engine.and_then(|e| e.scheduled_on()).map(|h| crate::machine::interned(&h));
+        RunFacts { running, trusted: Some(self.trusted(path)), scheduling_off, undoable: false, scheduled_on }
     }
 }
 

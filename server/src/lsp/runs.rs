@@ -154,6 +154,11 @@ impl RunWatch for ProgressWatch {
 }
 
 impl RunObserver for ProgressObserver {
+    fn notice(&self, message: &str) {
+        let (client, message) = (self.client.clone(), format!("livenote: {message}"));
+        tokio::spawn(async move { client.show_message(MessageType::WARNING, message).await });
+    }
+
     fn started(&self, path: &Path, title: &str, _trigger: TriggerKind) -> Box<dyn RunWatch> {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let (client, state, path, title) =

@@ -42,6 +42,8 @@ pub(super) fn diagnostics_for(state: &State, uri: &Uri) -> (Vec<Diagnostic>, Opt
         diags.extend(convert::diagnostics(&snap.text, &snap.lines, &too_long, enc));
         let skill_file = skill_file_diagnostics(state, uri, &snap.text);
         diags.extend(convert::diagnostics(&snap.text, &snap.lines, &skill_file, enc));
+        let copy = conflict_copy_diagnostics(uri, snap.analysis.live.as_ref());
+        diags.extend(convert::diagnostics(&snap.text, &snap.lines, &copy, enc));
         return (diags, Some(snap.version));
     }
     let Some(path) = uri.file_path() else { return (Vec::new(), None) };
@@ -49,7 +51,9 @@ pub(super) fn diagnostics_for(state: &State, uri: &Uri) -> (Vec<Diagnostic>, Opt
         .with_index(|idx| {
             idx.get(&path).map(|e| {
                 let lines = LineIndex::new(&e.head);
-                convert::diagnostics(&e.head, &lines, &entry_diagnostics(e, now, &zone), enc)
+                let mut all = entry_diagnostics(e, now, &zone);
+                all.extend(conflict_copy_diagnostics(uri, e.live.as_ref()));
+                convert::diagnostics(&e.head, &lines, &all, enc)
             })
         })
         .flatten()
@@ -67,6 +71,13 @@ pub(super) fn entry_diagnostics(
     let mut all = e.diagnostics.clone();
     all.extend(note::expiry::diagnostics(&e.head, e.live.as_ref(), now, zone));
     all
+}
+
+/// `live/sync-conflict-copy` when the document's file name is a sync tool's conflict copy.
+fn conflict_copy_diagnostics(uri: &Uri, live: Option<&note::model::Live>) -> Vec<note::Diagnostic> {
+    let Some(path) = uri.file_path() else { return Vec::new() };
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    note::conflict::diagnostics(&name, live)
 }
 
 /// `live/instructions-too-long` when the document is one of its root's standing-instructions

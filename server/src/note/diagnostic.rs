@@ -81,6 +81,7 @@ codes! {
     UnknownSkill => "unknown-skill": "`skills` names a skill that no skills folder (the workspace's, the user's) nor livenote defines.",
     SkillMissingField => "skill-missing-field": "A file in a skills folder lacks the `name` or `description` a skill needs in its frontmatter.",
     DuplicateSkill => "duplicate-skill": "Two skill files of the workspace use the same `name`.",
+    SyncConflictCopy => "sync-conflict-copy": "The file is a sync tool's conflict copy of a note (Syncthing, Dropbox, Nextcloud, Seafile); it never runs on its own.",
 }
 
 /// An edit that resolves a diagnostic, offered as a quick fix.

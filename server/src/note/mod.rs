@@ -3,6 +3,7 @@
 
 pub mod body;
 pub mod budget;
+pub mod conflict;
 pub mod diagnostic;
 pub mod expiry;
 pub mod fields;

@@ -637,6 +637,23 @@ fn every_code_has_a_fixture_here_and_a_section_in_the_docs() {
 }
 
 #[test]
+fn a_sync_conflict_copy_is_said_on_its_live_key() {
+    let note = "---\nlive:\n  objective: x\n---\n";
+    let a = analyze(note, &Options::default());
+    let got: Vec<String> = crate::note::conflict::diagnostics("n (conflicted copy).md", a.live.as_ref())
+        .iter()
+        .map(|d| format!("{:?} {} {} {}", d.range, d.severity.as_str(), d.code.as_str(), d.message))
+        .collect();
+    expect![[r#"
+        [
+            "4..8 warning live/sync-conflict-copy this file is a sync conflict copy of n.md made by Dropbox, Nextcloud or ownCloud; it never runs on its own: keep what you need in n.md and delete this file",
+        ]
+    "#]]
+    .assert_debug_eq(&got);
+    assert!(crate::note::conflict::diagnostics("n.md", a.live.as_ref()).is_empty());
+}
+
+#[test]
 fn instructions_too_long_covers_what_runs_do_not_get() {
     let render_file = |text: &str, max: usize| -> String {
         let idx = LineIndex::new(text);
@@ -701,6 +718,12 @@ fn every_doc_example_behaves_as_documented() {
                 let head = crate::note::skills::head(&note);
                 let dup = head.name.is_some_and(|n| n.value == "weekly-digest").then_some("skills/digest.md");
                 a.diagnostics = crate::note::skills::file_diagnostics(&note, dup);
+            }
+            // A conflict copy is told by its file name: the bad example is the copy's, the good
+            // one the original's.
+            if code == Code::SyncConflictCopy.as_str() {
+                let name = if i == 0 { "notes.sync-conflict-20261123-101502-ABCDEF7.md" } else { "notes.md" };
+                a.diagnostics.extend(crate::note::conflict::diagnostics(name, a.live.as_ref()));
             }
             let has = a.diagnostics.iter().any(|d| d.code.as_str() == code);
             let bad = i == 0;

@@ -167,5 +167,11 @@ pub fn home_dir(var: &dyn Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
     imp::home_dir(&|k| var(k).filter(|v| !v.is_empty()))
 }
 
+/// The system's name for this machine (`gethostname` on Unix, `%COMPUTERNAME%` on Windows);
+/// `None` when it cannot be read or is empty.
+pub fn host_name(var: &dyn Fn(&str) -> Option<OsString>) -> Option<String> {
+    imp::host_name(&|k| var(k).filter(|v| !v.is_empty())).filter(|n| !n.trim().is_empty())
+}
+
 #[cfg(test)]
 mod tests;

@@ -95,6 +95,10 @@ pub(super) fn killed_by(status: &ExitStatus) -> Option<String> {
     })
 }
 
+pub(super) fn host_name(_var: &dyn Fn(&str) -> Option<OsString>) -> Option<String> {
+    nix::unistd::gethostname().ok().map(|n| n.to_string_lossy().into_owned())
+}
+
 pub(super) fn default_config_dir(var: &dyn Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
     home_dir(var).map(|h| h.join(".config/livenote"))
 }

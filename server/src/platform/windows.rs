@@ -110,6 +110,10 @@ pub(super) fn killed_by(_: &ExitStatus) -> Option<String> {
     None
 }
 
+pub(super) fn host_name(var: &dyn Fn(&str) -> Option<OsString>) -> Option<String> {
+    var("COMPUTERNAME").map(|n| n.to_string_lossy().into_owned())
+}
+
 pub(super) fn default_config_dir(var: &dyn Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
     var("APPDATA").map(|d| PathBuf::from(d).join("livenote"))
 }

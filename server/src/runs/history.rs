@@ -483,6 +483,28 @@ impl Engine {
         Ok(done)
     }
 
+    /// Whether run `id` was made on this machine, as the folder's `.livenote/runs/` tells: its
+    /// transcript is here and names no other machine. A run of another machine that shares the
+    /// folder through a sync tool has none here (or, when `.livenote/` syncs too, names that
+    /// machine).
+    pub fn made_here(&self, id: &str) -> bool {
+        if !is_run_id(id) {
+            return false;
+        }
+        let Ok(Some(dir)) = real_dir(self.store.dir(), &["runs"]) else { return false };
+        let path = dir.join(format!("{id}.jsonl"));
+        if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+            return false;
+        }
+        let first = std::fs::File::open(&path)
+            .ok()
+            .and_then(|f| BufReader::new(f.take(MAX_TRANSCRIPT_BYTES)).lines().next().and_then(Result::ok));
+        let host = first
+            .and_then(|l| serde_json::from_str::<Value>(&l).ok())
+            .and_then(|v| v["data"]["host"].as_str().map(str::to_owned));
+        host.is_none_or(|h| crate::schedule::host::same_machine(&h, &self.machine()))
+    }
+
     /// The runs of a note, newest first, for `livenote history`.
     pub fn history(&self, path: &Path) -> Vec<RunInfo> {
         self.adopt(path);
@@ -544,6 +566,10 @@ pub struct RunInfo {
     /// its final line recorded it (model runs; absent for a command provider's).
     #[serde(flatten)]
     pub totals: Option<crate::cost::RunTotals>,
+    /// The machine that made the run (`crate::machine`), when its transcript says (runs
+    /// recorded before livenote kept it do not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 impl RunInfo {
@@ -558,6 +584,7 @@ impl RunInfo {
             lines_removed: None,
             snapshot: false,
             totals: None,
+            host: None,
         }
     }
 }
@@ -590,6 +617,7 @@ fn read_transcript(path: &Path, id: &str, rel: &str) -> Option<RunInfo> {
     let mut info = RunInfo::unknown(id);
     info.time = first["at"].as_str().map(str::to_owned).or(info.time);
     info.trigger = Some(trigger.to_owned());
+    info.host = first["data"]["host"].as_str().map(str::to_owned);
     info.outcome = "unfinished".to_owned();
     for line in lines {
         let Ok(v) = serde_json::from_str::<Value>(&line) else { continue };

@@ -101,6 +101,10 @@ pub trait RunObserver: Send + Sync {
     /// (`workspace::index::note_title`).
     /// The watch is ended once the run is over and the note's lock released.
     fn started(&self, path: &Path, title: &str, trigger: TriggerKind) -> Box<dyn RunWatch>;
+
+    /// Something the user should see once, not only in a log (the language server shows it
+    /// as a message): e.g. that another machine runs the folder's notes.
+    fn notice(&self, _message: &str) {}
 }
 
 /// One run's progress, as it goes.
@@ -157,6 +161,41 @@ impl Engine {
     /// scheduling enabled. Manual runs need neither.
     pub fn unattended_runs(&self) -> bool {
         self.scheduling_enabled() && self.trusted()
+    }
+
+    /// This machine's name (`crate::machine`), from the environment and the user's `[machine]`.
+    pub fn machine(&self) -> String {
+        let config = self.config.read().map(|c| c.machine.clone()).unwrap_or_default();
+        crate::machine::name(&crate::config::ProcessEnv, &config)
+    }
+
+    /// The machine `[scheduler] host` names, when it is not this one: scheduled and event runs
+    /// of the folder happen there (SPEC 3, several machines), here only by hand or failover.
+    pub fn scheduled_on(&self) -> Option<String> {
+        let host = self.config.read().ok()?.scheduler.host.clone()?;
+        schedule::host::Placement::of(Some(&host), &self.machine()).elsewhere().map(str::to_owned)
+    }
+
+    /// `[scheduler] failover_after` as the schedule counts it.
+    pub fn failover_after(&self) -> Option<chrono::TimeDelta> {
+        let after = self.config.read().ok()?.scheduler.failover_after?;
+        chrono::TimeDelta::from_std(after).ok()
+    }
+
+    /// The scheduler's rule for a folder with a host elsewhere, the one place it is applied
+    /// to a note: `Ok(None)` when this machine fires it as usual, `Ok(Some((host, since)))`
+    /// when it takes over from `host` a note waiting since `since` (`failover_after`), `Err(host)`
+    /// when it leaves the note to `host`.
+    pub fn placement_of(
+        &self,
+        live: &note::model::Live,
+        now: DateTime<Utc>,
+    ) -> Result<Option<(String, DateTime<Utc>)>, String> {
+        let Some(host) = self.scheduled_on() else { return Ok(None) };
+        match self.failover_after().and_then(|after| status::failover_due(live, after, now, &self.zone)) {
+            Some(since) => Ok(Some((host, since))),
+            None => Err(host),
+        }
     }
 
     fn new_run_id(&self, now: DateTime<Utc>) -> String {
@@ -303,10 +342,19 @@ impl Engine {
             return Outcome::Skipped("the live block has errors; fix them first".to_owned());
         }
         let now = self.clock.now();
+        // A failover run is owed by its wait, not by the grace of an occurrence (the host had
+        // that), so it is checked in place of `due`.
+        let mut failover = None;
         if spec.scheduled() {
-            let view = status::schedule_view(live, now, &self.zone);
-            if !view.decision.as_ref().is_some_and(schedule::Decision::is_due) {
-                return Outcome::Skipped("no longer due".to_owned());
+            match self.placement_of(live, now) {
+                Err(host) => return Outcome::Skipped(format!("scheduled on {host}")),
+                Ok(Some(taken)) => failover = Some(taken),
+                Ok(None) => {
+                    let view = status::schedule_view(live, now, &self.zone);
+                    if !view.decision.as_ref().is_some_and(schedule::Decision::is_due) {
+                        return Outcome::Skipped("no longer due".to_owned());
+                    }
+                }
             }
         }
         let run_id = self.new_run_id(now);
@@ -343,10 +391,22 @@ impl Engine {
                 t.write(&line);
             }
         };
+        let machine = self.machine();
         let start_event =
-            RunEvent::new("start", format!("{rel} trigger={} run={run_id}", spec.trigger.as_str()));
+            RunEvent::new("start", format!("{rel} trigger={} run={run_id}", spec.trigger.as_str()))
+                .with_data(json!({ "host": machine }));
         log(&start_event, &mut transcript);
         on_event(&start_event);
+        if let Some((host, since)) = &failover {
+            let message = format!(
+                "due since {} with no attempt from any machine: {machine} runs it in place of {host} ([scheduler] failover_after)",
+                timestamp(*since)
+            );
+            tracing::info!("failover {rel}: {message}");
+            let event = RunEvent::new("failover", message);
+            log(&event, &mut transcript);
+            on_event(&event);
+        }
         *watch = self.observer.read().ok().and_then(|o| o.clone()).map(|o| {
             let title = crate::workspace::index::note_title(
                 analysis.title.clone(),

@@ -92,12 +92,17 @@ impl Engine {
             .snapshot(rel, &id, current, keep)
             .map_err(|e| UndoError::Io(format!("cannot save the current body first: {e}")))?;
         let mut transcript = self.store.transcript(&id).ok();
+        // The machine, as every run's start records it (`history`'s `host`).
+        if let Some(t) = transcript.as_mut() {
+            let message = format!("{rel} trigger={trigger} run={id}");
+            let data = json!({ "host": self.machine() });
+            t.write(&json!({"at": timestamp(self.clock.now()), "kind": "start", "message": message, "data": data}));
+        }
         let mut log = |kind: &str, message: &str| {
             if let Some(t) = transcript.as_mut() {
                 t.write(&json!({"at": timestamp(self.clock.now()), "kind": kind, "message": message}));
             }
         };
-        log("start", &format!("{rel} trigger={trigger} run={id}"));
         // Putting back the body from before an undo or a restore redoes what it took away;
         // with its transcript pruned, the summary's mark says so.
         let redo = match run_trigger(&self.store, rel, run) {

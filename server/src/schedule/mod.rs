@@ -4,6 +4,7 @@
 pub mod clock;
 pub mod cron;
 pub mod due;
+pub mod host;
 pub mod trigger;
 pub mod until;
 pub mod window;

@@ -135,15 +135,18 @@ impl Workspace {
 
     /// Start `livenote watch OPTIONS .` and wait until it has indexed the folder.
     pub fn watch(&self, options: &[&str]) -> Watcher {
+        self.watch_env(options, &[])
+    }
+
+    /// [`Workspace::watch`] with variables added to its environment (`LIVENOTE_HOST`).
+    pub fn watch_env(&self, options: &[&str], env: &[(&str, &str)]) -> Watcher {
         let mut args = vec!["watch"];
         args.extend_from_slice(options);
         args.push(".");
-        let mut child = self
-            .livenote(&args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{e}"));
+        let mut command = self.livenote(&args);
+        command.envs(env.iter().copied());
+        let mut child =
+            command.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap_or_else(|e| panic!("{e}"));
         let stderr = child.stderr.take().unwrap_or_else(|| panic!("no stderr"));
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {

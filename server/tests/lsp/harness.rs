@@ -271,6 +271,11 @@ impl TestClient {
         }
     }
 
+    /// The notifications received and not yet awaited, taken.
+    pub fn drained(&mut self) -> Vec<Value> {
+        std::iter::from_fn(|| self.notifications.try_recv().ok()).collect()
+    }
+
     /// Diagnostics published for `uri` at `version` (earlier versions are skipped).
     /// The next `$/progress` notification of `kind` ("begin", "report", "end"); its value.
     pub async fn progress(&mut self, kind: &str) -> Value {

@@ -7,6 +7,7 @@ mod client_uris;
 mod costs;
 mod crlf;
 mod harness;
+mod host;
 mod identity;
 mod memory;
 mod move_trigger;
