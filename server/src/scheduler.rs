@@ -53,6 +53,20 @@ pub struct Scheduler {
     /// and not as it reads, which is no news to say ("skip … not due as it reads now" followed
     /// 9,631 of the soak's 10,000 runs).
     landed: std::sync::Mutex<HashMap<PathBuf, u64>>,
+    firing: Firing,
+}
+
+/// What a pass does with a due note. A long-lived process's scheduler runs it and logs how it
+/// ended; a one-shot pass (`livenote tick`) also hands each outcome to its caller, which waits
+/// for them and exits with what they were, or only says what it would fire (`--dry-run`).
+#[derive(Default)]
+pub enum Firing {
+    #[default]
+    Run,
+    /// Run, and send each fired note's outcome here (exactly one per fired note).
+    Report(tokio::sync::mpsc::UnboundedSender<(PathBuf, Outcome)>),
+    /// Fire nothing: the pass lists what it would fire, and nothing is locked or written.
+    DryRun,
 }
 
 /// The cap on this root's scheduled runs that go on at once (`[scheduler]
@@ -200,7 +214,14 @@ impl Scheduler {
             queued: Default::default(),
             slots: RunSlots::default(),
             landed: Default::default(),
+            firing: Firing::Run,
         }
+    }
+
+    /// A scheduler for one pass ([`Scheduler::pass`]) by a caller that does not stay (`livenote
+    /// tick`): the same decision of what is due, its runs' outcomes reported or, dry, not run.
+    pub fn one_shot(engine: Arc<Engine>, source: Arc<dyn NoteSource>, firing: Firing) -> Self {
+        Scheduler { firing, ..Scheduler::new(engine, source, Arc::new(Notify::new())) }
     }
 
     /// Run until the process ends.
@@ -277,6 +298,11 @@ impl Scheduler {
                     }
                     let kind = TriggerKind::from(trigger);
                     let rel = self.engine.rel(&path);
+                    // The caller says what a dry run would fire.
+                    if matches!(self.firing, Firing::DryRun) {
+                        pass.fired.push((path.clone(), kind.as_str()));
+                        continue;
+                    }
                     tracing::info!("fire {rel} ({})", kind.as_str());
                     memory.recently.insert(path.clone(), Instant::now());
                     pass.fired.push((path.clone(), kind.as_str()));
@@ -292,6 +318,10 @@ impl Scheduler {
                         // A manual run that started while this one waited has the note.
                         let Some(token) = token else {
                             tracing::debug!("not running {rel}: a run of it started while it waited");
+                            me.report(
+                                &path,
+                                Outcome::Skipped("a run of it started while it waited".to_owned()),
+                            );
                             me.wake.notify_one();
                             return;
                         };
@@ -307,6 +337,10 @@ impl Scheduler {
                             me.landed().insert(path.clone(), text_hash(&text));
                         }
                         match &outcome {
+                            // A one-shot pass does not try again: the next one looks afresh.
+                            Outcome::Skipped(reason) if matches!(me.firing, Firing::Report(_)) => {
+                                tracing::info!("skip {rel} ({reason})");
+                            }
                             Outcome::Skipped(reason) => {
                                 tracing::info!(
                                     "skip {rel} ({reason}; not tried again until the note changes, or for a minute)"
@@ -324,6 +358,7 @@ impl Scheduler {
                             }
                             Outcome::Done { .. } => log_outcome(&rel, &outcome, &|id| me.engine.last_run(id)),
                         }
+                        me.report(&path, outcome);
                         me.wake.notify_one();
                     });
                 }
@@ -339,6 +374,14 @@ impl Scheduler {
         }
         memory.states = Some(states);
         pass
+    }
+
+    /// Hand a fired note's outcome to a one-shot caller ([`Firing::Report`]).
+    fn report(&self, path: &Path, outcome: Outcome) {
+        if let Firing::Report(tx) = &self.firing {
+            // The caller gone (it was stopped) has nothing left to tell.
+            let _ = tx.send((path.to_path_buf(), outcome));
+        }
     }
 
     fn landed(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, u64>> {
