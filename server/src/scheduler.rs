@@ -730,6 +730,42 @@ mod tests {
         assert_eq!(s.pass(&mut memory).settled.len(), 1);
     }
 
+    /// A one-shot pass (`livenote tick`) decides as the scheduler does; a dry one fires nothing,
+    /// a reporting one sends each fired note's outcome once, and the channel closes when the
+    /// runs are over (the caller's wait ends there).
+    #[tokio::test]
+    async fn a_one_shot_pass_reports_each_run_once_and_a_dry_one_runs_nothing() {
+        let f = fixture("echo hi", NOTE);
+        f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let root = f.dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
+        let source = || {
+            let (index, _) = Index::build(std::slice::from_ref(&root), &[]);
+            Arc::new(IndexSource(RwLock::new(index)))
+        };
+        let engine = f.scheduler.engine.clone();
+        let dry = Arc::new(Scheduler::one_shot(engine.clone(), source(), Firing::DryRun));
+        let pass = dry.pass(&mut Memory::default());
+        assert_eq!(pass.fired, vec![(root.join("n.md"), "cron")]);
+        assert!(dry.is_idle());
+        assert_eq!(note_text(f.dir.path()), NOTE, "a dry pass wrote");
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let once = Arc::new(Scheduler::one_shot(engine.clone(), source(), Firing::Report(tx)));
+        assert_eq!(once.pass(&mut Memory::default()).fired.len(), 1);
+        drop(once);
+        let mut outcomes = Vec::new();
+        while let Some(o) = rx.recv().await {
+            outcomes.push(o);
+        }
+        assert!(
+            matches!(outcomes.as_slice(), [(p, Outcome::Done { .. })] if *p == root.join("n.md")),
+            "{outcomes:?}"
+        );
+        // Run: a second one-shot pass finds nothing due.
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let again = Arc::new(Scheduler::one_shot(engine, source(), Firing::Report(tx)));
+        assert!(again.pass(&mut Memory::default()).fired.is_empty());
+    }
+
     #[tokio::test]
     async fn untrusted_fires_nothing_and_trust_starts_the_schedule() {
         let f = fixture("echo hi", NOTE);
