@@ -456,9 +456,10 @@ fn completions_help_and_argument_texts() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let out = livenote(dir.path(), &["help", "run"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("Usage: livenote run [OPTIONS] <NOTE>"), "{out:?}");
-    for command in
-        ["run", "watch", "tick", "event", "trust", "untrust", "init", "undo", "history", "stop", "list", "check"]
-    {
+    for command in [
+        "run", "watch", "tick", "event", "trust", "untrust", "init", "undo", "history", "stop", "list",
+        "check",
+    ] {
         // The short form: a command with a long description (`tick`) puts `--help`'s argument
         // texts on lines of their own.
         let out = livenote(dir.path(), &[command, "-h"]);
