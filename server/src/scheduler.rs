@@ -766,6 +766,58 @@ mod tests {
         assert!(again.pass(&mut Memory::default()).fired.is_empty());
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// One-shot passes (`livenote tick` from a timer that comes late, early, twice at one
+        /// instant or hours apart) compose as the rule for an hourly note says, written plainly
+        /// here: it runs at the first pass (it never ran), then at a pass that lands within 2
+        /// minutes (inclusive) after the latest hour strictly before it, if it has not run since
+        /// that hour; never twice for one hour.
+        #[test]
+        fn one_shot_passes_at_any_instants_run_as_the_rule_says(
+            // Seconds between passes: as many within minutes (around an hour's grace) as hours apart.
+            steps in proptest::collection::vec(proptest::prop_oneof![0i64..=300, 0i64..=10_800], 1..12),
+        ) {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap_or_else(|e| panic!("{e}"));
+            let (ran, expected) = runtime.block_on(async {
+                let f = fixture("echo hi", NOTE);
+                f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+                let root = f.dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
+                let mut now = t("2026-11-23T09:00:30Z");
+                let mut last: Option<DateTime<Utc>> = None;
+                let (mut ran, mut expected) = (Vec::new(), Vec::new());
+                for step in steps {
+                    now += TimeDelta::seconds(step);
+                    f.clock.set(now);
+                    let hour = now.timestamp().div_euclid(3600) * 3600;
+                    let hour = if hour == now.timestamp() { hour - 3600 } else { hour };
+                    let p = DateTime::from_timestamp(hour, 0).unwrap_or_default();
+                    if last.is_none_or(|l| l < p && now - p <= TimeDelta::minutes(2)) {
+                        expected.push(now);
+                        last = Some(now);
+                    }
+                    let (index, _) = Index::build(std::slice::from_ref(&root), &[]);
+                    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+                    let source = Arc::new(IndexSource(RwLock::new(index)));
+                    let once = Arc::new(Scheduler::one_shot(f.scheduler.engine.clone(), source, Firing::Report(tx)));
+                    let fired = once.pass(&mut Memory::default()).fired.len();
+                    drop(once);
+                    while let Some((_, outcome)) = rx.recv().await {
+                        assert!(matches!(outcome, Outcome::Done { .. }), "{outcome:?}");
+                        ran.push(now);
+                    }
+                    assert!(fired <= 1);
+                }
+                (ran, expected)
+            });
+            proptest::prop_assert_eq!(ran, expected);
+        }
+    }
+
     #[tokio::test]
     async fn untrusted_fires_nothing_and_trust_starts_the_schedule() {
         let f = fixture("echo hi", NOTE);
