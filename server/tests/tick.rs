@@ -275,3 +275,30 @@ fn a_tick_beside_watch_runs_each_occurrence_once() {
     let by_tick = ticks.iter().flatten().filter(|l| l.starts_with("done n.md")).count();
     assert_eq!(by_watch + by_tick, 3, "watch: {log:#?}\nticks: {ticks:#?}");
 }
+
+/// Two ticks started together (two timers, a timer and a CI job on one machine): one runs the
+/// note, the other finds it running or run.
+#[test]
+fn two_ticks_at_once_run_the_note_once() {
+    let ws = Workspace::with_note(&command_config("sleep 0.5; echo new body"), HOURLY);
+    ws.set_clock("2026-11-23T09:00:30Z");
+    let clock = ws.clock().display().to_string();
+    let start = || {
+        ws.livenote(&["tick", "--clock-file", &clock, "."])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let (a, b) = (start(), start());
+    let outs = [a, b].map(|c| c.wait_with_output().unwrap_or_else(|e| panic!("{e}")));
+    for out in &outs {
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(out));
+    }
+    assert_eq!(done_runs(&ws.root), 1, "{}\n{}", stderr(&outs[0]), stderr(&outs[1]));
+    let done: usize =
+        outs.iter().map(|o| run_lines(o).iter().filter(|l| l.starts_with("done n.md")).count()).sum();
+    assert_eq!(done, 1, "{}\n{}", stderr(&outs[0]), stderr(&outs[1]));
+    assert!(ws.note().ends_with("# Count\n\nnew body\n"), "{}", ws.note());
+}
