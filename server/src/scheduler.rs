@@ -53,6 +53,20 @@ pub struct Scheduler {
     /// and not as it reads, which is no news to say ("skip … not due as it reads now" followed
     /// 9,631 of the soak's 10,000 runs).
     landed: std::sync::Mutex<HashMap<PathBuf, u64>>,
+    firing: Firing,
+}
+
+/// What a pass does with a due note. A long-lived process's scheduler runs it and logs how it
+/// ended; a one-shot pass (`livenote tick`) also hands each outcome to its caller, which waits
+/// for them and exits with what they were, or only says what it would fire (`--dry-run`).
+#[derive(Default)]
+pub enum Firing {
+    #[default]
+    Run,
+    /// Run, and send each fired note's outcome here (exactly one per fired note).
+    Report(tokio::sync::mpsc::UnboundedSender<(PathBuf, Outcome)>),
+    /// Fire nothing: the pass lists what it would fire, and nothing is locked or written.
+    DryRun,
 }
 
 /// The cap on this root's scheduled runs that go on at once (`[scheduler]
@@ -205,7 +219,14 @@ impl Scheduler {
             queued: Default::default(),
             slots: RunSlots::default(),
             landed: Default::default(),
+            firing: Firing::Run,
         }
+    }
+
+    /// A scheduler for one pass ([`Scheduler::pass`]) by a caller that does not stay (`livenote
+    /// tick`): the same decision of what is due, its runs' outcomes reported or, dry, not run.
+    pub fn one_shot(engine: Arc<Engine>, source: Arc<dyn NoteSource>, firing: Firing) -> Self {
+        Scheduler { firing, ..Scheduler::new(engine, source, Arc::new(Notify::new())) }
     }
 
     /// Run until the process ends.
@@ -305,6 +326,9 @@ impl Scheduler {
                     if let Some(n) = upcoming.next_due.filter(|n| *n > now) {
                         pass.next = Some(pass.next.map_or(n, |p| p.min(n)));
                     }
+                    if self.engine.catch_up.is_some() {
+                        self.catch_up(path, live, memory, &mut pass);
+                    }
                 }
             }
         }
@@ -315,6 +339,11 @@ impl Scheduler {
     /// Fire one note: counted as fired, queued for a run slot, run, its outcome logged.
     fn fire(self: &Arc<Self>, path: PathBuf, kind: TriggerKind, memory: &mut Memory, pass: &mut Pass) {
         let rel = self.engine.rel(&path);
+        // The caller says what a dry run would fire.
+        if matches!(self.firing, Firing::DryRun) {
+            pass.fired.push((path, kind.as_str()));
+            return;
+        }
         tracing::info!("fire {rel} ({})", kind.as_str());
         memory.recently.insert(path.clone(), Instant::now());
         pass.fired.push((path.clone(), kind.as_str()));
@@ -330,6 +359,7 @@ impl Scheduler {
             // A manual run that started while this one waited has the note.
             let Some(token) = token else {
                 tracing::debug!("not running {rel}: a run of it started while it waited");
+                me.report(&path, Outcome::Skipped("a run of it started while it waited".to_owned()));
                 me.wake.notify_one();
                 return;
             };
@@ -345,6 +375,10 @@ impl Scheduler {
                 me.landed().insert(path.clone(), text_hash(&text));
             }
             match &outcome {
+                // A one-shot pass does not try again: the next one looks afresh.
+                Outcome::Skipped(reason) if matches!(me.firing, Firing::Report(_)) => {
+                    tracing::info!("skip {rel} ({reason})");
+                }
                 Outcome::Skipped(reason) => {
                     tracing::info!(
                         "skip {rel} ({reason}; not tried again until the note changes, or for a minute)"
@@ -357,6 +391,7 @@ impl Scheduler {
                 }
                 Outcome::Done { .. } => log_outcome(&rel, &outcome, &|id| me.engine.last_run(id)),
             }
+            me.report(&path, outcome);
             me.wake.notify_one();
         });
     }
@@ -397,6 +432,43 @@ impl Scheduler {
         if let Some(o) = self.engine.observer.read().ok().and_then(|o| o.clone()) {
             o.notice(&message);
         }
+    }
+
+    /// `tick --catch-up` ([`Engine::missed_within`]): a note whose latest occurrence was
+    /// missed by less than the catch-up, with neither a success nor an attempt since, from any
+    /// machine, is fired once (the pass came past the cron's grace). A failed catch-up is
+    /// retried by the usual rule, after backoff.
+    fn catch_up(
+        self: &Arc<Self>,
+        path: PathBuf,
+        live: &note::model::Live,
+        memory: &mut Memory,
+        pass: &mut Pass,
+    ) {
+        let now = self.engine.clock.now();
+        let missed = |l: &note::model::Live| self.engine.missed_within(l, now);
+        let Some(since) = missed(live) else { return };
+        if memory.recently.contains_key(&path)
+            || self.engine.untrusted_nested_folder(&path).is_some()
+            || self.still_skipped(&path, now).is_some()
+        {
+            return;
+        }
+        // The text the run would edit: an unsaved buffer or another machine may have served it.
+        let served = self.engine.io.read(&path).ok().is_none_or(|text| {
+            let analysis = note::analyze(&text, &self.engine.schedule_options());
+            analysis.live.as_ref().is_none_or(|l| missed(l).is_none())
+        });
+        if served {
+            return;
+        }
+        tracing::info!(
+            "catch up {}: its occurrence at {} was not run (within --catch-up)",
+            self.engine.rel(&path),
+            crate::runs::timestamp(since)
+        );
+        let kind = if live.cron.is_some() { TriggerKind::Cron } else { TriggerKind::Window };
+        self.fire(path, kind, memory, pass);
     }
 
     /// A note of a folder whose host is another machine: fired only as a failover (it waited
@@ -440,6 +512,14 @@ impl Scheduler {
         }
         let kind = if live.cron.is_some() { TriggerKind::Cron } else { TriggerKind::Window };
         self.fire(path, kind, memory, pass);
+    }
+
+    /// Hand a fired note's outcome to a one-shot caller ([`Firing::Report`]).
+    fn report(&self, path: &Path, outcome: Outcome) {
+        if let Firing::Report(tx) = &self.firing {
+            // The caller gone (it was stopped) has nothing left to tell.
+            let _ = tx.send((path.to_path_buf(), outcome));
+        }
     }
 
     fn landed(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, u64>> {
@@ -883,6 +963,94 @@ mod tests {
             .collect();
         assert_eq!(fired, vec!["n.md".to_owned()]);
         settle(&f).await;
+    }
+
+    /// A one-shot pass (`livenote tick`) decides as the scheduler does; a dry one fires nothing,
+    /// a reporting one sends each fired note's outcome once, and the channel closes when the
+    /// runs are over (the caller's wait ends there).
+    #[tokio::test]
+    async fn a_one_shot_pass_reports_each_run_once_and_a_dry_one_runs_nothing() {
+        let f = fixture("echo hi", NOTE);
+        f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let root = f.dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
+        let source = || {
+            let (index, _) = Index::build(std::slice::from_ref(&root), &[]);
+            Arc::new(IndexSource(RwLock::new(index)))
+        };
+        let engine = f.scheduler.engine.clone();
+        let dry = Arc::new(Scheduler::one_shot(engine.clone(), source(), Firing::DryRun));
+        let pass = dry.pass(&mut Memory::default());
+        assert_eq!(pass.fired, vec![(root.join("n.md"), "cron")]);
+        assert!(dry.is_idle());
+        assert_eq!(note_text(f.dir.path()), NOTE, "a dry pass wrote");
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let once = Arc::new(Scheduler::one_shot(engine.clone(), source(), Firing::Report(tx)));
+        assert_eq!(once.pass(&mut Memory::default()).fired.len(), 1);
+        drop(once);
+        let mut outcomes = Vec::new();
+        while let Some(o) = rx.recv().await {
+            outcomes.push(o);
+        }
+        assert!(
+            matches!(outcomes.as_slice(), [(p, Outcome::Done { .. })] if *p == root.join("n.md")),
+            "{outcomes:?}"
+        );
+        // Run: a second one-shot pass finds nothing due.
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let again = Arc::new(Scheduler::one_shot(engine, source(), Firing::Report(tx)));
+        assert!(again.pass(&mut Memory::default()).fired.is_empty());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// One-shot passes (`livenote tick` from a timer that comes late, early, twice at one
+        /// instant or hours apart) compose as the rule for an hourly note says, written plainly
+        /// here: it runs at the first pass (it never ran), then at a pass that lands within 2
+        /// minutes (inclusive) after the latest hour strictly before it, if it has not run since
+        /// that hour; never twice for one hour.
+        #[test]
+        fn one_shot_passes_at_any_instants_run_as_the_rule_says(
+            // Seconds between passes: as many within minutes (around an hour's grace) as hours apart.
+            steps in proptest::collection::vec(proptest::prop_oneof![0i64..=300, 0i64..=10_800], 1..12),
+        ) {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap_or_else(|e| panic!("{e}"));
+            let (ran, expected) = runtime.block_on(async {
+                let f = fixture("echo hi", NOTE);
+                f.trust.trust(f.dir.path()).unwrap_or_else(|e| panic!("{e}"));
+                let root = f.dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
+                let mut now = t("2026-11-23T09:00:30Z");
+                let mut last: Option<DateTime<Utc>> = None;
+                let (mut ran, mut expected) = (Vec::new(), Vec::new());
+                for step in steps {
+                    now += TimeDelta::seconds(step);
+                    f.clock.set(now);
+                    let hour = now.timestamp().div_euclid(3600) * 3600;
+                    let hour = if hour == now.timestamp() { hour - 3600 } else { hour };
+                    let p = DateTime::from_timestamp(hour, 0).unwrap_or_default();
+                    if last.is_none_or(|l| l < p && now - p <= TimeDelta::minutes(2)) {
+                        expected.push(now);
+                        last = Some(now);
+                    }
+                    let (index, _) = Index::build(std::slice::from_ref(&root), &[]);
+                    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+                    let source = Arc::new(IndexSource(RwLock::new(index)));
+                    let once = Arc::new(Scheduler::one_shot(f.scheduler.engine.clone(), source, Firing::Report(tx)));
+                    let fired = once.pass(&mut Memory::default()).fired.len();
+                    drop(once);
+                    while let Some((_, outcome)) = rx.recv().await {
+                        assert!(matches!(outcome, Outcome::Done { .. }), "{outcome:?}");
+                        ran.push(now);
+                    }
+                    assert!(fired <= 1);
+                }
+                (ran, expected)
+            });
+            proptest::prop_assert_eq!(ran, expected);
+        }
     }
 
     #[tokio::test]

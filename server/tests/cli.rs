@@ -448,7 +448,7 @@ fn completions_help_and_argument_texts() {
         assert_eq!(out.status.code(), Some(0), "{shell}: {out:?}");
         let script = String::from_utf8_lossy(&out.stdout);
         assert!(script.contains(marker), "{shell}: {script}");
-        for command in ["check", "watch", "undo", "history", "stop", "completions"] {
+        for command in ["check", "watch", "tick", "undo", "history", "stop", "completions"] {
             assert!(script.contains(command), "{shell} lacks {command}");
         }
     }
@@ -456,10 +456,13 @@ fn completions_help_and_argument_texts() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let out = livenote(dir.path(), &["help", "run"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("Usage: livenote run [OPTIONS] <NOTE>"), "{out:?}");
-    for command in
-        ["run", "watch", "event", "trust", "untrust", "init", "undo", "history", "stop", "list", "check"]
-    {
-        let out = livenote(dir.path(), &[command, "--help"]);
+    for command in [
+        "run", "watch", "tick", "event", "trust", "untrust", "init", "undo", "history", "stop", "list",
+        "check",
+    ] {
+        // The short form: a command with a long description (`tick`) puts `--help`'s argument
+        // texts on lines of their own.
+        let out = livenote(dir.path(), &[command, "-h"]);
         let text = String::from_utf8_lossy(&out.stdout);
         let arguments = text.split("Arguments:").nth(1).unwrap_or_default();
         let arguments = arguments.split("Options:").next().unwrap_or_default();
@@ -489,7 +492,7 @@ fn man_pages_from_the_command_definition() {
     let list = livenote_page(&pages.join("livenote-list.1"));
     assert!(list.contains(".TH livenote-list 1") && list.contains("\\-\\-at"), "{list}");
     // The help text of every visible command has its page; hidden options stay hidden.
-    for command in ["check", "run", "watch", "undo", "history", "completions", "man"] {
+    for command in ["check", "run", "watch", "tick", "undo", "history", "completions", "man"] {
         assert!(pages.join(format!("livenote-{command}.1")).is_file(), "no page for {command}");
     }
     assert!(!livenote_page(&pages.join("livenote-run.1")).contains("clock"), "a hidden option in the page");
@@ -587,6 +590,7 @@ fn path_arguments_name_the_path_as_typed() {
     for args in [
         &["watch", "nosuch"][..],
         &["watch", "note.md/"],
+        &["tick", "nosuch"],
         &["list", "nosuch"],
         &["list", "note.md"],
         &["trust", "nosuch"],
@@ -616,6 +620,8 @@ fn path_arguments_name_the_path_as_typed() {
           livenote: nosuch: no such file or folder
         $ livenote watch note.md/  [Some(2)]
           livenote: note.md/ is a file, not a folder
+        $ livenote tick nosuch  [Some(2)]
+          livenote: nosuch: no such file or folder
         $ livenote list nosuch  [Some(2)]
           livenote: nosuch: no such folder
         $ livenote list note.md  [Some(2)]

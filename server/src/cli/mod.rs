@@ -16,6 +16,7 @@ mod run;
 mod signal;
 mod skills;
 mod stop;
+mod tick;
 mod undo;
 mod watch;
 
@@ -32,8 +33,8 @@ use clap::{Parser, Subcommand, ValueEnum};
     about = "Keeps markdown notes live: a language server and CLI",
     // Our own `help`, so that `livenote help --help` works like every other command.
     disable_help_subcommand = true,
-    after_help = "Logs go to stderr: warnings and errors (`watch` adds one line per fire, skip, done and \
-failed; `lsp` sends what you should see to the editor). -v/-q change that; LIVENOTE_LOG (e.g. \
+    after_help = "Logs go to stderr: warnings and errors (`watch` and `tick` add one line per fire, skip, \
+done and failed; `lsp` sends what you should see to the editor). -v/-q change that; LIVENOTE_LOG (e.g. \
 `debug`, `livenote=trace`: tracing's EnvFilter syntax) overrides both."
 )]
 pub struct Cli {
@@ -106,6 +107,31 @@ pub enum Command {
     Watch {
         /// The workspace folder (default: the current folder); it must exist.
         dir: Option<PathBuf>,
+        /// Read "now" from this file (RFC 3339), for end-to-end tests.
+        #[arg(long, hide = true)]
+        clock_file: Option<PathBuf>,
+    },
+    /// One pass for cron, a systemd timer, a CI schedule or a CronJob: fire the notes of DIR due
+    /// now and process its pending events, wait for those runs, and exit.
+    ///
+    /// The notes and events are those `watch` would run at this instant, with one log line per
+    /// fire, skip, done and failed on stderr. A note already running in another livenote process
+    /// (`watch`, an editor, another tick) is skipped, and a note a run has just attempted is not
+    /// due: ticks in a row, or beside `watch`, run nothing twice. Exit status: 0, 1 when a run
+    /// failed, 2 on a usage error or when DIR is not trusted (`livenote trust DIR`).
+    Tick {
+        /// The workspace folder (default: the current folder); it must exist.
+        dir: Option<PathBuf>,
+        /// Print what would fire and which events would be processed, one line each, and run
+        /// nothing (nothing is written).
+        #[arg(long)]
+        dry_run: bool,
+        /// Also fire a note whose latest cron occurrence began less than DURATION ago (`15m`,
+        /// `1h`) and was neither run nor tried since, by any machine: for schedules that start
+        /// late (GitHub Actions, a CronJob every few minutes), past the 2-minute grace a
+        /// long-running scheduler keeps. One run per occurrence.
+        #[arg(long, value_name = "DURATION")]
+        catch_up: Option<String>,
         /// Read "now" from this file (RFC 3339), for end-to-end tests.
         #[arg(long, hide = true)]
         clock_file: Option<PathBuf>,
@@ -260,9 +286,9 @@ pub fn main() -> ExitCode {
 
 /// Run a parsed command, logging as its flags say; returns the exit status.
 pub fn run(cli: Cli) -> u8 {
-    // `watch` reports its runs in its log: that is its output.
+    // `watch` and `tick` report their runs in their log: that is their output.
     let default = match cli.command {
-        Command::Watch { .. } => log::Level::Info,
+        Command::Watch { .. } | Command::Tick { .. } => log::Level::Info,
         _ => log::Level::Warn,
     };
     let log_file = match &cli.command {
@@ -295,6 +321,11 @@ pub fn run(cli: Cli) -> u8 {
         Command::Watch { dir, clock_file } => {
             drop(out);
             return finish(watch::run(dir, clock_file));
+        }
+        Command::Tick { dir, dry_run, catch_up, clock_file } => {
+            // A dry run prints its list on stdout; `tick::run` takes stdout itself.
+            drop(out);
+            return finish(tick::run(dir, dry_run, catch_up.as_deref(), clock_file));
         }
         Command::Event { source, kind, target, json, dir } => {
             let args = event::Args { source, kind, target, json, dir };

@@ -69,7 +69,7 @@ pub fn run(dir: Option<PathBuf>, clock_file: Option<PathBuf>) -> Result<u8> {
 /// The folder walked: its notes and those of every folder inside with its own
 /// `.livenote.toml` (a root of its own), each root's `[scheduler] exclude` from its own
 /// configuration (`configs`, loaded once per root and kept for its engine).
-fn build_index(root: &Path, configs: &mut Vec<(PathBuf, Config)>, said: &Saids) -> Index {
+pub(super) fn build_index(root: &Path, configs: &mut Vec<(PathBuf, Config)>, said: &Saids) -> Index {
     let config_of = |configs: &mut Vec<(PathBuf, Config)>, r: &Path| {
         if !configs.iter().any(|(c, _)| c == r) {
             configs.push((r.to_path_buf(), load_config(r, said)));
@@ -114,7 +114,7 @@ fn set_backoff_caps(index: &RwLock<Index>, services: &[Arc<RootService>]) {
 
 /// What `watch` last said about each root (see [`Said`]), shared by the start and the file
 /// events that reload a root's configuration.
-type Saids = std::sync::Mutex<std::collections::HashMap<PathBuf, Said>>;
+pub(super) type Saids = std::sync::Mutex<std::collections::HashMap<PathBuf, Said>>;
 
 fn said_of<'a>(saids: &'a mut std::collections::HashMap<PathBuf, Said>, root: &Path) -> &'a mut Said {
     saids.entry(root.to_path_buf()).or_default()
@@ -130,7 +130,7 @@ fn load_config(root: &Path, said: &Saids) -> Config {
 
 /// Whether `engine`'s root runs notes on its own, said when that changes (and at start when
 /// it does not).
-fn say_folder(engine: &Engine, said: &Saids) {
+pub(super) fn say_folder(engine: &Engine, said: &Saids) {
     let mut saids = said.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     said_of(&mut saids, &engine.root).folder(engine);
 }
@@ -146,16 +146,18 @@ fn start_root(
     let engine =
         Arc::new(Engine::new(root, clock.clone(), Zone::Local, Arc::new(DiskIo), config, TrustStore::user()));
     say_folder(&engine, said);
-    let notes: crate::events::NotesFn = {
-        let (root, index, clock, zone) =
-            (root.to_path_buf(), index.clone(), engine.clock.clone(), engine.zone);
-        Arc::new(move || {
-            let idx = index.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-            crate::events::eligible_notes(&root, &idx, clock.now(), &zone)
-        })
-    };
+    let notes = event_notes(&engine, index);
     let source = IndexSource { index: index.clone(), root: root.to_path_buf() };
     Arc::new(RootService::start(engine, Arc::new(source), notes, Arc::new(Notify::new())))
+}
+
+/// The notes events of `engine`'s root may go to, from the index as it is when asked.
+pub(super) fn event_notes(engine: &Engine, index: &Arc<RwLock<Index>>) -> crate::events::NotesFn {
+    let (root, index, clock, zone) = (engine.root.clone(), index.clone(), engine.clock.clone(), engine.zone);
+    Arc::new(move || {
+        let idx = index.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        crate::events::eligible_notes(&root, &idx, clock.now(), &zone)
+    })
 }
 
 /// Whether a changed `path` makes or unmakes a root inside `root`: a `.livenote.toml` of a
@@ -269,11 +271,51 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
     Ok(0)
 }
 
+/// Why the notes of `engine`'s root do not run on their own, when they do not: scheduling is
+/// off, or the folder is not trusted (and how to trust it).
+pub(super) fn not_on_their_own(engine: &Engine) -> Option<String> {
+    let root = engine.root.display();
+    if !engine.scheduling_enabled() {
+        Some(format!(
+            "scheduling off {root}: `[scheduler] enabled = false` in the configuration; nothing runs on its own"
+        ))
+    } else if let Some(t) = engine.trust.as_ref().map(|t| t.check(&engine.root)).filter(|t| !t.is_trusted()) {
+        let why = t.reason();
+        let ignored = engine.config.read().is_ok_and(|c| c.ignored_folder.is_some());
+        let config = if ignored { "its .livenote.toml is ignored and " } else { "" };
+        Some(format!(
+            "untrusted {root}: {why}; {config}nothing runs on its own until you run `livenote trust {root}`"
+        ))
+    } else if engine.trust.is_none() {
+        Some(format!("untrusted {root}: no data folder for a trust store; nothing runs on its own"))
+    } else {
+        None
+    }
+}
+
+/// The line for a trusted folder whose `[scheduler] host` is another machine: this one fires
+/// nothing on its own (`watch`, `tick`); `None` when it is the host or none is named.
+pub(super) fn scheduled_elsewhere(engine: &Engine) -> Option<String> {
+    let host = engine.scheduled_on()?;
+    let failover = match engine.failover_after() {
+        Some(after) => format!(
+            ", or when a note waited {} with no attempt from any machine (`failover_after`)",
+            crate::config::format_duration(after.to_std().unwrap_or_default())
+        ),
+        None => String::new(),
+    };
+    Some(format!(
+        "scheduled on {host} {}: `[scheduler] host` names {host}; this machine ({}) runs notes by hand{failover}",
+        engine.root.display(),
+        engine.machine()
+    ))
+}
+
 /// What `watch` last said about the folder, so that each change is said once: the
 /// configuration's problems (a new `.livenote.toml` brings several file events, each a reload)
 /// and whether notes run on their own.
 #[derive(Default)]
-struct Said {
+pub(super) struct Said {
     problems: Vec<String>,
     /// The folder's line; `None` before the first.
     folder: Option<String>,
@@ -300,44 +342,19 @@ impl Said {
     /// One line when whether notes run on their own changes (trust granted or withdrawn, the
     /// config changed, scheduling turned off); nothing at start when they do.
     fn folder(&mut self, engine: &Engine) {
-        let root = engine.root.display();
-        let (line, warn) = if !engine.scheduling_enabled() {
-            let line = format!(
-                "scheduling off {root}: `[scheduler] enabled = false` in the configuration; nothing runs on its own"
-            );
-            (line, true)
-        } else if let Some(t) =
-            engine.trust.as_ref().map(|t| t.check(&engine.root)).filter(|t| !t.is_trusted())
-        {
-            let why = t.reason();
-            let ignored = engine.config.read().is_ok_and(|c| c.ignored_folder.is_some());
-            let config = if ignored { "its .livenote.toml is ignored and " } else { "" };
-            let line = format!(
-                "untrusted {root}: {why}; {config}nothing runs on its own until you run `livenote trust {root}`"
-            );
-            (line, true)
-        } else if engine.trust.is_none() {
-            (format!("untrusted {root}: no data folder for a trust store; nothing runs on its own"), true)
-        } else if let Some(host) = engine.scheduled_on() {
-            let failover = match engine.failover_after() {
-                Some(after) => format!(
-                    ", or when a note waited {} with no attempt from any machine (`failover_after`)",
-                    crate::config::format_duration(after.to_std().unwrap_or_default())
-                ),
-                None => String::new(),
-            };
-            let line = format!(
-                "scheduled on {host} {root}: `[scheduler] host` names {host}; this machine ({}) runs notes by hand{failover}",
-                engine.machine()
-            );
-            // Said at start too: a `watch` that fires nothing must say why.
-            if self.folder.as_ref() != Some(&line) {
-                tracing::info!("{line}");
-                self.folder = Some(line);
-            }
-            return;
-        } else {
-            (format!("trusted {root}: notes run on their own"), false)
+        let (line, warn) = match not_on_their_own(engine) {
+            Some(line) => (line, true),
+            None => match scheduled_elsewhere(engine) {
+                Some(line) => {
+                    // Said at start too: a `watch` that fires nothing must say why.
+                    if self.folder.as_ref() != Some(&line) {
+                        tracing::info!("{line}");
+                        self.folder = Some(line);
+                    }
+                    return;
+                }
+                None => (format!("trusted {}: notes run on their own", engine.root.display()), false),
+            },
         };
         if self.folder.as_ref() == Some(&line) {
             return;

@@ -99,6 +99,12 @@ pub fn pending_events(root: &Path) -> Vec<PathBuf> {
     event_files(root, "pending")
 }
 
+/// Whether a pass over the queue has anything to take: pending events, or claims (an
+/// abandoned one goes back to `pending/`).
+pub fn has_work(root: &Path) -> bool {
+    !event_files(root, "pending").is_empty() || !event_files(root, "processing").is_empty()
+}
+
 /// The `done/` record of an event, if processed.
 pub fn read_done(root: &Path, id: &str) -> Option<Value> {
     // An id names a file in `done/`, never a path elsewhere.
@@ -320,7 +326,7 @@ pub(super) fn recover_stale(root: &Path, stale_after: Duration) {
 }
 
 /// Read an event file with a size cap. `Err((error, raw))` when it cannot be used.
-pub(super) fn read_event_file(path: &Path) -> Result<Event, (String, Option<String>)> {
+pub fn read_event_file(path: &Path) -> Result<Event, (String, Option<String>)> {
     let mut bytes = Vec::new();
     let read = open_event(path, OpenOptions::new().read(true))
         .and_then(|f| f.take(MAX_EVENT_FILE_BYTES as u64 + 1).read_to_end(&mut bytes));

@@ -21,13 +21,11 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Deserialize;
-use serde_json::json;
-use tokio::io::{
-    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader,
-};
 use futures::SinkExt;
 use futures::channel::mpsc;
+use serde::Deserialize;
+use serde_json::json;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
 use tower_lsp_server::jsonrpc::{Id, Request, Response};
 
@@ -271,7 +269,11 @@ fn parse(body: &[u8]) -> std::result::Result<Incoming, Refusal> {
     // Answering with the request's id (when it has one) lets the client fail that request
     // instead of waiting for it forever; JSON-RPC says `null` when no id can be told.
     let id = serde_json::from_slice::<WithId>(body).ok().and_then(|w| w.id).unwrap_or(Id::Null);
-    Err((INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 request, notification or response".to_owned(), id))
+    Err((
+        INVALID_REQUEST,
+        "Invalid Request: not a JSON-RPC 2.0 request, notification or response".to_owned(),
+        id,
+    ))
 }
 
 /// livenote's own requests with the parameters clients send for "none": `livenote/listNotes`
@@ -365,7 +367,11 @@ where
 
 /// Write one outgoing message (an answer, or a request or notification of ours) as a frame. An
 /// answer kept serialised (`raw_results`) takes its placeholder's place.
-async fn write_message<W, T>(out: &Mutex<W>, raw: &super::raw_results::RawResults, message: &T) -> io::Result<()>
+async fn write_message<W, T>(
+    out: &Mutex<W>,
+    raw: &super::raw_results::RawResults,
+    message: &T,
+) -> io::Result<()>
 where
     W: AsyncWrite + Unpin,
     T: serde::Serialize,

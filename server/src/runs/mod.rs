@@ -90,6 +90,10 @@ pub struct Engine {
     pub store: Store,
     /// Told of every run that starts and ends (the language server shows `$/progress`).
     pub observer: RwLock<Option<Arc<dyn RunObserver>>>,
+    /// `livenote tick --catch-up`: scheduled runs also serve a cron occurrence missed by less
+    /// than this (an external schedule that starts late), with no success or attempt since;
+    /// `None` everywhere else (the grace alone, SPEC 3).
+    pub catch_up: Option<chrono::TimeDelta>,
     /// Run ids: time-based from the engine's clock, and still in creation order when two runs
     /// start in the same millisecond (a frozen test clock, a burst of events).
     ids: std::sync::Mutex<ulid::Generator>,
@@ -132,8 +136,18 @@ impl Engine {
             registry: Registry::default(),
             store: Store::new(root),
             observer: RwLock::new(None),
+            catch_up: None,
             ids: std::sync::Mutex::new(ulid::Generator::new()),
         }
+    }
+
+    /// The occurrence a scheduled run at `now` may still serve under `--catch-up`: it began
+    /// less than `catch_up` ago and nothing (no success, no attempt, from any machine) happened
+    /// since. The instant it began.
+    pub fn missed_within(&self, live: &note::model::Live, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        let within = self.catch_up?;
+        status::failover_due(live, chrono::TimeDelta::zero(), now, &self.zone)
+            .filter(|since| now - *since <= within)
     }
 
     pub fn rel(&self, path: &Path) -> crate::workspace::NotePath {
@@ -351,7 +365,9 @@ impl Engine {
                 Ok(Some(taken)) => failover = Some(taken),
                 Ok(None) => {
                     let view = status::schedule_view(live, now, &self.zone);
-                    if !view.decision.as_ref().is_some_and(schedule::Decision::is_due) {
+                    if !view.decision.as_ref().is_some_and(schedule::Decision::is_due)
+                        && self.missed_within(live, now).is_none()
+                    {
                         return Outcome::Skipped("no longer due".to_owned());
                     }
                 }

@@ -204,7 +204,12 @@ impl CronSchedule {
             .map_err(|e| explain(&parser, &e, &fields, &tokens, first_field))?;
         check_can_fire(&cron, &tokens, first_field)?;
         let too_frequent = fires_within_five_minutes(&cron);
-        Ok(CronSchedule(std::sync::Arc::new(Parsed { source: source.to_string(), fields, cron, too_frequent })))
+        Ok(CronSchedule(std::sync::Arc::new(Parsed {
+            source: source.to_string(),
+            fields,
+            cron,
+            too_frequent,
+        })))
     }
 
     /// The expression as written (trimmed).

@@ -44,7 +44,8 @@ impl LineIndex {
         let after = self.starts.partition_point(|&s| s <= end);
         let new_len = self.len - (end - start) + inserted.len();
         let new = memchr::memchr_iter(b'\n', inserted.as_bytes()).map(|i| start + i + 1);
-        let moved: Vec<usize> = self.starts[after..].iter().map(|&s| s - end + start + inserted.len()).collect();
+        let moved: Vec<usize> =
+            self.starts[after..].iter().map(|&s| s - end + start + inserted.len()).collect();
         self.starts.truncate(first);
         self.starts.extend(new);
         self.starts.extend(moved);

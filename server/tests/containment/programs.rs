@@ -3,7 +3,7 @@
 //! Issue 21, section 7: the user's own programs and a clone. In an untrusted folder a user's
 //! `command` provider starts in a neutral folder, with the workspace in `LIVENOTE_WORKSPACE`
 //! and none of the folder's entries on its PATH (a clone's `.npmrc` or `bin/npx` is not picked
-//! up). And SIGTERM or SIGHUP to `livenote run` or `watch` (`systemctl stop`, a closed
+//! up). And SIGTERM or SIGHUP to `livenote run`, `watch` or `tick` (`systemctl stop`, a closed
 //! terminal) ends the provider's whole process group, as Ctrl-C does.
 
 use std::io::Write;
@@ -170,6 +170,17 @@ fn sigterm_to_watch_ends_the_providers_group() {
 #[test]
 fn sighup_to_watch_ends_the_providers_group() {
     watch_then(Signal::SIGHUP);
+}
+
+/// `livenote tick` under a systemd timer is stopped with SIGTERM (`systemctl stop`, a shutdown):
+/// its runs' programs end with it, as `watch`'s do.
+#[test]
+fn sigterm_to_tick_ends_the_providers_group() {
+    let cron = "---\nlive:\n  objective: x\n  triggers:\n    cronExpr: \"* * * * *\"\n  lastRunAt: \"2026-11-23T08:59:10.000Z\"\n---\n# N\n\nold\n";
+    let ws = Workspace::with_note(&crate::common::command_config(SLEEPER), cron);
+    ws.set_clock("2026-11-23T09:00:20Z");
+    let clock = ws.clock().display().to_string();
+    start_then(&ws, &["tick", "--clock-file", &clock, "."], Signal::SIGTERM);
 }
 
 /// `livenote lsp` ends on SIGTERM and SIGHUP too (its runs' groups end with it, as above).
