@@ -42,11 +42,7 @@ pub fn run(
         })
         .transpose()?;
     let root = crate::workspace::given::folder_or_note(&dir.unwrap_or_else(|| PathBuf::from(".")))?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("start the async runtime")?;
+    let runtime = super::watch::runtime()?;
     let clock = super::watch::clock(clock_file);
     let code = runtime.block_on(tick(&root, clock, dry_run, catch_up));
     // Dropping the runtime ends what a signal left running: the runs' programs (their process

@@ -58,12 +58,16 @@ pub fn clock(clock_file: Option<PathBuf>) -> Arc<dyn Clock> {
 
 pub fn run(dir: Option<PathBuf>, clock_file: Option<PathBuf>) -> Result<u8> {
     let root = crate::workspace::given::folder_or_note(&dir.unwrap_or_else(|| PathBuf::from(".")))?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    runtime()?.block_on(watch(root, clock(clock_file)))
+}
+
+/// The runtime `watch` and `tick` run their scheduler, events and runs in.
+pub(super) fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .context("start the async runtime")?;
-    runtime.block_on(watch(root, clock(clock_file)))
+        .context("start the async runtime")
 }
 
 /// The folder walked: its notes and those of every folder inside with its own

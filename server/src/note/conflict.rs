@@ -8,9 +8,11 @@
 //! - Dropbox, Nextcloud, ownCloud: `notes (conflicted copy).md`, `notes (Ann's conflicted copy
 //!   2026-11-23).md`, `notes (conflicted copy 2026-11-23 101502).md`
 //! - Seafile: `notes (SFConflict ann@example.com 2026-11-23-10-15-02).md`
+//! - the tools that mark a copy `.conflict-` with a stamp or an id: `notes.conflict-20261123.md`,
+//!   `notes.conflict-1a2b3c.md` (the mark followed by letters, digits and dashes, with a digit)
 //!
 //! Not recognised, because they are names people choose too: iCloud's `notes 2.md`,
-//! OneDrive's `notes-LAPTOP.md`, `notes.conflict-….md`.
+//! OneDrive's `notes-LAPTOP.md`, `notes.conflict-resolution.md` (no digit: a word).
 
 use super::diagnostic::{Code, Diagnostic};
 use super::model::Live;
@@ -30,7 +32,20 @@ pub fn conflict_copy(file_name: &str) -> Option<ConflictCopy> {
         Some(i) if i > 0 => file_name.split_at(i),
         _ => (file_name, ""),
     };
-    syncthing(stem, ext).or_else(|| parenthesised(stem, ext))
+    syncthing(stem, ext).or_else(|| parenthesised(stem, ext)).or_else(|| marked(stem, ext))
+}
+
+/// `<stem>.conflict-<stamp or id><ext>`, the stamp or id made of letters, digits and dashes
+/// with at least one digit (a word after the mark is a name someone chose).
+fn marked(stem: &str, ext: &str) -> Option<ConflictCopy> {
+    const MARK: &str = ".conflict-";
+    let at = stem.rfind(MARK)?;
+    let tag = &stem[at + MARK.len()..];
+    let ok = at > 0
+        && !tag.is_empty()
+        && tag.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        && tag.bytes().any(|b| b.is_ascii_digit());
+    ok.then(|| ConflictCopy { tool: "a sync tool", original: format!("{}{ext}", &stem[..at]) })
 }
 
 /// Whether the file at `path` is a conflict copy, by its name: such a note is never run on its
@@ -108,6 +123,8 @@ mod tests {
                 Some(("Dropbox, Nextcloud or ownCloud", "notes.md")),
             ),
             ("notes (SFConflict ann@example.com 2026-11-23-10-15-02).md", Some(("Seafile", "notes.md"))),
+            ("notes.conflict-20261123-101502.md", Some(("a sync tool", "notes.md"))),
+            ("q3.plan.conflict-1a2b3c.md", Some(("a sync tool", "q3.plan.md"))),
         ];
         for (name, want) in cases {
             let got = conflict_copy(name);
@@ -123,6 +140,9 @@ mod tests {
             "notes 2.md",
             "notes (draft).md",
             "notes.conflict-resolution.md",
+            "notes.conflict-.md",
+            ".conflict-2026.md",
+            "notes.conflict-v2 draft.md",
             "sync-conflict-notes.md",
             "notes.sync-conflict-2026-101502-A.md",
             ".sync-conflict-20261123-101502-A.md",

@@ -165,7 +165,7 @@ fn history_json_lists_every_run_with_its_fields() {
         keys.sort_unstable();
         assert_eq!(
             keys,
-            ["id", "linesAdded", "linesRemoved", "outcome", "snapshot", "summary", "time", "trigger"],
+            ["host", "id", "linesAdded", "linesRemoved", "outcome", "snapshot", "summary", "time", "trigger"],
             "{r}"
         );
         assert_eq!(r["snapshot"], true, "{r}");
