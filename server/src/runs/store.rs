@@ -45,6 +45,9 @@ pub fn is_run_id(name: &str) -> bool {
         && name.bytes().all(|b| b.is_ascii_digit() || (b.is_ascii_uppercase() && !b"ILOU".contains(&b)))
 }
 
+/// How long [`Store::try_lock`] asks again for a lock held for an instant.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_millis(100);
+
 impl Store {
     pub fn new(workspace_root: &Path) -> Store {
         Store { root: workspace_root.to_path_buf(), dir: workspace_root.join(STATE_DIR) }
@@ -78,17 +81,27 @@ impl Store {
         )?;
         // std's advisory file lock (flock): held until the file is closed, so a crashed
         // process never leaves a note locked.
-        match file.try_lock() {
-            Ok(()) => {
-                // Who holds it, for `livenote stop` and bug reports; the lock is what counts.
-                let mut f = &file;
-                let _ = file.set_len(0).and_then(|()| writeln!(f, "{}", std::process::id()));
-                // A stop request left from an earlier run is not for this one.
-                self.clear_stop(rel);
-                Ok(Some(NoteLock { _file: file }))
+        let deadline = std::time::Instant::now() + LOCK_PATIENCE;
+        loop {
+            match file.try_lock() {
+                Ok(()) => {
+                    // Who holds it, for `livenote stop` and bug reports; the lock is what counts.
+                    let mut f = &file;
+                    let _ = file.set_len(0).and_then(|()| writeln!(f, "{}", std::process::id()));
+                    // A stop request left from an earlier run is not for this one.
+                    self.clear_stop(rel);
+                    return Ok(Some(NoteLock { _file: file }));
+                }
+                // Held for an instant by a probe (`is_locked`, which takes the lock to tell: a
+                // lens, `list`, the scheduler), or by a program a run started in that instant
+                // until its exec closes the inherited descriptor: asked again for a moment, so
+                // a run or a rename is not refused for it. A run holds it for seconds.
+                Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                Err(std::fs::TryLockError::WouldBlock) => return Ok(None),
+                Err(std::fs::TryLockError::Error(e)) => return Err(e),
             }
-            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
-            Err(std::fs::TryLockError::Error(e)) => Err(e),
         }
     }
 
@@ -269,6 +282,23 @@ mod tests {
         assert!(!s.is_locked("notes/a.md"));
         assert!(s.try_lock("notes/a.md").unwrap_or_else(|e| panic!("{e}")).is_some());
         assert!(dir.path().join(".livenote/.gitignore").exists());
+    }
+
+    /// A probe (`is_locked`) or a program starting in that instant holds the lock for a moment:
+    /// a run or a rename asking then is not refused (a rename in the editor once kept its
+    /// history under the old name for it).
+    #[test]
+    fn a_lock_held_for_an_instant_is_still_taken() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let s = Store::new(dir.path());
+        let held = s.try_lock("a.md").unwrap_or_else(|e| panic!("{e}"));
+        assert!(held.is_some());
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            drop(held);
+        });
+        assert!(s.try_lock("a.md").unwrap_or_else(|e| panic!("{e}")).is_some());
+        let _ = release.join();
     }
 
     #[test]
