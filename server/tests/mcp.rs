@@ -467,6 +467,31 @@ fn a_url_server_gets_its_headers_from_the_environment() {
 // ---------------------------------------------------------------------------------------------
 // Faults, with the fake server
 
+/// A server slower to start than its call `timeout` (a cold venv, `npx`) still gives the run
+/// its tools: starting gets at least `MIN_MCP_START`.
+#[test]
+fn a_server_slower_to_start_than_its_call_timeout_still_gives_its_tools() {
+    let Some(venv) = venv() else { return };
+    let rt = runtime();
+    let model = rt.block_on(MockModelServer::start(
+        Flavor::OpenAi,
+        vec![
+            calls("mcp__fake__echo", json!({"text": "slow but here"})),
+            ScriptedReply::Text("Echoed.".to_owned()),
+        ],
+    ));
+    let marks_dir = tempdir();
+    let server = fake_config(&venv, marks_dir.path(), "1s")
+        .replace("env = { FAKE_MCP_DIR", "env = { FAKE_MCP_START_DELAY = \"2.5\", FAKE_MCP_DIR");
+    assert!(server.contains("FAKE_MCP_START_DELAY"), "{server}");
+    let p = Workspace::with_note(&format!("{}{server}", provider(&model)), NOTE);
+    let (code, stderr) = run_note(&p);
+    assert_eq!(code, 0, "{stderr}");
+    let reqs = model.requests();
+    assert_eq!(reqs.len(), 2, "{stderr}");
+    assert_eq!(tool_results(&reqs[1]), ["slow but here"], "{stderr}");
+}
+
 /// A call that never answers is cut at the server's `timeout`: the model reads the error, the
 /// server's whole process group is gone by then, and the run still ends well.
 #[test]

@@ -385,13 +385,23 @@ pub struct McpServerConfig {
     /// Offered to event runs too. Off by default: an event's payload is text from outside, and
     /// a prompt injection in it must not reach tools with side effects.
     pub events: bool,
-    /// Limit of each tool call, and of starting the server.
+    /// Limit of each tool call, and of starting the server (at least [`MIN_MCP_START`]).
     pub timeout: Duration,
     /// The latest layer that set any of its keys (as for providers).
     pub origin: Origin,
 }
 
+/// The least a server is given to start and list its tools, whatever its `timeout`: a server
+/// in Python or started through `npx` takes seconds on a cold or busy machine, and a `timeout`
+/// chosen for its calls (`"2s"`) must not cost a run the server's tools.
+pub const MIN_MCP_START: Duration = Duration::from_secs(20);
+
 impl McpServerConfig {
+    /// How long the server may take to start, and then to list its tools.
+    pub fn start_timeout(&self) -> Duration {
+        self.timeout.max(MIN_MCP_START)
+    }
+
     /// Whether it is something the user did not write into their own config: a folder's
     /// `.livenote.toml` or the editor's settings (which may come with a cloned folder). Such a
     /// server starts only as providers from there run: in a trusted folder (SPEC 7).

@@ -147,12 +147,14 @@ pub async fn connect(
         McpTransport::Stdio { command } => spawn(name, command, cfg, root, trusted).await,
         McpTransport::Http { url, headers } => {
             let headers = super::http::headers_from_env(name, headers, &crate::config::ProcessEnv)?;
-            super::http::connect(url, headers, cfg.timeout, client_info()).await.map(|service| Connection {
-                service,
-                group: None,
-                stderr: Arc::default(),
-                killed: AtomicBool::new(false),
-                _launch: None,
+            super::http::connect(url, headers, cfg.start_timeout(), client_info()).await.map(|service| {
+                Connection {
+                    service,
+                    group: None,
+                    stderr: Arc::default(),
+                    killed: AtomicBool::new(false),
+                    _launch: None,
+                }
             })
         }
     }
@@ -206,7 +208,7 @@ async fn spawn(
             }
         }));
     }
-    let service = match tokio::time::timeout(cfg.timeout, client_info().serve(transport)).await {
+    let service = match tokio::time::timeout(cfg.start_timeout(), client_info().serve(transport)).await {
         Ok(Ok(service)) => service,
         Ok(Err(e)) => {
             tracing::debug!("start mcp {name}: {e}");
@@ -217,7 +219,9 @@ async fn spawn(
             }
             return Err(with_tail("the server exited during start-up", &tail));
         }
-        Err(_) => return Err(format!("the server did not start within {}", format_duration(cfg.timeout))),
+        Err(_) => {
+            return Err(format!("the server did not start within {}", format_duration(cfg.start_timeout())));
+        }
     };
     guard.0 = None;
     Ok(Connection { service, group, stderr: tail, killed: AtomicBool::new(false), _launch: Some(launch) })

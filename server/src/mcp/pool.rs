@@ -138,7 +138,7 @@ impl Pool {
             *current = None;
         }
         let conn = client::connect(name, cfg, root, trusted).await?;
-        let tools = match tokio::time::timeout(cfg.timeout, conn.list_tools()).await {
+        let tools = match tokio::time::timeout(cfg.start_timeout(), conn.list_tools()).await {
             Ok(Ok(tools)) => tools,
             Ok(Err(CallError::Closed(why) | CallError::Protocol(why))) => {
                 conn.kill();
@@ -146,7 +146,10 @@ impl Pool {
             }
             Err(_) => {
                 conn.kill();
-                return Err(format!("it did not list its tools within {}", format_duration(cfg.timeout)));
+                return Err(format!(
+                    "it did not list its tools within {}",
+                    format_duration(cfg.start_timeout())
+                ));
             }
         };
         tracing::info!("start mcp {name}: {}", crate::text::count(tools.len(), "tool"));

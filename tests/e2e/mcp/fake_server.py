@@ -13,6 +13,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
@@ -44,6 +45,9 @@ def exit() -> str:
 
 
 if __name__ == "__main__":
+    # A server that is slow to start (FAKE_MCP_START_DELAY seconds), as one in a cold venv or
+    # through npx is.
+    time.sleep(float(os.environ.get("FAKE_MCP_START_DELAY", "0")))
     subprocess.Popen(
         ["sleep", "100000"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
