@@ -62,6 +62,17 @@ pub struct RunFacts {
     pub scheduled_on: Option<&'static str>,
 }
 
+impl RunFacts {
+    /// A note in a trusted folder, not running, scheduled here: what most views start from.
+    pub const TRUSTED: RunFacts = RunFacts {
+        running: false,
+        trusted: Some(true),
+        scheduling_off: false,
+        undoable: false,
+        scheduled_on: None,
+    };
+}
+
 /// The status at an instant (`until` is a date in `tz`'s calendar).
 pub fn status<Tz: TimeZone>(live: &Live, facts: RunFacts, at: DateTime<Utc>, tz: &Tz) -> Status {
     if facts.running {

@@ -157,13 +157,7 @@ mod tests {
     use crate::status::RunFacts;
     use crate::text::edit::apply;
 
-    const TRUSTED: RunFacts = RunFacts {
-        running: false,
-        trusted: Some(true),
-        scheduling_off: false,
-        undoable: false,
-        scheduled_on: None,
-    };
+    const TRUSTED: RunFacts = RunFacts::TRUSTED;
     /// Trusted, with a run to undo in the note's history.
     const UNDOABLE: RunFacts = RunFacts { undoable: true, ..TRUSTED };
 
@@ -268,13 +262,7 @@ live:
     #[test]
     fn running_offers_stop_and_no_undo() {
         check_with(
-            RunFacts {
-                running: true,
-                trusted: Some(true),
-                scheduling_off: false,
-                undoable: true,
-                scheduled_on: None,
-            },
+            RunFacts { running: true, undoable: true, ..RunFacts::TRUSTED },
             NOTE,
             expect![[r#"
                 Source Stop [livenote.stop]

@@ -239,13 +239,7 @@ mod tests {
     use crate::ide::fixture::with_ctx;
     use crate::status::RunFacts;
 
-    const TRUSTED: RunFacts = RunFacts {
-        running: false,
-        trusted: Some(true),
-        scheduling_off: false,
-        undoable: false,
-        scheduled_on: None,
-    };
+    const TRUSTED: RunFacts = RunFacts::TRUSTED;
 
     /// The text with `[label]` inserted at each hint's offset; `\r` shows as `␍`.
     fn render(text: &str, hints: &[Hint]) -> String {
@@ -416,13 +410,7 @@ live:
     #[test]
     fn running_and_untrusted() {
         check_with(
-            RunFacts {
-                running: true,
-                trusted: Some(true),
-                scheduling_off: false,
-                undoable: false,
-                scheduled_on: None,
-            },
+            RunFacts { running: true, ..RunFacts::TRUSTED },
             &hourly("  lastRunAt: \"2026-11-23T15:02:00Z\"\n"),
             expect![[r#"
                 ---
@@ -646,13 +634,7 @@ live:
     fn crlf_and_wide_characters() {
         // The status hint goes before the line ending.
         check_with(
-            RunFacts {
-                running: true,
-                trusted: Some(true),
-                scheduling_off: false,
-                undoable: false,
-                scheduled_on: None,
-            },
+            RunFacts { running: true, ..RunFacts::TRUSTED },
             "---\r\nlive:  \r\n  objective: x\r\n---\r\n",
             expect![[r#"
                 ---␍

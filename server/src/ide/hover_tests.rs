@@ -512,13 +512,7 @@ fn live_key_summary() {
         "#]],
     );
     check_with(
-        RunFacts {
-            running: true,
-            trusted: Some(true),
-            scheduling_off: false,
-            undoable: false,
-            scheduled_on: None,
-        },
+        RunFacts { running: true, ..RunFacts::TRUSTED },
         full,
         expect![[r#"
             live

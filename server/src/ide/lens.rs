@@ -171,13 +171,7 @@ mod tests {
     use crate::status::RunFacts;
     use crate::text::{Encoding, LineIndex};
 
-    const TRUSTED: RunFacts = RunFacts {
-        running: false,
-        trusted: Some(true),
-        scheduling_off: false,
-        undoable: false,
-        scheduled_on: None,
-    };
+    const TRUSTED: RunFacts = RunFacts::TRUSTED;
 
     /// Lenses as `line:col title [command args]`, 1-based, columns in characters.
     fn render(text: &str, lenses: &[Lens]) -> String {
@@ -287,13 +281,7 @@ live:
     #[test]
     fn scheduling_off_replaces_the_next_time() {
         check_with(
-            RunFacts {
-                running: false,
-                trusted: Some(true),
-                scheduling_off: true,
-                undoable: false,
-                scheduled_on: None,
-            },
+            RunFacts { scheduling_off: true, ..RunFacts::TRUSTED },
             &hourly(RAN),
             expect![[r#"
                 3:1 ● Live · updated 5 min ago · scheduling off
@@ -318,13 +306,7 @@ live:
     #[test]
     fn running_offers_stop() {
         check_with(
-            RunFacts {
-                running: true,
-                trusted: Some(true),
-                scheduling_off: false,
-                undoable: false,
-                scheduled_on: None,
-            },
+            RunFacts { running: true, ..RunFacts::TRUSTED },
             &hourly(RAN),
             expect![[r#"
                 3:1 Updating…
