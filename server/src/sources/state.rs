@@ -84,6 +84,10 @@ impl SourceState {
 
     /// Record `(id, version)` as seen (newest), forgetting the oldest past [`MAX_SEEN`].
     pub fn record(&mut self, id: &str, version: &str) {
+        self.record_within(id, version, MAX_SEEN);
+    }
+
+    fn record_within(&mut self, id: &str, version: &str, max: usize) {
         let id = stored_id(id);
         if let Some(pos) = self.seen.iter().position(|(i, _)| *i == id) {
             self.seen.remove(pos);
@@ -92,7 +96,7 @@ impl SourceState {
         }
         self.seen.push_back((id.clone(), version.to_owned()));
         self.index.insert(id, version.to_owned());
-        while self.seen.len() > MAX_SEEN {
+        while self.seen.len() > max {
             if let Some((old, _)) = self.seen.pop_front() {
                 self.index.remove(&old);
             }
@@ -226,6 +230,39 @@ mod tests {
         back.reindex();
         assert!(!back.is_new(&long, "v") && back.is_new("id-0", "v1"));
         assert!(!text.contains(&long), "a long id is kept as its digest");
+    }
+
+    proptest::proptest! {
+        /// Polls of a few ids with a few versions, against a list of the latest `max` ids
+        /// seen: an item is new exactly when the list does not hold it at that version, and a
+        /// saved state reads back the same.
+        #[test]
+        fn seen_matches_a_bounded_list(
+            max in 1usize..6,
+            steps in proptest::collection::vec((0u8..8, 0u8..3), 0..60),
+        ) {
+            let mut s = SourceState::default();
+            let mut model: VecDeque<(String, String)> = VecDeque::new();
+            for (id, version) in steps {
+                let (id, version) = (format!("id-{id}"), format!("v{version}"));
+                let expected = model.iter().find(|(i, _)| *i == id).is_none_or(|(_, v)| *v != version);
+                proptest::prop_assert_eq!(s.is_new(&id, &version), expected);
+                model.retain(|(i, _)| *i != id);
+                model.push_back((id.clone(), version.clone()));
+                while model.len() > max {
+                    model.pop_front();
+                }
+                s.record_within(&id, &version, max);
+            }
+            let mut back: SourceState =
+                serde_json::from_str(&serde_json::to_string(&s).unwrap_or_default()).unwrap_or_default();
+            back.reindex();
+            for id in 0u8..8 {
+                let id = format!("id-{id}");
+                let want = model.iter().find(|(i, _)| *i == id).map(|(_, v)| v.as_str());
+                proptest::prop_assert_eq!(back.seen_version(&id), want);
+            }
+        }
     }
 
     #[test]
