@@ -364,3 +364,125 @@ fn check_url(url: &str) -> Result<(), String> {
         _ => Err("`url` must be an http:// or https:// address".to_owned()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::super::tests::{messages, no_env};
+    use crate::config::{Config, IcsLocation, ImapTls, Layer, Origin, SourceKind};
+
+    fn layers(files: &[(&str, Origin)]) -> (Config, Vec<String>) {
+        let paths: Vec<PathBuf> =
+            files.iter().map(|(_, o)| PathBuf::from(format!("/cfg/{}.toml", o.as_str()))).collect();
+        let layers: Vec<Layer<'_>> = files
+            .iter()
+            .zip(&paths)
+            .map(|((text, origin), path)| Layer::Toml { text, path, origin: *origin })
+            .collect();
+        let (config, problems) = Config::from_layers(&layers, &no_env);
+        (config, messages(&problems))
+    }
+
+    #[test]
+    fn every_kind_with_its_defaults() {
+        let (c, problems) = layers(&[(
+            r#"
+[sources.news]
+kind = "feed"
+url = "https://example.com/feed.xml"
+
+[sources.cal]
+kind = "ics"
+path = "calendar.ics"
+
+[sources.mail]
+kind = "imap"
+host = "imap.fastmail.com"
+username = "me@example.com"
+password_env = "FASTMAIL_PASSWORD"
+
+[sources.gh]
+kind = "webhook"
+listen = "127.0.0.1:8787"
+path = "/github"
+secret_env = "GITHUB_WEBHOOK_SECRET"
+
+[sources.script]
+kind = "command"
+command = ["./poll.sh"]
+every = "1h"
+backfill = true
+type = "my.event"
+enabled = false
+"#,
+            Origin::Workspace,
+        )]);
+        assert!(problems.is_empty(), "{problems:?}");
+        let min = |m: u64| Some(std::time::Duration::from_secs(m * 60));
+        let s = &c.sources;
+        assert_eq!(
+            (s["news"].every, s["news"].event_type.as_str(), s["news"].backfill),
+            (min(15), "feed.entry", false)
+        );
+        assert_eq!((s["cal"].every, s["cal"].event_type.as_str()), (min(15), "calendar.digest"));
+        assert!(
+            matches!(&s["cal"].kind, SourceKind::Ics { at: IcsLocation::Path(p), horizon } if p == &PathBuf::from("calendar.ics") && horizon.as_secs() == 2 * 86400)
+        );
+        let SourceKind::Imap(imap) = &s["mail"].kind else { panic!("{:?}", s["mail"]) };
+        assert_eq!((imap.port, imap.tls, imap.mailbox.as_str()), (993, ImapTls::Implicit, "INBOX"));
+        assert_eq!((s["mail"].every, s["mail"].event_type.as_str()), (min(5), "mail.message"));
+        assert_eq!((s["gh"].every, s["gh"].event_type.as_str()), (None, "webhook.post"));
+        let script = &s["script"];
+        assert_eq!(
+            (script.every, script.event_type.as_str(), script.backfill, script.enabled),
+            (min(60), "my.event", true, false)
+        );
+        assert!(script.needs_trust());
+    }
+
+    #[test]
+    fn layers_merge_by_name_and_the_users_file_alone_opens_a_webhook_to_the_network() {
+        let user = "[sources.gh]\nkind = \"webhook\"\nlisten = \"0.0.0.0:8787\"\ntoken_env = \"T\"\n[sources.mail]\nkind = \"imap\"\nhost = \"127.0.0.1\"\ntls = \"none\"\nusername = \"u\"\npassword_env = \"P\"\n";
+        let folder = "[sources.mail]\nmailbox = \"Q3\"\n";
+        let (c, problems) = layers(&[(user, Origin::User), (folder, Origin::Workspace)]);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert!(!c.sources["gh"].needs_trust());
+        let SourceKind::Imap(imap) = &c.sources["mail"].kind else { panic!() };
+        assert_eq!((imap.port, imap.mailbox.as_str()), (143, "Q3"));
+        assert!(c.sources["mail"].needs_trust(), "the folder changed it");
+        // The same webhook from a folder's file is refused; changing the kind starts afresh.
+        let (c, problems) =
+            layers(&[(user, Origin::Workspace), ("[sources.mail]\nkind = \"command\"\n", Origin::Workspace)]);
+        assert!(c.sources.is_empty(), "{:?}", c.sources);
+        assert_eq!(
+            problems,
+            [
+                "/cfg/workspace.toml:3:10: source `gh`: a webhook listens on a non-loopback address only when your own config (~/.config/livenote/config.toml) says so",
+                "/cfg/workspace.toml:1:10: source `mail`: no `command` (a program and its arguments)",
+            ]
+        );
+    }
+
+    #[test]
+    fn mistakes_are_reported_and_secrets_never_echoed() {
+        let (c, problems) = layers(&[(
+            "[sources.\"a/b\"]\nkind = \"feed\"\n[sources.f]\nkind = \"feed\"\nurl = \"ftp://x\"\n[sources.m]\nkind = \"imap\"\nhost = \"mail.example.com\"\nusername = \"u\"\npassword_env = \"hunter2!\"\npassword = \"hunter2\"\n[sources.w]\nkind = \"webhook\"\nlisten = \"127.0.0.1:1\"\n[sources.z]\nkind = \"rss\"\n",
+            Origin::User,
+        )]);
+        assert!(c.sources.is_empty(), "{:?}", c.sources);
+        let all = problems.join("\n");
+        assert!(!all.contains("hunter2"), "{all}");
+        for want in [
+            "a source name may hold only letters",
+            "`url` must be an http:// or https:// address",
+            "`sources.m.password_env` must be the name of an environment variable",
+            "`sources.m.password` is ignored: secrets are never read from configuration",
+            "no `token_env` or `secret_env`",
+            "unknown source kind in `sources.z.kind` (use feed, ics, imap, webhook, command)",
+        ] {
+            assert!(all.contains(want), "{want}:\n{all}");
+        }
+        assert_eq!(c.broken_sources.keys().collect::<Vec<_>>(), ["f", "m", "w", "z"]);
+    }
+}
