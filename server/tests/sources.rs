@@ -356,3 +356,19 @@ fn trust_covers_the_program_a_source_runs() {
     let (code, _, err) = run(&ws, &["sources", "poll", "script"]);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn sources_poll_on_the_folders_host_alone() {
+    let ws =
+        workspace(&format!("[scheduler]\nhost = \"nas\"\n\n{}", cat_source("feed", "backfill = true\n")));
+    set_items(&ws, &[json!({"id": "1", "payload": "widget release 4.0"})]);
+    assert_eq!(sources_json(&ws)["feed"]["status"], "elsewhere");
+    let mut laptop = ws.watch_env(&[], &[("LIVENOTE_HOST", "laptop")]);
+    laptop.wait_for("sources ");
+    let logs = laptop.stop();
+    assert!(logs.iter().any(|l| l.contains("polled on nas")), "{logs:#?}");
+    assert!(pending(&ws.root).is_empty() && !ws.root.join(".livenote/sources/feed.json").exists());
+    let nas = ws.watch_env(&[], &[("LIVENOTE_HOST", "nas")]);
+    wait_until("the host to poll", 30, || ws.root.join(".livenote/sources/feed.json").exists());
+    nas.stop();
+}

@@ -20,6 +20,7 @@ pub enum Action {
     /// Poll the source NAME once now: one line per event queued (with `--dry-run`, that would
     /// be queued: nothing is queued or recorded).
     Poll {
+        /// The source (`[sources.NAME]`).
         name: String,
         /// The workspace folder (default: the current folder).
         dir: Option<PathBuf>,
@@ -39,7 +40,8 @@ struct Row {
     /// `feed`, `ics`, `imap`, `webhook`, `command`; `null` for a source that cannot be used.
     kind: Option<&'static str>,
     /// `polled`, `listens`, `disabled`, `untrusted` (defined where the folder is not trusted
-    /// with it), `broken` (misconfigured: see `lastError`).
+    /// with it), `elsewhere` (`[scheduler] host` names another machine), `broken`
+    /// (misconfigured: see `lastError`).
     status: &'static str,
     last_poll: Option<String>,
     items_seen: u64,
@@ -60,6 +62,8 @@ pub fn list(dir: Option<PathBuf>, format: Format, out: &mut impl Write) -> Resul
         tracing::warn!("config {p}");
     }
     let trusted = trusted(&root);
+    let me = crate::machine::name(&crate::config::ProcessEnv, &config.machine);
+    let elsewhere = crate::schedule::host::Placement::of(config.scheduler.host.as_deref(), &me).elsewhere();
     let mut rows = Vec::new();
     for (name, cfg) in &config.sources {
         let st = state::load(&root, name).unwrap_or_else(|e| {
@@ -69,6 +73,7 @@ pub fn list(dir: Option<PathBuf>, format: Format, out: &mut impl Write) -> Resul
         let status = match &cfg.kind {
             _ if !cfg.enabled => "disabled",
             _ if !may_poll(cfg, trusted) => "untrusted",
+            _ if elsewhere.is_some() => "elsewhere",
             SourceKind::Webhook(_) => "listens",
             _ => "polled",
         };

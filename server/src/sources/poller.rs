@@ -205,9 +205,22 @@ async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, s
     let mut polls: HashMap<String, tokio::task::JoinHandle<()>> = HashMap::new();
     let mut listeners = super::webhook::Listeners::default();
     let mut said_untrusted: Vec<String> = Vec::new();
+    let mut said_elsewhere: Option<String> = None;
     loop {
         polls.retain(|_, h| !h.is_finished());
-        let sources = engine.config.read().map(|c| c.sources.clone()).unwrap_or_default();
+        let mut sources = engine.config.read().map(|c| c.sources.clone()).unwrap_or_default();
+        // A folder synced to several machines: its sources poll on the host alone, as its
+        // notes fire there, or each machine would queue every item once.
+        let elsewhere = engine.scheduled_on();
+        if elsewhere != said_elsewhere {
+            if let (Some(host), false) = (&elsewhere, sources.is_empty()) {
+                tracing::info!("sources {}: polled on {host} ([scheduler] host)", root.display());
+            }
+            said_elsewhere = elsewhere.clone();
+        }
+        if elsewhere.is_some() {
+            sources.clear();
+        }
         let trusted = engine.trusted();
         let now = engine.clock.now();
         let mut next: Option<DateTime<Utc>> = None;
