@@ -300,9 +300,9 @@ fn a_webhook_takes_requests_with_its_secret_and_refuses_the_rest() {
 
 #[test]
 fn an_untrusted_folders_sources_never_poll() {
-    let ws = workspace(&format!(
-        "[sources.marker]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"touch \\\"$LIVENOTE_WORKSPACE/polled\\\"\"]\n"
-    ));
+    let ws = workspace(
+        "[sources.marker]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"touch \\\"$LIVENOTE_WORKSPACE/polled\\\"\"]\n",
+    );
     let (code, _, err) = run(&ws, &["untrust", "."]);
     assert_eq!(code, 0, "{err}");
     let s = sources_json(&ws);
