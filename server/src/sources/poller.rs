@@ -18,6 +18,8 @@ use crate::runs::Engine;
 
 /// The longest the loop sleeps before it looks at the configuration and the states again.
 const MAX_SLEEP: Duration = Duration::from_secs(60);
+/// How long a source another process is polling waits before this one looks again.
+const BUSY_WAIT: TimeDelta = TimeDelta::seconds(30);
 
 /// What one poll did.
 #[derive(Debug, Default)]
@@ -203,6 +205,10 @@ pub fn spawn(engine: Arc<Engine>, events_wake: Arc<Notify>, stop: CancellationTo
 async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, stop: CancellationToken) {
     let root = engine.root.clone();
     let mut polls: HashMap<String, tokio::task::JoinHandle<()>> = HashMap::new();
+    // A source whose poll could not even start (its lock or state refused, another process
+    // polling it, a kind this build does not poll) waits here, in memory, rather than being
+    // retried at once: its state file, which says when it is due, was not written.
+    let held: Arc<std::sync::Mutex<HashMap<String, DateTime<Utc>>>> = Arc::default();
     let mut listeners = super::webhook::Listeners::default();
     let mut said_untrusted: Vec<String> = Vec::new();
     let mut said_elsewhere: Option<String> = None;
@@ -237,13 +243,23 @@ async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, s
                 continue;
             }
             let st = state::load(&root, name).unwrap_or_default();
-            let Some(due) = due_at(cfg, &st) else { continue };
+            let Some(mut due) = due_at(cfg, &st) else { continue };
+            if let Some(until) = held.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(name) {
+                due = due.max(*until);
+            }
             if due > now {
                 next = Some(next.map_or(due, |n| n.min(due)));
                 continue;
             }
-            let (engine, cfg, name2, wake, events_wake, stop) =
-                (engine.clone(), cfg.clone(), name.clone(), wake.clone(), events_wake.clone(), stop.clone());
+            let (engine, cfg, name2, wake, events_wake, stop, held) = (
+                engine.clone(),
+                cfg.clone(),
+                name.clone(),
+                wake.clone(),
+                events_wake.clone(),
+                stop.clone(),
+                held.clone(),
+            );
             polls.insert(
                 name.clone(),
                 tokio::spawn(async move {
@@ -255,12 +271,32 @@ async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, s
                         dry_run: false,
                         cancel: stop,
                     };
-                    match poll_source(&cfg, &cx).await {
-                        Ok(r) if r.new.iter().any(|(_, id)| id.is_some()) => events_wake.notify_one(),
-                        Ok(_) | Err(PollError::Failed(_)) => {}
-                        Err(PollError::Busy) => tracing::debug!("source {name2}: polled by another process"),
-                        Err(e) => tracing::debug!("source {name2}: {e}"),
-                    }
+                    let hold = match poll_source(&cfg, &cx).await {
+                        Ok(r) => {
+                            if r.new.iter().any(|(_, id)| id.is_some()) {
+                                events_wake.notify_one();
+                            }
+                            None
+                        }
+                        Err(PollError::Failed(_)) => None,
+                        Err(PollError::Busy) => {
+                            tracing::debug!("source {name2}: polled by another process");
+                            Some(BUSY_WAIT)
+                        }
+                        Err(e) => {
+                            let held = held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                            if !held.contains_key(&name2) {
+                                tracing::warn!("source {name2}: not polled: {e}");
+                            }
+                            Some(state::MAX_BACKOFF)
+                        }
+                    };
+                    let mut held = held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    match hold {
+                        Some(wait) => held.insert(name2.clone(), cx.now + wait),
+                        None => held.remove(&name2),
+                    };
+                    drop(held);
                     wake.notify_one();
                 }),
             );
