@@ -24,6 +24,7 @@ pub enum Action {
         name: String,
         /// The workspace folder (default: the current folder).
         dir: Option<PathBuf>,
+        /// Print what would be queued; queue and record nothing.
         #[arg(long)]
         dry_run: bool,
         /// Read "now" from this file (RFC 3339), for end-to-end tests.
