@@ -252,6 +252,10 @@ fn a_webhook_takes_requests_with_its_secret_and_refuses_the_rest() {
     let mut w =
         ws.watch_env(&[], &[("HOOK_TOKEN", "s3cret-token"), ("HOOK_SECRET", "It's a Secret to Everybody")]);
     w.wait_for("source hook: listening on");
+    // A second process on the folder finds the port taken: it says so and goes on.
+    let mut second = ws.watch_env(&[], &[("HOOK_TOKEN", "s3cret-token")]);
+    second.wait_for("source hook: cannot listen on 127.0.0.1:");
+    second.stop();
     let json_type = "Content-Type: application/json\r\n";
     let body = br#"{"action": "published", "release": {"name": "widget release 3.0"}}"#;
     assert_eq!(post(port, json_type, body).0, 401, "no token");

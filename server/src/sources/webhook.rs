@@ -34,7 +34,13 @@ const LOCK_TRIES: u32 = 50;
 #[derive(Default)]
 pub struct Listeners {
     running: HashMap<String, (WebhookSourceConfig, CancellationToken)>,
+    /// Those that could not listen (the port taken: another process serves it), with when
+    /// they tried: tried again a minute later, said once per configuration.
+    failed: HashMap<String, (WebhookSourceConfig, std::time::Instant)>,
 }
+
+/// How long a webhook that could not listen waits before it tries again.
+const BIND_RETRY: Duration = Duration::from_secs(60);
 
 impl Listeners {
     /// Listen for each webhook of `sources` (and only those): a new or changed one is
@@ -58,17 +64,39 @@ impl Listeners {
             }
             keep
         });
+        self.failed.retain(|name, (cfg, _)| wanted.get(name).is_some_and(|(w, _)| *w == cfg));
         for (name, (w, c)) in wanted {
             if self.running.contains_key(name) {
                 continue;
             }
+            let tried = self.failed.get(name).map(|(_, at)| *at);
+            if tried.is_some_and(|at| at.elapsed() < BIND_RETRY) {
+                continue;
+            }
             let stop = CancellationToken::new();
             match listen(engine.clone(), name, c, w, events_wake.clone(), stop.clone()) {
-                Ok(addr) => tracing::info!("source {name}: listening on http://{addr}{}", w.path),
-                Err(e) => tracing::warn!("source {name}: cannot listen on {}: {e}", w.listen),
+                Ok(addr) => {
+                    tracing::info!("source {name}: listening on http://{addr}{}", w.path);
+                    for var in w.token_env.iter().chain(&w.secret_env) {
+                        if ProcessEnv.var(var).is_none() {
+                            tracing::warn!(
+                                "source {name}: {var} is not set: requests that need it are refused"
+                            );
+                        }
+                    }
+                    self.failed.remove(name);
+                    self.running.insert(name.clone(), (w.clone(), stop));
+                }
+                Err(e) => {
+                    if tried.is_none() {
+                        tracing::warn!(
+                            "source {name}: cannot listen on {}: {e}; trying again every minute",
+                            w.listen
+                        );
+                    }
+                    self.failed.insert(name.clone(), (w.clone(), std::time::Instant::now()));
+                }
             }
-            // Kept even when it failed: tried again only when its configuration changes.
-            self.running.insert(name.clone(), (w.clone(), stop));
         }
     }
 }
