@@ -27,6 +27,8 @@ pub const MAX_BODY: usize = 1024 * 1024;
 const MAX_CONNECTIONS: usize = 64;
 /// How long a client may take to send its headers, and its body.
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// The longest one connection is served, whatever it does.
+const CONNECTION_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a request waits for the source's state (another request of the same source).
 const LOCK_TRIES: u32 = 50;
 
@@ -164,13 +166,20 @@ async fn serve(listener: tokio::net::TcpListener, hook: Arc<Hook>, stop: Cancell
                 let hook = hook.clone();
                 async move { Ok::<_, Infallible>(handle(&hook, req).await) }
             });
+            // One request per connection, and a bound on the whole of it: a client that
+            // connects and says nothing (or trickles) cannot hold one of the slots for long.
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(READ_TIMEOUT)
+                .keep_alive(false)
                 .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
             tokio::select! {
                 () = stop.cancelled() => {}
-                r = conn => if let Err(e) = r { tracing::debug!("webhook connection: {e}") },
+                r = tokio::time::timeout(CONNECTION_TIMEOUT, conn) => match r {
+                    Err(_) => tracing::debug!("webhook connection: timed out"),
+                    Ok(Err(e)) => tracing::debug!("webhook connection: {e}"),
+                    Ok(Ok(())) => {}
+                },
             }
         });
     }
