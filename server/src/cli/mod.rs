@@ -15,6 +15,7 @@ mod restore;
 mod run;
 mod signal;
 mod skills;
+mod sources;
 mod stop;
 mod tick;
 mod undo;
@@ -248,6 +249,20 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+    /// List the sources of DIR (`[sources.NAME]`): kind, last poll, items seen, next poll, last
+    /// error; `poll NAME` polls one now.
+    ///
+    /// Sources come from your own config or a trusted folder's `.livenote.toml`; `watch` and
+    /// the language server poll them when due (see docs/sources.md).
+    #[command(args_conflicts_with_subcommands = true)]
+    Sources {
+        #[command(subcommand)]
+        action: Option<sources::Action>,
+        /// The workspace folder (default: the current folder).
+        dir: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
     /// Print a shell completion script: `livenote completions bash > ~/.local/share/bash-completion/completions/livenote`.
     Completions {
         /// The shell.
@@ -306,6 +321,10 @@ pub fn run(cli: Cli) -> u8 {
         Command::Check { paths, format } => check::run(&paths, format, &mut out),
         Command::List { dir, format, at } => list::run(dir, format, at.as_deref(), &mut out),
         Command::Skills { dir, format } => skills::run(dir, format, &mut out),
+        Command::Sources { action: None, dir, format } => sources::list(dir, format, &mut out),
+        Command::Sources {
+            action: Some(sources::Action::Poll { name, dir, dry_run, clock_file }), ..
+        } => sources::poll(&name, dir, dry_run, clock_file, &mut out),
         Command::Lsp { .. } => {
             drop(out);
             return lsp(client_log);

@@ -19,9 +19,11 @@ use super::{
 
 mod mcp_server;
 mod provider;
+mod source;
 
 use mcp_server::{PartialMcpServer, apply_mcp_server, build_mcp_server};
 use provider::{PartialProvider, apply_provider, build_provider};
+use source::{PartialSource, apply_source, build_source};
 
 /// Enough to fix a broken file from the list; more would only bury the first one.
 const MAX_SYNTAX_PROBLEMS: usize = 10;
@@ -139,6 +141,7 @@ struct Partial {
     memory_max_keys: Option<usize>,
     memory_max_bytes: Option<usize>,
     skill_dirs: Option<Vec<String>>,
+    sources: BTreeMap<String, PartialSource>,
 }
 
 /// The layer being read and where its problems go.
@@ -261,7 +264,7 @@ fn set_entries(entries: &[Entry]) -> impl Iterator<Item = &Entry> {
 }
 
 const TOP_KEYS: &[&str] =
-    &["agent", "providers", "scheduler", "history", "mcp", "memory", "skills", "machine"];
+    &["agent", "providers", "scheduler", "history", "mcp", "memory", "skills", "machine", "sources"];
 const AGENT_KEYS: &[&str] = &[
     "provider",
     "max_steps",
@@ -335,6 +338,12 @@ fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
                         }
                         _ => cx.unknown(&key, f, AGENT_KEYS),
                     }
+                }
+            }
+            "sources" => {
+                let Some(sources) = cx.table("sources", &e.node) else { continue };
+                for s in set_entries(sources) {
+                    apply_source(acc, s, cx);
                 }
             }
             "providers" => {
@@ -543,7 +552,19 @@ fn finish(
         },
         skills: crate::config::SkillsConfig { dirs: acc.skill_dirs.unwrap_or(defaults.skills.dirs) },
         machine: crate::config::MachineConfig { name: acc.machine_name },
+        sources: BTreeMap::new(),
+        broken_sources: BTreeMap::new(),
     };
+    for (name, s) in acc.sources {
+        match build_source(&name, s, problems) {
+            Ok(source) => {
+                config.sources.insert(name, source);
+            }
+            Err(reason) => {
+                config.broken_sources.insert(name, reason);
+            }
+        }
+    }
     for (name, s) in acc.mcp_servers {
         match build_mcp_server(&name, s, problems) {
             Ok(server) => {

@@ -85,6 +85,10 @@ pub struct Config {
     pub skills: SkillsConfig,
     /// `[machine]`: read from the user's own file only (a synced folder is shared by machines).
     pub machine: MachineConfig,
+    /// Usable sources (`[sources.NAME]`) by name: producers of events (`crate::sources`).
+    pub sources: BTreeMap<String, SourceConfig>,
+    /// Sources that are defined but unusable (no `kind`, no `url`, ...), with the reason.
+    pub broken_sources: BTreeMap<String, String>,
 }
 
 /// `[machine]` in the user's config: what this machine is called (`crate::machine`).
@@ -112,6 +116,11 @@ impl IgnoredFolderConfig {
     /// Whether it changed since the user trusted the folder (rather than never trusted).
     pub fn changed(&self) -> bool {
         matches!(self.trust, crate::workspace::trust::Trust::Changed { .. })
+    }
+
+    /// The names of the sources the file defines, which do not poll while it is ignored.
+    pub fn source_names(&self) -> Vec<String> {
+        self.would_be.sources.keys().chain(self.would_be.broken_sources.keys()).cloned().collect()
     }
 
     /// For the file's problem list: "ignored: <why>; ...".
@@ -433,6 +442,120 @@ pub struct HeaderFromEnv {
     pub var: String,
     /// The value is sent as `Bearer <value>` (`bearer_token_env`).
     pub bearer: bool,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sources
+// ---------------------------------------------------------------------------------------------
+
+/// `[sources.NAME]`: something outside the notes that livenote polls (or listens to) and
+/// turns into events (`crate::sources`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceConfig {
+    pub kind: SourceKind,
+    /// How often it is polled (`every`); `None` for a webhook, which listens.
+    pub every: Option<Duration>,
+    pub enabled: bool,
+    /// Whether the first poll queues what already exists (else it only records it as seen).
+    pub backfill: bool,
+    /// The `type` of its events.
+    pub event_type: String,
+    /// The latest layer that set any of its keys: a source from anywhere but the user's own
+    /// file polls only in a trusted folder.
+    pub origin: Origin,
+}
+
+impl SourceConfig {
+    /// Whether it is something the user did not write into their own config (SPEC 7).
+    pub fn needs_trust(&self) -> bool {
+        self.origin != Origin::User
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceKind {
+    Feed {
+        url: String,
+    },
+    Ics {
+        at: IcsLocation,
+        horizon: Duration,
+    },
+    Imap(ImapSourceConfig),
+    Webhook(WebhookSourceConfig),
+    /// A program printing events as JSON lines; the `command` provider's shape.
+    Command(CommandConfig),
+}
+
+impl SourceKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            SourceKind::Feed { .. } => "feed",
+            SourceKind::Ics { .. } => "ics",
+            SourceKind::Imap(_) => "imap",
+            SourceKind::Webhook(_) => "webhook",
+            SourceKind::Command(_) => "command",
+        }
+    }
+}
+
+/// Where a calendar is read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IcsLocation {
+    Url(String),
+    /// A file, relative to the workspace when not absolute.
+    Path(PathBuf),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImapTls {
+    Implicit,
+    StartTls,
+    /// Plain text: only to a loopback address.
+    None,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImapSourceConfig {
+    pub host: String,
+    pub port: u16,
+    pub tls: ImapTls,
+    pub username: String,
+    /// The variable holding the password (never the password itself).
+    pub password_env: String,
+    pub mailbox: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookSourceConfig {
+    /// Loopback unless the user's own file says otherwise.
+    pub listen: std::net::SocketAddr,
+    /// The URL path POSTs go to (`/hooks/github`).
+    pub path: String,
+    /// The variable holding the bearer token requests must carry.
+    pub token_env: Option<String>,
+    /// The variable holding GitHub's webhook secret (`X-Hub-Signature-256`).
+    pub secret_env: Option<String>,
+}
+
+/// The poll interval of each kind when `every` is not set.
+pub fn default_every(kind: &str) -> Option<Duration> {
+    match kind {
+        "feed" | "ics" => Some(Duration::from_secs(15 * 60)),
+        "imap" | "command" => Some(Duration::from_secs(5 * 60)),
+        _ => None,
+    }
+}
+
+/// The event type of each kind when `type` is not set.
+pub fn default_event_type(kind: &str) -> &'static str {
+    match kind {
+        "feed" => "feed.entry",
+        "ics" => "calendar.digest",
+        "imap" => "mail.message",
+        "webhook" => "webhook.post",
+        _ => "command.event",
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -236,7 +236,7 @@ async fn apply_memory(
 
 /// Collect stdout and stderr until the program exits and the pipes close, or stop early on
 /// cancel, timeout or oversized output (killing the group).
-async fn watch(
+pub(crate) async fn watch(
     child: &mut ProcessTree,
     timeout: Duration,
     cancel: &CancellationToken,
@@ -406,7 +406,7 @@ impl StderrLog {
 
 /// The last few non-empty stderr lines on one line, at most [`TAIL_CHARS`] characters
 /// (keeping the end, where the error usually is).
-fn tail_summary(tail: &[u8]) -> String {
+pub(crate) fn tail_summary(tail: &[u8]) -> String {
     let text = String::from_utf8_lossy(tail);
     let lines: Vec<String> = text.lines().map(clean_line).filter(|l| !l.is_empty()).collect();
     let joined = lines[lines.len().saturating_sub(TAIL_LINES)..].join(" | ");
@@ -444,7 +444,7 @@ fn clean_line(line: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn describe_status(status: ExitStatus) -> String {
+pub(crate) fn describe_status(status: ExitStatus) -> String {
     if let Some(code) = status.code() {
         return format!("exited with status {code}");
     }

@@ -20,6 +20,8 @@ pub struct RootService {
     pub scheduler_wake: Arc<Notify>,
     /// Wakes the event processor (a file in `pending/`, trust granted).
     pub events_wake: Arc<Notify>,
+    /// Wakes the sources' loop (configuration or trust changed).
+    pub sources_wake: Arc<Notify>,
     /// Ends the event processor (and an event run in progress, whose event goes back to
     /// `pending/`) when the service is dropped.
     stop: CancellationToken,
@@ -46,9 +48,10 @@ impl RootService {
         let stop = CancellationToken::new();
         let processor = Arc::new(Processor::for_engine(engine.clone(), notes));
         let events_wake = events::spawn(processor, stop.clone());
+        let sources_wake = crate::sources::poller::spawn(engine.clone(), events_wake.clone(), stop.clone());
         let scheduler = Arc::new(Scheduler::new(engine.clone(), source, scheduler_wake.clone()));
         tokio::spawn(scheduler.run());
-        RootService { engine, scheduler_wake, events_wake, stop }
+        RootService { engine, scheduler_wake, events_wake, sources_wake, stop }
     }
 
     pub fn root(&self) -> &Path {
@@ -91,6 +94,7 @@ impl RootService {
                 self.scheduler_wake.notify_waiters();
                 self.scheduler_wake.notify_one();
                 self.events_wake.notify_one();
+                self.sources_wake.notify_one();
                 false
             }
             FileEvent::Note => {

@@ -6,7 +6,7 @@
 //! one: the trust of a folder does not extend to nested folders with their own configuration.
 //!
 //! Trust binds the programs that configuration runs too: every file inside the folder named by
-//! a `[providers.*] command` or an `[mcp.servers.*] command` of its `.livenote.toml` (the
+//! a `[providers.*]`, `[mcp.servers.*]` or `[sources.*]` `command` of its `.livenote.toml` (the
 //! program when it is a path, and each argument that names a file there, like
 //! `["bash", "scripts/gen.sh"]`) is hashed when the folder is trusted, and a change to one of
 //! them (a `git pull` that rewrites `scripts/gen.sh`), or one of them appearing, untrusts the
@@ -438,7 +438,7 @@ fn verdict(record: &Record, dir: &Path, config: Option<&[u8]>) -> Trust {
 }
 
 /// The files inside `root` that the configuration `config` runs, with their digests now
-/// (`None`: not there): for each `command` of `[providers.*]` and `[mcp.servers.*]`, the
+/// (`None`: not there): for each `command` of `[providers.*]`, `[mcp.servers.*]` and `[sources.*]`, the
 /// program when it is a path (a bare name is looked up on `PATH`) and every argument that
 /// names a file inside the folder, or looks like a path into it (has a `/`, or on Windows a
 /// `\`) even when nothing
@@ -493,7 +493,9 @@ fn named_files(root: &Path, config: Option<&[u8]>) -> Vec<(String, bool)> {
             .collect()
     };
     let servers = table.get("mcp").and_then(|m| m.get("servers"));
-    for command in commands(table.get("providers")).into_iter().chain(commands(servers)) {
+    // A source's program runs at every poll, as a provider's at every run.
+    let sources = commands(table.get("sources"));
+    for command in commands(table.get("providers")).into_iter().chain(commands(servers)).chain(sources) {
         for (i, word) in command.iter().enumerate() {
             if let Some(rel) = inside(PathStyle::NATIVE, root, word, i == 0) {
                 files.push((rel, word.contains(|c| PathStyle::NATIVE.is_separator(c))));

@@ -866,6 +866,40 @@ async fn language_server_consumes_events() {
     c.shutdown().await;
 }
 
+/// A source of the trusted folder polls inside the language server as under `watch`: its new
+/// item becomes an event, routed to the matching note, which runs (issue 24).
+#[tokio::test]
+async fn language_server_polls_sources() {
+    let config = "[agent]\nprovider = \"echo\"\n[providers.echo]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"printf 'Handled: %s\\\\n' \\\"$LIVENOTE_TRIGGER\\\"\"]\n[sources.mail]\nkind = \"command\"\nbackfill = true\ncommand = [\"sh\", \"-c\", \"cat mail.jsonl\"]\n";
+    let budget = "---\nlive:\n  objective: track the budget\n  triggers:\n    eventMatchCriteria: Emails about the budget\n---\n# Budget\n";
+    let garden = "---\nlive:\n  objective: garden log\n  triggers:\n    eventMatchCriteria: Notes about the garden\n---\n# Garden\n";
+    let mail = r#"{"id": "m-1", "payload": {"subject": "Q3 budget review moved to Friday"}}"#;
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let c = TestClient::start_in(
+        root,
+        &[(".livenote.toml", config), ("budget.md", budget), ("garden.md", garden), ("mail.jsonl", mail)],
+        utf16_caps(),
+        Value::Null,
+        true,
+    )
+    .await;
+    let path = c.root.path().join("budget.md");
+    for _ in 0..500 {
+        if std::fs::read_to_string(&path).is_ok_and(|t| t.contains("Handled: event")) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let budget_now = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(budget_now.ends_with("# Budget\n\nHandled: event\n"), "{budget_now}");
+    let state =
+        std::fs::read_to_string(c.root.path().join(".livenote/sources/mail.json")).unwrap_or_default();
+    assert!(state.contains("\"m-1\""), "{state}");
+    let garden_now = std::fs::read_to_string(c.root.path().join("garden.md")).unwrap_or_default();
+    assert_eq!(garden_now, garden);
+    c.shutdown().await;
+}
+
 /// Wait (in real time, the server indexes in the background) until `livenote.noteStatus`
 /// answers something `done` accepts; return the last answer.
 async fn note_status_until(c: &mut TestClient, uri: &str, done: impl Fn(&Value) -> bool) -> Value {

@@ -1,0 +1,329 @@
+//! One poll of one source ([`poll_source`]: under the source's lock, what is new since its
+//! state becomes events), and the loop that polls a root's sources when due ([`spawn`], inside
+//! the root's service: `watch` and the language server alike).
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, TimeDelta, Utc};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use super::state::{self, SourceState};
+use super::{Item, command};
+use crate::config::{SourceConfig, SourceKind};
+use crate::runs::Engine;
+
+/// The longest the loop sleeps before it looks at the configuration and the states again.
+const MAX_SLEEP: Duration = Duration::from_secs(60);
+/// How long a source another process is polling waits before this one looks again.
+const BUSY_WAIT: TimeDelta = TimeDelta::seconds(30);
+
+/// What one poll did.
+#[derive(Debug, Default)]
+pub struct PollReport {
+    /// The new items, with the id of the event each became (`None`: a dry run, or the first
+    /// poll without `backfill`, which only records them).
+    pub new: Vec<(Item, Option<String>)>,
+    /// The first poll of the source, without `backfill`: what exists was recorded as seen.
+    pub recorded_only: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PollError {
+    /// Another poll of this source (another process) holds its lock.
+    #[error("another process is polling it now")]
+    Busy,
+    /// The source cannot be polled (a webhook listens; a kind this build does not poll).
+    #[error("{0}")]
+    NotPolled(String),
+    /// The poll failed; the state has the error and the backoff.
+    #[error("{0}")]
+    Failed(String),
+    #[error("{0}")]
+    State(String),
+}
+
+/// Everything a poll needs to know besides the source's configuration.
+pub struct PollCx<'a> {
+    pub root: &'a Path,
+    pub name: &'a str,
+    /// Whether the folder is trusted: a program runs in the workspace only then.
+    pub trusted: bool,
+    pub now: DateTime<Utc>,
+    /// Report what would be queued; queue nothing, save nothing.
+    pub dry_run: bool,
+    pub cancel: CancellationToken,
+}
+
+/// Poll `cfg` once: fetch its items, queue each new one (never seen, or seen with another
+/// version) as an event, and save what was seen. Holds the source's lock throughout, so two
+/// processes never queue the same item.
+pub async fn poll_source(cfg: &SourceConfig, cx: &PollCx<'_>) -> Result<PollReport, PollError> {
+    let name = cx.name;
+    let _lock = match state::try_lock(cx.root, name) {
+        Ok(Some(lock)) => lock,
+        Ok(None) => return Err(PollError::Busy),
+        Err(e) => return Err(PollError::State(format!("cannot lock .livenote/sources/{name}: {e}"))),
+    };
+    let mut st = match state::load(cx.root, name) {
+        Ok(s) if s.kind.is_empty() || s.kind == cfg.kind.name() => s,
+        Ok(_) => {
+            tracing::info!("source {name}: its kind changed; starting afresh");
+            SourceState::default()
+        }
+        // Starting afresh queues nothing (the first poll records), so a damaged file costs
+        // the items that arrive before the next poll, never a flood of old ones.
+        Err(e) => {
+            tracing::warn!("source {name}: cannot read its state ({e}); starting afresh");
+            SourceState::default()
+        }
+    };
+    st.kind = cfg.kind.name().to_owned();
+    let fetched = fetch(cfg, cx, &mut st).await;
+    let items = match fetched {
+        Ok(items) => items,
+        Err(FetchError::NotPolled(why)) => return Err(PollError::NotPolled(why)),
+        Err(FetchError::Failed(error)) => {
+            if cx.dry_run {
+                return Err(PollError::Failed(error));
+            }
+            if st.failed(&error, cx.now) {
+                let retry = state::backoff(st.failures);
+                tracing::warn!(
+                    "source {name}: poll failed: {error}; retrying in {}",
+                    crate::config::format_duration(retry.to_std().unwrap_or_default())
+                );
+            }
+            save(cx.root, name, &st)?;
+            return Err(PollError::Failed(error));
+        }
+    };
+    let first = st.last_success.is_none();
+    let mut report = PollReport { recorded_only: first && !cfg.backfill, ..PollReport::default() };
+    for item in items {
+        if !st.is_new(&item.id, &item.version) {
+            continue;
+        }
+        let mut event_id = None;
+        if !report.recorded_only && !cx.dry_run {
+            let kind = item.kind.as_deref().unwrap_or(&cfg.event_type);
+            match crate::events::create_event(cx.root, name, kind, item.payload.clone(), None, cx.now) {
+                Ok(event) => {
+                    tracing::info!("source {name}: queued {} for {}", event.id, short(&item.summary));
+                    st.events_queued += 1;
+                    event_id = Some(event.id);
+                }
+                // Not recorded: the next poll tries it again.
+                Err(e) => {
+                    tracing::warn!("source {name}: cannot queue {}: {e}", short(&item.id));
+                    report.new.push((item, None));
+                    continue;
+                }
+            }
+        }
+        st.record(&item.id, &item.version);
+        report.new.push((item, event_id));
+    }
+    if cx.dry_run {
+        return Ok(report);
+    }
+    if let Some(was) = st.succeeded(cx.now, cfg.every) {
+        tracing::info!("source {name}: polled again after: {was}");
+    }
+    if report.recorded_only && !report.new.is_empty() {
+        tracing::info!(
+            "source {name}: first poll recorded {} as seen (backfill is off)",
+            crate::text::count(report.new.len(), "item")
+        );
+    }
+    save(cx.root, name, &st)?;
+    Ok(report)
+}
+
+fn short(s: &str) -> String {
+    crate::text::short::one_line(s, 80)
+}
+
+fn save(root: &Path, name: &str, st: &SourceState) -> Result<(), PollError> {
+    state::save(root, name, st)
+        .map_err(|e| PollError::State(format!("cannot save the state of `{name}`: {e}")))
+}
+
+enum FetchError {
+    NotPolled(String),
+    Failed(String),
+}
+
+/// The items the source has now. `st.cursor` is the kind's own between polls.
+async fn fetch(cfg: &SourceConfig, cx: &PollCx<'_>, st: &mut SourceState) -> Result<Vec<Item>, FetchError> {
+    match &cfg.kind {
+        SourceKind::Command(c) => {
+            let p = command::CommandPoll {
+                root: cx.root,
+                name: cx.name,
+                trusted: cx.trusted,
+                last_success: st.last_success.map(crate::runs::timestamp),
+            };
+            command::poll(c, &p, cx.cancel.clone()).await.map_err(FetchError::Failed)
+        }
+        SourceKind::Webhook(_) => {
+            Err(FetchError::NotPolled("a webhook listens for requests; it is not polled".to_owned()))
+        }
+        other => {
+            Err(FetchError::NotPolled(format!("`{}` sources are not polled by this build", other.name())))
+        }
+    }
+}
+
+/// When `cfg` is next due, from its state: at once when never polled, at the end of a
+/// failure's backoff, else `every` after the last poll.
+pub fn due_at(cfg: &SourceConfig, st: &SourceState) -> Option<DateTime<Utc>> {
+    let every = TimeDelta::from_std(cfg.every?).ok()?;
+    if let Some(until) = st.backoff_until {
+        return Some(until);
+    }
+    Some(st.last_poll.map_or(DateTime::<Utc>::MIN_UTC, |t| t + every))
+}
+
+/// Whether the root's configuration lets `cfg` poll: from the user's own file always, from
+/// anywhere else (the folder's file, the editor's settings) only in a trusted folder.
+pub fn may_poll(cfg: &SourceConfig, trusted: bool) -> bool {
+    !cfg.needs_trust() || trusted
+}
+
+/// Start the root's sources: each polled when due (and webhooks listening) until `stop`.
+/// Returns the notifier that makes it look again (the configuration or trust changed).
+pub fn spawn(engine: Arc<Engine>, events_wake: Arc<Notify>, stop: CancellationToken) -> Arc<Notify> {
+    let wake = Arc::new(Notify::new());
+    tokio::spawn(run(engine, events_wake, wake.clone(), stop));
+    wake
+}
+
+async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, stop: CancellationToken) {
+    let root = engine.root.clone();
+    let mut polls: HashMap<String, tokio::task::JoinHandle<()>> = HashMap::new();
+    // A source whose poll could not even start (its lock or state refused, another process
+    // polling it, a kind this build does not poll) waits here, in memory, rather than being
+    // retried at once: its state file, which says when it is due, was not written.
+    let held: Arc<std::sync::Mutex<HashMap<String, DateTime<Utc>>>> = Arc::default();
+    let mut listeners = super::webhook::Listeners::default();
+    let mut said_untrusted: Vec<String> = Vec::new();
+    let mut said_elsewhere: Option<String> = None;
+    loop {
+        polls.retain(|_, h| !h.is_finished());
+        let mut sources = engine.config.read().map(|c| c.sources.clone()).unwrap_or_default();
+        // A folder synced to several machines: its sources poll on the host alone, as its
+        // notes fire there, or each machine would queue every item once.
+        let elsewhere = engine.scheduled_on();
+        if elsewhere != said_elsewhere {
+            if let (Some(host), false) = (&elsewhere, sources.is_empty()) {
+                tracing::info!("sources {}: polled on {host} ([scheduler] host)", root.display());
+            }
+            said_elsewhere = elsewhere.clone();
+        }
+        if elsewhere.is_some() {
+            sources.clear();
+        }
+        let trusted = engine.trusted();
+        let now = engine.clock.now();
+        let mut next: Option<DateTime<Utc>> = None;
+        let mut untrusted = Vec::new();
+        for (name, cfg) in &sources {
+            if !cfg.enabled {
+                continue;
+            }
+            if !may_poll(cfg, trusted) {
+                untrusted.push(name.clone());
+                continue;
+            }
+            if cfg.every.is_none() || polls.contains_key(name) {
+                continue;
+            }
+            let st = state::load(&root, name).unwrap_or_default();
+            let Some(mut due) = due_at(cfg, &st) else { continue };
+            if let Some(until) = held.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(name) {
+                due = due.max(*until);
+            }
+            if due > now {
+                next = Some(next.map_or(due, |n| n.min(due)));
+                continue;
+            }
+            let (engine, cfg, name2, wake, events_wake, stop, held) = (
+                engine.clone(),
+                cfg.clone(),
+                name.clone(),
+                wake.clone(),
+                events_wake.clone(),
+                stop.clone(),
+                held.clone(),
+            );
+            polls.insert(
+                name.clone(),
+                tokio::spawn(async move {
+                    let cx = PollCx {
+                        root: &engine.root,
+                        name: &name2,
+                        trusted: engine.trusted(),
+                        now: engine.clock.now(),
+                        dry_run: false,
+                        cancel: stop,
+                    };
+                    let hold = match poll_source(&cfg, &cx).await {
+                        Ok(r) => {
+                            if r.new.iter().any(|(_, id)| id.is_some()) {
+                                events_wake.notify_one();
+                            }
+                            None
+                        }
+                        Err(PollError::Failed(_)) => None,
+                        Err(PollError::Busy) => {
+                            tracing::debug!("source {name2}: polled by another process");
+                            Some(BUSY_WAIT)
+                        }
+                        Err(e) => {
+                            let held = held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                            if !held.contains_key(&name2) {
+                                tracing::warn!("source {name2}: not polled: {e}");
+                            }
+                            Some(state::MAX_BACKOFF)
+                        }
+                    };
+                    let mut held = held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    match hold {
+                        Some(wait) => held.insert(name2.clone(), cx.now + wait),
+                        None => held.remove(&name2),
+                    };
+                    drop(held);
+                    wake.notify_one();
+                }),
+            );
+        }
+        if untrusted != said_untrusted {
+            for name in untrusted.iter().filter(|n| !said_untrusted.contains(n)) {
+                tracing::warn!(
+                    "source {name}: not polled: it comes from the folder's or the editor's settings and {} is not trusted",
+                    root.display()
+                );
+            }
+            said_untrusted = untrusted;
+        }
+        let webhooks = sources.iter().filter(|(_, c)| c.enabled && may_poll(c, trusted));
+        listeners.sync(&engine, webhooks, &events_wake);
+        let mut sleep =
+            next.and_then(|n| (n - engine.clock.now()).to_std().ok()).unwrap_or(MAX_SLEEP).min(MAX_SLEEP);
+        if let Some(p) = engine.clock.poll_interval() {
+            sleep = sleep.min(p);
+        }
+        tokio::select! {
+            () = stop.cancelled() => break,
+            () = wake.notified() => {}
+            () = tokio::time::sleep(sleep) => {}
+        }
+    }
+    for (_, h) in polls {
+        h.abort();
+    }
+}

