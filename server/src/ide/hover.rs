@@ -142,6 +142,7 @@ fn field_hover<Tz: TimeZone>(
     let field = fields::field(level, &k.name)?;
     let raw = k.value.as_ref().map(|v| &ctx.text[v.clone()]);
     Some(match field.kind {
+        _ if field.name == "eventMatchCriteria" => format!("{}\n\n{}", key_doc(field), sources_text(ctx)),
         Kind::Time => format!("{}\n\n---\n\n{}", window_hover(ctx, spot, owner), key_doc(field)),
         Kind::Cron if !on_key => cron_hover(ctx, raw?),
         Kind::List if on_key => format!("{}{}", key_doc(field), windows_list(ctx)),
@@ -149,6 +150,18 @@ fn field_hover<Tz: TimeZone>(
         _ if on_key => key_doc(field),
         _ => return None,
     })
+}
+
+/// Where the events `eventMatchCriteria` waits for come from: the folder's sources.
+fn sources_text<Tz: TimeZone>(ctx: &Ctx<Tz>) -> String {
+    match ctx.sources {
+        None => "Events come from `livenote event` (outside every folder, no source is configured).".to_owned(),
+        Some([]) => "**No source sends events here**: add one under `[sources.NAME]` in .livenote.toml (a feed, a calendar, a mailbox, a webhook, a program; docs/sources.md), or queue events with `livenote event`.".to_owned(),
+        Some(all) => format!(
+            "Events come from this folder's sources: {}; and from `livenote event`. `livenote sources` shows what each saw last.",
+            all.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+        ),
+    }
 }
 
 /// A key's path, what it holds and its documentation from the JSON Schema.

@@ -665,6 +665,8 @@ fn key_documentation() {
 
             Which incoming events should update the note, in plain words
             (e.g. "Emails about Q3 planning").
+
+            Events come from this folder's sources: `mail (imap)`, `releases (feed)`; and from `livenote event`. `livenote sources` shows what each saw last.
         "#]],
     );
 }

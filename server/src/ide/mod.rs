@@ -33,6 +33,9 @@ pub struct Ctx<'a, Tz: TimeZone> {
     pub last_run: Option<&'a crate::cost::LastRun>,
     /// The skills `live.skills` may name (completion, hover).
     pub skills: &'a crate::note::skills::SkillCatalog,
+    /// The sources of the note's folder that may queue events for it, as `name (kind)`
+    /// (hover on `eventMatchCriteria`); `None` outside every folder.
+    pub sources: Option<&'a [String]>,
 }
 
 /// Command ids, shared by code actions, lenses and `workspace/executeCommand`. Each takes the
@@ -164,6 +167,7 @@ pub(crate) mod fixture {
         let tz = chrono_tz::America::Chicago;
         let mcp = mcp();
         let skills = skills();
+        let sources = ["mail (imap)".to_owned(), "releases (feed)".to_owned()];
         let ctx = Ctx {
             text,
             analysis: &analysis,
@@ -174,6 +178,7 @@ pub(crate) mod fixture {
             facts,
             last_run: None,
             skills: &skills,
+            sources: Some(&sources),
         };
         f(&ctx)
     }

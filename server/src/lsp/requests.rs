@@ -12,7 +12,9 @@ use super::convert;
 use super::documents::Snapshot;
 use super::file_uri::FilePath;
 use super::run_facts::{FactsCache, facts};
-use super::snapshots::{diagnostics_for, mcp_for, providers_for, rel_path, skills_for, snapshot};
+use super::snapshots::{
+    diagnostics_for, mcp_for, providers_for, rel_path, skills_for, snapshot, sources_for,
+};
 use super::state::State;
 use crate::ide::{self, Ctx};
 use crate::status::{self, RunFacts};
@@ -35,6 +37,7 @@ fn with_ctx<R>(
     } else {
         Default::default()
     };
+    let sources = sources_for(state, uri);
     let ctx = Ctx {
         text: &snap.text,
         analysis: &snap.analysis,
@@ -45,6 +48,7 @@ fn with_ctx<R>(
         facts: facts(state, path.as_deref()),
         last_run: None,
         skills: &skills,
+        sources: sources.as_deref(),
     };
     Some(f(&ctx, &snap))
 }

@@ -42,6 +42,11 @@ pub(super) fn diagnostics_for(state: &State, uri: &Uri) -> (Vec<Diagnostic>, Opt
         diags.extend(convert::diagnostics(&snap.text, &snap.lines, &too_long, enc));
         let skill_file = skill_file_diagnostics(state, uri, &snap.text);
         diags.extend(convert::diagnostics(&snap.text, &snap.lines, &skill_file, enc));
+        // Only inside a root: outside every root no configuration says what sources exist.
+        if let Some(sources) = sources_for(state, uri) {
+            let none = note::no_event_source(snap.analysis.live.as_ref(), !sources.is_empty());
+            diags.extend(convert::diagnostics(&snap.text, &snap.lines, &Vec::from_iter(none), enc));
+        }
         let copy = conflict_copy_diagnostics(uri, snap.analysis.live.as_ref());
         diags.extend(convert::diagnostics(&snap.text, &snap.lines, &copy, enc));
         return (diags, Some(snap.version));
@@ -156,6 +161,26 @@ pub(super) fn providers_for(state: &State, uri: &Uri) -> Option<Vec<String>> {
     let path = uri.file_path()?;
     let engine = state.engine_for(&path)?;
     engine.config.read().ok().map(|c| c.names_for_notes())
+}
+
+/// The sources of the root a note at `uri` belongs to that may queue events for it, as
+/// `name (kind)` (enabled ones; the folder's own even before it is trusted, as for providers);
+/// `None` outside every root.
+pub(super) fn sources_for(state: &State, uri: &Uri) -> Option<Vec<String>> {
+    let path = uri.file_path()?;
+    let engine = state.engine_for(&path)?;
+    let config = engine.config.read().ok()?;
+    let mut all: Vec<String> = config
+        .sources
+        .iter()
+        .filter(|(_, s)| s.enabled)
+        .map(|(n, s)| format!("{n} ({})", s.kind.name()))
+        .collect();
+    // The folder's own, ignored until it is trusted: they are there, waiting for the trust.
+    if let Some(ignored) = &config.ignored_folder {
+        all.extend(ignored.source_names().into_iter().map(|n| format!("{n} (once the folder is trusted)")));
+    }
+    Some(all)
 }
 
 /// The MCP servers a note at `uri` may name in `live.tools`, with the tools the cache knows;

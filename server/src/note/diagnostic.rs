@@ -82,6 +82,7 @@ codes! {
     SkillMissingField => "skill-missing-field": "A file in a skills folder lacks the `name` or `description` a skill needs in its frontmatter.",
     DuplicateSkill => "duplicate-skill": "Two skill files of the workspace use the same `name`.",
     SyncConflictCopy => "sync-conflict-copy": "The file is a sync tool's conflict copy of a note (Syncthing, Dropbox, Nextcloud, Seafile); it never runs on its own.",
+    NoEventSource => "no-event-source": "`eventMatchCriteria` is set, but no source of the note's folder sends events (`[sources.NAME]`).",
 }
 
 /// An edit that resolves a diagnostic, offered as a quick fix.

@@ -17,7 +17,7 @@ pub mod validate;
 pub mod yaml;
 
 pub use diagnostic::{Code, Diagnostic, Fix, Severity};
-pub use validate::{Analysis, Options, analyze, instructions_too_long};
+pub use validate::{Analysis, Options, analyze, instructions_too_long, no_event_source};
 
 #[cfg(test)]
 #[path = "eol_tests.rs"]

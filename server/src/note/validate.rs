@@ -73,6 +73,21 @@ pub fn instructions_too_long(text: &str, max: usize) -> Option<Diagnostic> {
     ))
 }
 
+/// `live/no-event-source` (information) on the `live` key of a note that waits for events
+/// (`eventMatchCriteria`) in a folder with no source (`has_sources` false, from the root's
+/// `[sources.*]`): nothing but `livenote event` and MCP servers will ever queue one.
+pub fn no_event_source(live: Option<&Live>, has_sources: bool) -> Option<Diagnostic> {
+    let live = live.filter(|l| l.event_match_criteria.is_some())?;
+    (!has_sources).then(|| {
+        Diagnostic::new(
+            Code::NoEventSource,
+            Severity::Info,
+            live.key_span.clone(),
+            "no source sends events here: `eventMatchCriteria` waits for events, and this folder has no `[sources.NAME]` (a feed, a calendar, a mailbox, a webhook, a program; docs/sources.md); `livenote event` can still queue one",
+        )
+    })
+}
+
 pub fn analyze(text: &str, opts: &Options) -> Analysis {
     let mut cx = Cx { text, diags: Vec::new(), outline: None, fm_content: 0..0, title: None };
     let fm = frontmatter::locate(text);

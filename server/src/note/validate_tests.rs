@@ -654,6 +654,25 @@ fn a_sync_conflict_copy_is_said_on_its_live_key() {
 }
 
 #[test]
+fn a_note_waiting_for_events_in_a_folder_without_sources_is_told_so() {
+    let note = "---\nlive:\n  objective: x\n  triggers:\n    eventMatchCriteria: mail about Q3\n---\n";
+    let a = analyze(note, &Options::default());
+    let got: Vec<String> = super::no_event_source(a.live.as_ref(), false)
+        .iter()
+        .map(|d| format!("{:?} {} {} {}", d.range, d.severity.as_str(), d.code.as_str(), d.message))
+        .collect();
+    expect![[r#"
+        [
+            "4..8 info live/no-event-source no source sends events here: `eventMatchCriteria` waits for events, and this folder has no `[sources.NAME]` (a feed, a calendar, a mailbox, a webhook, a program; docs/sources.md); `livenote event` can still queue one",
+        ]
+    "#]].assert_debug_eq(&got);
+    assert!(super::no_event_source(a.live.as_ref(), true).is_none());
+    let scheduled =
+        analyze("---\nlive:\n  objective: x\n  cronExpr: \"0 9 * * *\"\n---\n", &Options::default());
+    assert!(super::no_event_source(scheduled.live.as_ref(), false).is_none());
+}
+
+#[test]
 fn instructions_too_long_covers_what_runs_do_not_get() {
     let render_file = |text: &str, max: usize| -> String {
         let idx = LineIndex::new(text);
@@ -724,6 +743,11 @@ fn every_doc_example_behaves_as_documented() {
             if code == Code::SyncConflictCopy.as_str() {
                 let name = if i == 0 { "notes.sync-conflict-20261123-101502-ABCDEF7.md" } else { "notes.md" };
                 a.diagnostics.extend(crate::note::conflict::diagnostics(name, a.live.as_ref()));
+            }
+            // Whether the folder has a source is the configuration's: none for the bad example,
+            // one for the good.
+            if code == Code::NoEventSource.as_str() {
+                a.diagnostics.extend(super::no_event_source(a.live.as_ref(), i == 1));
             }
             let has = a.diagnostics.iter().any(|d| d.code.as_str() == code);
             let bad = i == 0;

@@ -1266,3 +1266,53 @@ async fn a_nested_root_uses_its_own_configuration() {
     assert_eq!(paths, ["inner/n.md"], "{list}");
     c.shutdown().await;
 }
+
+/// A note waiting for events in a folder with no source is told so (information), and hover on
+/// `eventMatchCriteria` says where events come from; with a source in the folder's
+/// configuration, the diagnostic is gone and hover names the source (issue 24 §3).
+#[tokio::test]
+async fn a_note_waiting_for_events_sees_the_folders_sources() {
+    let note =
+        "---\nlive:\n  objective: summarise\n  triggers:\n    eventMatchCriteria: mail about Q3\n---\n# Q3\n";
+    let hover_at = json!({"line": 4, "character": 6});
+    for (config, sources) in [
+        ("", None),
+        // The harness trusts the folder before writing its files: the trust does not cover this
+        // `.livenote.toml`, whose source waits for it and still counts.
+        (
+            "[sources.mail]\nkind = \"command\"\ncommand = [\"true\"]\nenabled = true\n",
+            Some("`mail (once the folder is trusted)`"),
+        ),
+    ] {
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let mut c = TestClient::start_in(
+            root,
+            &[(".livenote.toml", config), ("q3.md", note)],
+            utf16_caps(),
+            json!({"scheduler": {"enabled": false}}),
+            true,
+        )
+        .await;
+        let uri = c.open("q3.md", note).await;
+        let diags = c.diagnostics(&uri, 1).await;
+        let codes: Vec<&str> = diags.iter().filter_map(|d| d["code"].as_str()).collect();
+        let hover = c
+            .request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": hover_at}))
+            .await;
+        let hover = hover["result"]["contents"]["value"].as_str().unwrap_or_default().to_owned();
+        match sources {
+            None => {
+                assert_eq!(codes, ["live/no-event-source"], "{diags:?}");
+                assert!(hover.contains("**No source sends events here**"), "{hover}");
+            }
+            Some(named) => {
+                assert!(codes.is_empty(), "{diags:?}");
+                assert!(
+                    hover.contains(&format!("Events come from this folder's sources: {named}")),
+                    "{hover}"
+                );
+            }
+        }
+        c.shutdown().await;
+    }
+}
