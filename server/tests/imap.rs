@@ -29,8 +29,13 @@ const PASSWORD: &str = "correct-horse-battery";
 fn dovecot_bin() -> Option<PathBuf> {
     let on_ci = std::env::var("CI").is_ok_and(|v| v == "true");
     let skip = |why: &str| {
-        assert!(!on_ci, "{why}: run `bash tests/e2e/dovecot/install.sh` as root and export its output as LIVENOTE_DOVECOT");
-        println!("skipped: {why} (export LIVENOTE_DOVECOT=\"$(bash tests/e2e/dovecot/install.sh)\", as root)");
+        assert!(
+            !on_ci,
+            "{why}: run `bash tests/e2e/dovecot/install.sh` as root and export its output as LIVENOTE_DOVECOT"
+        );
+        println!(
+            "skipped: {why} (export LIVENOTE_DOVECOT=\"$(bash tests/e2e/dovecot/install.sh)\", as root)"
+        );
         None
     };
     let Some(bin) = std::env::var_os("LIVENOTE_DOVECOT").filter(|v| !v.is_empty()) else {
@@ -48,12 +53,25 @@ fn dovecot_bin() -> Option<PathBuf> {
 struct Dovecot {
     dir: tempfile::TempDir,
     port: u16,
+    /// Implicit TLS, with [`Dovecot::start_tls`] only.
+    imaps_port: Option<u16>,
 }
 
 impl Dovecot {
     fn start(bin: &Path) -> Dovecot {
+        Dovecot::start_with(bin, false)
+    }
+
+    /// With TLS: STARTTLS on `port`, implicit TLS on `imaps_port`, a self-signed certificate
+    /// (made by openssl, which dovecot-core depends on) that no client trusts.
+    fn start_tls(bin: &Path) -> Dovecot {
+        Dovecot::start_with(bin, true)
+    }
+
+    fn start_with(bin: &Path, tls: bool) -> Dovecot {
         // Under /tmp: Dovecot's sockets live in base_dir, and socket paths are short.
-        let dir = tempfile::Builder::new().prefix("dovecot").tempdir_in("/tmp").unwrap_or_else(|e| panic!("{e}"));
+        let dir =
+            tempfile::Builder::new().prefix("dovecot").tempdir_in("/tmp").unwrap_or_else(|e| panic!("{e}"));
         let d = dir.path();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap_or_else(|e| panic!("{e}"));
@@ -61,20 +79,39 @@ impl Dovecot {
             std::fs::create_dir_all(d.join(sub)).unwrap_or_else(|e| panic!("{e}"));
         }
         // Dovecot refuses mail users with UID 0: the mail belongs to nobody.
-        let nobody = nix::unistd::User::from_name("nobody").ok().flatten().unwrap_or_else(|| panic!("no user nobody"));
+        let nobody =
+            nix::unistd::User::from_name("nobody").ok().flatten().unwrap_or_else(|| panic!("no user nobody"));
         for p in [d.join("mail"), d.join("mail/alice")] {
             std::os::unix::fs::chown(&p, Some(nobody.uid.as_raw()), Some(nobody.gid.as_raw()))
                 .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         }
         let port = free_port();
         let d_s = d.display();
+        let (ssl, imaps_port) = if tls {
+            let made = std::process::Command::new("openssl")
+                .args(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"])
+                .args(["-subj", "/CN=localhost", "-days", "2", "-keyout"])
+                .arg(d.join("key.pem"))
+                .arg("-out")
+                .arg(d.join("cert.pem"))
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap_or_else(|e| panic!("openssl: {e}"));
+            assert!(made.status.success(), "openssl: {}", String::from_utf8_lossy(&made.stderr));
+            let imaps = free_port();
+            (format!("yes\nssl_cert = <{d_s}/cert.pem\nssl_key = <{d_s}/key.pem"), Some(imaps))
+        } else {
+            ("no".to_owned(), None)
+        };
+        let imaps = imaps_port
+            .map_or("    port = 0".to_owned(), |p| format!("    address = 127.0.0.1\n    port = {p}"));
         let config = format!(
-            "base_dir = {d_s}/run\nstate_dir = {d_s}/state\nprotocols = imap\nlisten = 127.0.0.1\nssl = no\n\
+            "base_dir = {d_s}/run\nstate_dir = {d_s}/state\nprotocols = imap\nlisten = 127.0.0.1\nssl = {ssl}\n\
              disable_plaintext_auth = no\nauth_mechanisms = plain login\ndefault_internal_user = dovecot\n\
              default_internal_group = dovecot\ndefault_login_user = dovenull\n\
              mail_location = maildir:{d_s}/mail/%u/Maildir\nlog_path = {d_s}/dovecot.log\n\
              service imap-login {{\n  inet_listener imap {{\n    address = 127.0.0.1\n    port = {port}\n  }}\n  \
-             inet_listener imaps {{\n    port = 0\n  }}\n}}\n\
+             inet_listener imaps {{\n{imaps}\n  }}\n}}\n\
              passdb {{\n  driver = passwd-file\n  args = scheme=PLAIN {d_s}/users\n}}\n\
              userdb {{\n  driver = passwd-file\n  args = {d_s}/users\n}}\n"
         );
@@ -93,7 +130,7 @@ impl Dovecot {
             .stderr(std::process::Stdio::null())
             .status()
             .unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
-        let dovecot = Dovecot { dir, port };
+        let dovecot = Dovecot { dir, port, imaps_port };
         assert!(status.success(), "dovecot exited with {status}: {}", dovecot.log());
         let deadline = Instant::now() + Duration::from_secs(20);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
@@ -120,7 +157,8 @@ impl Dovecot {
 
     /// A connection of the test's own (not the code under test) for APPEND, CREATE, DELETE.
     async fn admin(&self) -> async_imap::Session<tokio::net::TcpStream> {
-        let tcp = tokio::net::TcpStream::connect(("127.0.0.1", self.port)).await.unwrap_or_else(|e| panic!("{e}"));
+        let tcp =
+            tokio::net::TcpStream::connect(("127.0.0.1", self.port)).await.unwrap_or_else(|e| panic!("{e}"));
         let mut client = async_imap::Client::new(tcp);
         let greeting = client.read_response().await.unwrap_or_else(|e| panic!("{e}"));
         assert!(greeting.is_some(), "no greeting");
@@ -312,7 +350,8 @@ async fn starttls_is_required_before_the_password_is_sent() {
 async fn idle_wakes_on_a_delivery() {
     let Some(bin) = dovecot_bin() else { return };
     let d = Dovecot::start(&bin);
-    let mut session = MailSession::connect(&d.settings("INBOX"), &password()).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut session =
+        MailSession::connect(&d.settings("INBOX"), &password()).await.unwrap_or_else(|e| panic!("{e}"));
     assert!(session.supports_idle());
     let first = session.poll(None, false).await.unwrap_or_else(|e| panic!("{e}"));
     let deliver = async {
@@ -342,4 +381,23 @@ async fn a_poll_fetches_a_bounded_count_and_the_next_one_goes_on() {
     let rest = poll(&d, "INBOX", Some(first.cursor), false).await;
     assert_eq!(subjects(&rest), ["n201", "n202", "n203", "n204", "n205"]);
     assert!(!rest.more);
+}
+
+#[tokio::test]
+async fn tls_checks_the_certificate_before_the_login() {
+    let Some(bin) = dovecot_bin() else { return };
+    // A self-signed certificate: both handshakes reach it and stop there, before LOGIN.
+    let d = Dovecot::start_tls(&bin);
+    let mut implicit = d.settings("INBOX");
+    implicit.tls = Tls::Implicit;
+    implicit.port = d.imaps_port;
+    let mut starttls = d.settings("INBOX");
+    starttls.tls = Tls::Starttls;
+    for s in [implicit, starttls] {
+        let err = imap::poll_once(&s, &password(), None, false).await.unwrap_err();
+        assert!(matches!(err, ImapError::Tls { .. }), "{:?}: {err:?}", s.tls);
+        let shown = err.to_string();
+        assert!(shown.contains("certificate") && !shown.contains("refused STARTTLS"), "{:?}: {shown}", s.tls);
+    }
+    assert!(!d.log().contains("Login: user=<alice>"), "no login happened: {}", d.log());
 }

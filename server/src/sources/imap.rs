@@ -119,7 +119,9 @@ impl ImapSettings {
             return bad("`username` is empty".to_owned());
         }
         if self.password_env.is_empty() {
-            return bad("`password_env` is empty: name the environment variable holding the password".to_owned());
+            return bad(
+                "`password_env` is empty: name the environment variable holding the password".to_owned()
+            );
         }
         if self.mailbox.is_empty() || self.mailbox.chars().any(|c| c.is_control()) {
             return bad(format!("`mailbox` {:?} is not a mailbox name", self.mailbox));
@@ -324,8 +326,10 @@ pub fn parse_message(
     if let Some(date) = parsed.date().and_then(|d| Utc.timestamp_opt(d.to_timestamp(), 0).single()) {
         message.date = Some(date);
     }
-    let bodies: Vec<String> =
-        (0..parsed.text_body_count()).filter_map(|i| parsed.body_text(i)).map(|t| t.trim().to_owned()).collect();
+    let bodies: Vec<String> = (0..parsed.text_body_count())
+        .filter_map(|i| parsed.body_text(i))
+        .map(|t| t.trim().to_owned())
+        .collect();
     (message.text, message.text_clipped) = clip_text(&bodies.join("\n\n"));
     message.attachments = parsed
         .attachments()
@@ -382,7 +386,11 @@ impl fmt::Debug for Wire {
 }
 
 impl AsyncRead for Wire {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> TaskPoll<io::Result<()>> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> TaskPoll<io::Result<()>> {
         let this = self.get_mut();
         if this.read_left == 0 {
             return TaskPoll::Ready(Err(io::Error::other(format!(
@@ -470,13 +478,16 @@ impl MailSession {
         settings.check()?;
         let server = settings.server();
         let timeout_err = |what: &str| ImapError::Timeout { server: server.clone(), what: what.to_owned() };
-        let tcp = tokio::time::timeout(IO_TIMEOUT, TcpStream::connect((settings.host.as_str(), settings.port())))
-            .await
-            .map_err(|_| timeout_err("connect"))?
-            .map_err(|e| ImapError::Connect { server: server.clone(), reason: e.to_string() })?;
+        let tcp =
+            tokio::time::timeout(IO_TIMEOUT, TcpStream::connect((settings.host.as_str(), settings.port())))
+                .await
+                .map_err(|_| timeout_err("connect"))?
+                .map_err(|e| ImapError::Connect { server: server.clone(), reason: e.to_string() })?;
         if settings.tls == Tls::None {
             // The name was loopback; so must be where it led (a hosts file can say otherwise).
-            let peer = tcp.peer_addr().map_err(|e| ImapError::Connect { server: server.clone(), reason: e.to_string() })?;
+            let peer = tcp
+                .peer_addr()
+                .map_err(|e| ImapError::Connect { server: server.clone(), reason: e.to_string() })?;
             if !peer.ip().is_loopback() {
                 return Err(ImapError::Config(format!(
                     "`tls = \"none\"`: {} resolved to {}, which is not a loopback address",
@@ -519,10 +530,18 @@ impl MailSession {
         let capabilities = tokio::time::timeout(IO_TIMEOUT, session.capabilities())
             .await
             .map_err(|_| timeout_err("CAPABILITY"))?
-            .map_err(|e| ImapError::Protocol { server: server.clone(), reason: password.scrub(&imap_reason(&e)) })?;
+            .map_err(|e| ImapError::Protocol {
+                server: server.clone(),
+                reason: password.scrub(&imap_reason(&e)),
+            })?;
         let idle = capabilities.has_str("IDLE");
         tracing::debug!(server = %server, user = %settings.username, idle, "connected to imap server");
-        Ok(MailSession { session: Some(session), settings: settings.clone(), password: password.clone(), idle })
+        Ok(MailSession {
+            session: Some(session),
+            settings: settings.clone(),
+            password: password.clone(),
+            idle,
+        })
     }
 
     /// Whether [`MailSession::wait_for_change`] can wait on the server (CAPABILITY IDLE); else
@@ -537,7 +556,9 @@ impl MailSession {
 
     fn session(&mut self) -> Result<&mut Session<Wire>, ImapError> {
         let server = self.server();
-        self.session.as_mut().ok_or(ImapError::Protocol { server, reason: "the connection was lost".to_owned() })
+        self.session
+            .as_mut()
+            .ok_or(ImapError::Protocol { server, reason: "the connection was lost".to_owned() })
     }
 
     fn protocol(&self, e: &async_imap::error::Error) -> ImapError {
@@ -550,7 +571,17 @@ impl MailSession {
 
     /// The messages above `cursor`, and the cursor to save. No cursor (a first poll), or one of
     /// another UIDVALIDITY: what exists is recorded as seen, and returned only with `backfill`.
+    /// After an error the connection is given up (a timed-out command may still answer):
+    /// connect again.
     pub async fn poll(&mut self, cursor: Option<Cursor>, backfill: bool) -> Result<MailPoll, ImapError> {
+        let polled = self.poll_on(cursor, backfill).await;
+        if polled.is_err() {
+            self.session = None;
+        }
+        polled
+    }
+
+    async fn poll_on(&mut self, cursor: Option<Cursor>, backfill: bool) -> Result<MailPoll, ImapError> {
         let mailbox_name = self.settings.mailbox.clone();
         let session = self.session()?;
         session.get_mut().read_left = MAX_READ_BYTES;
@@ -617,7 +648,12 @@ impl MailSession {
             }
             last = uid;
         }
-        Ok(MailPoll { cursor: Cursor { uid_validity: validity, last_uid: last }, messages, validity_changed_from, more })
+        Ok(MailPoll {
+            cursor: Cursor { uid_validity: validity, last_uid: last },
+            messages,
+            validity_changed_from,
+            more,
+        })
     }
 
     /// The highest UID in the mailbox (0 when empty): UIDNEXT − 1 when the server tells.
@@ -670,10 +706,15 @@ impl MailSession {
 
     /// Waits on the server (IDLE) until it reports a change to the mailbox or `timeout` passes.
     /// The mailbox must have been polled on this session (IDLE watches the examined one). On a
-    /// server without IDLE this returns an error at once: the poller polls instead.
+    /// server without IDLE this returns an error at once: the poller polls instead. Keep
+    /// `timeout` under 29 minutes (RFC 2177: servers may drop a client idle longer). After an
+    /// error the connection is given up, as after a failed poll.
     pub async fn wait_for_change(&mut self, timeout: Duration) -> Result<Change, ImapError> {
         if !self.idle {
-            return Err(ImapError::Protocol { server: self.server(), reason: "the server does not offer IDLE".to_owned() });
+            return Err(ImapError::Protocol {
+                server: self.server(),
+                reason: "the server does not offer IDLE".to_owned(),
+            });
         }
         let server = self.server();
         let Some(mut session) = self.session.take() else {
@@ -689,7 +730,7 @@ impl MailSession {
         let outcome = {
             let (wait, _stop) = handle.wait_with_timeout(timeout);
             // The crate's timeout restarts at each keep-alive; ours bounds the whole wait.
-            tokio::time::timeout(timeout + IO_TIMEOUT, wait).await
+            tokio::time::timeout(timeout.saturating_add(IO_TIMEOUT), wait).await
         };
         let change = match outcome {
             Err(_) | Ok(Ok(IdleResponse::Timeout | IdleResponse::ManualInterrupt)) => Change::Quiet,
@@ -750,11 +791,12 @@ async fn tls_wire(settings: &ImapSettings, tcp: TcpStream) -> Result<Wire, ImapE
 /// rustls on ring with the Mozilla roots webpki-roots ships (what reqwest uses too).
 fn tls_config() -> Result<Arc<rustls::ClientConfig>, String> {
     let roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
-    let config = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-        .with_safe_default_protocol_versions()
-        .map_err(|e| e.to_string())?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
+    let config =
+        rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .map_err(|e| e.to_string())?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
     Ok(Arc::new(config))
 }
 

@@ -31,7 +31,12 @@ fn settings_read_from_the_source_table_with_defaults() {
     assert_eq!((s.tls, s.port(), s.mailbox.as_str()), (Tls::None, 1143, "Lists/rust"));
     assert_eq!(settings("imap.example.com", Tls::Starttls).port(), 143);
     assert_eq!(settings("::1", Tls::None).server(), "[::1]:143");
-    assert!(toml::from_str::<ImapSettings>("host = \"h\"\ntls = \"ssl\"\nusername = \"u\"\npassword_env = \"P\"\n").is_err());
+    assert!(
+        toml::from_str::<ImapSettings>(
+            "host = \"h\"\ntls = \"ssl\"\nusername = \"u\"\npassword_env = \"P\"\n"
+        )
+        .is_err()
+    );
 }
 
 #[test]
@@ -52,7 +57,9 @@ fn plain_text_is_refused_off_loopback() {
 /// The refusal comes before any connection: the host is never reached.
 #[tokio::test]
 async fn plain_text_off_loopback_never_connects() {
-    let err = poll_once(&settings("imap.invalid", Tls::None), &Password::new("hunter2"), None, false).await.unwrap_err();
+    let err = poll_once(&settings("imap.invalid", Tls::None), &Password::new("hunter2"), None, false)
+        .await
+        .unwrap_err();
     assert!(matches!(err, ImapError::Config(_)), "{err:?}");
 }
 
@@ -64,7 +71,8 @@ fn password_comes_from_the_named_variable_and_is_never_shown() {
     assert_eq!(format!("{password:?}"), "Password([hidden])");
     assert_eq!(password.scrub("LOGIN failed for hunter2"), "LOGIN failed for [password]");
     let err = s.password(|_| None).unwrap_err();
-    expect!["the environment variable MAIL_PASSWORD (`password_env`) is not set or empty"].assert_eq(&err.to_string());
+    expect!["the environment variable MAIL_PASSWORD (`password_env`) is not set or empty"]
+        .assert_eq(&err.to_string());
     assert!(s.password(|_| Some(String::new())).is_err());
 }
 
@@ -139,7 +147,9 @@ fn html_only_mail_is_sent_as_text() {
 #[test]
 fn bodies_are_clipped_and_cut_messages_say_so() {
     let body = "é".repeat(MAX_TEXT_BYTES);
-    let raw = format!("From: a@example.com\r\nSubject: long\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n");
+    let raw = format!(
+        "From: a@example.com\r\nSubject: long\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
+    );
     let m = parse_message(raw.as_bytes(), "INBOX", 1, 2, Some(5_000_000), None);
     assert!(m.text_clipped);
     assert!(m.text.len() <= MAX_TEXT_BYTES && m.text.len() > MAX_TEXT_BYTES - 4);
@@ -153,7 +163,12 @@ fn bodies_are_clipped_and_cut_messages_say_so() {
 #[test]
 fn anything_fetched_becomes_a_message_without_panicking() {
     let arrived = Utc.with_ymd_and_hms(2026, 11, 3, 8, 0, 0).single();
-    for raw in [&b""[..], b"\xff\xfe\x00garbage", b"From:\r\nSubject:\r\n\r\n", b"Content-Type: multipart/mixed; boundary=\r\n\r\n--\r\n"] {
+    for raw in [
+        &b""[..],
+        b"\xff\xfe\x00garbage",
+        b"From:\r\nSubject:\r\n\r\n",
+        b"Content-Type: multipart/mixed; boundary=\r\n\r\n--\r\n",
+    ] {
         let m = parse_message(raw, "INBOX", 1, 9, None, arrived);
         assert_eq!(m.id(), "1:9");
         let (_, _, summary, _) = to_item(&m);
@@ -161,4 +176,28 @@ fn anything_fetched_becomes_a_message_without_panicking() {
     }
     // No Date header: the server's arrival time.
     assert_eq!(parse_message(b"Subject: s\r\n\r\nx", "INBOX", 1, 9, None, arrived).date, arrived);
+}
+
+proptest::proptest! {
+    /// Whatever a server hands over, as raw bytes or as a mangled message, becomes a message
+    /// within the bounds: no panic, the text within its budget, the item's id its UIDs.
+    #[test]
+    fn any_bytes_parse_within_bounds(
+        raw in proptest::collection::vec(proptest::num::u8::ANY, 0..4096),
+        cut in 0usize..40_000,
+        repeat in 1usize..40,
+    ) {
+        let m = parse_message(&raw, "INBOX", 3, 4, Some(raw.len() as u32), None);
+        proptest::prop_assert!(m.text.len() <= MAX_TEXT_BYTES);
+        proptest::prop_assert!(!m.truncated);
+        proptest::prop_assert_eq!(to_item(&m).0, "3:4");
+        // A real message cut anywhere, its body grown past the budget.
+        let grown = MULTIPART.replace("The Q3 report is attached.", &"The Q3 report is attached. ".repeat(repeat * 40));
+        let cut_at = cut.min(grown.len());
+        let m = parse_message(&grown.as_bytes()[..cut_at], "INBOX", 3, 4, Some(grown.len() as u32), None);
+        proptest::prop_assert!(m.text.len() <= MAX_TEXT_BYTES);
+        proptest::prop_assert_eq!(m.truncated, cut_at < grown.len());
+        let full = parse_message(grown.as_bytes(), "INBOX", 3, 4, None, None);
+        proptest::prop_assert_eq!(full.text_clipped, full.text.len() < "The Q3 report is attached. ".len() * repeat * 40 - 1);
+    }
 }
