@@ -17,6 +17,8 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use futures::TryStreamExt;
+
 use livenote::sources::imap::{
     self, Change, Cursor, ImapError, ImapSettings, MAX_MESSAGES_PER_POLL, MailSession, Password, Tls,
 };
@@ -400,4 +402,33 @@ async fn tls_checks_the_certificate_before_the_login() {
         assert!(shown.contains("certificate") && !shown.contains("refused STARTTLS"), "{:?}: {shown}", s.tls);
     }
     assert!(!d.log().contains("Login: user=<alice>"), "no login happened: {}", d.log());
+}
+
+/// `UID n:*` always answers the highest UID, even below n: when a message arrives and is
+/// expunged between two polls (a filter moved it), the newest one already seen must not come
+/// back.
+#[tokio::test]
+async fn a_message_gone_between_polls_brings_no_older_one_back() {
+    let Some(bin) = dovecot_bin() else { return };
+    let d = Dovecot::start(&bin);
+    d.deliver("INBOX", &[mail(1, "one"), mail(2, "two")]).await;
+    let seen = poll(&d, "INBOX", None, true).await;
+    assert_eq!(seen.cursor.last_uid, 2);
+    d.deliver("INBOX", &[mail(3, "moved away")]).await;
+    let mut admin = d.admin().await;
+    admin.select("INBOX").await.unwrap_or_else(|e| panic!("{e}"));
+    {
+        let stored = admin.uid_store("3", "+FLAGS (\\Deleted)").await.unwrap_or_else(|e| panic!("{e}"));
+        let _: Vec<_> = stored.try_collect().await.unwrap_or_else(|e| panic!("{e}"));
+    }
+    {
+        let expunged = admin.expunge().await.unwrap_or_else(|e| panic!("{e}"));
+        let _: Vec<_> = expunged.try_collect().await.unwrap_or_else(|e| panic!("{e}"));
+    }
+    admin.logout().await.unwrap_or_else(|e| panic!("{e}"));
+    let after = poll(&d, "INBOX", Some(seen.cursor), false).await;
+    assert!(after.messages.is_empty(), "{:?}", subjects(&after));
+    assert_eq!(after.cursor, seen.cursor);
+    d.deliver("INBOX", &[mail(4, "four")]).await;
+    assert_eq!(subjects(&poll(&d, "INBOX", Some(seen.cursor), false).await), ["four"]);
 }
