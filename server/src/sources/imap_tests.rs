@@ -201,3 +201,38 @@ proptest::proptest! {
         proptest::prop_assert_eq!(full.text_clipped, full.text.len() < "The Q3 report is attached. ".len() * repeat * 40 - 1);
     }
 }
+
+/// A server that accepts and then says nothing: the poll ends at [`IO_TIMEOUT`] with the
+/// step named (paused time: the wait is not slept).
+#[tokio::test(start_paused = true)]
+async fn a_silent_server_times_out() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = tokio::spawn(async move {
+        let accepted = listener.accept().await;
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        drop(accepted);
+    });
+    let mut s = settings("127.0.0.1", Tls::None);
+    s.port = Some(port);
+    let err = poll_once(&s, &Password::new("p"), None, false).await.unwrap_err();
+    assert_eq!(err, ImapError::Timeout { server: format!("127.0.0.1:{port}"), what: "greeting".to_owned() });
+    expect![[r#"127.0.0.1:PORT did not answer within 30 s (greeting)"#]]
+        .assert_eq(&err.to_string().replace(&port.to_string(), "PORT"));
+    server.abort();
+}
+
+#[tokio::test]
+async fn nothing_listening_is_a_connect_error_naming_the_server() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let mut s = settings("127.0.0.1", Tls::None);
+    s.port = Some(port);
+    let err = poll_once(&s, &Password::new("p"), None, false).await.unwrap_err();
+    assert!(
+        matches!(&err, ImapError::Connect { server, .. } if *server == format!("127.0.0.1:{port}")),
+        "{err:?}"
+    );
+}
