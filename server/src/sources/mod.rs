@@ -5,9 +5,10 @@
 //! An edge module (it runs programs, listens, reads and writes `.livenote/sources/`):
 //! `state.rs` (what each source has seen, its lock), `poller.rs` (one poll, and the loop that
 //! polls each source when due inside a root's service), `command.rs` (a program printing JSON
-//! lines), `webhook.rs` (an HTTP listener).
+//! lines), `webhook.rs` (an HTTP listener), `imap.rs` (a mailbox over IMAP).
 
 pub mod command;
+pub mod imap;
 pub mod poller;
 pub mod state;
 pub mod webhook;
