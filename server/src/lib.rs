@@ -33,6 +33,7 @@ pub mod runs;
 pub mod schedule;
 pub mod scheduler;
 pub mod skills;
+pub mod sources;
 pub mod status;
 pub mod survey;
 pub mod text;
