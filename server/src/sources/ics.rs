@@ -334,7 +334,7 @@ impl Window {
         let tomorrow = date.succ_opt().unwrap_or(date);
         let secs = horizon.as_secs();
         // Whole days count in local days, so a DST change in the horizon moves no boundary.
-        let end = if secs % 86_400 == 0 {
+        let end = if secs.is_multiple_of(86_400) {
             let days = secs / 86_400;
             let last = tomorrow.checked_add_days(chrono::Days::new(days)).unwrap_or(tomorrow);
             midnight(zone, last)
@@ -552,7 +552,7 @@ impl RawEvent {
         for rule in &self.rrules {
             let parsed = rule
                 .parse::<rrule::RRule<rrule::Unvalidated>>()
-                .and_then(|r| r.validate(dtstart).map_err(rrule::RRuleError::from));
+                .and_then(|r| r.validate(dtstart));
             match parsed {
                 Ok(r) => set = set.rrule(r),
                 Err(e) => {
