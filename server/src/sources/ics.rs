@@ -225,38 +225,41 @@ pub fn changes(prev: Option<&Digest>, now: &Digest) -> Changes {
     let before: BTreeMap<String, &DigestEvent> = prev.events.iter().map(|e| (e.key(), e)).collect();
     let after: BTreeMap<String, &DigestEvent> = now.events.iter().map(|e| (e.key(), e)).collect();
     let mut out = Changes::default();
-    for (key, e) in &after {
-        match before.get(key) {
+    // In the digests' order (by start), so the changes read in time order too.
+    for e in &now.events {
+        let key = e.key();
+        match before.get(&key) {
             None if e.status == "cancelled" => {}
             // In view only because the window moved on: nothing happened to it.
             None if !starts_before_end(e, prev) => {}
-            None => out.added.push((*e).clone()),
+            None => out.added.push(e.clone()),
             Some(old) if old.status != "cancelled" && e.status == "cancelled" => {
                 out.cancelled.push((*e).clone())
             }
             Some(old) if old.start != e.start || old.end != e.end => out.moved.push(Moved {
-                event: (*e).clone(),
+                event: e.clone(),
                 from_start: old.start.clone(),
                 from_end: old.end.clone(),
                 out_of_window: false,
             }),
-            Some(old) if *old != *e => out.changed.push((*e).clone()),
+            Some(old) if *old != e => out.changed.push(e.clone()),
             Some(_) => {}
         }
     }
-    for (key, old) in &before {
-        if after.contains_key(key) || old.status == "cancelled" || !ends_after_start(old, now) {
+    for old in &prev.events {
+        let key = old.key();
+        if after.contains_key(&key) || old.status == "cancelled" || !ends_after_start(old, now) {
             continue;
         }
-        if now.known.contains(key) {
+        if now.known.contains(&key) {
             out.moved.push(Moved {
-                event: (*old).clone(),
+                event: old.clone(),
                 from_start: old.start.clone(),
                 from_end: old.end.clone(),
                 out_of_window: true,
             });
         } else {
-            out.cancelled.push(DigestEvent { status: "cancelled".to_owned(), ..(*old).clone() });
+            out.cancelled.push(DigestEvent { status: "cancelled".to_owned(), ..old.clone() });
         }
     }
     out
@@ -310,9 +313,103 @@ impl Digest {
             "changed": changes.changed,
             "cancelled": changes.cancelled,
             "problems": self.problems,
+            "text": self.markdown(changes),
         });
         (format!("digest:{}", self.date), version, summary, payload)
     }
+}
+
+/// Events listed in the digest's text at most (the JSON keeps them all).
+const MAX_TEXT_EVENTS: usize = 50;
+
+impl Digest {
+    /// The digest as markdown: what the routing model and the run read first (the design's
+    /// calendar digest: counts, the changes, then the days).
+    pub fn markdown(&self, changes: &Changes) -> String {
+        let mut out = format!("# Calendar for {}\n\n{}", self.date, count::count(self.events.len(), "event"));
+        let counts: Vec<String> = [
+            (changes.added.len(), "added"),
+            (changes.moved.len(), "moved"),
+            (changes.changed.len(), "changed"),
+            (changes.cancelled.len(), "cancelled"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+        if !counts.is_empty() {
+            out.push_str(&format!("; {}", counts.join(", ")));
+        }
+        out.push('\n');
+        if !changes.is_empty() {
+            out.push_str("\n## Changes\n\n");
+            for e in &changes.added {
+                out.push_str(&format!("- added: {}\n", line(e)));
+            }
+            for m in &changes.moved {
+                let was = format!("{} {}", day_of(&m.from_start), time_of(&m.from_start).unwrap_or_default());
+                let now = if m.out_of_window {
+                    "a day beyond this digest".to_owned()
+                } else {
+                    format!("{} {}", day_of(&m.event.start), when(&m.event))
+                };
+                out.push_str(&format!("- moved: {}: {} → {now}\n", m.event.title, was.trim()));
+            }
+            for e in &changes.changed {
+                out.push_str(&format!("- changed: {}\n", line(e)));
+            }
+            for e in &changes.cancelled {
+                out.push_str(&format!("- cancelled: {}\n", line(e)));
+            }
+        }
+        let mut day = String::new();
+        for e in self.events.iter().take(MAX_TEXT_EVENTS) {
+            let d = day_of(&e.start);
+            if d != day {
+                out.push_str(&format!("\n## {d}\n\n"));
+                day = d;
+            }
+            out.push_str(&format!("- {}\n", what(e)));
+        }
+        if self.events.len() > MAX_TEXT_EVENTS {
+            out.push_str(&format!("\n… and {} more\n", self.events.len() - MAX_TEXT_EVENTS));
+        }
+        out
+    }
+}
+
+/// `2026-03-28 09:00–09:15 Stand-up @ Room 4 (cancelled)`.
+fn line(e: &DigestEvent) -> String {
+    format!("{} {}", day_of(&e.start), what(e))
+}
+
+/// `09:00–09:15 Stand-up @ Room 4 (cancelled)`, `all day Holiday`.
+fn what(e: &DigestEvent) -> String {
+    let mut text = format!("{} {}", when(e), e.title);
+    if let Some(l) = &e.location {
+        text.push_str(&format!(" @ {l}"));
+    }
+    if e.status != "confirmed" {
+        text.push_str(&format!(" ({})", e.status));
+    }
+    text
+}
+
+fn when(e: &DigestEvent) -> String {
+    match (time_of(&e.start), time_of(&e.end)) {
+        (Some(a), Some(b)) if a == b => a,
+        (Some(a), Some(b)) => format!("{a}–{b}"),
+        _ if e.start == e.end => "all day".to_owned(),
+        _ => format!("all day until {}", e.end),
+    }
+}
+
+fn day_of(t: &str) -> String {
+    t.get(..10).unwrap_or(t).to_owned()
+}
+
+fn time_of(t: &str) -> Option<String> {
+    DateTime::parse_from_rfc3339(t).ok().map(|t| t.format("%H:%M").to_string())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -550,9 +647,7 @@ impl RawEvent {
         };
         let mut set = rrule::RRuleSet::new(dtstart);
         for rule in &self.rrules {
-            let parsed = rule
-                .parse::<rrule::RRule<rrule::Unvalidated>>()
-                .and_then(|r| r.validate(dtstart));
+            let parsed = rule.parse::<rrule::RRule<rrule::Unvalidated>>().and_then(|r| r.validate(dtstart));
             match parsed {
                 Ok(r) => set = set.rrule(r),
                 Err(e) => {

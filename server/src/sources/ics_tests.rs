@@ -270,6 +270,48 @@ fn the_item_is_one_per_local_day_and_its_version_follows_the_events() {
 }
 
 #[test]
+fn the_digest_reads_as_markdown() {
+    let before = cal(&[
+        "UID:a\nSUMMARY:Dentist\nDTSTART:20260310T080000Z\nDTEND:20260310T090000Z",
+        "UID:b\nSUMMARY:Lunch\nLOCATION:Canteen\nDTSTART:20260310T110000Z\nDTEND:20260310T120000Z",
+    ]);
+    let after = cal(&[
+        "UID:a\nSUMMARY:Dentist\nDTSTART:20260310T090000Z\nDTEND:20260310T100000Z",
+        "UID:b\nSUMMARY:Lunch\nLOCATION:Canteen\nSTATUS:CANCELLED\nDTSTART:20260310T110000Z\nDTEND:20260310T120000Z",
+        "UID:h\nSUMMARY:Holiday\nDTSTART;VALUE=DATE:20260311",
+        "UID:e\nSUMMARY:Coffee\nDTSTART:20260311T100000Z\nDTEND:20260311T103000Z",
+    ]);
+    let (now, zone) = (at(2026, 3, 10, 6), Zone::Named(chrono_tz::UTC));
+    let prev = digest(before.as_bytes(), zone, now, DEFAULT_HORIZON).unwrap();
+    let next = digest(after.as_bytes(), zone, now, DEFAULT_HORIZON).unwrap();
+    let changes = changes(Some(&prev), &next);
+    expect![[r#"
+        # Calendar for 2026-03-10
+
+        4 events; 2 added, 1 moved, 1 cancelled
+
+        ## Changes
+
+        - added: 2026-03-11 all day Holiday
+        - added: 2026-03-11 10:00–10:30 Coffee
+        - moved: Dentist: 2026-03-10 08:00 → 2026-03-10 09:00–10:00
+        - cancelled: 2026-03-10 11:00–12:00 Lunch @ Canteen (cancelled)
+
+        ## 2026-03-10
+
+        - 09:00–10:00 Dentist
+        - 11:00–12:00 Lunch @ Canteen (cancelled)
+
+        ## 2026-03-11
+
+        - all day Holiday
+        - 10:00–10:30 Coffee
+    "#]]
+    .assert_eq(&next.markdown(&changes));
+    assert_eq!(next.to_item(&changes).3["text"], next.markdown(&changes));
+}
+
+#[test]
 fn malformed_calendars_are_clear_errors() {
     let e = |bytes: &str| {
         digest(bytes.as_bytes(), BERLIN, at(2026, 3, 28, 12), DEFAULT_HORIZON).unwrap_err().to_string()
