@@ -276,7 +276,8 @@ fn starts_before_end(e: &DigestEvent, d: &Digest) -> bool {
 /// Whether `e` ends after `d`'s window starts: it would still be in view now.
 fn ends_after_start(e: &DigestEvent, d: &Digest) -> bool {
     match DateTime::parse_from_rfc3339(&e.end) {
-        Ok(t) => t > d.window_start,
+        // An instant (start = end) is in view at the window's very start too.
+        Ok(t) => t > d.window_start || (e.start == e.end && t == d.window_start),
         // An all-day event's last date: it ends at the next local midnight.
         Err(_) => NaiveDate::parse_from_str(&e.end, "%Y-%m-%d").is_ok_and(|t| t >= d.date),
     }

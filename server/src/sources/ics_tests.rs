@@ -358,3 +358,103 @@ fn durations_read_rfc5545() {
     assert_eq!(parse_duration("P1"), None);
     assert_eq!(parse_duration("P99999999999999999D"), None);
 }
+
+mod model {
+    //! `changes` against a simple model: one-off events in a fixed window, compared by uid.
+
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// (start as hours from the window's start, may be outside; length in hours; title; cancelled)
+    type Ev = (i64, i64, u8, bool);
+
+    fn calendar(events: &BTreeMap<u8, Ev>) -> String {
+        let base = at(2026, 3, 10, 0);
+        let stamp = |t: DateTime<Utc>| t.format("%Y%m%dT%H%M%SZ").to_string();
+        let bodies: Vec<String> = events
+            .iter()
+            .map(|(uid, (start, len, title, cancelled))| {
+                let s = base + TimeDelta::hours(*start);
+                let status = if *cancelled { "\nSTATUS:CANCELLED" } else { "" };
+                format!(
+                    "UID:u{uid}\nSUMMARY:t{title}\nDTSTART:{}\nDTEND:{}{status}",
+                    stamp(s),
+                    stamp(s + TimeDelta::hours(*len))
+                )
+            })
+            .collect();
+        cal(&bodies.iter().map(String::as_str).collect::<Vec<_>>())
+    }
+
+    fn events() -> impl Strategy<Value = BTreeMap<u8, Ev>> {
+        prop::collection::btree_map(0u8..8, (-30i64..100, 0i64..4, 0u8..3, prop::bool::weighted(0.2)), 0..8)
+    }
+
+    fn names(es: &[DigestEvent]) -> Vec<String> {
+        let mut v: Vec<String> = es.iter().map(|e| e.uid.clone()).collect();
+        v.sort();
+        v
+    }
+
+    proptest! {
+        #[test]
+        fn changes_match_the_model(before in events(), after in events()) {
+            let (now, zone) = (at(2026, 3, 10, 6), Zone::Named(chrono_tz::UTC));
+            let prev = digest(calendar(&before).as_bytes(), zone, now, DEFAULT_HORIZON).unwrap();
+            let next = digest(calendar(&after).as_bytes(), zone, now, DEFAULT_HORIZON).unwrap();
+            // The window is [0 h, 72 h): an event is in view when it meets it.
+            let seen = |(start, len, ..): &Ev| if *len == 0 { (0..72).contains(start) } else { *start < 72 && start + len > 0 };
+            let (mut added, mut moved, mut changed, mut cancelled) = (vec![], vec![], vec![], vec![]);
+            for (uid, e) in after.iter().filter(|(_, e)| seen(e)) {
+                match before.get(uid).filter(|b| seen(b)) {
+                    None if !e.3 => added.push(format!("u{uid}")),
+                    None => {}
+                    Some(b) if !b.3 && e.3 => cancelled.push(format!("u{uid}")),
+                    Some(b) if (b.0, b.1) != (e.0, e.1) => moved.push(format!("u{uid}")),
+                    Some(b) if b != e => changed.push(format!("u{uid}")),
+                    Some(_) => {}
+                }
+            }
+            for (uid, b) in before.iter().filter(|(_, b)| seen(b) && !b.3) {
+                match after.get(uid) {
+                    Some(e) if seen(e) => {}
+                    Some(_) => moved.push(format!("u{uid}")),
+                    None => cancelled.push(format!("u{uid}")),
+                }
+            }
+            for v in [&mut added, &mut moved, &mut changed, &mut cancelled] {
+                v.sort();
+            }
+            let c = changes(Some(&prev), &next);
+            let moved_got = {
+                let mut v: Vec<String> = c.moved.iter().map(|m| m.event.uid.clone()).collect();
+                v.sort();
+                v
+            };
+            prop_assert_eq!(names(&c.added), added);
+            prop_assert_eq!(moved_got, moved);
+            prop_assert_eq!(names(&c.changed), changed);
+            prop_assert_eq!(names(&c.cancelled), cancelled);
+            prop_assert_eq!(changes(Some(&next), &next), Changes::default());
+        }
+
+        #[test]
+        fn any_calendar_text_is_a_digest_or_an_error(lines in prop::collection::vec(prop::sample::select(vec![
+            "BEGIN:VEVENT", "END:VEVENT", "BEGIN:VALARM", "END:VALARM", "UID:x", "SUMMARY:a\\, b",
+            "DTSTART:20260310T100000Z", "DTSTART;TZID=Europe/Berlin:20260310T100000", "DTSTART;VALUE=DATE:20260310",
+            "DTSTART:garbage", "DTEND:20260309T100000Z", "DURATION:PT1H", "DURATION:P", "RRULE:FREQ=DAILY",
+            "RRULE:FREQ=HOURLY;INTERVAL=1", "RRULE:FREQ=DAILY;UNTIL=20260301T000000Z", "RRULE:BYDAY=XX",
+            "EXDATE:20260311T100000Z", "RDATE;VALUE=PERIOD:20260312T100000Z/PT1H", "RECURRENCE-ID:20260311T100000Z",
+            "STATUS:CANCELLED", "X-Ünïcödé:☃", ":", "", "BEGIN:", "END:VCALENDAR",
+        ]), 0..40)) {
+            let text = format!("BEGIN:VCALENDAR\r\n{}\r\nEND:VCALENDAR\r\n", lines.join("\r\n"));
+            if let Ok(d) = digest(text.as_bytes(), BERLIN, at(2026, 3, 10, 6), DEFAULT_HORIZON) {
+                prop_assert!(d.events.len() <= MAX_EVENTS);
+                prop_assert!(d.problems.len() <= MAX_PROBLEMS);
+            }
+        }
+    }
+}
