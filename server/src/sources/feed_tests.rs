@@ -190,3 +190,28 @@ fn entries_and_texts_are_bounded() {
     assert_eq!(summary.chars().count(), MAX_TEXT);
     assert!(summary.ends_with('…'));
 }
+
+#[test]
+fn deeply_nested_markup_is_no_crash() {
+    let deep = |open: &str, close: &str| {
+        format!(
+            "<rss version=\"2.0\"><channel><title>x</title><item><title>t</title><description>{}{}</description></item></channel></rss>",
+            open.repeat(200_000),
+            close.repeat(200_000)
+        )
+    };
+    let _ = parse(deep("<a>", "</a>").as_bytes(), None);
+    let _ = parse(deep("&lt;b&gt;", "&lt;/b&gt;").as_bytes(), None);
+    let json = format!(
+        "{{\"version\":\"https://jsonfeed.org/version/1.1\",\"title\":\"j\",\"items\":{}{}}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    assert!(parse(json.as_bytes(), None).is_err());
+    let atom = format!(
+        "<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry>{}{}</entry></feed>",
+        "<x>".repeat(200_000),
+        "</x>".repeat(200_000)
+    );
+    let _ = parse(atom.as_bytes(), None);
+}

@@ -458,3 +458,21 @@ mod model {
         }
     }
 }
+
+#[test]
+fn a_huge_calendar_is_cut_to_the_digest_bound() {
+    let bodies: Vec<String> = (0..5_000)
+        .map(|i| {
+            format!(
+                "UID:e{i}\nSUMMARY:Event {i}\nDTSTART:202603{:02}T{:02}0000Z\nDURATION:PT30M",
+                1 + i % 28,
+                i % 24
+            )
+        })
+        .collect();
+    let ics = cal(&bodies.iter().map(String::as_str).collect::<Vec<_>>());
+    let d = digest(ics.as_bytes(), Zone::Named(chrono_tz::UTC), at(2026, 3, 10, 6), DEFAULT_HORIZON).unwrap();
+    assert_eq!(d.events.len(), MAX_EVENTS);
+    assert_eq!(d.problems, [format!("more than {MAX_EVENTS} events in the window: the rest are left out")]);
+    assert!(d.events.windows(2).all(|w| w[0].start <= w[1].start));
+}
