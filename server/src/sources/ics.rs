@@ -209,6 +209,13 @@ pub fn digest(bytes: &[u8], zone: Zone, now: DateTime<Utc>, horizon: Duration) -
     })
 }
 
+/// Whether the poller may send its validators (and take a 304 as "nothing new"): only on the
+/// local day of the last digest. A new day is a new digest from the same bytes, so the first
+/// poll after midnight fetches the whole calendar even when it did not change.
+pub fn may_ask_if_modified(prev: Option<&Digest>, zone: Zone, now: DateTime<Utc>) -> bool {
+    prev.is_some_and(|d| d.date == now.with_timezone(&zone).date_naive())
+}
+
 /// Timed events sort by their instant, all-day ones by their date's local midnight (first).
 fn sort_key(e: &DigestEvent) -> String {
     match DateTime::parse_from_rfc3339(&e.start) {

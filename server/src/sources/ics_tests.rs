@@ -312,6 +312,15 @@ fn the_digest_reads_as_markdown() {
 }
 
 #[test]
+fn a_304_stands_for_the_same_local_day_only() {
+    let d = digest(STANDUP.as_bytes(), BERLIN, at(2026, 3, 28, 12), DEFAULT_HORIZON).unwrap();
+    assert!(may_ask_if_modified(Some(&d), BERLIN, at(2026, 3, 28, 22)));
+    // 23:00 UTC is midnight of the 29th in Berlin.
+    assert!(!may_ask_if_modified(Some(&d), BERLIN, at(2026, 3, 28, 23)));
+    assert!(!may_ask_if_modified(None, BERLIN, at(2026, 3, 28, 12)));
+}
+
+#[test]
 fn malformed_calendars_are_clear_errors() {
     let e = |bytes: &str| {
         digest(bytes.as_bytes(), BERLIN, at(2026, 3, 28, 12), DEFAULT_HORIZON).unwrap_err().to_string()
