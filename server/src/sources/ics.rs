@@ -35,6 +35,9 @@ pub const DEFAULT_HORIZON: Duration = Duration::from_secs(2 * 86_400);
 pub const MAX_EVENTS: usize = 200;
 /// Occurrences of one recurring event looked at, within the window and its margins.
 const MAX_OCCURRENCES: u16 = 1_000;
+/// Occurrences of one recurring event walked through from its DTSTART at most: a daily event
+/// for 270 years, an hourly one for 11.
+const MAX_STEPS: usize = 100_000;
 /// Nesting of BEGIN blocks allowed: real calendars nest three deep (VCALENDAR > VEVENT >
 /// VALARM); the parser recurses per level.
 const MAX_DEPTH: usize = 8;
@@ -682,12 +685,23 @@ impl RawEvent {
         let margin = TimeDelta::days(1);
         let after = (window.start - length - margin).with_timezone(&carrier);
         let before = (window.end + margin).with_timezone(&carrier);
-        let found = set.after(after).before(before).all(MAX_OCCURRENCES);
+        // By hand rather than `all()`, which walks every occurrence from DTSTART to the window
+        // without a bound: `FREQ=SECONDLY` from 1990 is a billion steps. `limit()` bounds the
+        // search for each next one (a rule that never matches).
+        let mut found = Vec::new();
+        for (step, t) in set.limit().into_iter().enumerate() {
+            if step >= MAX_STEPS || found.len() >= usize::from(MAX_OCCURRENCES) {
+                problems.push(format!("`{}`: its recurrence is too dense to expand this far", self.title));
+                break;
+            }
+            if t > before {
+                break;
+            }
+            if t >= after {
+                found.push(Occurrence { start: self.start.like(t.naive_local()), length });
+            }
+        }
         found
-            .dates
-            .into_iter()
-            .map(|t| Occurrence { start: self.start.like(t.naive_local()), length })
-            .collect()
     }
 
     /// The occurrence as a digest event, when it meets the window.

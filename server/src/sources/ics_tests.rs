@@ -485,3 +485,24 @@ fn a_huge_calendar_is_cut_to_the_digest_bound() {
     assert_eq!(d.problems, [format!("more than {MAX_EVENTS} events in the window: the rest are left out")]);
     assert!(d.events.windows(2).all(|w| w[0].start <= w[1].start));
 }
+
+#[test]
+fn a_dense_rule_from_long_ago_is_cut_off_not_expanded_for_ever() {
+    let ics = cal(&[
+        "UID:s\nSUMMARY:Every second\nDTSTART:19900101T000000Z\nRRULE:FREQ=SECONDLY",
+        "UID:n\nSUMMARY:Never\nDTSTART:20260101T000000Z\nRRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=31",
+        "UID:d\nSUMMARY:Daily since 1980\nDTSTART:19800310T100000Z\nRRULE:FREQ=DAILY",
+    ]);
+    check(
+        &ics,
+        Zone::Named(chrono_tz::UTC),
+        at(2026, 3, 10, 6),
+        expect![[r#"
+            2026-03-10 [2026-03-10T00:00:00+00:00 .. 2026-03-13T00:00:00+00:00)
+            2026-03-10T10:00:00Z .. 2026-03-10T10:00:00Z  Daily since 1980
+            2026-03-11T10:00:00Z .. 2026-03-11T10:00:00Z  Daily since 1980
+            2026-03-12T10:00:00Z .. 2026-03-12T10:00:00Z  Daily since 1980
+            problem: `Every second`: its recurrence is too dense to expand this far
+        "#]],
+    );
+}
