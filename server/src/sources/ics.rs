@@ -31,6 +31,8 @@ use crate::text::short::{clip, one_line};
 
 /// The default `horizon`: today and the next two days.
 pub const DEFAULT_HORIZON: Duration = Duration::from_secs(2 * 86_400);
+/// A longer horizon is cut to this: a digest is about the days ahead, not the year.
+pub const MAX_HORIZON: Duration = Duration::from_secs(31 * 86_400);
 /// Events in one digest at most (a day this full is no day a note summarises).
 pub const MAX_EVENTS: usize = 200;
 /// Occurrences of one recurring event looked at, within the window and its margins.
@@ -440,6 +442,7 @@ impl Window {
         let date = now.with_timezone(&zone).date_naive();
         let start = midnight(zone, date);
         let tomorrow = date.succ_opt().unwrap_or(date);
+        let horizon = horizon.min(MAX_HORIZON);
         let secs = horizon.as_secs();
         // Whole days count in local days, so a DST change in the horizon moves no boundary.
         let end = if secs.is_multiple_of(86_400) {

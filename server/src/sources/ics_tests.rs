@@ -321,6 +321,18 @@ fn a_304_stands_for_the_same_local_day_only() {
 }
 
 #[test]
+fn the_horizon_counts_local_days_and_is_bounded() {
+    let end = |h: u64| {
+        digest(STANDUP.as_bytes(), BERLIN, at(2026, 3, 28, 12), Duration::from_secs(h)).unwrap().window_end
+    };
+    // Today and the next day: the DST change on the 29th makes that day 23 hours long.
+    assert_eq!(end(86_400), at(2026, 3, 29, 22));
+    assert_eq!(end(0), at(2026, 3, 28, 23));
+    assert_eq!(end(6 * 3_600), at(2026, 3, 29, 5));
+    assert_eq!(end(10 * 365 * 86_400), end(31 * 86_400));
+}
+
+#[test]
 fn malformed_calendars_are_clear_errors() {
     let e = |bytes: &str| {
         digest(bytes.as_bytes(), BERLIN, at(2026, 3, 28, 12), DEFAULT_HORIZON).unwrap_err().to_string()
