@@ -439,7 +439,7 @@ mod model {
                     Some(_) => {}
                 }
             }
-            for (uid, b) in before.iter().filter(|(_, b)| seen(b) && !b.3) {
+            for (uid, _) in before.iter().filter(|(_, b)| seen(b) && !b.3) {
                 match after.get(uid) {
                     Some(e) if seen(e) => {}
                     Some(_) => moved.push(format!("u{uid}")),
