@@ -19,6 +19,11 @@ use crate::sources::version::hash;
 use crate::text::html::html_to_text;
 use crate::text::short::{clip, one_line};
 
+/// The event type of a feed entry when the source names none.
+pub const DEFAULT_TYPE: &str = "feed.entry";
+/// How often a feed is polled when the source says nothing: feeds change a few times a day,
+/// and a conditional GET that finds nothing new costs a 304.
+pub const DEFAULT_EVERY: std::time::Duration = std::time::Duration::from_secs(30 * 60);
 /// Entries read from one feed at most (feeds list newest first; older ones were seen before).
 pub const MAX_ENTRIES: usize = 500;
 /// Characters of an entry's title and of each author.

@@ -29,6 +29,11 @@ use crate::sources::version::hash;
 use crate::text::count;
 use crate::text::short::{clip, one_line};
 
+/// The event type of a calendar digest when the source names none.
+pub const DEFAULT_TYPE: &str = "calendar.digest";
+/// How often a calendar is polled when the source says nothing: a meeting moved now shows
+/// within a quarter of an hour (Google refreshes its secret address about that often).
+pub const DEFAULT_EVERY: Duration = Duration::from_secs(15 * 60);
 /// The default `horizon`: today and the next two days.
 pub const DEFAULT_HORIZON: Duration = Duration::from_secs(2 * 86_400);
 /// A longer horizon is cut to this: a digest is about the days ahead, not the year.
