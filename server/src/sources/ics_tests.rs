@@ -518,3 +518,21 @@ fn a_dense_rule_from_long_ago_is_cut_off_not_expanded_for_ever() {
         "#]],
     );
 }
+
+#[test]
+fn exdates_and_rdates_in_another_zone_meet_the_rule_in_its_own() {
+    let ics = cal(&[&DAILY_REVIEW
+        .replace("EXDATE;TZID=Europe/Berlin:20260311T140000", "EXDATE:20260311T130000Z")
+        .replace("DURATION:PT1H", "DURATION:PT1H\nRDATE;TZID=America/New_York:20260312T040000")]);
+    check(
+        &ics,
+        BERLIN,
+        at(2026, 3, 10, 6),
+        expect![[r#"
+            2026-03-10 [2026-03-09T23:00:00+00:00 .. 2026-03-12T23:00:00+00:00)
+            2026-03-10T14:00:00+01:00 .. 2026-03-10T15:00:00+01:00  Review
+            2026-03-12T09:00:00+01:00 .. 2026-03-12T10:00:00+01:00  Review
+            2026-03-12T14:00:00+01:00 .. 2026-03-12T15:00:00+01:00  Review
+        "#]],
+    );
+}
