@@ -526,7 +526,7 @@ fn send_failure(host: &str, e: &reqwest::Error) -> Failure {
 
 /// The innermost error's message: reqwest's own `Display` names the URL, and the interesting
 /// part ("connection refused") is at the bottom of the chain anyway.
-fn root_cause(e: &(dyn StdError + 'static)) -> String {
+pub(crate) fn root_cause(e: &(dyn StdError + 'static)) -> String {
     let mut cur = e;
     while let Some(next) = cur.source() {
         cur = next;

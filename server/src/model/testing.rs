@@ -358,7 +358,7 @@ async fn serve(mut socket: TcpStream, flavor: Flavor, shared: &Shared) {
 }
 
 /// Reads one request (head and `Content-Length` body); `None` on anything unexpected.
-async fn read_request(socket: &mut TcpStream) -> Option<RecordedRequest> {
+pub(crate) async fn read_request(socket: &mut TcpStream) -> Option<RecordedRequest> {
     const MAX_REQUEST: usize = 64 * 1024 * 1024;
     let mut buf = Vec::new();
     let head_end = loop {

@@ -1,0 +1,375 @@
+//! Fetches against a real HTTP server on 127.0.0.1 (ETag/Last-Modified answered with 304,
+//! bodies with and without a length, slow answers), and the feed and calendar parsers fed
+//! from it the way a poll does.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::{TimeZone, Utc};
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio_util::sync::CancellationToken;
+
+use super::*;
+use crate::model::testing::{RecordedRequest, read_request};
+use crate::schedule::Zone;
+use crate::sources::{feed, ics};
+
+/// What the server answers on one path.
+#[derive(Clone, Default)]
+struct Route {
+    status: u16,
+    body: Vec<u8>,
+    etag: Option<String>,
+    last_modified: Option<String>,
+    /// Close-delimited, with no Content-Length (the client cannot refuse it up front).
+    no_length: bool,
+    location: Option<String>,
+    /// Accept the request and never answer.
+    hang: bool,
+}
+
+impl Route {
+    fn ok(body: impl Into<Vec<u8>>) -> Route {
+        Route { status: 200, body: body.into(), ..Route::default() }
+    }
+}
+
+#[derive(Default)]
+struct Shared {
+    routes: HashMap<String, Route>,
+    requests: Vec<RecordedRequest>,
+}
+
+/// A small HTTP/1.1 server that honours `If-None-Match` and `If-Modified-Since` as a feed
+/// host does. Stops when dropped.
+struct Server {
+    port: u16,
+    shared: Arc<Mutex<Shared>>,
+    stop: CancellationToken,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+impl Server {
+    async fn start() -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let shared = Arc::new(Mutex::new(Shared::default()));
+        let stop = CancellationToken::new();
+        let (s, st) = (Arc::clone(&shared), stop.clone());
+        tokio::spawn(async move {
+            loop {
+                let accepted = tokio::select! {
+                    () = st.cancelled() => return,
+                    a = listener.accept() => a,
+                };
+                let Ok((socket, _)) = accepted else { continue };
+                let (s, st) = (Arc::clone(&s), st.clone());
+                tokio::spawn(async move {
+                    tokio::select! {
+                        () = st.cancelled() => {}
+                        () = serve(socket, &s) => {}
+                    }
+                });
+            }
+        });
+        Server { port, shared, stop }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    fn location(&self, path: &str) -> Location {
+        Location::parse(&self.url(path)).unwrap()
+    }
+
+    fn route(&self, path: &str, route: Route) {
+        self.shared.lock().unwrap().routes.insert(path.to_owned(), route);
+    }
+
+    fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared.lock().unwrap().requests.clone()
+    }
+}
+
+async fn serve(mut socket: TcpStream, shared: &Mutex<Shared>) {
+    let Some(request) = read_request(&mut socket).await else { return };
+    let route = {
+        let mut s = shared.lock().unwrap();
+        s.requests.push(request.clone());
+        s.routes.get(&request.path).cloned()
+    };
+    let Some(route) = route else {
+        let _ = write(&mut socket, 404, &[], b"not found", false).await;
+        return;
+    };
+    if route.hang {
+        std::future::pending::<()>().await;
+    }
+    let fresh = match (&route.etag, request.header("if-none-match")) {
+        (Some(etag), Some(sent)) => etag == sent,
+        _ => {
+            matches!((&route.last_modified, request.header("if-modified-since")), (Some(a), Some(b)) if a == b)
+        }
+    };
+    let mut headers = Vec::new();
+    if let Some(etag) = &route.etag {
+        headers.push(("ETag", etag.clone()));
+    }
+    if let Some(date) = &route.last_modified {
+        headers.push(("Last-Modified", date.clone()));
+    }
+    if let Some(location) = &route.location {
+        headers.push(("Location", location.clone()));
+    }
+    let _ = if fresh && route.status == 200 {
+        write(&mut socket, 304, &headers, b"", false).await
+    } else {
+        write(&mut socket, route.status, &headers, &route.body, route.no_length).await
+    };
+}
+
+async fn write(
+    socket: &mut TcpStream,
+    status: u16,
+    headers: &[(&str, String)],
+    body: &[u8],
+    no_length: bool,
+) -> std::io::Result<()> {
+    let mut head = format!("HTTP/1.1 {status} Test\r\nConnection: close\r\n");
+    if !no_length {
+        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    socket.write_all(head.as_bytes()).await?;
+    for piece in body.chunks(64 * 1024) {
+        socket.write_all(piece).await?;
+    }
+    socket.shutdown().await
+}
+
+fn body(f: Fetched) -> (Vec<u8>, Validators) {
+    match f {
+        Fetched::Body { bytes, validators } => (bytes, validators),
+        Fetched::NotModified => panic!("expected a body, got 304"),
+    }
+}
+
+const RSS: &str = r#"<?xml version="1.0"?>
+<rss version="2.0"><channel><title>Releases</title><link>https://example.org/</link>
+<item><guid>v1.2</guid><title>v1.2</title><link>https://example.org/v1.2</link>
+<description>&lt;p&gt;Fixes &lt;b&gt;crash&lt;/b&gt;&lt;/p&gt;</description></item>
+<item><guid>v1.1</guid><title>v1.1</title><link>https://example.org/v1.1</link>
+<description>First release</description></item>
+</channel></rss>"#;
+
+#[tokio::test]
+async fn an_etag_is_sent_back_and_a_304_is_not_modified() {
+    let server = Server::start().await;
+    server.route("/feed.xml", Route { etag: Some("\"abc\"".to_owned()), ..Route::ok(RSS) });
+    let location = server.location("/feed.xml");
+
+    let (bytes, validators) =
+        body(fetch(&location, &Validators::default(), FetchOptions::default()).await.unwrap());
+    assert_eq!(bytes, RSS.as_bytes());
+    assert_eq!(validators, Validators { etag: Some("\"abc\"".to_owned()), last_modified: None });
+
+    let again = fetch(&location, &validators, FetchOptions::default()).await.unwrap();
+    assert_eq!(again, Fetched::NotModified);
+    let requests = server.requests();
+    assert_eq!(requests[0].header("if-none-match"), None);
+    assert_eq!(requests[1].header("if-none-match"), Some("\"abc\""));
+
+    // The feed changes: a new ETag, so the old one gets the whole body again.
+    server.route(
+        "/feed.xml",
+        Route { etag: Some("\"def\"".to_owned()), ..Route::ok(RSS.replace("v1.2", "v1.3")) },
+    );
+    let (bytes, validators) = body(fetch(&location, &validators, FetchOptions::default()).await.unwrap());
+    assert!(String::from_utf8(bytes).unwrap().contains("v1.3"));
+    assert_eq!(validators.etag.as_deref(), Some("\"def\""));
+}
+
+#[tokio::test]
+async fn last_modified_is_sent_back_as_if_modified_since() {
+    let server = Server::start().await;
+    let date = "Wed, 25 Nov 2026 10:00:00 GMT".to_owned();
+    server.route(
+        "/cal.ics",
+        Route { last_modified: Some(date.clone()), ..Route::ok("BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n") },
+    );
+    let location = server.location("/cal.ics");
+    let (_, validators) =
+        body(fetch(&location, &Validators::default(), FetchOptions::default()).await.unwrap());
+    assert_eq!(validators.last_modified.as_deref(), Some(date.as_str()));
+    assert_eq!(fetch(&location, &validators, FetchOptions::default()).await.unwrap(), Fetched::NotModified);
+    assert_eq!(server.requests()[1].header("if-modified-since"), Some(date.as_str()));
+}
+
+#[tokio::test]
+async fn a_huge_answer_is_refused_with_or_without_its_length() {
+    let server = Server::start().await;
+    let huge = format!("<rss><channel>{}</channel></rss>", "<item><title>x</title></item>".repeat(400_000));
+    assert!(huge.len() > DEFAULT_MAX_BYTES);
+    server.route("/huge.xml", Route::ok(huge.clone()));
+    server.route("/stream.xml", Route { no_length: true, ..Route::ok(huge) });
+    for path in ["/huge.xml", "/stream.xml"] {
+        let err =
+            fetch(&server.location(path), &Validators::default(), FetchOptions::default()).await.unwrap_err();
+        assert!(matches!(err, FetchError::TooLarge { .. }), "{err}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "the answer from 127.0.0.1:{} is larger than 10 MiB (the limit of a source)",
+                server.port
+            )
+        );
+    }
+}
+
+#[tokio::test]
+async fn errors_name_the_host_never_the_secret_path() {
+    let server = Server::start().await;
+    let secret = "/calendar/ical/me%40gmail.com/private-0123456789abcdef/basic.ics";
+    server.route(secret, Route { status: 500, ..Route::ok("oops") });
+    let err =
+        fetch(&server.location(secret), &Validators::default(), FetchOptions::default()).await.unwrap_err();
+    assert_eq!(err.to_string(), format!("127.0.0.1:{} answered HTTP 500", server.port));
+    let missing = server.location("/private-feedface/basic.ics");
+    let err = fetch(&missing, &Validators::default(), FetchOptions::default()).await.unwrap_err();
+    assert!(!err.to_string().contains("private"), "{err}");
+    assert_eq!(missing.display(), format!("http://127.0.0.1:{}", server.port));
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_times_out() {
+    let server = Server::start().await;
+    server.route("/slow", Route { hang: true, ..Route::ok("") });
+    let options = FetchOptions { timeout: Duration::from_millis(300), ..FetchOptions::default() };
+    let err = fetch(&server.location("/slow"), &Validators::default(), options).await.unwrap_err();
+    assert!(matches!(err, FetchError::TimedOut { .. }), "{err}");
+}
+
+#[tokio::test]
+async fn redirects_are_followed_on_the_same_machine() {
+    let server = Server::start().await;
+    server.route("/old", Route { status: 301, location: Some("/new".to_owned()), ..Route::ok("") });
+    server.route("/new", Route::ok(RSS));
+    let (bytes, _) =
+        body(fetch(&server.location("/old"), &Validators::default(), FetchOptions::default()).await.unwrap());
+    assert_eq!(bytes, RSS.as_bytes());
+    server.route("/loop", Route { status: 302, location: Some("/loop".to_owned()), ..Route::ok("") });
+    let err =
+        fetch(&server.location("/loop"), &Validators::default(), FetchOptions::default()).await.unwrap_err();
+    assert!(matches!(err, FetchError::Redirect { problem: RedirectProblem::TooMany, .. }), "{err}");
+}
+
+#[test]
+fn a_remote_feed_cannot_redirect_to_this_machine() {
+    let from = Url::parse("https://feeds.example.org/rss").unwrap();
+    let mut headers = HeaderMap::new();
+    headers.insert(LOCATION, "http://127.0.0.1:8080/admin".parse().unwrap());
+    let err = redirect_target(&from, &headers, false).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "feeds.example.org redirected to this machine (loopback), which is refused: name that address in the config"
+    );
+    headers.insert(LOCATION, "https://cdn.example.net/rss".parse().unwrap());
+    assert_eq!(redirect_target(&from, &headers, false).unwrap().as_str(), "https://cdn.example.net/rss");
+    headers.insert(LOCATION, "ftp://example.net/rss".parse().unwrap());
+    assert!(redirect_target(&from, &headers, false).is_err());
+}
+
+#[test]
+fn locations_read_webcal_and_file_urls() {
+    assert_eq!(
+        Location::parse("webcal://p01-calendars.icloud.com/published/2/abc").unwrap(),
+        Location::Http(Url::parse("https://p01-calendars.icloud.com/published/2/abc").unwrap())
+    );
+    assert_eq!(Location::parse("file:///tmp/cal.ics").unwrap(), Location::File("/tmp/cal.ics".into()));
+    assert_eq!(
+        Location::parse("ftp://example.org/x").unwrap_err().to_string(),
+        "invalid URL: the scheme `ftp` (http, https, webcal or file)"
+    );
+    assert!(Location::parse("not a url").is_err());
+}
+
+#[tokio::test]
+async fn a_local_calendar_file_is_read_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cal.ics");
+    std::fs::write(&path, b"BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n").unwrap();
+    let location = Location::File(path.clone());
+    let (bytes, _) = body(fetch(&location, &Validators::default(), FetchOptions::default()).await.unwrap());
+    assert_eq!(bytes, b"BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n");
+    let small = FetchOptions { max_bytes: 10, ..FetchOptions::default() };
+    assert!(matches!(
+        fetch(&location, &Validators::default(), small).await,
+        Err(FetchError::TooLarge { .. })
+    ));
+    let missing = Location::File(dir.path().join("none.ics"));
+    assert!(matches!(fetch(&missing, &Validators::default(), small).await, Err(FetchError::File { .. })));
+}
+
+/// The way a poll uses these pieces: fetch, parse, compare versions with the last poll's.
+#[tokio::test]
+async fn an_entry_edited_in_place_is_a_new_version_over_http() {
+    let server = Server::start().await;
+    server.route("/feed.xml", Route { etag: Some("\"1\"".to_owned()), ..Route::ok(RSS) });
+    let location = server.location("/feed.xml");
+    let versions = |bytes: &[u8]| -> Vec<(String, String)> {
+        let feed = feed::parse(bytes, Some(&server.url("/feed.xml"))).unwrap();
+        feed.entries.iter().map(|e| e.to_item()).map(|(id, version, ..)| (id, version)).collect()
+    };
+    let (bytes, validators) =
+        body(fetch(&location, &Validators::default(), FetchOptions::default()).await.unwrap());
+    let first = versions(&bytes);
+    assert_eq!(first.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(), ["v1.2", "v1.1"]);
+
+    // Edited in place: same guid, new description.
+    let edited = RSS.replace("Fixes &lt;b&gt;crash&lt;/b&gt;", "Fixes the crash on start");
+    server.route("/feed.xml", Route { etag: Some("\"2\"".to_owned()), ..Route::ok(edited) });
+    let (bytes, _) = body(fetch(&location, &validators, FetchOptions::default()).await.unwrap());
+    let second = versions(&bytes);
+    assert_eq!(second[0].0, first[0].0);
+    assert_ne!(second[0].1, first[0].1, "the edited entry is a new version");
+    assert_eq!(second[1], first[1], "the other entry is unchanged");
+}
+
+#[tokio::test]
+async fn a_malformed_feed_over_http_is_a_clear_error() {
+    let server = Server::start().await;
+    server.route("/bad.xml", Route::ok("<html><body>Service unavailable</body></html>"));
+    let (bytes, _) = body(
+        fetch(&server.location("/bad.xml"), &Validators::default(), FetchOptions::default()).await.unwrap(),
+    );
+    let err = feed::parse(&bytes, None).unwrap_err();
+    assert!(err.to_string().starts_with("not a feed (RSS, Atom or JSON Feed): "), "{err}");
+}
+
+#[tokio::test]
+async fn a_calendar_over_http_becomes_a_digest() {
+    let server = Server::start().await;
+    server.route("/basic.ics", Route::ok(include_str!("../../tests/fixtures/sources/berlin-standup.ics")));
+    let (bytes, _) = body(
+        fetch(&server.location("/basic.ics"), &Validators::default(), FetchOptions::default()).await.unwrap(),
+    );
+    let now = Utc.with_ymd_and_hms(2026, 3, 28, 12, 0, 0).unwrap();
+    let digest =
+        ics::digest(&bytes, Zone::Named(chrono_tz::Europe::Berlin), now, ics::DEFAULT_HORIZON).unwrap();
+    let starts: Vec<&str> = digest.events.iter().map(|e| e.start.as_str()).collect();
+    assert_eq!(
+        starts,
+        ["2026-03-28T09:00:00+01:00", "2026-03-29T09:00:00+02:00", "2026-03-30T09:00:00+02:00"]
+    );
+}
