@@ -19,6 +19,8 @@ use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
 
+mod common;
+
 use livenote::sources::imap::{
     self, Change, Cursor, ImapError, ImapSettings, MAX_MESSAGES_PER_POLL, MailSession, Password, Tls,
 };
@@ -431,4 +433,52 @@ async fn a_message_gone_between_polls_brings_no_older_one_back() {
     assert_eq!(after.cursor, seen.cursor);
     d.deliver("INBOX", &[mail(4, "four")]).await;
     assert_eq!(subjects(&poll(&d, "INBOX", Some(seen.cursor), false).await), ["four"]);
+}
+
+/// The whole path through the binary: a message delivered to the mailbox becomes one event
+/// under `livenote watch`, which the usual routing gives to the note about it, which runs with
+/// the message as its context; the note about something else is left alone.
+#[test]
+fn a_new_message_runs_the_note_it_is_about_under_watch() {
+    let Some(bin) = dovecot_bin() else { return };
+    let rt =
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
+    let d = Dovecot::start(&bin);
+    rt.block_on(d.deliver("INBOX", &[mail(1, "an old one")]));
+    let echo = r#"printf '%s\n' "trigger: $LIVENOTE_TRIGGER" "$LIVENOTE_CONTEXT""#;
+    let config = format!(
+        "{}\n[sources.mail]\nkind = \"imap\"\nhost = \"127.0.0.1\"\nport = {}\ntls = \"none\"\nusername = \"alice\"\npassword_env = \"LIVENOTE_TEST_IMAP_PASSWORD\"\n",
+        common::command_config(echo),
+        d.port
+    );
+    let dir = common::tempdir();
+    let note = |title: &str, criteria: &str| {
+        format!(
+            "---\nlive:\n  objective: Keep {title} current\n  triggers:\n    eventMatchCriteria: \"{criteria}\"\n---\n# {title}\n\nold body\n"
+        )
+    };
+    common::write(&dir.path().join("q3.md"), &note("Q3", "mail about the Q3 thread"));
+    common::write(&dir.path().join("garden.md"), &note("Garden", "notes about the garden"));
+    let ws = common::Workspace::in_dir(dir, &config);
+    ws.set_clock("2026-11-03T09:00:00Z");
+    let clock = ws.clock().display().to_string();
+    let w = ws.watch_env(&["--clock-file", &clock], &[("LIVENOTE_TEST_IMAP_PASSWORD", PASSWORD)]);
+    // The first poll records where the mailbox is (its cursor) and queues nothing.
+    let state = ws.root.join(".livenote/sources/mail.json");
+    common::wait_until("the first poll's cursor", 30, || {
+        std::fs::read_to_string(&state).is_ok_and(|t| t.contains("uidValidity"))
+    });
+    rt.block_on(d.deliver("INBOX", &[mail(2, "Q3 thread: numbers are in")]));
+    // Not polled again before `every` (5 minutes for a mailbox).
+    ws.set_clock("2026-11-03T09:05:01Z");
+    let q3 = ws.root.join("q3.md");
+    common::wait_until("the message in the Q3 note", 30, || {
+        std::fs::read_to_string(&q3).is_ok_and(|t| t.contains("Q3 thread: numbers are in"))
+    });
+    let logs = w.stop();
+    let text = std::fs::read_to_string(&q3).unwrap_or_default();
+    assert!(text.contains("trigger: event"), "{text}\n{logs:#?}");
+    assert!(!text.contains("an old one"), "what was there before is never sent:\n{text}");
+    let garden = std::fs::read_to_string(ws.root.join("garden.md")).unwrap_or_default();
+    assert!(garden.ends_with("old body\n"), "{garden}");
 }

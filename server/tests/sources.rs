@@ -378,3 +378,116 @@ fn sources_poll_on_the_folders_host_alone() {
     wait_until("the host to poll", 30, || ws.root.join(".livenote/sources/feed.json").exists());
     nas.stop();
 }
+
+/// `livenote sources poll` with `--clock-file`: (exit code, stdout, stderr).
+fn poll(ws: &Workspace, name: &str, more: &[&str]) -> (i32, String, String) {
+    let clock = ws.clock().display().to_string();
+    let mut args = vec!["sources", "poll", name, "--clock-file", clock.as_str()];
+    args.extend_from_slice(more);
+    run(ws, &args)
+}
+
+const FEED: &str = r#"<?xml version="1.0"?>
+<rss version="2.0"><channel><title>Widget releases</title><link>https://example.org/</link>
+<item><guid>r-1.2</guid><title>Widget 1.2</title><link>https://example.org/1.2</link><description>&lt;p&gt;Bug fixes.&lt;/p&gt;</description></item>
+ITEMS</channel></rss>
+"#;
+
+/// A plain HTTP server on 127.0.0.1 answering every GET with the file at `path` as it is then
+/// (a feed's server); its port.
+fn serve_file(path: std::path::PathBuf) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or_else(|e| panic!("{e}"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
+                head.push(byte[0]);
+            }
+            let body = std::fs::read(&path).unwrap_or_default();
+            let answer = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(answer.as_bytes()).and_then(|()| stream.write_all(&body));
+        }
+    });
+    port
+}
+
+/// A feed source through the binary, from a server on 127.0.0.1: backfill queues each entry as a
+/// `feed.entry` event with its text; a poll queues only an entry that is new, or one edited in
+/// place; a malformed feed is the source's error, shown by `livenote sources`.
+#[test]
+fn a_feed_sources_entries_become_events_once() {
+    let ws = workspace("");
+    let feed = ws.root.join("feed.xml");
+    write(&feed, &FEED.replace("ITEMS", ""));
+    let url = format!("http://127.0.0.1:{}/feed.xml", serve_file(feed.clone()));
+    let config = std::fs::read_to_string(ws.root.join(".livenote.toml")).unwrap_or_default();
+    write(
+        &ws.root.join(".livenote.toml"),
+        &format!("{config}\n[sources.news]\nkind = \"feed\"\nurl = {url:?}\nbackfill = true\n"),
+    );
+    assert_eq!(run(&ws, &["trust", "."]).0, 0);
+    ws.set_clock("2026-05-08T15:00:00Z");
+    let (code, out, err) = poll(&ws, "news", &["--dry-run"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("would queue feed.entry"), "{out}");
+    assert!(pending(&ws.root).is_empty());
+    let (code, out, err) = poll(&ws, "news", &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    let queued = pending(&ws.root);
+    assert_eq!(queued.len(), 1, "{queued:?}");
+    assert_eq!(queued[0]["type"], "feed.entry", "{}", queued[0]);
+    assert!(queued[0]["payload"].to_string().contains("Bug fixes."), "{}", queued[0]);
+    // Polled again: nothing new. A new entry, and the old one edited in place: two events.
+    ws.set_clock("2026-05-08T16:00:00Z");
+    poll(&ws, "news", &[]);
+    assert_eq!(pending(&ws.root).len(), 1);
+    let newer =
+        "<item><guid>r-1.3</guid><title>Widget 1.3</title><link>https://example.org/1.3</link></item>";
+    write(&feed, &FEED.replace("ITEMS", newer).replace("Bug fixes.", "Bug fixes and a faster start."));
+    ws.set_clock("2026-05-08T17:00:00Z");
+    let (code, out, err) = poll(&ws, "news", &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pending(&ws.root).len(), 3, "{out}");
+    // Malformed: the poll fails and says why; `livenote sources` shows the error.
+    write(&feed, "<rss><channel><item>");
+    ws.set_clock("2026-05-08T18:00:00Z");
+    let (code, _, err) = poll(&ws, "news", &[]);
+    assert_eq!(code, 1, "{err}");
+    let s = sources_json(&ws);
+    assert!(s["news"]["lastError"].as_str().is_some_and(|e| e.contains("feed")), "{s}");
+}
+
+/// A calendar source read from a file of the workspace: one digest event of today's and the
+/// next days' events in the local zone, and a new one only when an event changed.
+#[test]
+fn a_calendar_source_queues_a_digest_when_the_day_changes() {
+    let ws = workspace("");
+    let cal = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sources/berlin-standup.ics"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    write(&ws.root.join("cal.ics"), &cal);
+    let config = std::fs::read_to_string(ws.root.join(".livenote.toml")).unwrap_or_default();
+    write(
+        &ws.root.join(".livenote.toml"),
+        &format!("{config}\n[sources.cal]\nkind = \"ics\"\npath = \"cal.ics\"\nbackfill = true\n"),
+    );
+    assert_eq!(run(&ws, &["trust", "."]).0, 0);
+    ws.set_clock("2026-03-27T06:00:00Z");
+    let (code, out, err) = poll(&ws, "cal", &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    let queued = pending(&ws.root);
+    assert_eq!(queued.len(), 1, "{out}{queued:?}");
+    assert_eq!(queued[0]["type"], "calendar.digest", "{}", queued[0]);
+    // The same calendar later the same day: no change, no event.
+    ws.set_clock("2026-03-27T07:00:00Z");
+    let (code, out, err) = poll(&ws, "cal", &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pending(&ws.root).len(), 1, "{out}");
+}

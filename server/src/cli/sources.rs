@@ -210,6 +210,7 @@ pub fn poll(
         name,
         trusted,
         now: clock.now(),
+        zone: crate::schedule::Zone::Local,
         dry_run,
         cancel: tokio_util::sync::CancellationToken::new(),
     };

@@ -12,8 +12,8 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use super::state::{self, SourceState};
-use super::{Item, command};
-use crate::config::{SourceConfig, SourceKind};
+use super::{Item, command, feed, fetch, ics, imap};
+use crate::config::{IcsLocation, ImapSourceConfig, ImapTls, SourceConfig, SourceKind};
 use crate::runs::Engine;
 
 /// The longest the loop sleeps before it looks at the configuration and the states again.
@@ -53,6 +53,8 @@ pub struct PollCx<'a> {
     /// Whether the folder is trusted: a program runs in the workspace only then.
     pub trusted: bool,
     pub now: DateTime<Utc>,
+    /// The zone calendars are read in (the engine's).
+    pub zone: crate::schedule::Zone,
     /// Report what would be queued; queue nothing, save nothing.
     pub dry_run: bool,
     pub cancel: CancellationToken,
@@ -172,10 +174,95 @@ async fn fetch(cfg: &SourceConfig, cx: &PollCx<'_>, st: &mut SourceState) -> Res
         SourceKind::Webhook(_) => {
             Err(FetchError::NotPolled("a webhook listens for requests; it is not polled".to_owned()))
         }
-        other => {
-            Err(FetchError::NotPolled(format!("`{}` sources are not polled by this build", other.name())))
-        }
+        SourceKind::Feed { url } => feed_items(url, st).await.map_err(FetchError::Failed),
+        SourceKind::Ics { at, horizon } => ics_items(at, *horizon, cx, st).await.map_err(FetchError::Failed),
+        SourceKind::Imap(c) => imap_items(c, cfg.backfill, cx, st).await.map_err(FetchError::Failed),
     }
+}
+
+/// The validators of the last full answer, kept in the cursor (`ETag`, `Last-Modified`).
+fn saved_validators(st: &SourceState) -> fetch::Validators {
+    st.cursor.get("validators").cloned().and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default()
+}
+
+/// A feed's entries, each an item; nothing when the server says it did not change.
+async fn feed_items(url: &str, st: &mut SourceState) -> Result<Vec<Item>, String> {
+    let location = fetch::Location::parse(url).map_err(|e| e.to_string())?;
+    let fetched = fetch::fetch(&location, &saved_validators(st), fetch::FetchOptions::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let fetch::Fetched::Body { bytes, validators } = fetched else { return Ok(Vec::new()) };
+    let parsed = feed::parse(&bytes, Some(url)).map_err(|e| e.to_string())?;
+    st.cursor = serde_json::json!({ "validators": validators });
+    Ok(parsed.entries.iter().map(|e| Item::from_parts(e.to_item())).collect())
+}
+
+/// A calendar's digest of today and the next `horizon`: one item a day, whose version changes
+/// when an event is added, moved, changed or cancelled.
+async fn ics_items(
+    at: &IcsLocation,
+    horizon: Duration,
+    cx: &PollCx<'_>,
+    st: &mut SourceState,
+) -> Result<Vec<Item>, String> {
+    let location = match at {
+        IcsLocation::Url(url) => fetch::Location::parse(url).map_err(|e| e.to_string())?,
+        IcsLocation::Path(p) if p.is_absolute() => fetch::Location::File(p.clone()),
+        IcsLocation::Path(p) => fetch::Location::File(cx.root.join(p)),
+    };
+    let prev: Option<ics::Digest> =
+        st.cursor.get("digest").cloned().and_then(|v| serde_json::from_value(v).ok());
+    // A new day needs the whole calendar again, changed or not.
+    let validators = if ics::may_ask_if_modified(prev.as_ref(), cx.zone, cx.now) {
+        saved_validators(st)
+    } else {
+        fetch::Validators::default()
+    };
+    let fetched = fetch::fetch(&location, &validators, fetch::FetchOptions::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let fetch::Fetched::Body { bytes, validators } = fetched else { return Ok(Vec::new()) };
+    let digest = ics::digest(&bytes, cx.zone, cx.now, horizon).map_err(|e| e.to_string())?;
+    let changes = ics::changes(prev.as_ref(), &digest);
+    let item = Item::from_parts(digest.to_item(&changes));
+    st.cursor = serde_json::json!({ "validators": validators, "digest": digest });
+    Ok(vec![item])
+}
+
+/// A mailbox's new messages since the saved cursor (UIDVALIDITY and the last UID).
+async fn imap_items(
+    c: &ImapSourceConfig,
+    backfill: bool,
+    cx: &PollCx<'_>,
+    st: &mut SourceState,
+) -> Result<Vec<Item>, String> {
+    let settings = imap::ImapSettings {
+        host: c.host.clone(),
+        port: Some(c.port),
+        tls: match c.tls {
+            ImapTls::Implicit => imap::Tls::Implicit,
+            ImapTls::StartTls => imap::Tls::Starttls,
+            ImapTls::None => imap::Tls::None,
+        },
+        username: c.username.clone(),
+        password_env: c.password_env.clone(),
+        mailbox: c.mailbox.clone(),
+    };
+    settings.check().map_err(|e| e.to_string())?;
+    let password = settings.password(|n| std::env::var(n).ok()).map_err(|e| e.to_string())?;
+    let cursor: Option<imap::Cursor> =
+        st.cursor.get("imap").cloned().and_then(|v| serde_json::from_value(v).ok());
+    let polled = imap::poll_once(&settings, &password, cursor, backfill).await.map_err(|e| e.to_string())?;
+    if let Some(old) = polled.validity_changed_from {
+        tracing::warn!(
+            "source {}: the mailbox {} was recreated (UIDVALIDITY {old} -> {}); taken as a first poll",
+            cx.name,
+            c.mailbox,
+            polled.cursor.uid_validity
+        );
+    }
+    st.cursor = serde_json::json!({ "imap": polled.cursor });
+    Ok(polled.messages.iter().map(|m| Item::from_parts(imap::to_item(m))).collect())
 }
 
 /// When `cfg` is next due, from its state: at once when never polled, at the end of a
@@ -268,6 +355,7 @@ async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, s
                         name: &name2,
                         trusted: engine.trusted(),
                         now: engine.clock.now(),
+                        zone: engine.zone,
                         dry_run: false,
                         cancel: stop,
                     };
