@@ -6,7 +6,7 @@ pub(in crate::config) fn no_env(_: &str) -> Option<OsString> {
     None
 }
 
-fn toml_layers(files: &[(&str, Origin)]) -> (Config, Vec<ConfigProblem>) {
+pub(in crate::config) fn toml_layers(files: &[(&str, Origin)]) -> (Config, Vec<ConfigProblem>) {
     let paths: Vec<PathBuf> =
         files.iter().map(|(_, o)| PathBuf::from(format!("/cfg/{}.toml", o.as_str()))).collect();
     let layers: Vec<Layer<'_>> = files

@@ -241,13 +241,7 @@ live:
     #[test]
     fn untrusted_offers_trust() {
         check_with(
-            RunFacts {
-                running: false,
-                trusted: Some(false),
-                scheduling_off: false,
-                undoable: true,
-                scheduled_on: None,
-            },
+            RunFacts { trusted: Some(false), undoable: true, ..RunFacts::TRUSTED },
             NOTE,
             expect![[r#"
                 Source Run now [livenote.run]

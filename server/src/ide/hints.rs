@@ -424,13 +424,7 @@ live:
             "#]],
         );
         check_with(
-            RunFacts {
-                running: false,
-                trusted: Some(false),
-                scheduling_off: false,
-                undoable: false,
-                scheduled_on: None,
-            },
+            RunFacts { trusted: Some(false), ..RunFacts::TRUSTED },
             &hourly("  lastRunAt: \"2026-11-23T15:02:00Z\"\n"),
             expect![[r#"
                 ---

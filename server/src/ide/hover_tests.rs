@@ -532,13 +532,7 @@ fn live_key_summary() {
         "#]],
     );
     check_with(
-        RunFacts {
-            running: false,
-            trusted: Some(false),
-            scheduling_off: false,
-            undoable: false,
-            scheduled_on: None,
-        },
+        RunFacts { trusted: Some(false), ..RunFacts::TRUSTED },
         full,
         expect![[r#"
             live

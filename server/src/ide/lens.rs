@@ -333,13 +333,7 @@ live:
     #[test]
     fn untrusted_waits() {
         check_with(
-            RunFacts {
-                running: false,
-                trusted: Some(false),
-                scheduling_off: false,
-                undoable: false,
-                scheduled_on: None,
-            },
+            RunFacts { trusted: Some(false), ..RunFacts::TRUSTED },
             &hourly(RAN),
             expect![[r#"
                 3:1 Waiting for trust [livenote.trustWorkspace]

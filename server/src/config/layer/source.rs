@@ -369,18 +369,11 @@ fn check_url(url: &str) -> Result<(), String> {
 mod tests {
     use std::path::PathBuf;
 
-    use super::super::tests::{messages, no_env};
-    use crate::config::{Config, IcsLocation, ImapTls, Layer, Origin, SourceKind};
+    use super::super::tests::messages;
+    use crate::config::{Config, IcsLocation, ImapTls, Origin, SourceKind};
 
     fn layers(files: &[(&str, Origin)]) -> (Config, Vec<String>) {
-        let paths: Vec<PathBuf> =
-            files.iter().map(|(_, o)| PathBuf::from(format!("/cfg/{}.toml", o.as_str()))).collect();
-        let layers: Vec<Layer<'_>> = files
-            .iter()
-            .zip(&paths)
-            .map(|((text, origin), path)| Layer::Toml { text, path, origin: *origin })
-            .collect();
-        let (config, problems) = Config::from_layers(&layers, &no_env);
+        let (config, problems) = super::super::tests::toml_layers(files);
         (config, messages(&problems))
     }
 
