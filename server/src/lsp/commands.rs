@@ -10,6 +10,7 @@ use tower_lsp_server::ls_types::*;
 
 use super::config_sync::{reload_config, sync_trust};
 use super::convert;
+use super::errors;
 use super::file_uri::FilePath;
 use super::snapshots::{current_text, note_options};
 use super::state::State;
@@ -60,14 +61,14 @@ pub fn execute_command(
                 }
                 _ => rewrite::make_passive(&text),
             }
-            .map_err(|e| Error::invalid_params(e.to_string()))?;
+            .map_err(errors::failed)?;
             spawn_apply(client, state, uri, version, text, edits);
             Ok(None)
         }
         commands::RUN => {
             let (uri, path, engine) = arg_note(state, &args)?;
             if engine.is_running(&path) {
-                return Err(Error::invalid_params("the note is already updating"));
+                return Err(errors::failed("the note is already updating"));
             }
             let context = args.get(1).and_then(Value::as_str).map(str::to_owned);
             sync_trust(client, state, &engine);
@@ -106,11 +107,11 @@ pub fn execute_command(
             engine.adopt(&path);
             // Under the note's run lock (refused while a run, which may be saving, goes on); a
             // small file removed, so done here rather than in a spawned task.
-            let _lock = engine.lock_for_edit(&path).map_err(Error::invalid_params)?;
+            let _lock = engine.lock_for_edit(&path).map_err(errors::failed)?;
             let rel = engine.rel(&path);
             let cleared = crate::memory::store::MemoryStore::new(&engine.root)
                 .clear(&rel)
-                .map_err(|e| Error::invalid_params(format!("clear agent memory: {e}")))?;
+                .map_err(|e| errors::failed(format!("clear agent memory: {e}")))?;
             tracing::info!("clear memory {rel}");
             Ok(Some(json!({"cleared": cleared})))
         }
@@ -119,7 +120,7 @@ pub fn execute_command(
                 .opts
                 .trust
                 .as_ref()
-                .ok_or_else(|| Error::invalid_params("no user data dir to keep the trust store in"))?;
+                .ok_or_else(|| errors::failed("no user data dir to keep the trust store in"))?;
             // Only the workspace folders the editor opened: a URI names one of them, or a note
             // inside one (compared as canonical paths); no argument means all of them.
             let engines: Vec<Arc<crate::runs::Engine>> = match args.first().and_then(Value::as_str) {
@@ -140,7 +141,7 @@ pub fn execute_command(
             for engine in &engines {
                 let record = store
                     .trust(&engine.root)
-                    .map_err(|e| Error::invalid_params(format!("trust {}: {e}", engine.root.display())))?;
+                    .map_err(|e| errors::failed(format!("trust {}: {e}", engine.root.display())))?;
                 tracing::info!("trust {}", record.path);
                 trusted.push(record.path);
                 reload_config(client, state, engine);
@@ -178,5 +179,5 @@ fn spawn_apply(
 }
 
 fn to_value(v: impl serde::Serialize) -> Result<Value> {
-    serde_json::to_value(v).map_err(|e| Error::invalid_params(e.to_string()))
+    serde_json::to_value(v).map_err(errors::internal)
 }

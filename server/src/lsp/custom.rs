@@ -4,7 +4,7 @@
 //! where an executeCommand answer is built as a JSON value and copied again.
 
 use serde::{Deserialize, Serialize};
-use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::{TextDocumentIdentifier, Uri};
 
 use super::file_uri::FilePath;
@@ -136,9 +136,4 @@ pub fn note_status(state: &State, uri: &Uri) -> Result<NoteStatus> {
 /// `livenote/documentText`.
 pub fn document_text(state: &State, uri: &Uri) -> Option<serde_json::Value> {
     state.docs().get(uri).map(|d| serde_json::json!({"version": d.version, "text": d.text()}))
-}
-
-/// A request whose parameters do not fit.
-pub fn bad_params(e: impl std::fmt::Display) -> Error {
-    Error::invalid_params(e.to_string())
 }

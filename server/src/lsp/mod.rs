@@ -14,6 +14,7 @@ mod config_sync;
 pub mod convert;
 pub mod custom;
 pub mod documents;
+mod errors;
 mod expiry;
 mod file_events;
 pub mod file_uri;

@@ -55,7 +55,7 @@ impl Backend {
             Some(doc) => super::custom::note_status(&self.state, &doc.uri).map(Some),
             None if params.rest.is_empty() => Ok(None),
             None => {
-                Err(super::custom::bad_params("livenote/noteStatus takes {\"textDocument\": {\"uri\": ...}}"))
+                Err(super::errors::bad_params("livenote/noteStatus takes {\"textDocument\": {\"uri\": ...}}"))
             }
         }
     }

@@ -224,6 +224,6 @@ pub(super) fn current_text(state: &State, uri: &Uri) -> Result<(String, Option<i
     }
     let path = uri.file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?;
     let text =
-        workspace::read_note(&path).map_err(|e| Error::invalid_params(format!("{}: {e}", path.display())))?;
+        workspace::read_note(&path).map_err(|e| super::errors::failed(format!("{}: {e}", path.display())))?;
     Ok((text, None))
 }

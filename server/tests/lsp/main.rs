@@ -1316,3 +1316,23 @@ async fn a_note_waiting_for_events_sees_the_folders_sources() {
         c.shutdown().await;
     }
 }
+
+/// Errors carry what went wrong (issue 26): parameters that do not fit are -32602
+/// (`InvalidParams`); a well-formed request that cannot be done, on a note whose file is gone,
+/// is -32803 (`RequestFailed`), which a client may try again later.
+#[tokio::test]
+async fn a_failed_request_is_told_apart_from_bad_parameters() {
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut c = TestClient::start_in(root, &[(".livenote.toml", "")], utf16_caps(), Value::Null, true).await;
+    let gone = c.uri("gone.md");
+    let failed = c
+        .request("workspace/executeCommand", json!({"command": "livenote.makePassive", "arguments": [gone]}))
+        .await;
+    assert_eq!(failed["error"]["code"], -32803, "{failed}");
+    assert!(failed["error"]["message"].as_str().is_some_and(|m| m.contains("gone.md")), "{failed}");
+    let bad = c
+        .request("workspace/executeCommand", json!({"command": "livenote.makePassive", "arguments": [3]}))
+        .await;
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    c.shutdown().await;
+}
