@@ -193,8 +193,17 @@ impl Watcher {
     pub fn stop(mut self) -> Vec<String> {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        self.seen.extend(self.lines.try_iter());
-        self.seen
+        let rest: Vec<String> = self.lines.try_iter().collect();
+        self.seen.extend(rest);
+        std::mem::take(&mut self.seen)
+    }
+}
+
+/// A test that fails before `stop` leaves no `livenote watch` running behind it.
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
