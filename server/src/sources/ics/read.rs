@@ -1,0 +1,447 @@
+//! Reading an iCalendar file: each VEVENT's date-times in their own zone (TZID, IANA or
+//! Windows names), durations, and the expansion of RRULE/RDATE/EXDATE into occurrences, with
+//! what could not be read collected as problems. `ics` builds the digest from these.
+
+use super::*;
+
+// ---------------------------------------------------------------------------------------------
+// Reading VEVENTs
+
+/// A DTSTART, DTEND, RECURRENCE-ID, RDATE or EXDATE value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum When {
+    Date(NaiveDate),
+    /// No zone: the same wall-clock time wherever the reader is.
+    Floating(NaiveDateTime),
+    Utc(DateTime<Utc>),
+    Zoned(NaiveDateTime, chrono_tz::Tz),
+}
+
+impl When {
+    /// How an occurrence is named across polls and matched with its RECURRENCE-ID.
+    pub(super) fn key(&self) -> String {
+        match self {
+            When::Date(d) => d.to_string(),
+            When::Floating(t) => t.format("%Y-%m-%dT%H:%M:%S").to_string(),
+            When::Utc(_) | When::Zoned(..) => self.instant(Zone::Named(chrono_tz::UTC)).to_rfc3339(),
+        }
+    }
+
+    /// The instant, reading dates and floating times in `local`.
+    pub(super) fn instant(&self, local: Zone) -> DateTime<Utc> {
+        match self {
+            When::Date(d) => midnight(local, *d),
+            When::Floating(t) => local_instant(local, *t),
+            When::Utc(t) => *t,
+            When::Zoned(t, tz) => local_instant(Zone::Named(*tz), *t),
+        }
+    }
+
+    pub(super) fn naive(&self) -> NaiveDateTime {
+        match self {
+            When::Date(d) => d.and_time(NaiveTime::MIN),
+            When::Floating(t) | When::Zoned(t, _) => *t,
+            When::Utc(t) => t.naive_utc(),
+        }
+    }
+
+    /// The same kind of value at `t` (an occurrence of a rule expanded in this one's zone).
+    pub(super) fn like(&self, t: NaiveDateTime) -> When {
+        match self {
+            When::Date(_) => When::Date(t.date()),
+            When::Floating(_) => When::Floating(t),
+            When::Utc(_) => When::Utc(Utc.from_utc_datetime(&t)),
+            When::Zoned(_, tz) => When::Zoned(t, *tz),
+        }
+    }
+
+    /// The zone rules are expanded in: the event's own, or UTC standing in for wall-clock
+    /// time (dates and floating times).
+    pub(super) fn carrier(&self) -> rrule::Tz {
+        match self {
+            When::Zoned(_, tz) => rrule::Tz::Tz(*tz),
+            _ => rrule::Tz::UTC,
+        }
+    }
+
+    /// `other` (an RDATE or EXDATE, maybe in another zone) as a wall-clock time in this
+    /// one's carrier.
+    pub(super) fn in_carrier_of(&self, other: &When) -> NaiveDateTime {
+        match (self, other) {
+            (When::Zoned(_, tz), When::Utc(_) | When::Zoned(..)) => {
+                other.instant(Zone::Named(chrono_tz::UTC)).with_timezone(tz).naive_local()
+            }
+            (When::Date(start), When::Date(d)) => d.and_time(start.and_time(NaiveTime::MIN).time()),
+            (When::Zoned(t, _) | When::Floating(t), When::Date(d)) => d.and_time(t.time()),
+            (When::Utc(t), When::Date(d)) => d.and_time(t.time()),
+            (When::Utc(_), When::Zoned(..)) => other.instant(Zone::Named(chrono_tz::UTC)).naive_utc(),
+            _ => other.naive(),
+        }
+    }
+}
+
+/// One VEVENT as read.
+#[derive(Debug)]
+pub(super) struct RawEvent {
+    pub(super) uid: String,
+    pub(super) title: String,
+    pub(super) location: Option<String>,
+    pub(super) status: String,
+    pub(super) start: When,
+    pub(super) end: Option<When>,
+    pub(super) duration: Option<TimeDelta>,
+    pub(super) rrules: Vec<String>,
+    pub(super) rdates: Vec<When>,
+    pub(super) exdates: Vec<When>,
+    pub(super) recurrence_id: Option<When>,
+}
+
+/// One occurrence: where it starts and how long it lasts.
+pub(super) struct Occurrence {
+    pub(super) start: When,
+    pub(super) length: TimeDelta,
+}
+
+impl RawEvent {
+    pub(super) fn read(c: &Component<'_>, problems: &mut Problems) -> Option<RawEvent> {
+        let text = |name: &str| {
+            c.properties
+                .iter()
+                .find(|p| p.name.as_str().eq_ignore_ascii_case(name))
+                .map(|p| one_line(p.val.clone().unescape_text().as_str(), MAX_FIELD))
+                .filter(|s| !s.is_empty())
+        };
+        let props = |name: &'static str| {
+            c.properties.iter().filter(move |p| p.name.as_str().eq_ignore_ascii_case(name))
+        };
+        let when = |name: &'static str, problems: &mut Problems| {
+            props(name).next().and_then(|p| read_when(p, problems).into_iter().next())
+        };
+        let start = when("DTSTART", problems)?;
+        let title = text("SUMMARY").unwrap_or_else(|| "(no title)".to_owned());
+        let uid = text("UID")
+            .map(|u| clip(&u, MAX_FIELD))
+            .unwrap_or_else(|| format!("hash:{}", hash(&[title.as_str(), start.key().as_str()])));
+        let status = match text("STATUS").map(|s| s.to_ascii_uppercase()).as_deref() {
+            Some("CANCELLED") => "cancelled",
+            Some("TENTATIVE") => "tentative",
+            _ => "confirmed",
+        };
+        let mut rdates = Vec::new();
+        for p in props("RDATE") {
+            rdates.extend(read_when(p, problems));
+        }
+        let mut exdates = Vec::new();
+        for p in props("EXDATE") {
+            exdates.extend(read_when(p, problems));
+        }
+        Some(RawEvent {
+            uid,
+            title,
+            location: text("LOCATION"),
+            status: status.to_owned(),
+            end: when("DTEND", problems),
+            duration: text("DURATION").and_then(|d| parse_duration(&d)),
+            rrules: props("RRULE").map(|p| p.val.as_str().trim().to_owned()).collect(),
+            rdates,
+            exdates,
+            recurrence_id: when("RECURRENCE-ID", problems),
+            start,
+        })
+    }
+
+    pub(super) fn recurs(&self) -> bool {
+        !self.rrules.is_empty() || !self.rdates.is_empty()
+    }
+
+    /// DTEND − DTSTART, else DURATION, else a day for an all-day event and nothing for a
+    /// timed one (RFC 5545 3.6.1).
+    pub(super) fn length(&self) -> TimeDelta {
+        let default = match self.start {
+            When::Date(_) => TimeDelta::days(1),
+            _ => TimeDelta::zero(),
+        };
+        let utc = Zone::Named(chrono_tz::UTC);
+        let length = match (&self.end, self.duration) {
+            (Some(end @ (When::Date(_) | When::Floating(_))), _) => end.naive() - self.start.naive(),
+            (Some(end), _) => end.instant(utc) - self.start.instant(utc),
+            (None, Some(d)) => d,
+            (None, None) => default,
+        };
+        if length < TimeDelta::zero() { default } else { length }
+    }
+
+    /// The occurrences that may meet the window (with a day's margin either side, which
+    /// wall-clock times need before they are placed in the local zone).
+    pub(super) fn occurrences(&self, window: &Window, problems: &mut Problems) -> Vec<Occurrence> {
+        let length = self.length();
+        if !self.recurs() {
+            return vec![Occurrence { start: self.start.clone(), length }];
+        }
+        let carrier = self.start.carrier();
+        let Some(dtstart) = carrier.from_local_datetime(&self.start.naive()).earliest() else {
+            problems.push(format!("`{}`: its start does not exist in its zone", self.title));
+            return Vec::new();
+        };
+        let mut set = rrule::RRuleSet::new(dtstart);
+        for rule in &self.rrules {
+            let parsed = rule.parse::<rrule::RRule<rrule::Unvalidated>>().and_then(|r| r.validate(dtstart));
+            match parsed {
+                Ok(r) => set = set.rrule(r),
+                Err(e) => {
+                    problems.push(format!(
+                        "`{}`: its recurrence rule is not understood ({})",
+                        self.title,
+                        one_line(&e.to_string(), 120)
+                    ));
+                    return vec![Occurrence { start: self.start.clone(), length }];
+                }
+            }
+        }
+        let in_carrier = |w: &When| carrier.from_local_datetime(&self.start.in_carrier_of(w)).earliest();
+        for d in &self.rdates {
+            if let Some(t) = in_carrier(d) {
+                set = set.rdate(t);
+            }
+        }
+        for d in &self.exdates {
+            if let Some(t) = in_carrier(d) {
+                set = set.exdate(t);
+            }
+        }
+        let margin = TimeDelta::days(1);
+        let after = (window.start - length - margin).with_timezone(&carrier);
+        let before = (window.end + margin).with_timezone(&carrier);
+        // By hand rather than `all()`, which walks every occurrence from DTSTART to the window
+        // without a bound: `FREQ=SECONDLY` from 1990 is a billion steps. `limit()` bounds the
+        // search for each next one (a rule that never matches).
+        let mut found = Vec::new();
+        for (step, t) in set.limit().into_iter().enumerate() {
+            if step >= MAX_STEPS || found.len() >= usize::from(MAX_OCCURRENCES) {
+                problems.push(format!("`{}`: its recurrence is too dense to expand this far", self.title));
+                break;
+            }
+            if t > before {
+                break;
+            }
+            if t >= after {
+                found.push(Occurrence { start: self.start.like(t.naive_local()), length });
+            }
+        }
+        found
+    }
+
+    /// The occurrence as a digest event, when it meets the window.
+    pub(super) fn event_at(
+        &self,
+        occ: &Occurrence,
+        instance: Option<String>,
+        window: &Window,
+    ) -> Option<DigestEvent> {
+        let zone = window.zone;
+        let (start, end, all_day) = match &occ.start {
+            When::Date(d) => {
+                let days = occ.length.num_days().max(1);
+                let last = d.checked_add_signed(TimeDelta::days(days - 1)).unwrap_or(*d);
+                let (from, to) = (midnight(zone, *d), midnight(zone, last.succ_opt().unwrap_or(last)));
+                if !window.meets(from, to) {
+                    return None;
+                }
+                (d.to_string(), last.to_string(), true)
+            }
+            When::Floating(t) => {
+                let (from, to) = (local_instant(zone, *t), local_instant(zone, *t + occ.length));
+                if !window.meets(from, to) {
+                    return None;
+                }
+                (rfc3339(zone, from), rfc3339(zone, to), false)
+            }
+            other => {
+                let from = other.instant(zone);
+                let to = from + occ.length;
+                if !window.meets(from, to) {
+                    return None;
+                }
+                (rfc3339(zone, from), rfc3339(zone, to), false)
+            }
+        };
+        Some(DigestEvent {
+            uid: self.uid.clone(),
+            instance,
+            title: self.title.clone(),
+            start,
+            end,
+            all_day,
+            location: self.location.clone(),
+            status: self.status.clone(),
+        })
+    }
+}
+
+pub(super) fn rfc3339(zone: Zone, t: DateTime<Utc>) -> String {
+    t.with_timezone(&zone).to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// A date-time property's values (RDATE and EXDATE may list several; a PERIOD counts by its
+/// start).
+pub(super) fn read_when(p: &Property<'_>, problems: &mut Problems) -> Vec<When> {
+    let param = |key: &str| {
+        p.params
+            .iter()
+            .find(|x| x.key.as_str().eq_ignore_ascii_case(key))
+            .and_then(|x| x.val.as_ref())
+            .map(|v| v.as_str().trim_matches('"').to_owned())
+    };
+    let tz = match param("TZID") {
+        Some(id) => match zone_named(&id) {
+            Some(tz) => Some(tz),
+            None => {
+                problems
+                    .push(format!("unknown time zone `{}`: its times are read as local", one_line(&id, 60)));
+                None
+            }
+        },
+        None => None,
+    };
+    let mut out = Vec::new();
+    for value in p.val.as_str().split(',') {
+        let value = value.split('/').next().unwrap_or("").trim();
+        match parse_when(value, tz) {
+            Some(w) => out.push(w),
+            None => problems.push(format!("a date `{}` that is not understood", one_line(value, 40))),
+        }
+    }
+    out
+}
+
+pub(super) fn parse_when(value: &str, tz: Option<chrono_tz::Tz>) -> Option<When> {
+    if value.len() == 8 {
+        return NaiveDate::parse_from_str(value, "%Y%m%d").ok().map(When::Date);
+    }
+    let (naive, utc) = match value.strip_suffix(['Z', 'z']) {
+        Some(v) => (v, true),
+        None => (value, false),
+    };
+    let t = NaiveDateTime::parse_from_str(naive, "%Y%m%dT%H%M%S").ok()?;
+    Some(match (utc, tz) {
+        (true, _) => When::Utc(Utc.from_utc_datetime(&t)),
+        (false, Some(tz)) => When::Zoned(t, tz),
+        (false, None) => When::Floating(t),
+    })
+}
+
+/// An IANA zone for a TZID: the name itself, an IANA-looking tail of it, or a Windows name.
+pub(super) fn zone_named(id: &str) -> Option<chrono_tz::Tz> {
+    let id = id.trim();
+    if let Ok(tz) = id.parse() {
+        return Some(tz);
+    }
+    let tails = id.char_indices().filter(|(_, c)| *c == '/').map(|(i, _)| &id[i + 1..]);
+    if let Some(tz) = tails.filter_map(|t| t.parse().ok()).next() {
+        return Some(tz);
+    }
+    WINDOWS_ZONES.iter().find(|(w, _)| w.eq_ignore_ascii_case(id)).and_then(|(_, iana)| iana.parse().ok())
+}
+
+/// The Windows zone names Outlook and Exchange write most, with CLDR's IANA equivalent.
+pub(super) const WINDOWS_ZONES: [(&str, &str); 24] = [
+    ("UTC", "UTC"),
+    ("GMT Standard Time", "Europe/London"),
+    ("W. Europe Standard Time", "Europe/Berlin"),
+    ("Central Europe Standard Time", "Europe/Budapest"),
+    ("Romance Standard Time", "Europe/Paris"),
+    ("Central European Standard Time", "Europe/Warsaw"),
+    ("E. Europe Standard Time", "Europe/Chisinau"),
+    ("FLE Standard Time", "Europe/Kiev"),
+    ("GTB Standard Time", "Europe/Bucharest"),
+    ("Russian Standard Time", "Europe/Moscow"),
+    ("Eastern Standard Time", "America/New_York"),
+    ("Central Standard Time", "America/Chicago"),
+    ("Mountain Standard Time", "America/Denver"),
+    ("US Mountain Standard Time", "America/Phoenix"),
+    ("Pacific Standard Time", "America/Los_Angeles"),
+    ("Alaskan Standard Time", "America/Anchorage"),
+    ("Hawaiian Standard Time", "Pacific/Honolulu"),
+    ("E. South America Standard Time", "America/Sao_Paulo"),
+    ("India Standard Time", "Asia/Kolkata"),
+    ("China Standard Time", "Asia/Shanghai"),
+    ("Tokyo Standard Time", "Asia/Tokyo"),
+    ("Singapore Standard Time", "Asia/Singapore"),
+    ("AUS Eastern Standard Time", "Australia/Sydney"),
+    ("New Zealand Standard Time", "Pacific/Auckland"),
+];
+
+/// An RFC 5545 DURATION (`P1D`, `PT1H30M`, `P2W`, `-PT15M`).
+pub(super) fn parse_duration(s: &str) -> Option<TimeDelta> {
+    let s = s.trim();
+    let (negative, s) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let s = s.strip_prefix(['P', 'p'])?;
+    let mut total = TimeDelta::zero();
+    let mut number = String::new();
+    let mut in_time = false;
+    for c in s.chars() {
+        match c.to_ascii_uppercase() {
+            'T' => in_time = true,
+            d if d.is_ascii_digit() => number.push(d),
+            unit => {
+                let n: i64 = number.parse().ok()?;
+                number.clear();
+                total += match (unit, in_time) {
+                    ('W', false) => TimeDelta::try_weeks(n)?,
+                    ('D', false) => TimeDelta::try_days(n)?,
+                    ('H', true) => TimeDelta::try_hours(n)?,
+                    ('M', true) => TimeDelta::try_minutes(n)?,
+                    ('S', true) => TimeDelta::try_seconds(n)?,
+                    _ => return None,
+                };
+            }
+        }
+    }
+    if !number.is_empty() {
+        return None;
+    }
+    Some(if negative { -total } else { total })
+}
+
+/// The parser's first complaint (`0: at line 2, in Satisfy:` over the line, then more) as
+/// "cannot be read at line 2: BEGIN:VEVENT".
+pub(super) fn parse_error(e: &str) -> String {
+    let mut lines = e.lines().skip_while(|l| !l.contains("at line "));
+    let line = lines.next().and_then(|l| l.split("at line ").nth(1)).and_then(|r| r.split(',').next());
+    match (line, lines.next()) {
+        (Some(line), Some(text)) => one_line(&format!("cannot be read at line {line}: {text}"), 200),
+        _ => one_line(e, 200),
+    }
+}
+
+pub(super) fn check_depth(text: &str) -> Result<(), IcsError> {
+    let mut depth = 0usize;
+    for line in text.lines() {
+        let line = line.trim_start();
+        let starts = |p: &str| line.get(..p.len()).is_some_and(|head| head.eq_ignore_ascii_case(p));
+        if starts("BEGIN:") {
+            depth += 1;
+            if depth > MAX_DEPTH {
+                return Err(IcsError::Malformed(format!("BEGIN blocks nested more than {MAX_DEPTH} deep")));
+            }
+        } else if starts("END:") {
+            depth = depth.saturating_sub(1);
+        }
+    }
+    Ok(())
+}
+
+/// Problems, each once, at most [`MAX_PROBLEMS`].
+#[derive(Default)]
+pub(super) struct Problems(pub(super) Vec<String>);
+
+impl Problems {
+    pub(super) fn push(&mut self, p: String) {
+        if self.0.len() < MAX_PROBLEMS && !self.0.contains(&p) {
+            self.0.push(p);
+        }
+    }
+}
