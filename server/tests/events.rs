@@ -605,6 +605,7 @@ async fn the_engine_runs_the_note_with_the_event_as_context() {
         rel: "paused.md".to_owned(),
         objective: String::new(),
         criteria: "Q3 anything".to_owned(),
+        sources: None,
     };
     let outcome = runner.run(&paused, "context".to_owned(), CancellationToken::new()).await;
     assert_eq!(outcome, Outcome::Skipped("the note is paused".to_owned()));
@@ -892,4 +893,32 @@ fn conflict_copies_get_no_events() {
     write(&root.join("a (conflicted copy 2026-11-23).md"), &copied);
     let eligible: Vec<String> = notes_of(&root).into_iter().map(|n| n.rel).collect();
     assert_eq!(eligible, ["a.md", "notes/b.md"]);
+}
+
+/// Issue 24: `live.sources` narrows which events a note is weighed against. Two notes wait for
+/// the same words; the one listing `gmail` gets the gmail event, the one listing `releases`
+/// is not even offered to routing, and a target still reaches a note whose list leaves the
+/// event's source out.
+#[test]
+fn live_sources_narrows_the_events_a_note_takes() {
+    let cli = cli(ECHO_CONTEXT);
+    write(&cli.root.join("mail.md"), &note("Mail", Some("Q3 planning emails"), "  sources: [gmail]\n"));
+    write(&cli.root.join("feeds.md"), &note("Feeds", Some("Q3 planning emails"), "  sources: [releases]\n"));
+    let (code, id, err) =
+        event(&cli, &["--source", "gmail", "--type", "email.synced"], b"Q3 planning: budget");
+    assert_eq!(code, 0, "{err}");
+    let (code, targeted, err) =
+        event(&cli, &["--source", "gmail", "--type", "ping", "--target", "feeds.md"], b"Q3 by hand");
+    assert_eq!(code, 0, "{err}");
+    let out = cli.livenote(&["tick", "."]).stdin(Stdio::null()).output().unwrap_or_else(|e| panic!("{e}"));
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{log}");
+    let done = |id: &str| read_json(&events::done_dir(&cli.root).join(format!("{}.json", id.trim())));
+    let first = done(&id);
+    // a.md lists no sources: every source's events may reach it.
+    assert_eq!(first["candidateFilePaths"], json!(["a.md", "mail.md"]), "{first}\n{log}");
+    assert!(log.contains("not offered to 1 note whose `sources` leave out gmail: feeds.md"), "{log}");
+    assert_eq!(done(&targeted)["candidateFilePaths"], json!(["feeds.md"]), "{log}");
+    let feeds = std::fs::read_to_string(cli.root.join("feeds.md")).unwrap_or_default();
+    assert!(feeds.contains("Q3 by hand") && !feeds.contains("budget"), "{feeds}");
 }

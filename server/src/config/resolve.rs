@@ -44,6 +44,32 @@ impl Config {
         names
     }
 
+    /// The sources that may send a note events (`live.sources` names them, hover lists them):
+    /// the enabled ones, and those of the folder's ignored `.livenote.toml` (they poll once
+    /// the folder is trusted). A misconfigured source is named too: the fix is in the file.
+    pub fn sources_for_notes(&self) -> Vec<crate::note::sources::SourceRef> {
+        let mut all: Vec<crate::note::sources::SourceRef> = self
+            .sources
+            .iter()
+            .filter(|(_, s)| s.enabled)
+            .map(|(n, s)| crate::note::sources::SourceRef {
+                name: n.clone(),
+                kind: s.kind.name(),
+                waiting_for_trust: false,
+            })
+            .collect();
+        if let Some(ignored) = &self.ignored_folder {
+            for (n, s) in &ignored.would_be.sources {
+                all.push(crate::note::sources::SourceRef {
+                    name: n.clone(),
+                    kind: s.kind.name(),
+                    waiting_for_trust: true,
+                });
+            }
+        }
+        all
+    }
+
     /// The MCP servers `live.tools` may name without a diagnostic, sorted by name, each with
     /// its configuration when usable: those configured here (usable or not) and those of the
     /// folder's ignored `.livenote.toml` (the note is valid; its servers start once the folder

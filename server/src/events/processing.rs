@@ -313,8 +313,22 @@ pub(super) async fn process_claim(
                 return None;
             }
             tracing::info!("event {id}: received source={} type={}", event.source, event.kind);
-            // A note inside an untrusted nested folder would be refused its run: not offered.
-            let mut notes: Vec<EventNote> = notes().into_iter().filter(|n| runner.may_run(n)).collect();
+            // A note inside an untrusted nested folder would be refused its run: not offered. A
+            // note whose `live.sources` leaves out the event's source is not offered either: the
+            // routing model is not asked about it (a target, below, still reaches it).
+            let (mut notes, narrowed): (Vec<EventNote>, Vec<EventNote>) = notes()
+                .into_iter()
+                .filter(|n| runner.may_run(n))
+                .partition(|n| crate::note::sources::accepts(n.sources.as_deref(), &event.source));
+            if !narrowed.is_empty() {
+                let rels: Vec<&str> = narrowed.iter().map(|n| n.rel.as_str()).collect();
+                tracing::info!(
+                    "event {id}: not offered to {} whose `sources` leave out {}: {}",
+                    crate::text::count(rels.len(), "note"),
+                    event.source,
+                    rels.join(", ")
+                );
+            }
             if let Some(n) = event.target_file_path.as_deref().and_then(|t| targeted_note(root, t))
                 && runner.may_run(&n)
                 && !notes.iter().any(|e| e.rel == n.rel)
@@ -402,10 +416,12 @@ fn targeted_note(root: &Path, target: &str) -> Option<EventNote> {
     let path = rel.to_path(root);
     let head = crate::workspace::read_frontmatter(&path).ok()?;
     let live = crate::note::analyze(&head, &crate::note::Options::default()).live?;
+    let sources = live.source_names();
     (live.active && !live.has_errors).then(|| EventNote {
         path,
         rel: rel.into_string(),
         objective: live.objective.unwrap_or_default(),
+        sources,
         criteria: live.event_match_criteria.unwrap_or_default(),
     })
 }

@@ -31,6 +31,8 @@ pub struct EventNote {
     pub objective: String,
     /// `eventMatchCriteria`.
     pub criteria: String,
+    /// `live.sources`: the event sources the note takes; `None`, every source.
+    pub sources: Option<Vec<String>>,
 }
 
 /// Where a processor finds the notes, asked again for every event (notes change meanwhile).
@@ -56,6 +58,7 @@ pub fn eligible_notes(root: &Path, index: &Index, now: DateTime<Utc>, zone: &Zon
                 rel,
                 objective: live.objective.clone().unwrap_or_default(),
                 criteria: criteria.to_owned(),
+                sources: live.source_names(),
             })
         })
         .collect()

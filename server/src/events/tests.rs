@@ -21,6 +21,7 @@ fn note(rel: &str, criteria: &str) -> EventNote {
         rel: rel.to_owned(),
         objective: "o".to_owned(),
         criteria: criteria.to_owned(),
+        sources: None,
     }
 }
 

@@ -48,11 +48,20 @@ pub struct Action {
     /// Edits over the text the context holds; may be empty.
     pub edits: Vec<TextEdit>,
     pub command: Option<Command>,
-    /// Indices of the diagnostics this action fixes, into `ctx.analysis.diagnostics` followed
-    /// by those of the instant (`note::expiry::with_timed`).
+    /// Indices of the diagnostics this action fixes, into [`shown_diagnostics`].
     pub diagnostics: Vec<usize>,
     /// The obvious fix, applied by "fix all"-style requests.
     pub preferred: bool,
+}
+
+/// The diagnostics quick fixes are offered for: the analysis', those of the instant
+/// (`note::expiry::with_timed`), then those of the folder's sources (`live.sources`).
+pub fn shown_diagnostics<Tz: TimeZone>(ctx: &Ctx<Tz>) -> Vec<crate::note::Diagnostic> {
+    let mut all = crate::note::expiry::with_timed(ctx.text, ctx.analysis, ctx.now, ctx.tz);
+    if let Some(sources) = ctx.sources {
+        all.extend(crate::note::sources::source_diagnostics(ctx.text, ctx.analysis.live.as_ref(), sources));
+    }
+    all
 }
 
 /// The actions for `range` (a cursor is an empty range): quick fixes for every diagnostic
@@ -61,7 +70,7 @@ pub struct Action {
 pub fn code_actions<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Action> {
     let range = floor_range(ctx.text, range);
     let mut actions = Vec::new();
-    let diagnostics = crate::note::expiry::with_timed(ctx.text, ctx.analysis, ctx.now, ctx.tz);
+    let diagnostics = shown_diagnostics(ctx);
     for (i, d) in diagnostics.iter().enumerate() {
         // Touching counts: a cursor right after a value is on it for the user.
         if d.range.start > range.end || range.start > d.range.end {

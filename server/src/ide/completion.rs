@@ -52,6 +52,8 @@ pub enum CompletionKind {
     McpTool,
     /// A skill (in `skills`).
     Skill,
+    /// A source of the note's folder (in `sources`).
+    Source,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -345,6 +347,9 @@ fn values<Tz: TimeZone>(ctx: &Ctx<Tz>, spot: &Spot, k: &KeyLine) -> Vec<Completi
     if field.kind == Kind::SkillList {
         return tools_inline(ctx, spot, k, skill_entries);
     }
+    if field.kind == Kind::SourceList {
+        return tools_inline(ctx, spot, k, source_entries);
+    }
     let Some(slot) = ValueSlot::at(ctx.text, spot.offset, k) else { return Vec::new() };
     match field.kind {
         Kind::Bool => bools(&slot),
@@ -551,6 +556,7 @@ fn tools_item<Tz: TimeZone>(ctx: &Ctx<Tz>, spot: &Spot) -> Option<Vec<Completion
     let entries: Entries<Tz> = match k.name.as_str() {
         "tools" if in_live => tool_entries,
         "skills" if in_live => skill_entries,
+        "sources" if in_live => source_entries,
         _ => return None,
     };
     let text = ctx.text;
@@ -666,6 +672,40 @@ fn tool_entries<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &EntrySlot) -> Vec<Completion
             snippet: false,
             replace: slot.replace.clone(),
             sort_text: Some(format!("{i:04}")),
+        })
+        .collect()
+}
+
+/// The folder's sources as entries of `sources` (those the note already lists elsewhere left out).
+fn source_entries<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &EntrySlot) -> Vec<CompletionItem> {
+    let named = named_elsewhere(ctx.analysis.live.as_ref().and_then(|l| l.sources.as_deref()), slot);
+    ctx.sources
+        .unwrap_or_default()
+        .iter()
+        .filter(|s| !named.contains(&s.name.as_str()))
+        .enumerate()
+        .map(|(i, s)| {
+            let mut value =
+                if slot.quoted { s.name.clone() } else { crate::note::tools::entry_yaml(&s.name) };
+            value.extend(slot.close);
+            let insert_text = match slot.new_list {
+                Some(space) => format!("{}[{value}]", if space { " " } else { "" }),
+                None => value,
+            };
+            let waiting = if s.waiting_for_trust { ", once the folder is trusted" } else { "" };
+            CompletionItem {
+                label: s.name.clone(),
+                kind: CompletionKind::Source,
+                detail: Some(format!("{} source{waiting}", s.kind)),
+                documentation: Some(format!(
+                    "Events from `[sources.{}]` may update this note (`livenote sources` shows what it saw last).",
+                    s.name
+                )),
+                insert_text,
+                snippet: false,
+                replace: slot.replace.clone(),
+                sort_text: Some(format!("{i:04}")),
+            }
         })
         .collect()
 }

@@ -193,6 +193,7 @@ fn keys_under_live() {
             until  Key  date or timestamp  -> until: 
             maxChars  Key  characters, a whole number  -> maxChars: 
             skills  Key  list of skill names  -> skills: 
+            sources  Key  list of source names  -> sources: 
         "#]],
     );
     // Present keys and runtime fields are not offered.
@@ -207,6 +208,7 @@ fn keys_under_live() {
             until  Key  date or timestamp  -> until: 
             maxChars  Key  characters, a whole number  -> maxChars: 
             skills  Key  list of skill names  -> skills: 
+            sources  Key  list of source names  -> sources: 
         "#]],
     );
     // The key being renamed is not "present"; only its name is replaced.
@@ -221,6 +223,7 @@ fn keys_under_live() {
             until  Key  date or timestamp  -> until
             maxChars  Key  characters, a whole number  -> maxChars
             skills  Key  list of skill names  -> skills
+            sources  Key  list of source names  -> sources
         "#]],
     );
     // The note's own indentation is followed.
@@ -236,6 +239,7 @@ fn keys_under_live() {
             until  Key  date or timestamp  -> until: 
             maxChars  Key  characters, a whole number  -> maxChars: 
             skills  Key  list of skill names  -> skills: 
+            sources  Key  list of source names  -> sources: 
         "#]],
     );
 }
@@ -302,6 +306,7 @@ fn no_keys_where_they_cannot_go() {
             until  Key  date or timestamp  -> until: 
             maxChars  Key  characters, a whole number  -> maxChars: 
             skills  Key  list of skill names  -> skills: 
+            sources  Key  list of source names  -> sources: 
         "#]],
     );
     check("---\nlive:\n  # a$0\n---\n", expect!["(none)\n"]);
@@ -546,6 +551,7 @@ fn unicode_before_the_cursor() {
             until  Key  date or timestamp  -> until: 
             maxChars  Key  characters, a whole number  -> maxChars: 
             skills  Key  list of skill names  -> skills: 
+            sources  Key  list of source names  -> sources: 
         "#]],
     );
     check(

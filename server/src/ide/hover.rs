@@ -142,7 +142,9 @@ fn field_hover<Tz: TimeZone>(
     let field = fields::field(level, &k.name)?;
     let raw = k.value.as_ref().map(|v| &ctx.text[v.clone()]);
     Some(match field.kind {
-        _ if field.name == "eventMatchCriteria" => format!("{}\n\n{}", key_doc(field), sources_text(ctx)),
+        _ if field.name == "eventMatchCriteria" || field.name == "sources" => {
+            format!("{}\n\n{}", key_doc(field), sources_text(ctx))
+        }
         Kind::Time => format!("{}\n\n---\n\n{}", window_hover(ctx, spot, owner), key_doc(field)),
         Kind::Cron if !on_key => cron_hover(ctx, raw?),
         Kind::List if on_key => format!("{}{}", key_doc(field), windows_list(ctx)),
@@ -159,7 +161,7 @@ fn sources_text<Tz: TimeZone>(ctx: &Ctx<Tz>) -> String {
         Some([]) => "**No source sends events here**: add one under `[sources.NAME]` in .livenote.toml (a feed, a calendar, a mailbox, a webhook, a program; docs/sources.md), or queue events with `livenote event`.".to_owned(),
         Some(all) => format!(
             "Events come from this folder's sources: {}; and from `livenote event`. `livenote sources` shows what each saw last.",
-            all.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+            all.iter().map(|s| format!("`{}`", s.label())).collect::<Vec<_>>().join(", ")
         ),
     }
 }

@@ -33,9 +33,9 @@ pub struct Ctx<'a, Tz: TimeZone> {
     pub last_run: Option<&'a crate::cost::LastRun>,
     /// The skills `live.skills` may name (completion, hover).
     pub skills: &'a crate::note::skills::SkillCatalog,
-    /// The sources of the note's folder that may queue events for it, as `name (kind)`
-    /// (hover on `eventMatchCriteria`); `None` outside every folder.
-    pub sources: Option<&'a [String]>,
+    /// The sources of the note's folder that may queue events for it (hover on
+    /// `eventMatchCriteria`, completion of `sources`); `None` outside every folder.
+    pub sources: Option<&'a [crate::note::sources::SourceRef]>,
 }
 
 /// Command ids, shared by code actions, lenses and `workspace/executeCommand`. Each takes the
@@ -167,7 +167,12 @@ pub(crate) mod fixture {
         let tz = chrono_tz::America::Chicago;
         let mcp = mcp();
         let skills = skills();
-        let sources = ["mail (imap)".to_owned(), "releases (feed)".to_owned()];
+        let source = |name: &str, kind| crate::note::sources::SourceRef {
+            name: name.to_owned(),
+            kind,
+            waiting_for_trust: false,
+        };
+        let sources = [source("mail", "imap"), source("releases", "feed")];
         let ctx = Ctx {
             text,
             analysis: &analysis,

@@ -92,6 +92,7 @@ pub fn kind_detail(f: &Field) -> String {
         Kind::DateOrTimestamp => "date or timestamp",
         Kind::PositiveInt => "characters, a whole number",
         Kind::SkillList => "list of skill names",
+        Kind::SourceList => "list of source names",
         Kind::Count => "a whole number",
     };
     match f {

@@ -71,6 +71,7 @@ pub fn completion(state: &State, params: CompletionParams) -> Option<CompletionR
                     ide::completion::CompletionKind::McpServer => CompletionItemKind::MODULE,
                     ide::completion::CompletionKind::McpTool => CompletionItemKind::FUNCTION,
                     ide::completion::CompletionKind::Skill => CompletionItemKind::REFERENCE,
+                    ide::completion::CompletionKind::Source => CompletionItemKind::EVENT,
                 }),
                 detail: c.detail.clone(),
                 documentation: c.documentation.clone().map(|d| {
@@ -151,7 +152,7 @@ pub fn code_action(state: &State, params: CodeActionParams) -> Option<CodeAction
         let ctx = &Ctx { facts: RunFacts { undoable, ..ctx.facts }, ..*ctx };
         let start = convert::offset(&snap.text, &snap.lines, params.range.start, enc);
         let end = convert::offset(&snap.text, &snap.lines, params.range.end, enc).max(start);
-        let shown = crate::note::expiry::with_timed(&snap.text, &snap.analysis, ctx.now, ctx.tz);
+        let shown = ide::actions::shown_diagnostics(ctx);
         let lsp_diags = convert::diagnostics(&snap.text, &snap.lines, &shown, enc);
         let mut actions = ide::actions::code_actions(ctx, start..end);
         if snap.analysis.live.is_some() {

@@ -44,8 +44,8 @@ pub(super) fn diagnostics_for(state: &State, uri: &Uri) -> (Vec<Diagnostic>, Opt
         diags.extend(convert::diagnostics(&snap.text, &snap.lines, &skill_file, enc));
         // Only inside a root: outside every root no configuration says what sources exist.
         if let Some(sources) = sources_for(state, uri) {
-            let none = note::no_event_source(snap.analysis.live.as_ref(), !sources.is_empty());
-            diags.extend(convert::diagnostics(&snap.text, &snap.lines, &Vec::from_iter(none), enc));
+            let found = note::sources::source_diagnostics(&snap.text, snap.analysis.live.as_ref(), &sources);
+            diags.extend(convert::diagnostics(&snap.text, &snap.lines, &found, enc));
         }
         let copy = conflict_copy_diagnostics(uri, snap.analysis.live.as_ref());
         diags.extend(convert::diagnostics(&snap.text, &snap.lines, &copy, enc));
@@ -163,24 +163,13 @@ pub(super) fn providers_for(state: &State, uri: &Uri) -> Option<Vec<String>> {
     engine.config.read().ok().map(|c| c.names_for_notes())
 }
 
-/// The sources of the root a note at `uri` belongs to that may queue events for it, as
-/// `name (kind)` (enabled ones; the folder's own even before it is trusted, as for providers);
-/// `None` outside every root.
-pub(super) fn sources_for(state: &State, uri: &Uri) -> Option<Vec<String>> {
+/// The sources of the root a note at `uri` belongs to that may send it events
+/// (`Config::sources_for_notes`); `None` outside every root.
+pub(super) fn sources_for(state: &State, uri: &Uri) -> Option<Vec<note::sources::SourceRef>> {
     let path = uri.file_path()?;
     let engine = state.engine_for(&path)?;
     let config = engine.config.read().ok()?;
-    let mut all: Vec<String> = config
-        .sources
-        .iter()
-        .filter(|(_, s)| s.enabled)
-        .map(|(n, s)| format!("{n} ({})", s.kind.name()))
-        .collect();
-    // The folder's own, ignored until it is trusted: they are there, waiting for the trust.
-    if let Some(ignored) = &config.ignored_folder {
-        all.extend(ignored.source_names().into_iter().map(|n| format!("{n} (once the folder is trusted)")));
-    }
-    Some(all)
+    Some(config.sources_for_notes())
 }
 
 /// The MCP servers a note at `uri` may name in `live.tools`, with the tools the cache knows;

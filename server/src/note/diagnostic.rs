@@ -83,6 +83,8 @@ codes! {
     DuplicateSkill => "duplicate-skill": "Two skill files of the workspace use the same `name`.",
     SyncConflictCopy => "sync-conflict-copy": "The file is a sync tool's conflict copy of a note (Syncthing, Dropbox, Nextcloud, Seafile); it never runs on its own.",
     NoEventSource => "no-event-source": "`eventMatchCriteria` is set, but no source of the note's folder sends events (`[sources.NAME]`).",
+    UnknownSource => "unknown-source": "`sources` names a source the note's folder does not configure; only `livenote event --source NAME` sends its events.",
+    SourcesWithoutCriteria => "sources-without-criteria": "`sources` narrows which events reach `eventMatchCriteria`, and the note has none: no event reaches it.",
 }
 
 /// An edit that resolves a diagnostic, offered as a quick fix.

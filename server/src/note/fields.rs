@@ -55,6 +55,8 @@ pub enum Kind {
     PositiveInt,
     /// A list of skill names.
     SkillList,
+    /// A list of source names (`sources`).
+    SourceList,
     /// A whole number, zero included (`failures`).
     Count,
 }
@@ -87,6 +89,7 @@ pub const FIELDS: &[Field] = &[
     f("until", Level::Live, Kind::DateOrTimestamp),
     f("maxChars", Level::Live, Kind::PositiveInt),
     f("skills", Level::Live, Kind::SkillList),
+    f("sources", Level::Live, Kind::SourceList),
     rt("lastAttemptAt", Kind::Timestamp),
     rt("lastRunAt", Kind::Timestamp),
     rt("lastRunId", Kind::Text),

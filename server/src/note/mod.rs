@@ -12,12 +12,13 @@ pub mod model;
 pub mod outline;
 pub mod rewrite;
 pub mod skills;
+pub mod sources;
 pub mod tools;
 pub mod validate;
 pub mod yaml;
 
 pub use diagnostic::{Code, Diagnostic, Fix, Severity};
-pub use validate::{Analysis, Options, analyze, instructions_too_long, no_event_source};
+pub use validate::{Analysis, Options, analyze, instructions_too_long};
 
 #[cfg(test)]
 #[path = "eol_tests.rs"]

@@ -60,6 +60,10 @@ pub struct LiveBlock {
     /// `~/.config/livenote/skills/`, or livenote's own (`livenote skills` lists them). Other
     /// skills are listed to the agent, which can load one when it needs it.
     pub skills: Option<Vec<String>>,
+    /// The sources (`[sources.NAME]` in the configuration, or `livenote event --source NAME`)
+    /// whose events may update the note, like `[mail, calendar]`. Absent: every source. Only
+    /// narrows which events `eventMatchCriteria` is weighed against; it queues nothing itself.
+    pub sources: Option<Vec<String>>,
     /// Written by livenote: when the latest run started (every run). Drives the 5-minute
     /// retry backoff.
     #[schemars(extend("format" = "date-time"))]
@@ -170,6 +174,8 @@ pub struct Live {
     pub max_chars: Option<Spanned<usize>>,
     /// `skills` as written: each name with its place; `None` when absent.
     pub skills: Option<Vec<Spanned<String>>>,
+    /// `sources` as written: each name with its place; `None` when absent (every source).
+    pub sources: Option<Vec<Spanned<String>>>,
     pub last_attempt_at: Option<DateTime<Utc>>,
     pub last_run_at: Option<DateTime<Utc>>,
     pub last_run_id: Option<String>,
@@ -206,6 +212,11 @@ impl Live {
     /// The names `skills` lists (none when absent).
     pub fn skill_names(&self) -> Vec<String> {
         self.skills.iter().flatten().map(|e| e.value.clone()).collect()
+    }
+
+    /// The names `sources` lists; `None` when absent (every source's events may reach it).
+    pub fn source_names(&self) -> Option<Vec<String>> {
+        self.sources.as_ref().map(|s| s.iter().map(|e| e.value.clone()).collect())
     }
 
     /// The first instant the note no longer fires at, in `tz`.

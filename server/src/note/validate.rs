@@ -73,21 +73,6 @@ pub fn instructions_too_long(text: &str, max: usize) -> Option<Diagnostic> {
     ))
 }
 
-/// `live/no-event-source` (information) on the `live` key of a note that waits for events
-/// (`eventMatchCriteria`) in a folder with no source (`has_sources` false, from the root's
-/// `[sources.*]`): nothing but `livenote event` and MCP servers will ever queue one.
-pub fn no_event_source(live: Option<&Live>, has_sources: bool) -> Option<Diagnostic> {
-    let live = live.filter(|l| l.event_match_criteria.is_some())?;
-    (!has_sources).then(|| {
-        Diagnostic::new(
-            Code::NoEventSource,
-            Severity::Info,
-            live.key_span.clone(),
-            "no source sends events here: `eventMatchCriteria` waits for events, and this folder has no `[sources.NAME]` (a feed, a calendar, a mailbox, a webhook, a program; docs/sources.md); `livenote event` can still queue one",
-        )
-    })
-}
-
 pub fn analyze(text: &str, opts: &Options) -> Analysis {
     let mut cx = Cx { text, diags: Vec::new(), outline: None, fm_content: 0..0, title: None };
     let fm = frontmatter::locate(text);
@@ -330,6 +315,7 @@ impl<'a> Cx<'a> {
 
     fn live(&mut self, entry: &Entry, opts: &Options) -> Live {
         let mut live = empty_live(entry.key_span.clone());
+        let mut sources_key = None;
         live.max_backoff = opts.max_backoff;
         let map = match &entry.value.kind {
             Kind::Map(m) => m.as_slice(),
@@ -419,6 +405,15 @@ impl<'a> Cx<'a> {
                 "until" => live.until = self.until(e),
                 "maxChars" => live.max_chars = self.max_chars(e),
                 "skills" => live.skills = self.skills(e, opts),
+                "sources" => {
+                    live.sources = self.name_list(
+                        e,
+                        "a list of source names, like [mail, calendar]",
+                        "name a source (`livenote sources` lists them)",
+                        "a source name, as text",
+                    );
+                    sources_key = Some(e.key_span.clone());
+                }
                 "lastAttemptAt" | "lastRunAt" | "lastStoppedAt" => {
                     let ts = self.timestamp(e);
                     live.runtime_spans.push((field_name(&e.key), e.value.span.clone()));
@@ -479,6 +474,13 @@ impl<'a> Cx<'a> {
                 "a live note needs an `objective`: what the note should keep being, in plain words",
             ));
         }
+        if let Some(key) = sources_key.filter(|_| live.event_match_criteria.is_none()) {
+            self.push(Diagnostic::warning(
+                Code::SourcesWithoutCriteria,
+                key,
+                "`sources` narrows which events reach the note, and it has no `triggers.eventMatchCriteria`: no event reaches it; add the criteria, or remove `sources`",
+            ));
+        }
         if let Some(err) = &live.last_run_error {
             self.push(Diagnostic::warning(
                 Code::LastRunFailed,
@@ -519,6 +521,7 @@ fn empty_live(key_span: Range<usize>) -> Live {
         until: None,
         max_chars: None,
         skills: None,
+        sources: None,
         last_attempt_at: None,
         last_run_at: None,
         last_run_id: None,

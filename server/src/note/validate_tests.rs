@@ -247,7 +247,7 @@ fn unknown_keys_with_did_you_mean() {
             9:9-9:14 warning live/unknown-key unknown key `start` in a window; did you mean `startTime`?
               fix*: Rename to `startTime`
             9:9-9:14 error live/incomplete-window this window has no `startTime`; a window needs both startTime and endTime
-            11:3-11:9 warning live/unknown-key unknown key `colour` in `live`; expected one of objective, active, triggers, provider, model, tools, until, maxChars, skills
+            11:3-11:9 warning live/unknown-key unknown key `colour` in `live`; expected one of objective, active, triggers, provider, model, tools, until, maxChars, skills, sources
             live: has_errors=true
         "#]],
     );
@@ -654,22 +654,45 @@ fn a_sync_conflict_copy_is_said_on_its_live_key() {
 }
 
 #[test]
-fn a_note_waiting_for_events_in_a_folder_without_sources_is_told_so() {
-    let note = "---\nlive:\n  objective: x\n  triggers:\n    eventMatchCriteria: mail about Q3\n---\n";
+fn a_notes_events_are_checked_against_its_folders_sources() {
+    use crate::note::sources::{SourceRef, source_diagnostics};
+    let note = "---\nlive:\n  objective: x\n  sources: [mail]\n  triggers:\n    eventMatchCriteria: mail about Q3\n---\n";
     let a = analyze(note, &Options::default());
-    let got: Vec<String> = super::no_event_source(a.live.as_ref(), false)
+    let render = |sources: &[SourceRef]| -> Vec<String> {
+        source_diagnostics(note, a.live.as_ref(), sources)
+            .iter()
+            .map(|d| format!("{:?} {} {} {}", d.range, d.severity.as_str(), d.code.as_str(), d.message))
+            .collect()
+    };
+    expect![[r#"
+        [
+            "4..8 info live/no-event-source no source sends events here: `eventMatchCriteria` waits for events, and this folder has no `[sources.NAME]` (a feed, a calendar, a mailbox, a webhook, a program; docs/sources.md); `livenote event` can still queue one",
+            "37..41 warning live/unknown-source no source named `mail` (this folder configures no source); only events queued with `livenote event --source mail` reach this note",
+        ]
+    "#]].assert_debug_eq(&render(&[]));
+    let mail = SourceRef { name: "mail".to_owned(), kind: "imap", waiting_for_trust: true };
+    assert_eq!(render(&[mail]), Vec::<String>::new());
+}
+
+#[test]
+fn sources_without_criteria_is_a_warning_on_its_key() {
+    let note = "---\nlive:\n  objective: x\n  sources: [mail]\n  cronExpr: \"0 9 * * *\"\n---\n";
+    let a = analyze(note, &Options::default());
+    let got: Vec<String> = a
+        .diagnostics
         .iter()
         .map(|d| format!("{:?} {} {} {}", d.range, d.severity.as_str(), d.code.as_str(), d.message))
         .collect();
     expect![[r#"
         [
-            "4..8 info live/no-event-source no source sends events here: `eventMatchCriteria` waits for events, and this folder has no `[sources.NAME]` (a feed, a calendar, a mailbox, a webhook, a program; docs/sources.md); `livenote event` can still queue one",
+            "27..34 warning live/sources-without-criteria `sources` narrows which events reach the note, and it has no `triggers.eventMatchCriteria`: no event reaches it; add the criteria, or remove `sources`",
+            "45..53 warning live/unknown-key unknown key `cronExpr` in `live`; `cronExpr` belongs in `triggers`",
         ]
     "#]].assert_debug_eq(&got);
-    assert!(super::no_event_source(a.live.as_ref(), true).is_none());
-    let scheduled =
-        analyze("---\nlive:\n  objective: x\n  cronExpr: \"0 9 * * *\"\n---\n", &Options::default());
-    assert!(super::no_event_source(scheduled.live.as_ref(), false).is_none());
+    let listed = a.live.as_ref().and_then(|l| l.source_names());
+    assert_eq!(listed, Some(vec!["mail".to_owned()]));
+    let wrong = analyze("---\nlive:\n  objective: x\n  sources: mail\n---\n", &Options::default());
+    assert!(wrong.diagnostics.iter().any(|d| d.code == Code::WrongType), "{:?}", wrong.diagnostics);
 }
 
 #[test]
@@ -744,10 +767,21 @@ fn every_doc_example_behaves_as_documented() {
                 let name = if i == 0 { "notes.sync-conflict-20261123-101502-ABCDEF7.md" } else { "notes.md" };
                 a.diagnostics.extend(crate::note::conflict::diagnostics(name, a.live.as_ref()));
             }
-            // Whether the folder has a source is the configuration's: none for the bad example,
-            // one for the good.
-            if code == Code::NoEventSource.as_str() {
-                a.diagnostics.extend(super::no_event_source(a.live.as_ref(), i == 1));
+            // Whether the folder has a source is the configuration's: none for no-event-source's
+            // bad example, `[sources.mail]` for the rest.
+            if code == Code::NoEventSource.as_str() || code == Code::UnknownSource.as_str() {
+                let mail = crate::note::sources::SourceRef {
+                    name: "mail".to_owned(),
+                    kind: "imap",
+                    waiting_for_trust: false,
+                };
+                let sources =
+                    if i == 1 || code == Code::UnknownSource.as_str() { vec![mail] } else { Vec::new() };
+                a.diagnostics.extend(crate::note::sources::source_diagnostics(
+                    &note,
+                    a.live.as_ref(),
+                    &sources,
+                ));
             }
             let has = a.diagnostics.iter().any(|d| d.code.as_str() == code);
             let bad = i == 0;

@@ -15,6 +15,7 @@ mod next_fire;
 mod reaches_disk;
 mod refresh;
 mod skills;
+mod sources;
 mod undo;
 mod until;
 
@@ -1281,7 +1282,7 @@ async fn a_note_waiting_for_events_sees_the_folders_sources() {
         // `.livenote.toml`, whose source waits for it and still counts.
         (
             "[sources.mail]\nkind = \"command\"\ncommand = [\"true\"]\nenabled = true\n",
-            Some("`mail (once the folder is trusted)`"),
+            Some("`mail (command, once the folder is trusted)`"),
         ),
     ] {
         let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
