@@ -184,6 +184,8 @@ pub struct Known {
     pub skill_dirs: Vec<String>,
     /// The skills `live.skills` may name, once [`Known::with_skills`] has read them.
     pub skills: Option<note::skills::SkillCatalog>,
+    /// The sources that may send the folder's notes events (`live.sources`, no-event-source).
+    pub sources: Vec<note::sources::SourceRef>,
 }
 
 impl Known {
@@ -195,6 +197,7 @@ impl Known {
             agent: config.agent.clone(),
             skill_dirs: config.skills.dirs.clone(),
             skills: None,
+            sources: config.sources_for_notes(),
         }
     }
 
@@ -287,6 +290,11 @@ pub fn check<Tz: chrono::TimeZone>(
         analysis.diagnostics.extend(timed);
         let name = canonical.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         analysis.diagnostics.extend(note::conflict::diagnostics(&name, analysis.live.as_ref()));
+        analysis.diagnostics.extend(note::sources::source_diagnostics(
+            &text,
+            analysis.live.as_ref(),
+            &known.sources,
+        ));
         if let Some(rel) =
             rel.as_ref().filter(|rel| crate::skills::is_skill_file(&known.skill_dirs, rel.as_str()))
         {

@@ -79,6 +79,7 @@ fn check_text() {
             sub/broken-crlf.md:5:11: error live/wrong-type `active` must be true or false, found the string "yes" (YAML 1.2 reads `yes`/`no` as text)
             sub/broken-crlf.md:7:5: warning live/unknown-key unknown key `cron` in `triggers`; did you mean `cronExpr`?
             sub/failed.md:2:1: warning live/last-run-failed the latest run failed: provider timed out after 10m
+            sub/failed.md:2:1: info live/no-event-source no source sends events here: `eventMatchCriteria` waits for events, and this folder has no `[sources.NAME]` (a feed, a calendar, a mailbox, a webhook, a program; docs/sources.md); `livenote event` can still queue one
         "#]],
     );
 }

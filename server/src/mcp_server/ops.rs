@@ -329,6 +329,7 @@ impl Workspace {
                 agent: Default::default(),
                 skill_dirs: Vec::new(),
                 skills: None,
+                sources: Vec::new(),
             },
         }
     }
