@@ -435,16 +435,9 @@ async fn a_message_gone_between_polls_brings_no_older_one_back() {
     assert_eq!(subjects(&poll(&d, "INBOX", Some(seen.cursor), false).await), ["four"]);
 }
 
-/// The whole path through the binary: a message delivered to the mailbox becomes one event
-/// under `livenote watch`, which the usual routing gives to the note about it, which runs with
-/// the message as its context; the note about something else is left alone.
-#[test]
-fn a_new_message_runs_the_note_it_is_about_under_watch() {
-    let Some(bin) = dovecot_bin() else { return };
-    let rt =
-        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
-    let d = Dovecot::start(&bin);
-    rt.block_on(d.deliver("INBOX", &[mail(1, "an old one")]));
+/// A folder with a mailbox source on `d` (a command provider that echoes its context), a note
+/// about the Q3 thread and one about the garden, its clock at 2026-11-03T09:00:00Z.
+fn mail_workspace(d: &Dovecot) -> common::Workspace {
     let echo = r#"printf '%s\n' "trigger: $LIVENOTE_TRIGGER" "$LIVENOTE_CONTEXT""#;
     let config = format!(
         "{}\n[sources.mail]\nkind = \"imap\"\nhost = \"127.0.0.1\"\nport = {}\ntls = \"none\"\nusername = \"alice\"\npassword_env = \"LIVENOTE_TEST_IMAP_PASSWORD\"\n",
@@ -461,6 +454,20 @@ fn a_new_message_runs_the_note_it_is_about_under_watch() {
     common::write(&dir.path().join("garden.md"), &note("Garden", "notes about the garden"));
     let ws = common::Workspace::in_dir(dir, &config);
     ws.set_clock("2026-11-03T09:00:00Z");
+    ws
+}
+
+/// The whole path through the binary: a message delivered to the mailbox becomes one event
+/// under `livenote watch`, which the usual routing gives to the note about it, which runs with
+/// the message as its context; the note about something else is left alone.
+#[test]
+fn a_new_message_runs_the_note_it_is_about_under_watch() {
+    let Some(bin) = dovecot_bin() else { return };
+    let rt =
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
+    let d = Dovecot::start(&bin);
+    rt.block_on(d.deliver("INBOX", &[mail(1, "an old one")]));
+    let ws = mail_workspace(&d);
     let clock = ws.clock().display().to_string();
     let w = ws.watch_env(&["--clock-file", &clock], &[("LIVENOTE_TEST_IMAP_PASSWORD", PASSWORD)]);
     // The first poll records where the mailbox is (its cursor) and queues nothing.
@@ -469,7 +476,7 @@ fn a_new_message_runs_the_note_it_is_about_under_watch() {
         std::fs::read_to_string(&state).is_ok_and(|t| t.contains("uidValidity"))
     });
     rt.block_on(d.deliver("INBOX", &[mail(2, "Q3 thread: numbers are in")]));
-    // Not polled again before `every` (5 minutes for a mailbox).
+    // `every` (5 minutes for a mailbox) passes: polled, whether or not IDLE said so first.
     ws.set_clock("2026-11-03T09:05:01Z");
     let q3 = ws.root.join("q3.md");
     common::wait_until("the message in the Q3 note", 30, || {
@@ -481,4 +488,39 @@ fn a_new_message_runs_the_note_it_is_about_under_watch() {
     assert!(!text.contains("an old one"), "what was there before is never sent:\n{text}");
     let garden = std::fs::read_to_string(ws.root.join("garden.md")).unwrap_or_default();
     assert!(garden.ends_with("old body\n"), "{garden}");
+}
+
+/// IDLE: with the clock standing still, `every` never comes, and a delivered message still
+/// reaches its note: the kept connection hears of it and asks for a poll. Mail that came
+/// while no connection waited (the watcher connecting after the first poll) is found too.
+#[test]
+fn idle_brings_a_new_message_before_every_comes() {
+    let Some(bin) = dovecot_bin() else { return };
+    let rt =
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
+    let d = Dovecot::start(&bin);
+    let ws = mail_workspace(&d);
+    let clock = ws.clock().display().to_string();
+    let mut w = ws.watch_env(&["--clock-file", &clock], &[("LIVENOTE_TEST_IMAP_PASSWORD", PASSWORD)]);
+    let state = ws.root.join(".livenote/sources/mail.json");
+    common::wait_until("the first poll's cursor", 30, || {
+        std::fs::read_to_string(&state).is_ok_and(|t| t.contains("uidValidity"))
+    });
+    w.wait_for("source mail: waiting for new mail on 127.0.0.1");
+    rt.block_on(d.deliver("INBOX", &[mail(1, "Q3 thread: first numbers")]));
+    let q3 = ws.root.join("q3.md");
+    common::wait_until("the first message in the Q3 note", 30, || {
+        std::fs::read_to_string(&q3).is_ok_and(|t| t.contains("Q3 thread: first numbers"))
+    });
+    rt.block_on(d.deliver("INBOX", &[mail(2, "Q3 thread: second numbers")]));
+    common::wait_until("the second message in the Q3 note", 30, || {
+        std::fs::read_to_string(&q3).is_ok_and(|t| t.contains("Q3 thread: second numbers"))
+    });
+    let logs = w.stop();
+    let text = std::fs::read_to_string(&q3).unwrap_or_default();
+    // One event per message: the latest run had the second alone as its context.
+    assert!(!text.contains("first numbers"), "the latest run's body:\n{text}\n{logs:#?}");
+    let garden = std::fs::read_to_string(ws.root.join("garden.md")).unwrap_or_default();
+    assert!(garden.ends_with("old body\n"), "{garden}");
+    assert!(!logs.iter().any(|l| l.contains("IDLE stopped")), "{logs:#?}");
 }

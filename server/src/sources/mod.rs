@@ -5,13 +5,15 @@
 //! An edge module (it runs programs, listens, reads and writes `.livenote/sources/`):
 //! `state.rs` (what each source has seen, its lock), `poller.rs` (one poll, and the loop that
 //! polls each source when due inside a root's service), `command.rs` (a program printing JSON
-//! lines), `webhook.rs` (an HTTP listener), `imap.rs` (a mailbox over IMAP), `fetch.rs`, `feed.rs`, `ics.rs` (feeds and
+//! lines), `webhook.rs` (an HTTP listener), `imap.rs` (a mailbox over IMAP), `idle.rs`
+//! (a kept IMAP connection that waits with IDLE and asks the poller for a poll), `fetch.rs`, `feed.rs`, `ics.rs` (feeds and
 //! calendars over HTTP or from a file), `version.rs` (the stable hash of an item's version).
 
 pub mod command;
 pub mod feed;
 pub mod fetch;
 pub mod ics;
+pub mod idle;
 pub mod imap;
 pub mod poller;
 pub mod state;

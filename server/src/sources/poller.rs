@@ -229,14 +229,9 @@ async fn ics_items(
     Ok(vec![item])
 }
 
-/// A mailbox's new messages since the saved cursor (UIDVALIDITY and the last UID).
-async fn imap_items(
-    c: &ImapSourceConfig,
-    backfill: bool,
-    cx: &PollCx<'_>,
-    st: &mut SourceState,
-) -> Result<Vec<Item>, String> {
-    let settings = imap::ImapSettings {
+/// The client's settings of a mailbox source: one home for the poll and the IDLE watcher.
+pub(super) fn imap_settings(c: &ImapSourceConfig) -> imap::ImapSettings {
+    imap::ImapSettings {
         host: c.host.clone(),
         port: Some(c.port),
         tls: match c.tls {
@@ -247,7 +242,17 @@ async fn imap_items(
         username: c.username.clone(),
         password_env: c.password_env.clone(),
         mailbox: c.mailbox.clone(),
-    };
+    }
+}
+
+/// A mailbox's new messages since the saved cursor (UIDVALIDITY and the last UID).
+async fn imap_items(
+    c: &ImapSourceConfig,
+    backfill: bool,
+    cx: &PollCx<'_>,
+    st: &mut SourceState,
+) -> Result<Vec<Item>, String> {
+    let settings = imap_settings(c);
     settings.check().map_err(|e| e.to_string())?;
     let password = settings.password(|n| std::env::var(n).ok()).map_err(|e| e.to_string())?;
     let cursor: Option<imap::Cursor> =
@@ -291,6 +296,9 @@ pub fn spawn(engine: Arc<Engine>, events_wake: Arc<Notify>, stop: CancellationTo
 
 async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, stop: CancellationToken) {
     let root = engine.root.clone();
+    // Mailboxes whose server offers IDLE are polled when it reports a change, besides `every`.
+    let pokes = Arc::new(super::idle::Pokes::new(wake.clone()));
+    let mut watchers = super::idle::Watchers::default();
     let mut polls: HashMap<String, tokio::task::JoinHandle<()>> = HashMap::new();
     // A source whose poll could not even start (its lock or state refused, another process
     // polling it, a kind this build does not poll) waits here, in memory, rather than being
@@ -331,6 +339,10 @@ async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, s
             }
             let st = state::load(&root, name).unwrap_or_default();
             let Some(mut due) = due_at(cfg, &st) else { continue };
+            // Asked for by its IDLE watcher: now, unless a failure's backoff runs.
+            if st.backoff_until.is_none() && pokes.asked(name) {
+                due = due.min(now);
+            }
             if let Some(until) = held.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(name) {
                 due = due.max(*until);
             }
@@ -338,6 +350,7 @@ async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, s
                 next = Some(next.map_or(due, |n| n.min(due)));
                 continue;
             }
+            pokes.take(name);
             let (engine, cfg, name2, wake, events_wake, stop, held) = (
                 engine.clone(),
                 cfg.clone(),
@@ -400,6 +413,9 @@ async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, s
         }
         let webhooks = sources.iter().filter(|(_, c)| c.enabled && may_poll(c, trusted));
         listeners.sync(&engine, webhooks, &events_wake);
+        let mailboxes =
+            sources.iter().filter(|(_, c)| c.enabled && c.every.is_some() && may_poll(c, trusted));
+        watchers.sync(&engine, mailboxes, &pokes);
         let mut sleep =
             next.and_then(|n| (n - engine.clock.now()).to_std().ok()).unwrap_or(MAX_SLEEP).min(MAX_SLEEP);
         if let Some(p) = engine.clock.poll_interval() {
