@@ -1,7 +1,7 @@
 //! IMAP IDLE for the poller: one kept connection per mailbox source that waits on the server
 //! and, when it says something changed, asks the poller for a poll now ([`Pokes`]). The poll
 //! itself stays [`super::poller::poll_source`]'s, under the source's lock, so what is seen
-//! and queued has one home; a watcher only says when. A server without IDLE, or a connection
+//! and queued has one home; a watcher only says when (the poller starts the watchers). A server without IDLE, or a connection
 //! that fails, leaves the source to its `every`, as before.
 
 use std::collections::{HashMap, HashSet};
@@ -115,7 +115,7 @@ async fn watch(
     pokes: Arc<Pokes>,
     stop: CancellationToken,
 ) {
-    let settings = super::poller::imap_settings(&cfg);
+    let settings = imap::ImapSettings::of(&cfg);
     let mut failures: u32 = 0;
     let mut said: Option<String> = None;
     loop {

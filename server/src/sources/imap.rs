@@ -95,6 +95,23 @@ fn default_mailbox() -> String {
 }
 
 impl ImapSettings {
+    /// The settings of a `kind = "imap"` source: one home for the poll and the IDLE watcher.
+    pub fn of(c: &crate::config::ImapSourceConfig) -> ImapSettings {
+        use crate::config::ImapTls;
+        ImapSettings {
+            host: c.host.clone(),
+            port: Some(c.port),
+            tls: match c.tls {
+                ImapTls::Implicit => Tls::Implicit,
+                ImapTls::StartTls => Tls::Starttls,
+                ImapTls::None => Tls::None,
+            },
+            username: c.username.clone(),
+            password_env: c.password_env.clone(),
+            mailbox: c.mailbox.clone(),
+        }
+    }
+
     pub fn port(&self) -> u16 {
         self.port.unwrap_or_else(|| self.tls.default_port())
     }

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::state::{self, SourceState};
 use super::{Item, command, feed, fetch, ics, imap};
-use crate::config::{IcsLocation, ImapSourceConfig, ImapTls, SourceConfig, SourceKind};
+use crate::config::{IcsLocation, ImapSourceConfig, SourceConfig, SourceKind};
 use crate::runs::Engine;
 
 /// The longest the loop sleeps before it looks at the configuration and the states again.
@@ -229,22 +229,6 @@ async fn ics_items(
     Ok(vec![item])
 }
 
-/// The client's settings of a mailbox source: one home for the poll and the IDLE watcher.
-pub(super) fn imap_settings(c: &ImapSourceConfig) -> imap::ImapSettings {
-    imap::ImapSettings {
-        host: c.host.clone(),
-        port: Some(c.port),
-        tls: match c.tls {
-            ImapTls::Implicit => imap::Tls::Implicit,
-            ImapTls::StartTls => imap::Tls::Starttls,
-            ImapTls::None => imap::Tls::None,
-        },
-        username: c.username.clone(),
-        password_env: c.password_env.clone(),
-        mailbox: c.mailbox.clone(),
-    }
-}
-
 /// A mailbox's new messages since the saved cursor (UIDVALIDITY and the last UID).
 async fn imap_items(
     c: &ImapSourceConfig,
@@ -252,7 +236,7 @@ async fn imap_items(
     cx: &PollCx<'_>,
     st: &mut SourceState,
 ) -> Result<Vec<Item>, String> {
-    let settings = imap_settings(c);
+    let settings = imap::ImapSettings::of(c);
     settings.check().map_err(|e| e.to_string())?;
     let password = settings.password(|n| std::env::var(n).ok()).map_err(|e| e.to_string())?;
     let cursor: Option<imap::Cursor> =
