@@ -24,6 +24,7 @@
 
 mod processing;
 mod queue;
+pub mod recent;
 mod routing;
 
 use std::path::Path;

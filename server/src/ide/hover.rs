@@ -156,13 +156,28 @@ fn field_hover<Tz: TimeZone>(
 
 /// Where the events `eventMatchCriteria` waits for come from: the folder's sources.
 fn sources_text<Tz: TimeZone>(ctx: &Ctx<Tz>) -> String {
-    match ctx.sources {
+    let from = match ctx.sources {
         None => "Events come from `livenote event` (outside every folder, no source is configured).".to_owned(),
         Some([]) => "**No source sends events here**: add one under `[sources.NAME]` in .livenote.toml (a feed, a calendar, a mailbox, a webhook, a program; docs/sources.md), or queue events with `livenote event`.".to_owned(),
         Some(all) => format!(
             "Events come from this folder's sources: {}; and from `livenote event`. `livenote sources` shows what each saw last.",
             all.iter().map(|s| format!("`{}`", s.label())).collect::<Vec<_>>().join(", ")
         ),
+    };
+    match ctx.recent_events {
+        [] => from,
+        events => {
+            let lines: Vec<String> = events
+                .iter()
+                .map(|e| {
+                    let when = DateTime::parse_from_rfc3339(&e.at)
+                        .map(|t| at_local(t.with_timezone(&Utc), ctx.now, ctx.tz))
+                        .unwrap_or_else(|_| e.at.clone());
+                    format!("- {when}: `{}` from `{}`, {}: {}", e.kind, e.source, e.status, e.summary)
+                })
+                .collect();
+            format!("{from}\n\nLatest events routed here:\n{}", lines.join("\n"))
+        }
     }
 }
 

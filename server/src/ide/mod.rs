@@ -36,6 +36,8 @@ pub struct Ctx<'a, Tz: TimeZone> {
     /// The sources of the note's folder that may queue events for it (hover on
     /// `eventMatchCriteria`, completion of `sources`); `None` outside every folder.
     pub sources: Option<&'a [crate::note::sources::SourceRef]>,
+    /// The latest events routing gave the note, newest first; looked up only for hover.
+    pub recent_events: &'a [crate::note::sources::MatchedEvent],
 }
 
 /// Command ids, shared by code actions, lenses and `workspace/executeCommand`. Each takes the
@@ -184,6 +186,7 @@ pub(crate) mod fixture {
             last_run: None,
             skills: &skills,
             sources: Some(&sources),
+            recent_events: &[],
         };
         f(&ctx)
     }

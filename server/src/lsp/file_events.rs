@@ -97,6 +97,11 @@ async fn register_watcher(client: &Client) -> bool {
                 glob_pattern: GlobPattern::String("**/.livenote/events/pending/*.json".to_owned()),
                 kind: None,
             },
+            // Events processed (here or by `watch`): hover lists those routed to a note.
+            FileSystemWatcher {
+                glob_pattern: GlobPattern::String("**/.livenote/events/done/*.json".to_owned()),
+                kind: None,
+            },
             // A changed config is untrusted until trusted again: reload and ask.
             FileSystemWatcher {
                 glob_pattern: GlobPattern::String("**/.livenote.toml".to_owned()),
@@ -135,6 +140,7 @@ pub(super) fn file_changed(client: &Client, state: &Arc<State>, path: &Path) {
     if super::snapshots::is_skill_file(state, path) {
         super::snapshots::reanalyse_open_documents(state);
     }
+    super::snapshots::recent_events_changed(state, path);
     if super::roots::changes_roots(state, path) {
         super::roots::reroot(client, state);
         return;

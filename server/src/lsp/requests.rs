@@ -49,6 +49,7 @@ fn with_ctx<R>(
         last_run: None,
         skills: &skills,
         sources: sources.as_deref(),
+        recent_events: &[],
     };
     Some(f(&ctx, &snap))
 }
@@ -108,7 +109,12 @@ pub fn hover(state: &State, params: HoverParams) -> Option<Hover> {
             let path = uri.file_path()?;
             state.engine_for(&path)?.last_run(id)
         });
-        let ctx = &Ctx { last_run: last_run.as_ref(), ..*ctx };
+        // Only here too: the events routing gave the note, for hover on its criteria.
+        let recent = match snap.analysis.live.as_ref().and_then(|l| l.event_match_criteria.as_ref()) {
+            Some(_) => super::snapshots::recent_events_for(state, uri),
+            None => Vec::new(),
+        };
+        let ctx = &Ctx { last_run: last_run.as_ref(), recent_events: &recent, ..*ctx };
         let offset = convert::offset(&snap.text, &snap.lines, pos.position, enc);
         let path = pos.text_document.uri.file_path();
         let entries = || super::run_facts::memory_entries(state, path.as_deref());

@@ -172,6 +172,35 @@ pub(super) fn sources_for(state: &State, uri: &Uri) -> Option<Vec<note::sources:
     Some(config.sources_for_notes())
 }
 
+/// The latest events routing gave the note at `uri`, newest first: read from its root's
+/// `done/` the first time, then kept up to date by [`recent_events_changed`].
+pub(super) fn recent_events_for(state: &State, uri: &Uri) -> Vec<note::sources::MatchedEvent> {
+    let Some(path) = uri.file_path() else { return Vec::new() };
+    let Some(engine) = state.engine_for(&path) else { return Vec::new() };
+    let rel = engine.rel(&path);
+    let mut all = state.recent_events.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let recent = all.entry(engine.root.clone()).or_insert_with(|| {
+        let mut r = crate::events::recent::RecentEvents::default();
+        r.update(&engine.root);
+        r
+    });
+    recent.for_note(rel.as_str()).to_vec()
+}
+
+/// A file of a root's `done/` changed: its record is read into the root's recent events (when
+/// they were read at all).
+pub(super) fn recent_events_changed(state: &State, path: &Path) {
+    let Some(engine) =
+        state.engines().into_iter().find(|e| path.parent() == Some(&crate::events::done_dir(&e.root)))
+    else {
+        return;
+    };
+    let mut all = state.recent_events.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(recent) = all.get_mut(&engine.root) {
+        recent.update(&engine.root);
+    }
+}
+
 /// The MCP servers a note at `uri` may name in `live.tools`, with the tools the cache knows;
 /// `None` outside every root.
 pub(super) fn mcp_for(state: &State, uri: &Uri) -> Option<note::tools::McpCatalog> {

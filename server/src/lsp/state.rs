@@ -78,6 +78,9 @@ pub struct State {
     /// The client's own spelling of the URIs it gave (documents, workspace folders), given
     /// back for the same paths: an editor matches documents by the URI's text.
     pub client_uris: Mutex<super::file_uri::ClientUris>,
+    /// Per root: the latest events routing gave each note (hover on `eventMatchCriteria`),
+    /// read once, then brought up to date when the queue's `done/` changes.
+    pub recent_events: Mutex<HashMap<PathBuf, crate::events::recent::RecentEvents>>,
 }
 
 impl State {
@@ -102,6 +105,7 @@ impl State {
             diagnostics_stale: std::sync::atomic::AtomicBool::new(false),
             foreign_locks: Default::default(),
             client_uris: Mutex::new(Default::default()),
+            recent_events: Mutex::new(HashMap::new()),
         }
     }
 

@@ -28,6 +28,23 @@ impl SourceRef {
     }
 }
 
+/// An event routing gave a note, as hover shows it (`events::recent` reads them from
+/// `.livenote/events/done/`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchedEvent {
+    pub id: String,
+    pub source: String,
+    /// The event's `type`.
+    pub kind: String,
+    /// RFC 3339: when the event was processed (else created).
+    pub at: String,
+    /// A line about the payload: its subject or title when it has one.
+    pub summary: String,
+    /// What the note's run did with it: `done`, `failed`, `stopped`, `skipped`, or `routed`
+    /// when no result is recorded.
+    pub status: String,
+}
+
 /// Whether an event from `source` may reach `live` (`live.sources` absent: every source).
 pub fn accepts(sources: Option<&[String]>, source: &str) -> bool {
     sources.is_none_or(|list| list.iter().any(|s| s == source))

@@ -154,3 +154,80 @@ async fn sources_without_criteria_does_nothing_and_says_so() {
     );
     c.shutdown().await;
 }
+
+fn done_record(id: &str, subject: &str, candidates: &[&str]) -> String {
+    json!({
+        "id": id, "source": "mail", "type": "mail.message", "createdAt": "2026-11-03T09:00:00Z",
+        "payload": {"subject": subject, "from": "ann@example.org"},
+        "processedAt": "2026-11-03T09:00:02Z",
+        "candidateFilePaths": candidates,
+        "results": candidates.iter().map(|c| json!({"filePath": c, "status": "done"})).collect::<Vec<_>>(),
+    })
+    .to_string()
+}
+
+/// Hover on `eventMatchCriteria` lists the folder's sources and the latest events routing gave
+/// the note (issue 24 §3); an event processed later (by `watch`, or this server) shows at the
+/// next hover, through the file watcher, without the note changing.
+#[tokio::test]
+async fn hover_on_the_criteria_shows_the_latest_events_routed_here() {
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let files = [
+        (".livenote.toml", CONFIG),
+        ("n.md", NOTE),
+        (
+            ".livenote/events/done/01M6GA0000000000000000000A.json",
+            &*done_record("01M6GA0000000000000000000A", "Q3: first numbers", &["n.md"]),
+        ),
+        (
+            ".livenote/events/done/01M6GA0000000000000000000B.json",
+            &*done_record("01M6GA0000000000000000000B", "garden", &["other.md"]),
+        ),
+    ];
+    // Trusted with its `.livenote.toml` (an untrusted one would wait on the trust question),
+    // and watched by the server itself, as where the client does not watch.
+    for (rel, text) in files {
+        let p = root.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(root.path())).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(p, text).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let store = livenote::workspace::trust::TrustStore::in_dir(&root.path().join(".data"));
+    store.trust(root.path()).unwrap_or_else(|e| panic!("{e}"));
+    let mut c =
+        TestClient::start_watching(root, &[], utf16_caps(), json!({"scheduler": {"enabled": false}})).await;
+    let uri = c.open("n.md", NOTE).await;
+    let _ = c.diagnostics(&uri, 1).await;
+    let at = json!({"line": 5, "character": 8});
+    let hover = |v: Value| v["result"]["contents"]["value"].as_str().unwrap_or_default().to_owned();
+    let first =
+        hover(c.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": at})).await);
+    let latest = first.split("Latest events routed here:").nth(1).unwrap_or_default().to_owned();
+    check(
+        &latest,
+        expect![[r#"
+
+            - 3 Nov 03:00: `mail.message` from `mail`, done: Q3: first numbers"#]],
+    );
+    let second = done_record("01M6GA0000000000000000000C", "Q3: second numbers", &["n.md"]);
+    let path = c.root.path().join(".livenote/events/done/01M6GA0000000000000000000C.json");
+    let mut shown = String::new();
+    // Written again when not seen: the watch may start just after the first write.
+    'written: for _ in 0..5 {
+        std::fs::write(&path, &second).unwrap_or_else(|e| panic!("{e}"));
+        for _ in 0..50 {
+            shown = hover(
+                c.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": at})).await,
+            );
+            if shown.contains("second numbers") {
+                break 'written;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+    assert!(shown.contains("second numbers") && shown.contains("first numbers"), "{shown}");
+    assert!(
+        shown.find("second").unwrap_or(usize::MAX) < shown.find("first").unwrap_or(0),
+        "newest first: {shown}"
+    );
+    c.shutdown().await;
+}
