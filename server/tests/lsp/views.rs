@@ -67,7 +67,7 @@ async fn history_diff_and_restore_of_an_open_note() {
     assert_eq!(c.run_to_end(&uri).await, "Updated: Agent wrote this.");
     // The run changed this note's item (running, then its last run), and only this note's.
     loop {
-        assert_eq!(notes_changed(&mut c).await, [uri.clone()]);
+        assert_eq!(notes_changed(&mut c).await, [uri.as_str()]);
         let list = c.request("livenote/listNotes", Value::Null).await;
         let status = list["result"].as_array().into_iter().flatten().find(|i| i["path"] == "views.md");
         if status.is_some_and(|i| i["status"] != "running") {
@@ -118,7 +118,7 @@ async fn history_diff_and_restore_of_an_open_note() {
         std::fs::read_to_string(c.root.path().join("views.md")).is_ok_and(|t| t == NOTE),
         "the file was written"
     );
-    assert_eq!(notes_changed(&mut c).await, [uri.clone()]);
+    assert_eq!(notes_changed(&mut c).await, [uri.as_str()]);
     let history = c.request("livenote/noteHistory", json!({"uri": uri})).await;
     let triggers: Vec<&str> =
         history["result"].as_array().into_iter().flatten().filter_map(|r| r["trigger"].as_str()).collect();
