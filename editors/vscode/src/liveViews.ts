@@ -313,6 +313,12 @@ export function registerViews(ln: Livenote): { disposables: vscode.Disposable[];
         void refreshRuns();
       }
     }),
+    // Shown again: what changed with time alone (a next fire gone by) is asked for once.
+    notesView.onDidChangeVisibility((e) => {
+      if (e.visible) {
+        void refreshNotes();
+      }
+    }),
     // A (re)started server: both views ask again.
     ln.onServerReady(() => {
       void refreshNotes();

@@ -488,7 +488,14 @@ export function createFakeVscode(workspaceRoot: string) {
           view.changes++;
         });
         trees.set(id, view);
-        return Object.assign(view, { dispose: () => listening?.dispose(), reveal: () => Promise.resolve() });
+        return Object.assign(view, {
+          dispose: () => listening?.dispose(),
+          reveal: () => Promise.resolve(),
+          onDidChangeVisibility: noopEvent,
+          onDidChangeSelection: noopEvent,
+          onDidExpandElement: noopEvent,
+          onDidCollapseElement: noopEvent,
+        });
       },
       registerTreeDataProvider: () => new Disposable(),
       createStatusBarItem(id: string) {

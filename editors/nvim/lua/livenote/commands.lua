@@ -486,7 +486,8 @@ function M.run_diff(client, bufnr, uri, run, on_done)
     local function lines(body)
       return vim.split((body:gsub('\r\n', '\n'):gsub('\n$', '')), '\n', { plain = true })
     end
-    vim.cmd.tabnew()
+    -- `tab split`, not `tabnew`: no empty buffer is left behind once the scratch one replaces it.
+    vim.cmd('tab split')
     local before = scratch(('livenote://%s/%s/before'):format(name, run), lines(result.before), 'markdown')
     vim.api.nvim_set_current_buf(before)
     vim.cmd.diffthis()
@@ -524,7 +525,7 @@ function M.history(bufnr, on_done)
     if #runs == 0 then
       table.insert(text, 'no runs yet (:LiveRun runs the note now)')
     end
-    vim.cmd('botright new')
+    vim.cmd('botright split')
     local buf = scratch('livenote://history/' .. name, text, 'livenote-history')
     vim.api.nvim_set_current_buf(buf)
     vim.api.nvim_win_set_height(0, math.min(#text, 15))
