@@ -53,24 +53,34 @@ function oneLine(text: string, max = 80): string {
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
-/** "next 10:00 · last run 5 min ago", "updating…", "paused · last run yesterday". */
+/**
+ * "last run 5 min ago · next 10:00", "updating… · last run 2 h ago", "paused · never run": what
+ * changes most comes first, so that a narrow view still shows it.
+ */
 export function noteRow(item: ListNotesItem, now: Date): NoteRow {
   const parts: string[] = [];
-  if (item.status === 'running') {
-    parts.push('updating…');
-  } else if (item.status === 'paused' || item.status === 'invalid' || item.status === 'expired' || item.status === 'untrusted') {
-    parts.push({ paused: 'paused', invalid: 'invalid', expired: 'expired', untrusted: 'waiting for trust' }[item.status]);
-  } else if (item.due) {
-    parts.push('due now');
-  } else if (item.nextDue) {
-    parts.push(`next ${formatClock(item.nextDue, now) ?? item.nextDue}`);
-  } else {
-    parts.push('manual only');
+  const state: Partial<Record<ListNotesItem['status'], string>> = {
+    running: 'updating…',
+    paused: 'paused',
+    invalid: 'invalid',
+    expired: 'expired',
+    untrusted: 'waiting for trust',
+    failed: 'failed',
+  };
+  const word = state[item.status];
+  if (word) {
+    parts.push(word);
   }
   const ago = formatAgo(item.lastRunAt, now);
   parts.push(ago ? `last run ${ago}` : 'never run');
-  if (item.status === 'failed') {
-    parts.push('failed');
+  if (item.status === 'live' || item.status === 'failed' || item.status === 'untrusted') {
+    if (item.due) {
+      parts.push('due now');
+    } else if (item.nextDue) {
+      parts.push(`next ${formatClock(item.nextDue, now) ?? item.nextDue}`);
+    } else {
+      parts.push('manual only');
+    }
   }
   const tooltip: string[] = [item.path];
   if (item.nextDue && item.status !== 'invalid') {

@@ -51,10 +51,10 @@ function render(rows: (NoteRow | FolderRow)[]): string[] {
 describe('the Live notes view', () => {
   it('groups notes by folder, root notes first, each with its status, next fire and last run', () => {
     assert.deepEqual(render(noteTree(list, now)), [
-      'Clock | next 16:00 · last run 4 min ago | pulse | note runnable pausable',
+      'Clock | last run 4 min ago · next 16:00 | pulse | note runnable pausable',
       '[work]',
       '  Busy | updating… · never run | sync~spin | note stoppable pausable',
-      '  Q3 planning | manual only · last run 2 days ago · failed | error | note runnable pausable',
+      '  Q3 planning | failed · last run 2 days ago · manual only | error | note runnable pausable',
       '[work/deep]',
       '  paused | paused · never run | debug-pause | note runnable resumable',
     ]);
