@@ -345,3 +345,36 @@ async fn restore(
         Err(_) => client.show_message(MessageType::WARNING, format!("livenote: {what}: {err}")).await,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn digests(entries: &[(u8, u64)]) -> ItemDigests {
+        entries.iter().map(|(p, d)| (PathBuf::from(format!("n{p}.md")), *d)).collect()
+    }
+
+    proptest! {
+        /// A note is reported exactly when it appeared, went, or its digest differs; once each,
+        /// sorted.
+        #[test]
+        fn changed_notes_are_those_that_differ(
+            before in proptest::collection::vec((0u8..12, 0u64..3), 0..12),
+            now in proptest::collection::vec((0u8..12, 0u64..3), 0..12),
+        ) {
+            let (before, now) = (digests(&before), digests(&now));
+            let changed = changed_notes(&before, &now);
+            let mut want: Vec<PathBuf> = before
+                .keys()
+                .chain(now.keys())
+                .filter(|p| before.get(*p) != now.get(*p))
+                .cloned()
+                .collect();
+            want.sort();
+            want.dedup();
+            prop_assert_eq!(changed, want);
+            prop_assert!(changed_notes(&now, &now).is_empty());
+        }
+    }
+}

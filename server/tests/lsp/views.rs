@@ -45,6 +45,34 @@ async fn notes_changed(c: &mut TestClient) -> Vec<String> {
     p["uris"].as_array().into_iter().flatten().filter_map(|u| u.as_str().map(str::to_owned)).collect()
 }
 
+/// What a Runs view does: on each `livenote/notesChanged` naming the note, ask for its runs
+/// again, and nothing otherwise. Returns the runs it shows once `done` (given the messages seen
+/// so far) holds and what it shows is what the server answers now: a change announced before
+/// or without a notification would leave it behind and fail here.
+async fn follow(c: &mut TestClient, uri: &str, done: impl Fn(&[Value], &TestClient) -> bool) -> Value {
+    let (mut seen, mut shown) = (Vec::new(), Value::Null);
+    for _ in 0..500 {
+        for n in c.drained() {
+            // Among the notes named, this one's (a run by hand also brings the folder's trust
+            // up to date, which may change the other note's status too).
+            let named = n["method"] == "livenote/notesChanged"
+                && n["params"]["uris"].as_array().is_some_and(|u| u.contains(&json!(uri)));
+            if named {
+                shown = c.request("livenote/noteHistory", json!({"uri": uri})).await["result"].clone();
+            }
+            seen.push(n);
+        }
+        if done(&seen, c) {
+            let now = c.request("livenote/noteHistory", json!({"uri": uri})).await["result"].clone();
+            if now == shown {
+                return shown;
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("the view of the runs fell behind: it shows {shown}")
+}
+
 async fn start() -> (TestClient, String) {
     let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     // Trusted; scheduling off, so that only the manual runs write the note.
@@ -53,6 +81,17 @@ async fn start() -> (TestClient, String) {
     let mut c = TestClient::start_in(root, &files, caps(), settings, true).await;
     // Once indexed, every live note is new to the client.
     assert_eq!(notes_changed(&mut c).await, [c.uri("other.md"), c.uri("views.md")]);
+    // What a Live notes view does: ask for the list on each notification, until what it shows
+    // is what the server answers (the start settles: trust, the configuration).
+    let mut shown = c.request("livenote/listNotes", Value::Null).await["result"].clone();
+    for _ in 0..50 {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        if c.drained().iter().any(|n| n["method"] == "livenote/notesChanged") {
+            shown = c.request("livenote/listNotes", Value::Null).await["result"].clone();
+        }
+    }
+    let now = c.request("livenote/listNotes", Value::Null).await["result"].clone();
+    assert_eq!(shown, now, "the list changed without a notification");
     let uri = c.open("views.md", NOTE).await;
     c.diagnostics(&uri, 1).await;
     (c, uri)
@@ -64,24 +103,21 @@ async fn history_diff_and_restore_of_an_open_note() {
     let none = c.request("livenote/noteHistory", json!({"uri": uri})).await;
     assert_eq!(none["result"], json!([]), "{none}");
 
-    assert_eq!(c.run_to_end(&uri).await, "Updated: Agent wrote this.");
-    // The run changed this note's item (running, then its last run), and only this note's.
-    loop {
-        assert_eq!(notes_changed(&mut c).await, [uri.as_str()]);
-        let list = c.request("livenote/listNotes", Value::Null).await;
-        let status = list["result"].as_array().into_iter().flatten().find(|i| i["path"] == "views.md");
-        if status.is_some_and(|i| i["status"] != "running") {
-            break;
-        }
-    }
-    let history = c.request("livenote/noteHistory", json!({"uri": uri})).await;
+    let res =
+        c.request("workspace/executeCommand", json!({"command": "livenote.run", "arguments": [uri]})).await;
+    assert!(res.get("error").is_none(), "{res}");
+    // A view that asks again on each notification ends up showing the finished run.
+    let history = follow(&mut c, &uri, |seen, _| {
+        seen.iter().any(|n| n["method"] == "$/progress" && n["params"]["value"]["kind"] == "end")
+    })
+    .await;
     check(
-        &render_runs(&history["result"]),
+        &render_runs(&history),
         expect![[r#"
             "2026-11-23T15:07:00.000Z" "manual" "done" +1 -1 snapshot=true "Updated: Agent wrote this."
         "#]],
     );
-    let Some(run) = history["result"][0]["id"].as_str().map(str::to_owned) else { panic!("{history}") };
+    let Some(run) = history[0]["id"].as_str().map(str::to_owned) else { panic!("{history}") };
 
     let diff = c.request("livenote/runDiff", json!({"uri": uri, "run": run})).await;
     assert_eq!(diff["result"]["run"], run, "{diff}");
@@ -107,21 +143,13 @@ async fn history_diff_and_restore_of_an_open_note() {
     let res = c.request("livenote/restoreRun", json!({"uri": uri, "run": run})).await;
     assert_eq!(res["result"], Value::Null, "{res}");
     // The edit goes through the buffer (a spawned task's applyEdit); the file is untouched.
-    for _ in 0..500 {
-        if c.doc(&uri).text.ends_with("# Views\n\nmine\n") {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
-    assert!(c.doc(&uri).text.ends_with("# Views\n\nmine\n"), "{}", c.doc(&uri).text);
+    let history = follow(&mut c, &uri, |_, c| c.doc(&uri).text.ends_with("# Views\n\nmine\n")).await;
     assert!(
         std::fs::read_to_string(c.root.path().join("views.md")).is_ok_and(|t| t == NOTE),
         "the file was written"
     );
-    assert_eq!(notes_changed(&mut c).await, [uri.as_str()]);
-    let history = c.request("livenote/noteHistory", json!({"uri": uri})).await;
     let triggers: Vec<&str> =
-        history["result"].as_array().into_iter().flatten().filter_map(|r| r["trigger"].as_str()).collect();
+        history.as_array().into_iter().flatten().filter_map(|r| r["trigger"].as_str()).collect();
     assert_eq!(triggers, ["restore", "manual"], "{history}");
     c.shutdown().await;
 }
@@ -155,5 +183,34 @@ async fn bad_requests_get_their_error_codes() {
     assert_eq!(code(&restore), Some(-32803), "{restore}");
     let nothing = c.request("livenote/runDiff", json!({"uri": uri})).await;
     assert_eq!(code(&nothing), Some(-32803), "{nothing}");
+    c.shutdown().await;
+}
+
+/// A client that did not ask for `livenote/notesChanged` gets none, whatever changes.
+#[tokio::test]
+async fn no_notification_for_a_client_that_did_not_ask() {
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let settings = json!({"scheduler": {"enabled": false}});
+    let files = [(".livenote.toml", CONFIG), ("views.md", NOTE)];
+    let mut c = TestClient::start_in(root, &files, utf16_caps(), settings, true).await;
+    let uri = c.open("views.md", NOTE).await;
+    c.diagnostics(&uri, 1).await;
+    assert_eq!(c.run_to_end(&uri).await, "Updated: Agent wrote this.");
+    // Everything the server sent until the round of refreshes after the run (in which a
+    // notification would have gone too) and an answer after it.
+    let mut seen: Vec<Value> = Vec::new();
+    for _ in 0..500 {
+        seen.extend(c.drained());
+        if seen.iter().any(|n| n["method"] == "workspace/codeLens/refresh") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(seen.iter().any(|n| n["method"] == "workspace/codeLens/refresh"), "no refresh after the run");
+    let history = c.request("livenote/noteHistory", json!({"uri": uri})).await;
+    assert_eq!(history["result"].as_array().map(Vec::len), Some(1), "{history}");
+    seen.extend(c.drained());
+    let sent: Vec<&Value> = seen.iter().filter(|n| n["method"] == "livenote/notesChanged").collect();
+    assert!(sent.is_empty(), "{sent:?}");
     c.shutdown().await;
 }
