@@ -17,7 +17,8 @@ import { handleRunEdits } from './runEdits';
 import { errorMessage } from './errors';
 import { resolveServerPath, isExecutableFile, serverLaunch, INSTALL_COMMAND, type Resolution } from './serverPath';
 import { buildServerSettings, didChangeConfigurationParams, explicitValue, type SettingsResult } from './settings';
-import { METHOD_NOT_FOUND, ServerCommand, ServerRequest, isRecord } from './protocol';
+import { METHOD_NOT_FOUND, NOTES_CHANGED, ServerCommand, ServerRequest, isRecord, parseNotesChanged } from './protocol';
+import { registerViews } from './liveViews';
 import type { ServerState } from './status';
 import { StatusBar } from './statusBar';
 
@@ -34,6 +35,12 @@ export class Livenote implements vscode.Disposable {
   private lifecycle: Promise<void> = Promise.resolve();
   private readonly disposables: vscode.Disposable[] = [];
   private lastProblems = '';
+  private readonly notesChanged = new vscode.EventEmitter<string[]>();
+  private readonly serverReady = new vscode.EventEmitter<void>();
+  /** `livenote/notesChanged`: the URIs of the notes whose list item changed. */
+  readonly onNotesChanged = this.notesChanged.event;
+  /** The server (re)started and takes requests. */
+  readonly onServerReady = this.serverReady.event;
 
   /** @param extensionPath the installed extension's folder; a platform package carries the server there. */
   constructor(private readonly extensionPath: string | undefined) {
@@ -169,6 +176,16 @@ export class Livenote implements vscode.Disposable {
       },
     };
     const client = new LanguageClient('livenote', 'livenote', serverOptions, clientOptions);
+    // The views refresh when the server says notes changed, rather than by polling.
+    client.registerFeature({
+      fillClientCapabilities: (capabilities) => {
+        const experimental = isRecord(capabilities.experimental) ? capabilities.experimental : {};
+        capabilities.experimental = { ...experimental, livenote: { notesChanged: true } };
+      },
+      initialize: () => undefined,
+      getState: () => ({ kind: 'static' }),
+      clear: () => undefined,
+    });
     this.client = client;
     client.onDidChangeState((e) => {
       if (this.client !== client) {
@@ -187,7 +204,9 @@ export class Livenote implements vscode.Disposable {
       await client.start();
       // After start: it replaces the client's own workspace/applyEdit handler.
       handleRunEdits(client, (msg) => this.log(msg));
+      client.onNotification(NOTES_CHANGED, (params: unknown) => this.notesChanged.fire(parseNotesChanged(params)));
       this.problem = undefined;
+      this.serverReady.fire();
     } catch (e) {
       const message = errorMessage(e);
       this.problem = { kind: 'stopped', message };
@@ -299,6 +318,15 @@ export class Livenote implements vscode.Disposable {
     }
   }
 
+  /** A typed request that has no command form. */
+  async request(method: string, params: unknown): Promise<unknown> {
+    const client = this.client;
+    if (!client || client.state !== State.Running) {
+      throw new Error('the language server is not running');
+    }
+    return client.sendRequest(method, params);
+  }
+
   async sendCommand(command: string, args: unknown[]): Promise<unknown> {
     const client = this.client;
     if (!client || client.state !== State.Running) {
@@ -362,6 +390,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   try {
     livenote = new Livenote(context.extensionPath);
     context.subscriptions.push(...registerCommands(livenote));
+    context.subscriptions.push(...registerViews(livenote).disposables);
     await livenote.start();
   } catch (e) {
     // Activation must not throw: VS Code would show a bare stack and the commands would vanish.

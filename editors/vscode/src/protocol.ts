@@ -22,7 +22,16 @@ export const ServerRequest = {
   listNotes: 'livenote/listNotes',
   /** `{ textDocument: { uri } }`; as `livenote.noteStatus` answers. */
   noteStatus: 'livenote/noteStatus',
+  /** `{ uri }`: the note's runs, newest first (no command form). */
+  noteHistory: 'livenote/noteHistory',
+  /** `{ uri, run }`: `{ run, before, after }`, the body before and after the run. */
+  runDiff: 'livenote/runDiff',
+  /** `{ uri, run }`: put back the body from before the run (answers null once started). */
+  restoreRun: 'livenote/restoreRun',
 } as const;
+
+/** Server → client, once asked for with `experimental.livenote.notesChanged`: `{ uris }`. */
+export const NOTES_CHANGED = 'livenote/notesChanged';
 
 /** JSON-RPC "method not found": a server older than the typed requests. */
 export const METHOD_NOT_FOUND = -32601;
@@ -48,6 +57,16 @@ export const UiCommand = {
   showOutput: 'livenote.ui.showOutput',
   showProblems: 'livenote.ui.showProblems',
   showServerMissing: 'livenote.ui.showServerMissing',
+  /** The Live notes and Runs views' own actions (their argument is the view's item). */
+  viewRun: 'livenote.ui.view.run',
+  viewStop: 'livenote.ui.view.stop',
+  viewPause: 'livenote.ui.view.pause',
+  viewResume: 'livenote.ui.view.resume',
+  viewOpen: 'livenote.ui.view.open',
+  refreshViews: 'livenote.ui.view.refresh',
+  openRunDiff: 'livenote.ui.view.openRunDiff',
+  restoreRun: 'livenote.ui.view.restoreRun',
+  undoFromRuns: 'livenote.ui.view.undoLastRun',
 } as const;
 
 export type UiCommandId = (typeof UiCommand)[keyof typeof UiCommand];
@@ -84,6 +103,9 @@ export interface TriggersItem {
 
 export interface ListNotesItem {
   path: string;
+  /** `title:`, else the first heading, else the file name (older servers: absent). */
+  title?: string;
+  lastRunSummary?: string | null;
   active: boolean;
   status: LiveStatus;
   triggers: TriggersItem;
@@ -161,6 +183,8 @@ export function parseListNotes(raw: unknown): ListNotesItem[] {
     return [
       {
         path: item.path,
+        title: typeof item.title === 'string' && item.title !== '' ? item.title : undefined,
+        lastRunSummary: optString(item.lastRunSummary),
         active: item.active !== false,
         status: liveStatus(item.status),
         triggers: parseTriggers(item.triggers),
@@ -172,4 +196,74 @@ export function parseListNotes(raw: unknown): ListNotesItem[] {
       },
     ];
   });
+}
+
+/** One run of a note, as `livenote/noteHistory` (and `livenote history --format json`) lists it. */
+export interface RunItem {
+  id: string;
+  time: string | null;
+  trigger: string | null;
+  /** done, failed, stopped, skipped, running, unfinished or unknown. */
+  outcome: string;
+  summary: string | null;
+  linesAdded: number | null;
+  linesRemoved: number | null;
+  /** The body from before the run is kept: it can be restored. */
+  snapshot: boolean;
+  /** Input plus output tokens, when the run recorded them. */
+  tokens: number | null;
+  durationMs: number | null;
+}
+
+function optNumber(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+/** Read a `livenote/noteHistory` result; runs without an id are dropped. */
+export function parseHistory(raw: unknown): RunItem[] {
+  if (!Array.isArray(raw)) {
+    return [];
+  }
+  return raw.filter(isRecord).flatMap((r): RunItem[] => {
+    if (typeof r.id !== 'string' || r.id === '') {
+      return [];
+    }
+    const tokens = isRecord(r.tokens) ? (optNumber(r.tokens.input) ?? 0) + (optNumber(r.tokens.output) ?? 0) : null;
+    return [
+      {
+        id: r.id,
+        time: optString(r.time),
+        trigger: optString(r.trigger),
+        outcome: typeof r.outcome === 'string' ? r.outcome : 'unknown',
+        summary: optString(r.summary),
+        linesAdded: optNumber(r.linesAdded),
+        linesRemoved: optNumber(r.linesRemoved),
+        snapshot: r.snapshot === true,
+        tokens,
+        durationMs: optNumber(r.durationMs),
+      },
+    ];
+  });
+}
+
+export interface RunDiff {
+  run: string;
+  before: string;
+  after: string;
+}
+
+/** Read a `livenote/runDiff` result. */
+export function parseRunDiff(raw: unknown): RunDiff | undefined {
+  if (!isRecord(raw) || typeof raw.run !== 'string' || typeof raw.before !== 'string' || typeof raw.after !== 'string') {
+    return undefined;
+  }
+  return { run: raw.run, before: raw.before, after: raw.after };
+}
+
+/** The note URIs of a `livenote/notesChanged` notification. */
+export function parseNotesChanged(raw: unknown): string[] {
+  if (!isRecord(raw) || !Array.isArray(raw.uris)) {
+    return [];
+  }
+  return raw.uris.filter((u): u is string => typeof u === 'string');
 }

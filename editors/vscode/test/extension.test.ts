@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseNoteStatus, UiCommand } from '../src/protocol';
 import { UNTRUSTED_LINE } from '../src/status';
+import type { NoteRow, RunRow } from '../src/viewModel';
 import {
   createFakeVscode,
   FakeDocument,
@@ -201,6 +202,63 @@ describe('the extension in a fake VS Code', { skip: bin ? false : 'LIVENOTE_BIN 
     assert.match(first.description, /^\$\(pulse\) Live · last run just now$/);
     assert.equal(first.detail, 'manual only');
     assert.ok(fake.executed.some((e) => e.command === 'window.showTextDocument' && e.args[0] === note.uri.fsPath));
+  });
+
+  it('the Live notes view lists the note by the server\'s notification, runs it inline; the Runs view diffs and restores a run', async () => {
+    const notesView = fake.trees.get('livenote.notes');
+    const runsView = fake.trees.get('livenote.runs');
+    assert.ok(notesView && runsView, `views: ${[...fake.trees.keys()].join(', ')}`);
+    const notes = () => notesView.treeDataProvider.getChildren() as NoteRow[];
+    const runs = () => runsView.treeDataProvider.getChildren() as RunRow[];
+    const detail = () => `notes: ${JSON.stringify(notes().map((n) => [n.label, n.description]))}\nruns: ${JSON.stringify(runs().map((r) => r.label))}\nmessages: ${JSON.stringify(fake.messages)}`;
+    const waitView = (what: string, pred: () => boolean) => waitUntil(what, pred, detail);
+    await waitView('the note in the Live notes view', () => notes()[0]?.label === 'Groceries');
+    const row = notes()[0];
+    assert.ok(row);
+    assert.match(row.contextValue, /\brunnable\b/);
+    const treeItem = (await notesView.treeDataProvider.getTreeItem(row)) as { command?: { command: string }; resourceUri?: Uri };
+    assert.equal(treeItem.resourceUri?.fsPath, note.uri.fsPath);
+    assert.equal(treeItem.command?.command, UiCommand.viewOpen);
+    await waitView('the runs of the active note', () => runs().length > 0);
+
+    // A body of the user's own, saved, then Run now from the view's inline action.
+    const edit = new fake.vscode.WorkspaceEdit();
+    edit.replace(note.uri, new fake.vscode.Range(note.positionAt(0), note.positionAt(note.text.length)), note.text.replace(/\n\n[^]*$/, '\n\nbread\n'));
+    await fake.vscode.workspace.applyEdit(edit);
+    fake.save(note, fs);
+    const before = runs().length;
+    const changes = notesView.changes;
+    await run(UiCommand.viewRun, row);
+    await waitView('the agent output', () => note.text.endsWith('Updated by the host test (manual).\n'));
+    fake.save(note, fs);
+    // Refreshed on the server's notification: the run added a row, with no polling.
+    await waitView('the new run in the Runs view', () => runs().length === before + 1 && runs()[0]?.run.outcome === 'done');
+    assert.ok(notesView.changes > changes, 'the Live notes view was not refreshed');
+    const newest = runs()[0];
+    assert.ok(newest);
+    assert.equal(newest.run.trigger, 'manual');
+    assert.match(newest.contextValue, /\bdiffable\b/);
+
+    // Selecting the run opens VS Code's diff editor on two livenote-run: documents.
+    const runTreeItem = (await runsView.treeDataProvider.getTreeItem(newest)) as { command?: { command: string; arguments?: unknown[] } };
+    assert.equal(runTreeItem.command?.command, UiCommand.openRunDiff);
+    await run(UiCommand.openRunDiff, ...(runTreeItem.command?.arguments ?? []));
+    const diff = fake.executed.find((e) => e.command === 'vscode.diff');
+    assert.ok(diff, JSON.stringify(fake.executed.map((e) => e.command)));
+    const [left, right, title] = diff.args as [Uri, Uri, string];
+    assert.match(title, /^groceries\.md: run \S+ · manual \(before ↔ after\)$/);
+    const provider = fake.contentProviders.get('livenote-run');
+    assert.ok(provider);
+    assert.equal(await provider.provideTextDocumentContent(left), '\nbread\n');
+    assert.equal(await provider.provideTextDocumentContent(right), '\nUpdated by the host test (manual).\n');
+
+    // Restore from the diff editor's title (its argument is the diff's document), confirmed.
+    fake.state.messageAnswer = (_text, items) => (items.includes('Restore') ? 'Restore' : undefined);
+    await run(UiCommand.restoreRun, left);
+    await waitView('the body restored in the buffer', () => note.text.endsWith('\n\nbread\n'));
+    fake.state.messageAnswer = undefined;
+    fake.save(note, fs);
+    await waitView('the restore in the Runs view', () => runs()[0]?.run.trigger === 'restore');
   });
 
   it('an untrusted VS Code workspace turns the scheduler off and says so; granting trust turns it back on', async () => {

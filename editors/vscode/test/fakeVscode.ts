@@ -112,6 +112,9 @@ export class Uri {
     const colon = value.indexOf(':');
     return new Uri(value.slice(0, colon), '', decodeURIComponent(value.slice(colon + 1)), '', '');
   }
+  static from(c: { scheme: string; authority?: string; path?: string; query?: string; fragment?: string }): Uri {
+    return new Uri(c.scheme, c.authority ?? '', c.path ?? '', c.query ?? '', c.fragment ?? '');
+  }
   static file(fsPath: string): Uri {
     return new Uri('file', '', path.resolve(fsPath), '', '');
   }
@@ -125,7 +128,10 @@ export class Uri {
     return new Uri(change.scheme ?? this.scheme, this.authority, change.path ?? this.path, this.query, this.fragment);
   }
   toString(): string {
-    return this.scheme === 'file' ? pathToFileURL(this.path).href : `${this.scheme}:${this.path}`;
+    if (this.scheme === 'file') {
+      return pathToFileURL(this.path).href;
+    }
+    return `${this.scheme}:${this.path}${this.query ? `?${this.query}` : ''}`;
   }
   toJSON(): unknown {
     return { scheme: this.scheme, path: this.path };
@@ -234,7 +240,38 @@ export class ThemeColor {
 }
 
 export class ThemeIcon {
+  static readonly Folder = new ThemeIcon('folder');
   constructor(readonly id: string) {}
+}
+
+export const TreeItemCollapsibleState = { None: 0, Collapsed: 1, Expanded: 2 } as const;
+
+export class TreeItem {
+  id?: string;
+  description?: string;
+  tooltip?: unknown;
+  iconPath?: unknown;
+  contextValue?: string;
+  resourceUri?: Uri;
+  command?: { command: string; title: string; arguments?: unknown[] };
+  constructor(
+    readonly label: string,
+    readonly collapsibleState: number = TreeItemCollapsibleState.None,
+  ) {}
+}
+
+/** What `window.createTreeView` made: the provider the test reads, and what the view shows. */
+export interface FakeTreeView {
+  id: string;
+  treeDataProvider: {
+    getChildren(node?: unknown): unknown[] | Promise<unknown[]>;
+    getTreeItem(node: unknown): TreeItem | Promise<TreeItem>;
+    onDidChangeTreeData?: Event<unknown>;
+  };
+  message: string | undefined;
+  description: string | undefined;
+  /** How many times the provider said its data changed. */
+  changes: number;
 }
 
 export class MarkdownString {
@@ -299,19 +336,24 @@ export function createFakeVscode(workspaceRoot: string) {
   const onDidChangeConfiguration = new EventEmitter<{ affectsConfiguration(section: string): boolean }>();
   const onDidGrantWorkspaceTrust = new EventEmitter<void>();
   const onDidChangeActiveTextEditor = new EventEmitter<unknown>();
+  const trees = new Map<string, FakeTreeView>();
+  const contentProviders = new Map<string, { provideTextDocumentContent(uri: Uri): unknown }>();
   const folder = { uri: Uri.file(workspaceRoot), name: path.basename(workspaceRoot), index: 0 };
   const state = {
     trusted: true,
     activeEditor: undefined as { document: FakeDocument } | undefined,
     quickPickAnswer: undefined as ((items: unknown[]) => unknown) | undefined,
     inputBoxAnswer: undefined as string | undefined,
+    /** The button a message with buttons (a modal question) is answered with. */
+    messageAnswer: undefined as ((text: string, items: string[]) => string | undefined) | undefined,
   };
 
   const showMessage =
     (severity: Message['severity']) =>
-    (text: string, ...items: unknown[]): Promise<undefined> => {
-      messages.push({ severity, text, items: items.filter((i): i is string => typeof i === 'string') });
-      return Promise.resolve(undefined);
+    (text: string, ...items: unknown[]): Promise<string | undefined> => {
+      const buttons = items.filter((i): i is string => typeof i === 'string');
+      messages.push({ severity, text, items: buttons });
+      return Promise.resolve(buttons.length > 0 ? state.messageAnswer?.(text, buttons) : undefined);
     };
 
   const configuration = (section?: string) => {
@@ -382,6 +424,8 @@ export function createFakeVscode(workspaceRoot: string) {
     WorkspaceEdit,
     ThemeColor,
     ThemeIcon,
+    TreeItem,
+    TreeItemCollapsibleState,
     MarkdownString,
     CancellationTokenSource,
     StatusBarAlignment: { Left: 1, Right: 2 },
@@ -438,6 +482,22 @@ export function createFakeVscode(workspaceRoot: string) {
         hide: () => undefined,
         dispose: () => undefined,
       }),
+      createTreeView(id: string, options: { treeDataProvider: FakeTreeView['treeDataProvider'] }) {
+        const view: FakeTreeView = { id, treeDataProvider: options.treeDataProvider, message: undefined, description: undefined, changes: 0 };
+        const listening = options.treeDataProvider.onDidChangeTreeData?.(() => {
+          view.changes++;
+        });
+        trees.set(id, view);
+        return Object.assign(view, {
+          dispose: () => listening?.dispose(),
+          reveal: () => Promise.resolve(),
+          onDidChangeVisibility: noopEvent,
+          onDidChangeSelection: noopEvent,
+          onDidExpandElement: noopEvent,
+          onDidCollapseElement: noopEvent,
+        });
+      },
+      registerTreeDataProvider: () => new Disposable(),
       createStatusBarItem(id: string) {
         const item: FakeStatusBarItem & { show(): void; hide(): void; dispose(): void } = {
           id,
@@ -492,6 +552,11 @@ export function createFakeVscode(workspaceRoot: string) {
       onDidGrantWorkspaceTrust: onDidGrantWorkspaceTrust.event,
       applyEdit,
       createFileSystemWatcher: () => stub('FileSystemWatcher'),
+      asRelativePath: (p: Uri | string) => path.relative(workspaceRoot, typeof p === 'string' ? p : p.fsPath),
+      registerTextDocumentContentProvider(scheme: string, provider: { provideTextDocumentContent(uri: Uri): unknown }) {
+        contentProviders.set(scheme, provider);
+        return new Disposable(() => contentProviders.delete(scheme));
+      },
     }),
     languages: namespace('languages', {
       match: matches,
@@ -530,6 +595,8 @@ export function createFakeVscode(workspaceRoot: string) {
     executed,
     messages,
     statusItems,
+    trees,
+    contentProviders,
     output,
     settings,
     state,

@@ -39,6 +39,12 @@ pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
             .and_then(|w| w.did_change_watched_files.as_ref())
             .and_then(|d| d.dynamic_registration)
             .unwrap_or(false),
+        notes_changed: caps
+            .experimental
+            .as_ref()
+            .and_then(|e| e.pointer("/livenote/notesChanged"))
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false),
     };
     let pull = client.pull_diagnostics;
     if let Ok(mut c) = state.caps.write() {
@@ -142,6 +148,9 @@ pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
 pub fn initialized(client: &Client, state: &Arc<State>) {
     tokio::spawn(publisher(client.clone(), state.clone()));
     tokio::spawn(refresher(client.clone(), state.clone()));
+    if state.caps().notes_changed {
+        tokio::spawn(super::custom::notes_notifier(client.clone(), state.clone()));
+    }
     watch_trust_store(client, state);
     tokio::spawn(refresh_ticker(client.clone(), state.clone()));
     tokio::spawn(super::expiry::watcher(state.clone()));
@@ -197,6 +206,8 @@ async fn index_workspace(client: Client, state: Arc<State>) {
     let with_problems: Vec<PathBuf> =
         index.entries().filter(|(_, e)| !e.diagnostics.is_empty()).map(|(p, _)| p.clone()).collect();
     super::roots::adopt_index(&client, &state, index);
+    // The notes are known now: views that listed none before indexing list them.
+    state.refresh_views();
     tokio::spawn(super::runs::start_scheduler(client.clone(), state.clone()));
     tracing::info!(
         "indexed {} ({live} live) in {} ms",

@@ -48,6 +48,9 @@ pub fn service(opts: Options) -> (LspService<Backend>, ClientSocket) {
         .custom_method(custom::DOCUMENT_TEXT, Backend::document_text)
         .custom_method(custom::LIST_NOTES, Backend::list_notes)
         .custom_method(custom::NOTE_STATUS, Backend::note_status)
+        .custom_method(custom::NOTE_HISTORY, Backend::note_history)
+        .custom_method(custom::RUN_DIFF, Backend::run_diff)
+        .custom_method(custom::RESTORE_RUN, Backend::restore_run)
         .custom_method("window/workDoneProgress/cancel", Backend::progress_cancel)
         .finish()
 }

@@ -59,6 +59,24 @@ impl Backend {
             }
         }
     }
+
+    /// `livenote/noteHistory` (`{"uri": ...}`): the note's runs, newest first.
+    pub async fn note_history(
+        &self,
+        params: super::custom::RunParams,
+    ) -> Result<Vec<crate::runs::history::RunInfo>> {
+        super::custom::note_history(&self.state, &params)
+    }
+
+    /// `livenote/runDiff` (`{"uri": ..., "run": ...}`): the body before and after the run.
+    pub async fn run_diff(&self, params: super::custom::RunParams) -> Result<super::custom::RunDiff> {
+        super::custom::run_diff(&self.state, &params)
+    }
+
+    /// `livenote/restoreRun` (`{"uri": ..., "run": ..., "force": false}`).
+    pub async fn restore_run(&self, params: super::custom::RunParams) -> Result<Option<()>> {
+        super::custom::restore_run(&self.client, &self.state, params)
+    }
 }
 
 impl LanguageServer for Backend {

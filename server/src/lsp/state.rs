@@ -39,6 +39,8 @@ pub struct ClientCaps {
     pub hint_refresh: bool,
     pub diagnostic_refresh: bool,
     pub watched_files_registration: bool,
+    /// The client asked for `livenote/notesChanged` (`experimental.livenote.notesChanged`).
+    pub notes_changed: bool,
 }
 
 pub struct State {
@@ -70,6 +72,8 @@ pub struct State {
     pub raw: super::raw_results::RawResults,
     /// Wakes the refresher: lenses and hints are to be redrawn (`refresh::refresher`).
     pub views_signal: tokio::sync::Notify,
+    /// Wakes the `livenote/notesChanged` notifier with every `views_signal` (`custom`).
+    pub notes_signal: tokio::sync::Notify,
     /// With `views_signal`: pulled diagnostics are to be asked for again too.
     pub diagnostics_stale: std::sync::atomic::AtomicBool,
     /// Notes shown as updating because another process holds their run lock
@@ -102,6 +106,7 @@ impl State {
             doc_changes: tokio::sync::watch::Sender::new(0),
             raw: Default::default(),
             views_signal: tokio::sync::Notify::new(),
+            notes_signal: tokio::sync::Notify::new(),
             diagnostics_stale: std::sync::atomic::AtomicBool::new(false),
             foreign_locks: Default::default(),
             client_uris: Mutex::new(Default::default()),
@@ -114,13 +119,14 @@ impl State {
     /// for a burst.
     pub fn refresh_views(&self) {
         self.views_signal.notify_one();
+        self.notes_signal.notify_one();
     }
 
     /// [`State::refresh_views`], and a client that pulls diagnostics pulls them again (what a
     /// closed note or the configuration says changed).
     pub fn refresh_views_and_diagnostics(&self) {
         self.diagnostics_stale.store(true, std::sync::atomic::Ordering::Relaxed);
-        self.views_signal.notify_one();
+        self.refresh_views();
     }
 
     /// An open document changed: wake the runs waiting for their edits to show up.

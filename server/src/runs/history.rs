@@ -256,6 +256,12 @@ impl UndoError {
     /// advice beside the editor's own buttons, and no final punctuation (Neovim shows a
     /// request's message as a prompt followed by ": ").
     pub fn restore_anyway_question(&self) -> Option<String> {
+        self.anyway_question("Undo last run", "that run")
+    }
+
+    /// [`UndoError::restore_anyway_question`] for another action (`what`, e.g. "Restore run
+    /// X") putting back the body from before `which` run.
+    pub fn anyway_question(&self, what: &str, which: &str) -> Option<String> {
         let why = match self {
             UndoError::Edited { places, .. } => format!("the body was edited since the last run ({places})"),
             UndoError::Unknown { .. } => {
@@ -265,7 +271,7 @@ impl UndoError {
             _ => return None,
         };
         Some(format!(
-            "Undo last run: {why}. The current body is kept in history either way. Restore the body from before that run anyway"
+            "{what}: {why}. The current body is kept in history either way. Restore the body from before {which} anyway"
         ))
     }
 }

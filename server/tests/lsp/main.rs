@@ -18,6 +18,7 @@ mod skills;
 mod sources;
 mod undo;
 mod until;
+mod views;
 
 use expect_test::{Expect, expect};
 use harness::{TestClient, pos};

@@ -179,6 +179,7 @@ check('setup: the plugin from editors/nvim registers the server and the :Live* c
     'LiveClearMemory',
     'LiveTrust',
     'LiveList',
+    'LiveHistory',
     'LiveStatus',
   }
   local missing = vim.tbl_filter(function(c)
@@ -337,10 +338,10 @@ check(':LivePause / :LiveResume flip `active`; lens, hint and status follow', fu
   return ('hint %q, status %q, then %q'):format(hint, status.msg, lens)
 end)
 
-check(':LiveList fills the quickfix list with the live notes and opens it', function()
+check(':LiveList qf fills the quickfix list with the live notes and opens it', function()
   ex('silent write') -- the list is of the notes as saved
   vim.fn.setqflist({}, 'f')
-  ex('LiveList')
+  ex('LiveList qf')
   local items = wait_for('quickfix entries', function()
     local qf = vim.fn.getqflist()
     return #qf > 0 and qf
@@ -370,6 +371,77 @@ check(':LiveList fills the quickfix list with the live notes and opens it', func
     return vim.fs.basename(vim.api.nvim_buf_get_name(it.bufnr)) .. ':' .. it.lnum .. ' ' .. it.text
   end, items)
   return title .. ' | ' .. table.concat(shown, ' | ')
+end)
+
+check(':LiveList offers the live notes through vim.ui.select; the chosen one opens at `live:`', function()
+  focus(passive)
+  local select = vim.ui.select
+  local offered ---@type string[]?
+  -- A picker of the user's would show these; this one takes journal.md.
+  vim.ui.select = function(items, opts, on_choice)
+    offered = vim.tbl_map(opts.format_item, items)
+    for _, item in ipairs(items) do
+      if item.path == 'journal.md' then
+        return on_choice(item)
+      end
+    end
+    on_choice(nil)
+  end
+  local ok, err = pcall(ex, 'LiveList')
+  local opened = ok
+    and wait_for('journal.md opened from the picker', function()
+      return vim.fs.basename(vim.api.nvim_buf_get_name(0)) == 'journal.md' and vim.api.nvim_get_current_buf()
+    end, function()
+      return vim.inspect(offered) .. '\ncurrent: ' .. vim.api.nvim_buf_get_name(0)
+    end)
+  vim.ui.select = select
+  assert(ok, err)
+  local line = vim.api.nvim_win_get_cursor(0)[1]
+  focus(passive)
+  pcall(vim.api.nvim_buf_delete, opened, {})
+  -- Every live note, in the quickfix list's words, sorted by path.
+  assert(offered and #offered == 3, 'offered: ' .. vim.inspect(offered))
+  assert(offered[1]:find('^broken%.md: invalid'), 'broken.md offered as: ' .. offered[1])
+  assert(offered[3]:find('^passive%.md: ● live · updated just now'), 'passive.md offered as: ' .. offered[3])
+  assert(line == 2, ('journal.md opened at line %d, expected its `live:` line 2'):format(line))
+  return table.concat(offered, ' | ')
+end)
+
+check(':LiveHistory lists the runs of the note; <CR> on one opens its diff in a new tab', function()
+  focus(passive)
+  local history ---@type integer?
+  ex('LiveHistory')
+  local buf = wait_for('the history buffer', function()
+    local b = vim.api.nvim_get_current_buf()
+    return vim.bo[b].filetype == 'livenote-history' and b
+  end, function()
+    return vim.inspect(notes)
+  end)
+  history = buf
+  local shown = lines(buf)
+  assert(shown[1]:find('^Runs of passive%.md'), 'heading: ' .. shown[1])
+  assert(#shown == 2 and shown[2]:find(' · manual · done · %+%d+ %-%d+ · '), 'runs: ' .. vim.inspect(shown))
+  assert(vim.api.nvim_win_get_cursor(0)[1] == 2, 'the cursor is not on the newest run')
+  local tab = vim.api.nvim_get_current_tabpage()
+  vim.api.nvim_feedkeys(vim.keycode('<CR>'), 'x', false)
+  local diff_tab = wait_for('a new tab page with the diff', function()
+    local t = vim.api.nvim_get_current_tabpage()
+    return t ~= tab and #vim.api.nvim_tabpage_list_wins(t) == 2 and t
+  end, function()
+    return vim.inspect(notes)
+  end)
+  local sides = {}
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(diff_tab)) do
+    assert(vim.wo[win].diff, 'a window of the diff is not in diff mode')
+    table.insert(sides, text(vim.api.nvim_win_get_buf(win)))
+  end
+  vim.cmd.tabclose()
+  vim.api.nvim_set_current_tabpage(tab)
+  pcall(vim.api.nvim_buf_delete, history, { force = true })
+  focus(passive)
+  assert(sides[1]:find('- milk', 1, true) and not sides[1]:find('updated by the test', 1, true), 'before: ' .. sides[1])
+  assert(sides[2]:find('updated by the test\ncontext: milk is out', 1, true), 'after: ' .. sides[2])
+  return shown[2] .. ' | before ' .. (sides[1]:gsub('\n', '⏎')) .. ' | after ' .. (sides[2]:gsub('\n', '⏎'))
 end)
 
 check(':LiveStop with nothing running says so', function()
@@ -448,6 +520,7 @@ check(':help livenote resolves from the shipped doc/tags, and every |link| in th
     'livenote-install',
     ':LiveRun',
     ':LiveList',
+    ':LiveHistory',
     'livenote-options',
     'livenote-health',
   }

@@ -362,6 +362,196 @@ function M.list(opts)
   end)
 end
 
+--- The same live notes through |vim.ui.select| (a picker, when one is installed); the chosen
+--- note opens at its `live:` line.
+---@param opts? { on_done?: fun(entries: table[]) }
+function M.pick(opts)
+  opts = opts or {}
+  if #vim.lsp.get_clients({ name = require('livenote').NAME }) == 0 then
+    notify('no livenote server is running: open a note (a markdown file) first', levels.WARN)
+    return
+  end
+  collect(function(entries, errors)
+    for _, e in ipairs(errors) do
+      report('List live notes', e)
+    end
+    if #entries == 0 then
+      if #errors == 0 then
+        notify('no live notes in the workspace (:LiveMake makes the current note live)')
+      end
+      return
+    end
+    if opts.on_done then
+      opts.on_done(entries)
+    end
+    vim.ui.select(entries, {
+      prompt = 'Live notes',
+      kind = 'livenote.note',
+      format_item = function(e)
+        return e.path .. ': ' .. M.describe(e)
+      end,
+    }, function(choice)
+      if not choice then
+        return
+      end
+      vim.cmd.edit(vim.fn.fnameescape(choice.filename))
+      pcall(vim.api.nvim_win_set_cursor, 0, { live_line(choice.filename), 0 })
+    end)
+  end)
+end
+
+-------------------------------------------------------------------------------------------------
+-- :LiveHistory
+
+--- "1,234".
+---@param n number
+---@return string
+local function grouped(n)
+  local s = tostring(math.floor(n))
+  while true do
+    local t, k = s:gsub('^(-?%d+)(%d%d%d)', '%1,%2')
+    s = t
+    if k == 0 then
+      return s
+    end
+  end
+end
+
+--- One line about a run of `livenote/noteHistory`: "2026-05-08 09:00 · cron · done · +3 -1 ·
+--- 1,234 tokens · 4.2 s · <summary>".
+---@param r table
+---@return string
+function M.describe_run(r)
+  local t = parse_time(r.time)
+  local parts = {
+    t and os.date('%Y-%m-%d %H:%M', t) --[[@as string]] or r.id,
+    type(r.trigger) == 'string' and r.trigger or '?',
+    tostring(r.outcome or 'unknown'),
+  }
+  if type(r.linesAdded) == 'number' and type(r.linesRemoved) == 'number' then
+    table.insert(parts, ('+%d -%d'):format(r.linesAdded, r.linesRemoved))
+  end
+  if type(r.tokens) == 'table' then
+    table.insert(parts, grouped((tonumber(r.tokens.input) or 0) + (tonumber(r.tokens.output) or 0)) .. ' tokens')
+  end
+  if type(r.durationMs) == 'number' then
+    table.insert(parts, ('%.1f s'):format(r.durationMs / 1000))
+  end
+  if type(r.summary) == 'string' and r.summary ~= '' then
+    local summary = r.summary:gsub('%s+', ' ')
+    if #summary > 100 then
+      summary = summary:sub(1, 97) .. '...'
+    end
+    table.insert(parts, summary)
+  end
+  return table.concat(parts, ' · ')
+end
+
+--- A scratch buffer named `name` in the current window, holding `text`'s lines.
+---@param name string
+---@param text string[]
+---@param filetype string
+---@return integer
+local function scratch(name, text, filetype)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, text)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].filetype = filetype
+  -- A second look at the same run replaces the first buffer rather than failing (E95).
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if b ~= buf and vim.api.nvim_buf_get_name(b) == name then
+      pcall(vim.api.nvim_buf_delete, b, { force = true })
+    end
+  end
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  return buf
+end
+
+--- The body before and after run `run` of `uri`, side by side in a new tab page in diff mode.
+---@param client vim.lsp.Client
+---@param bufnr integer a buffer of the client, for the request
+---@param uri string
+---@param run string
+---@param on_done? fun(tab: integer)
+function M.run_diff(client, bufnr, uri, run, on_done)
+  compat.request(client, 'livenote/runDiff', { uri = uri, run = run }, function(err, result)
+    if err then
+      return report('Show run ' .. run, err)
+    end
+    if type(result) ~= 'table' or type(result.before) ~= 'string' or type(result.after) ~= 'string' then
+      return report('Show run ' .. run, 'the server gave no bodies for this run')
+    end
+    local name = vim.fn.fnamemodify(vim.uri_to_fname(uri), ':t')
+    local function lines(body)
+      return vim.split((body:gsub('\r\n', '\n'):gsub('\n$', '')), '\n', { plain = true })
+    end
+    -- `tab split`, not `tabnew`: no empty buffer is left behind once the scratch one replaces it.
+    vim.cmd('tab split')
+    local before = scratch(('livenote://%s/%s/before'):format(name, run), lines(result.before), 'markdown')
+    vim.api.nvim_set_current_buf(before)
+    vim.cmd.diffthis()
+    vim.cmd('rightbelow vsplit')
+    local after = scratch(('livenote://%s/%s/after'):format(name, run), lines(result.after), 'markdown')
+    vim.api.nvim_set_current_buf(after)
+    vim.cmd.diffthis()
+    if on_done then
+      on_done(vim.api.nvim_get_current_tabpage())
+    end
+  end, bufnr)
+end
+
+--- The runs of the current note in a scratch buffer, newest first; `<CR>` on a run opens its
+--- diff (|M.run_diff|), `q` closes the list.
+---@param bufnr? integer
+---@param on_done? fun(history_buf: integer)
+function M.history(bufnr, on_done)
+  bufnr = current(bufnr)
+  local client = client_or_warn(bufnr)
+  if not client then
+    return
+  end
+  local uri = vim.uri_from_bufnr(bufnr)
+  local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t')
+  local sent = compat.request(client, 'livenote/noteHistory', { uri = uri }, function(err, result)
+    if err then
+      return report('History', err)
+    end
+    local runs = type(result) == 'table' and result or {}
+    local text = { ('Runs of %s, newest first (<CR>: what the run changed, q: close)'):format(name) }
+    for _, r in ipairs(runs) do
+      table.insert(text, M.describe_run(r))
+    end
+    if #runs == 0 then
+      table.insert(text, 'no runs yet (:LiveRun runs the note now)')
+    end
+    vim.cmd('botright split')
+    local buf = scratch('livenote://history/' .. name, text, 'livenote-history')
+    vim.api.nvim_set_current_buf(buf)
+    vim.api.nvim_win_set_height(0, math.min(#text, 15))
+    -- The run of each line, by line number (line 1 is the heading).
+    vim.b[buf].livenote_runs = vim.tbl_map(function(r)
+      return r.id
+    end, runs)
+    vim.keymap.set('n', '<CR>', function()
+      local id = (vim.b[buf].livenote_runs or {})[vim.api.nvim_win_get_cursor(0)[1] - 1]
+      if id then
+        M.run_diff(client, bufnr, uri, id)
+      end
+    end, { buffer = buf, desc = "livenote: show what this run changed" })
+    vim.keymap.set('n', 'q', '<Cmd>close<CR>', { buffer = buf, desc = 'livenote: close the history' })
+    if #runs > 0 then
+      vim.api.nvim_win_set_cursor(0, { 2, 0 })
+    end
+    if on_done then
+      on_done(buf)
+    end
+  end, bufnr)
+  if not sent then
+    report('History', 'the livenote server has stopped')
+  end
+end
+
 --- Echo the status of the current note.
 ---@param bufnr? integer
 function M.status(bufnr)
@@ -430,9 +620,24 @@ function M.create()
   cmd('LiveTrust', function()
     M.simple('trust')
   end, { desc = "livenote: trust the current note's workspace" })
-  cmd('LiveList', function()
-    M.list()
-  end, { desc = 'livenote: list the live notes in the quickfix list' })
+  cmd('LiveList', function(a)
+    if a.args == 'qf' then
+      M.list()
+    elseif a.args == '' then
+      M.pick()
+    else
+      notify((':LiveList takes nothing (a picker) or qf (the quickfix list), not %q'):format(a.args), levels.WARN)
+    end
+  end, {
+    nargs = '?',
+    complete = function()
+      return { 'qf' }
+    end,
+    desc = 'livenote: pick a live note (:LiveList qf: the quickfix list)',
+  })
+  cmd('LiveHistory', function()
+    M.history()
+  end, { desc = "livenote: the current note's runs (<CR> on one: its diff)" })
   cmd('LiveStatus', function()
     M.status()
   end, { desc = 'livenote: show the status of the current note' })
@@ -474,7 +679,8 @@ function M.set_keymaps(bufnr, maps)
       end,
       'Undo last run',
     },
-    list = { M.list, 'List live notes' },
+    list = { M.pick, 'Pick a live note' },
+    history = { M.history, 'Runs of this note' },
     status = { M.status, 'Status' },
     lens = { vim.lsp.codelens.run, 'Run the code lens on this line' },
   }

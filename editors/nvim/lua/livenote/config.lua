@@ -7,7 +7,8 @@ local M = {}
 ---| 'make'    # :LiveMake
 ---| 'pause'   # :LivePause
 ---| 'resume'  # :LiveResume
----| 'list'    # :LiveList
+---| 'list'    # :LiveList (the picker)
+---| 'history' # :LiveHistory
 ---| 'status'  # :LiveStatus
 ---| 'undo'    # :LiveUndo
 ---| 'lens'    # run the code lens on the cursor line (vim.lsp.codelens.run)
@@ -48,6 +49,7 @@ M.default_keymaps = {
   pause = '<localleader>lp',
   resume = '<localleader>lP',
   list = '<localleader>ll',
+  history = '<localleader>lh',
   status = '<localleader>li',
   undo = '<localleader>lu',
   lens = '<localleader>lc',

@@ -232,6 +232,19 @@ function M.list(opts)
   require('livenote.commands').list(opts)
 end
 
+--- Pick one of the live notes through vim.ui.select and open it (`:LiveList`).
+---@param opts? { on_done?: fun(entries: table[]) }
+function M.pick(opts)
+  require('livenote.commands').pick(opts)
+end
+
+--- The current note's runs in a scratch buffer (`:LiveHistory`).
+---@param bufnr? integer
+---@param on_done? fun(history_buf: integer)
+function M.history(bufnr, on_done)
+  require('livenote.commands').history(bufnr, on_done)
+end
+
 ---@param bufnr? integer
 function M.status(bufnr)
   require('livenote.commands').status(bufnr)

@@ -1,0 +1,128 @@
+// The Explorer's "Live notes" and "Runs" views in a real VS Code (code-server, headless
+// Chromium, puppeteer-core; see common.mjs): the view lists the workspace's live notes by
+// folder; its inline Run now runs a note, and the row then reads "last run just now" (refreshed
+// by the server's livenote/notesChanged); the Runs view of that note lists the run, and
+// selecting it opens VS Code's diff editor on the body before and after the run.
+//
+//   node tests/e2e/vscode/views.mjs
+//
+// Environment as for run-now.mjs (LIVENOTE_VSCODE_E2E, LIVENOTE_VSIX, LIVENOTE_BIN), plus
+// LIVENOTE_E2E_OUT: where the screenshots go (default <repo>/target/vscode-e2e/out/views):
+// 1-live-notes.png (the view), 2-after-run.png (the row after Run now from it),
+// 3-run-diff.png (the run's diff). Their paths are printed as `screenshot: PATH` lines.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { e2e, fail, openWorkbench, runTest, scratchFor, sleep, trustWorkspace, waitFor } from './common.mjs';
+
+const s = scratchFor('views');
+const out = process.env.LIVENOTE_E2E_OUT || join(e2e, 'out', 'views');
+mkdirSync(out, { recursive: true });
+
+// Two live notes, one in a folder; neither is due (a yearly cron that has fired), so only Run
+// now writes them.
+const lastRun = new Date(Date.now() - 3 * 3600_000).toISOString().replace(/\.\d+Z$/, '.000Z');
+const note = (title) => `---
+live:
+  objective: Say that the run happened.
+  triggers:
+    cronExpr: "0 0 1 1 *"
+  lastRunAt: "${lastRun}"
+---
+# ${title}
+
+Not run yet.
+`;
+writeFileSync(
+  join(s.ws, '.livenote.toml'),
+  `[agent]\nprovider = "say"\n\n[providers.say]\nkind = "command"\ncommand = ["printf", "%s\\\\n", "The run happened."]\n`,
+);
+mkdirSync(join(s.ws, 'daily'));
+writeFileSync(join(s.ws, 'daily', 'clock.md'), note('Clock'));
+writeFileSync(join(s.ws, 'top.md'), note('Top'));
+trustWorkspace(s);
+
+async function screenshot(page, name) {
+  const path = join(out, name);
+  await page.screenshot({ path });
+  console.log(`screenshot: ${path}`);
+}
+
+/// The Explorer pane titled `title`, expanded; its element handle.
+async function pane(page, title) {
+  const find = () =>
+    page.evaluateHandle((t) => {
+      const header = [...document.querySelectorAll('.pane-header')].find((h) => (h.querySelector('.title')?.textContent || '').trim().toLowerCase() === t.toLowerCase());
+      return header ? header.closest('.pane') : null;
+    }, title);
+  const headers = () => page.$$eval('.pane-header .title', (els) => els.map((e) => e.textContent));
+  await waitFor(`the "${title}" view in the Explorer`, async () => (await find()).asElement(), 60_000, async () => `; panes: ${await headers()}`);
+  const handle = (await find()).asElement();
+  const expanded = await handle.$eval('.pane-header', (h) => h.classList.contains('expanded'));
+  if (!expanded) {
+    await (await handle.$('.pane-header')).click();
+    await sleep(500);
+  }
+  return handle;
+}
+
+/// The rows of a view pane, as their text.
+const rowsOf = (p) => p.$$eval('.monaco-list-row', (els) => els.map((e) => (e.textContent || '').replace(/\u00a0/g, ' ')));
+
+/// The row of a view pane whose text includes `text`.
+async function row(p, text) {
+  await waitFor(`a "${text}" row`, async () => (await rowsOf(p)).some((r) => r.includes(text)), 60_000, async () => `; rows: ${JSON.stringify(await rowsOf(p))}`);
+  for (const r of await p.$$('.monaco-list-row')) {
+    if ((await r.evaluate((e) => e.textContent || '')).includes(text)) return r;
+  }
+  return fail(`the "${text}" row went away`);
+}
+
+async function main() {
+  const page = await openWorkbench(s, { width: 1400, height: 1000 });
+  // Explorer first (Ctrl+Shift+E), with the tree of files collapsed to leave the views room.
+  await page.keyboard.down('Control');
+  await page.keyboard.down('Shift');
+  await page.keyboard.press('KeyE');
+  await page.keyboard.up('Shift');
+  await page.keyboard.up('Control');
+  const notes = await pane(page, 'Live notes');
+  const clock = await row(notes, 'Clock');
+  const rows = await rowsOf(notes);
+  // By folder: the note at the root, then the folder with its note.
+  const order = ['Top', 'daily', 'Clock'].map((t) => rows.findIndex((r) => r.includes(t)));
+  if (order.some((i) => i < 0) || !(order[0] < order[1] && order[1] < order[2])) fail(`not grouped by folder: ${JSON.stringify(rows)}`);
+  if (!rows.find((r) => r.includes('Clock'))?.includes('last run 3 h ago')) fail(`no last run on the Clock row: ${JSON.stringify(rows)}`);
+  console.log(`ok - the Live notes view lists the notes by folder: ${JSON.stringify(rows)}`);
+  await screenshot(page, '1-live-notes.png');
+
+  // Run now, inline on the row (shown on hover).
+  await clock.hover();
+  const runNow = await waitFor('the inline Run now action', () => clock.$('.action-label[aria-label^="Run now"]'), 10_000);
+  await runNow.click();
+  const disk = () => readFileSync(join(s.ws, 'daily', 'clock.md'), 'utf8');
+  await waitFor('the run on disk', () => disk().includes('\nThe run happened.\n'), 60_000, async () => `; clock.md:\n${disk()}`);
+  console.log('ok - Run now from the view ran the note');
+  // The row follows without a refresh by hand: the server's notification.
+  await waitFor('the row to show the run', async () => (await rowsOf(notes)).some((r) => r.includes('Clock') && r.includes('last run just now')), 30_000, async () => `; rows: ${JSON.stringify(await rowsOf(notes))}`);
+  console.log('ok - the row reads "last run just now"');
+  await screenshot(page, '2-after-run.png');
+
+  // Open the note from the view: the Runs view shows its runs; the run opens its diff.
+  await (await row(notes, 'Clock')).click();
+  await waitFor('clock.md in a tab', () => page.$('.tab[aria-label*="clock.md"], .tab[title*="clock.md"]'));
+  const runs = await pane(page, 'Runs');
+  const run = await row(runs, 'manual');
+  const runText = await run.evaluate((e) => e.textContent || '');
+  if (!/done/.test(runText)) fail(`the run's row: ${runText}`);
+  console.log(`ok - the Runs view lists the run: ${runText}`);
+  await run.click();
+  await waitFor('the diff editor', () => page.$('.monaco-diff-editor'), 30_000);
+  const sideText = (side) => page.$$eval(`.monaco-diff-editor .editor.${side} .view-line`, (els) => els.map((e) => e.textContent).join('\n').replace(/\u00a0/g, ' '));
+  await waitFor('the bodies before and after', async () => (await sideText('original')).includes('Not run yet.') && (await sideText('modified')).includes('The run happened.'), 30_000, async () => `; before: ${await sideText('original')}; after: ${await sideText('modified')}`);
+  const tab = await page.$$eval('.tab', (els) => els.map((e) => e.getAttribute('aria-label') || e.textContent));
+  if (!tab.some((t) => t && t.includes('before ↔ after'))) fail(`no diff tab: ${tab}`);
+  console.log('ok - the run opens a diff of the body before and after it');
+  await screenshot(page, '3-run-diff.png');
+}
+
+runTest(s, main);
