@@ -362,7 +362,8 @@ async fn lenses_hints_hover_completion() {
             tools
             until
             maxChars
-            skills"#]],
+            skills
+            sources"#]],
     );
     c.shutdown().await;
 }
