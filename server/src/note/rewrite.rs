@@ -29,7 +29,7 @@ use crate::text::{Eol, TextEdit};
 mod live_fields;
 mod move_trigger;
 mod track;
-pub use live_fields::{LiveEdits, TriggerEdits, make_live_edits, make_live_with};
+pub use live_fields::{LiveEdits, Schedule, TriggerEdits, make_live_edits, make_live_with, set_schedule};
 pub use move_trigger::move_into_triggers;
 pub use track::convert_track_fence;
 

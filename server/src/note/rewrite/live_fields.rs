@@ -73,6 +73,70 @@ pub fn make_live_edits(text: &str, edits: &LiveEdits) -> Result<Vec<TextEdit>, R
     Ok(vec![insert_live(text, &block)?])
 }
 
+/// The schedules "Set schedule…" offers on a live note.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Schedule {
+    Hourly,
+    Morning,
+    Weekdays,
+    Window,
+    Manual,
+}
+
+impl Schedule {
+    pub const ALL: [Schedule; 5] =
+        [Schedule::Hourly, Schedule::Morning, Schedule::Weekdays, Schedule::Window, Schedule::Manual];
+
+    /// The name `livenote.setSchedule` takes.
+    pub fn id(self) -> &'static str {
+        match self {
+            Schedule::Hourly => "hourly",
+            Schedule::Morning => "morning",
+            Schedule::Weekdays => "weekdays",
+            Schedule::Window => "window",
+            Schedule::Manual => "manual",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Schedule> {
+        Schedule::ALL.into_iter().find(|s| s.id() == id)
+    }
+
+    /// In words, for a menu.
+    pub fn title(self) -> &'static str {
+        match self {
+            Schedule::Hourly => "every hour",
+            Schedule::Morning => "every morning at 8",
+            Schedule::Weekdays => "weekdays at 9",
+            Schedule::Window => "once a day between 09:00 and 12:00",
+            Schedule::Manual => "manual only",
+        }
+    }
+}
+
+/// Replace a live note's schedule with `schedule`: the time triggers (`cronExpr`, `windows`)
+/// become the preset's and `eventMatchCriteria` stays (events are not a schedule); "manual
+/// only" removes `triggers:` whole, events included, since then nothing but the user runs it.
+pub fn set_schedule(text: &str, schedule: Schedule) -> Result<Vec<TextEdit>, RewriteError> {
+    let doc = Doc::open(text)?;
+    let live = doc.live_block()?;
+    let (cron, windows) = match schedule {
+        Schedule::Hourly => ("0 * * * *", Vec::new()),
+        Schedule::Morning => ("0 8 * * *", Vec::new()),
+        Schedule::Weekdays => ("0 9 * * 1-5", Vec::new()),
+        Schedule::Window => ("", vec![("09:00".to_owned(), "12:00".to_owned())]),
+        Schedule::Manual => {
+            return Ok(match doc.child(&live, "triggers")? {
+                Some(t) => vec![TextEdit::delete(doc.removal_span(t))],
+                None => Vec::new(),
+            });
+        }
+    };
+    let triggers =
+        TriggerEdits { cron_expr: Some(cron.to_owned()), windows: Some(windows), event_match_criteria: None };
+    doc.update_live(&LiveEdits { triggers, ..LiveEdits::default() })
+}
+
 impl Doc<'_> {
     fn update_live(&self, wanted_edits: &LiveEdits) -> Result<Vec<TextEdit>, RewriteError> {
         let (objective, triggers) = (wanted_edits.objective.as_str(), &wanted_edits.triggers);

@@ -268,3 +268,118 @@ proptest! {
         prop_assert!(out.contains("  # trailing comment of triggers\n"));
     }
 }
+
+/// Every preset on the note as it is, one after another: the note as each leaves it.
+fn schedules(text: &str) -> String {
+    let mut out = String::new();
+    for s in Schedule::ALL {
+        let edits = set_schedule(text, s).unwrap_or_else(|e| panic!("{s:?}: {e}"));
+        let after = apply(text, &edits).unwrap_or_else(|e| panic!("{e}"));
+        let analysis = crate::note::analyze(&after, &crate::note::Options::default());
+        assert!(!analysis.has_errors(), "{after}\n{:?}", analysis.diagnostics);
+        assert_eq!(Schedule::from_id(s.id()), Some(s));
+        out.push_str(&format!("== {}\n{}", s.title(), after.replace('\r', "␍")));
+    }
+    out
+}
+
+#[test]
+fn set_schedule_replaces_the_time_triggers_and_keeps_events() {
+    let text = "---\nlive:\n  objective: x  # mine\n  triggers:\n    cronExpr: \"@daily\"  # old\n    windows:\n      - startTime: \"07:00\"\n        endTime: \"08:00\"\n    eventMatchCriteria: mail\n  lastRunAt: \"2026-11-20T08:00:00Z\"\n---\n# N\n";
+    expect![[r#"
+        == every hour
+        ---
+        live:
+          objective: x  # mine
+          triggers:
+            cronExpr: "0 * * * *"  # old
+            eventMatchCriteria: mail
+          lastRunAt: "2026-11-20T08:00:00Z"
+        ---
+        # N
+        == every morning at 8
+        ---
+        live:
+          objective: x  # mine
+          triggers:
+            cronExpr: "0 8 * * *"  # old
+            eventMatchCriteria: mail
+          lastRunAt: "2026-11-20T08:00:00Z"
+        ---
+        # N
+        == weekdays at 9
+        ---
+        live:
+          objective: x  # mine
+          triggers:
+            cronExpr: "0 9 * * 1-5"  # old
+            eventMatchCriteria: mail
+          lastRunAt: "2026-11-20T08:00:00Z"
+        ---
+        # N
+        == once a day between 09:00 and 12:00
+        ---
+        live:
+          objective: x  # mine
+          triggers:
+            windows:
+              - startTime: "09:00"
+                endTime: "12:00"
+            eventMatchCriteria: mail
+          lastRunAt: "2026-11-20T08:00:00Z"
+        ---
+        # N
+        == manual only
+        ---
+        live:
+          objective: x  # mine
+          lastRunAt: "2026-11-20T08:00:00Z"
+        ---
+        # N
+    "#]]
+    .assert_eq(&schedules(text));
+}
+
+#[test]
+fn set_schedule_adds_triggers_to_a_note_without_and_keeps_crlf() {
+    let text = "---\r\nlive:\r\n  objective: x\r\n---\r\n";
+    expect![[r#"
+        == every hour
+        ---␍
+        live:␍
+          objective: x␍
+          triggers:␍
+            cronExpr: "0 * * * *"␍
+        ---␍
+        == every morning at 8
+        ---␍
+        live:␍
+          objective: x␍
+          triggers:␍
+            cronExpr: "0 8 * * *"␍
+        ---␍
+        == weekdays at 9
+        ---␍
+        live:␍
+          objective: x␍
+          triggers:␍
+            cronExpr: "0 9 * * 1-5"␍
+        ---␍
+        == once a day between 09:00 and 12:00
+        ---␍
+        live:␍
+          objective: x␍
+          triggers:␍
+            windows:␍
+              - startTime: "09:00"␍
+                endTime: "12:00"␍
+        ---␍
+        == manual only
+        ---␍
+        live:␍
+          objective: x␍
+        ---␍
+    "#]]
+    .assert_eq(&schedules(text));
+    assert_eq!(set_schedule("# N\n", Schedule::Hourly), Err(RewriteError::NoFrontmatter));
+}
