@@ -37,6 +37,7 @@ pub mod skills;
 pub mod sources;
 pub mod status;
 pub mod survey;
+pub mod templates;
 pub mod text;
 pub mod triggers;
 pub mod workspace;

@@ -195,3 +195,84 @@ fn a_draft_that_asks_for_a_run_runs_the_note_once() {
     assert_eq!(model.requests().len(), 2, "the draft, then the run: {out}{err}");
     assert!(ws.note().contains("lastRunAt: "), "{}", ws.note());
 }
+
+fn new(ws: &Workspace, args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["new"];
+    all.extend_from_slice(args);
+    let out = ws.livenote(&all).env("LIVENOTE_LOG", "warn").output().unwrap_or_else(|e| panic!("{e}"));
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn new_writes_a_built_in_template_and_never_over_a_file() {
+    let ws = Workspace::in_dir(tempdir(), "");
+    let (code, out, err) = new(&ws, &["daily"]);
+    assert_eq!((code, out.as_str()), (0, "wrote Today.md from the built-in `daily` template\n"), "{err}");
+    let today = std::fs::read_to_string(ws.root.join("Today.md")).unwrap_or_default();
+    assert!(today.starts_with("---\nlive:\n  objective: |\n    Today's page"), "{today}");
+    assert!(
+        today.contains("      - startTime: \"12:00\"\n") && today.contains("    eventMatchCriteria: "),
+        "{today}"
+    );
+    assert!(today.ends_with("---\n# Today\n"), "{today}");
+    let list = ws.livenote(&["list", "--format", "json"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        String::from_utf8_lossy(&list.stdout).contains("\"path\": \"Today.md\""),
+        "{}",
+        String::from_utf8_lossy(&list.stdout)
+    );
+    // Again: refused, the note as it was.
+    std::fs::write(ws.root.join("Today.md"), "mine\n").unwrap_or_else(|e| panic!("{e}"));
+    let (code, out, err) = new(&ws, &["daily"]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert_eq!(err, "livenote: new: Today.md exists; nothing was written (give another PATH)\n");
+    assert_eq!(std::fs::read_to_string(ws.root.join("Today.md")).unwrap_or_default(), "mine\n");
+    std::fs::create_dir(ws.root.join("notes")).unwrap_or_else(|e| panic!("{e}"));
+    let (code, out, err) = new(&ws, &["digest", "notes/rust.md"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "wrote notes/rust.md from the built-in `digest` template\n"),
+        "{err}"
+    );
+    let rust = std::fs::read_to_string(ws.root.join("notes/rust.md")).unwrap_or_default();
+    assert!(rust.contains("    cronExpr: \"0 8 * * 1\"\n") && rust.ends_with("# rust\n"), "{rust}");
+    let (code, _, err) = new(&ws, &["nope"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "livenote: new: no template `nope`: built in: daily, digest, tracker; a workspace adds its own as templates/NAME.md\n"
+    );
+    let (code, _, err) = new(&ws, &["../x"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn a_workspace_template_wins_and_its_note_is_checked() {
+    let ws = Workspace::in_dir(tempdir(), "");
+    write(
+        &ws.root.join("templates/daily.md"),
+        "---\nlive:\n  objective: Our own {{title}}.\n---\n# {{title}}\n",
+    );
+    write(
+        &ws.root.join("templates/standup.md"),
+        "---\nlive:\n  objective: Standup.\n  triggers:\n    cronExpr: \"0 25 * * *\"\n---\n# {{title}}\n",
+    );
+    let (code, out, err) = new(&ws, &["daily", "day.md"]);
+    assert_eq!((code, out.as_str()), (0, "wrote day.md from templates/daily.md\n"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("day.md")).unwrap_or_default(),
+        "---\nlive:\n  objective: Our own day.\n---\n# day\n"
+    );
+    let (code, out, err) = new(&ws, &["standup"]);
+    assert_eq!(code, 1, "{err}");
+    expect![[r#"
+        wrote standup.md from templates/standup.md
+        standup.md:5:15: error live/invalid-cron invalid cron expression: hour field `25`: out of range (allowed 0-23)
+    "#]]
+    .assert_eq(&out);
+    assert!(ws.root.join("standup.md").exists(), "written, to be fixed in place");
+}

@@ -12,6 +12,7 @@ mod make_live;
 mod man;
 mod mcp;
 mod memory;
+mod new;
 mod restore;
 mod run;
 mod signal;
@@ -199,6 +200,17 @@ pub enum Command {
         /// List the trusted folders (and whether their config changed since) instead.
         #[arg(long, conflicts_with = "dir")]
         list: bool,
+    },
+    /// Write a note from a template: `daily` (today's page: calendar, emails, priorities; three
+    /// windows and in-day events), `digest` (a weekly digest), `tracker` (the state of one thing
+    /// and its log), or the workspace's own `templates/NAME.md`, which wins over a built-in of
+    /// the same name. Never over an existing file; the note's diagnostics are printed (exit 1 on
+    /// errors).
+    New {
+        /// The template.
+        name: String,
+        /// The note to write (default: Today.md for `daily`, else NAME.md); its folder must exist.
+        path: Option<PathBuf>,
     },
     /// Create `.livenote.toml` and an example live note in DIR.
     Init {
@@ -405,6 +417,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Trust { dir, list: false } => trust(dir, &mut out),
         Command::Untrust { dir } => untrust(&dir, &mut out),
         Command::Init { dir } => init::run(dir, &mut out),
+        Command::New { name, path } => new::run(&name, path, &mut out, &mut std::io::stderr()),
         Command::Completions { shell } => {
             // Into a buffer first: the generator panics on a write error (a closed pipe).
             let mut script = Vec::new();
