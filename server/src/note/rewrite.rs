@@ -31,7 +31,7 @@ mod move_trigger;
 mod track;
 pub use live_fields::{LiveEdits, Schedule, TriggerEdits, make_live_edits, make_live_with, set_schedule};
 pub use move_trigger::move_into_triggers;
-pub use track::convert_track_fence;
+pub use track::{convert_track_fence, convert_track_fences, convert_track_list, track_list};
 
 /// Why a rewrite cannot be done; the messages are shown to users as they are.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -211,3 +211,41 @@ async fn set_schedule_presets_replace_the_triggers() {
     assert_eq!(bad["error"]["code"], -32602, "{bad}");
     c.shutdown().await;
 }
+
+#[tokio::test]
+async fn convert_to_live_note_merges_every_track_fence() {
+    let fixture = "# Morning\n\n```tr$0ack\ntrackId: time\ninstruction: Show the time.\nschedule:\n  type: cron\n  expression: \"0 * * * *\"\n```\n\n```track\ntrackId: brief\ninstruction: Morning brief.\nschedule:\n  type: window\n  startTime: \"09:00\"\n  endTime: \"12:00\"\n```\n<!--track-target:brief-->\nbrief here\n<!--/track-target:brief-->\n";
+    let (text, at) = cursor(fixture);
+    let mut c = TestClient::start(&[("n.md", text.as_str())], utf16_caps()).await;
+    let uri = c.open("n.md", &text).await;
+    c.diagnostics(&uri, 1).await;
+    let actions = actions_at(&mut c, &uri, &text, at).await;
+    let Some(convert) = actions.iter().find(|a| a["title"] == "Convert to live note") else {
+        panic!("{actions:?}")
+    };
+    assert_eq!(convert["kind"], "quickfix");
+    c.apply_workspace_edit(&convert["edit"]).await;
+    c.diagnostics(&uri, 2).await;
+    check(
+        &c.doc(&uri).text,
+        expect![[r#"
+            ---
+            live:
+              objective: |
+                Keep each of these current, in its own section of the note, in this order:
+
+                1. time: Show the time.
+                2. brief: Morning brief.
+              triggers:
+                cronExpr: "0 * * * *"
+                windows:
+                  - startTime: "09:00"
+                    endTime: "12:00"
+            ---
+            # Morning
+
+            brief here
+        "#]],
+    );
+    c.shutdown().await;
+}
