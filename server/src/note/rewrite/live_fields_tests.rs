@@ -383,3 +383,46 @@ fn set_schedule_adds_triggers_to_a_note_without_and_keeps_crlf() {
     .assert_eq(&schedules(text));
     assert_eq!(set_schedule("# N\n", Schedule::Hourly), Err(RewriteError::NoFrontmatter));
 }
+
+proptest! {
+    /// Presets compose like a register: after any sequence, the note's triggers are the last
+    /// preset's, `eventMatchCriteria` survives every preset but "manual only", and everything
+    /// outside `triggers:` is as it was.
+    #[test]
+    fn set_schedule_keeps_only_the_last_preset(
+        picks in proptest::collection::vec(0usize..5, 1..6),
+        event in any::<bool>(),
+        crlf in any::<bool>(),
+    ) {
+        let nl = if crlf { "\r\n" } else { "\n" };
+        let mut text = format!("---{nl}title: t{nl}live:{nl}  objective: x{nl}");
+        if event {
+            text.push_str(&format!("  triggers:{nl}    eventMatchCriteria: mail{nl}"));
+        }
+        text.push_str(&format!("  lastRunId: \"01KAT5\"{nl}---{nl}# T{nl}"));
+        let mut manual_since = false;
+        for &p in &picks {
+            let s = Schedule::ALL[p];
+            let edits = set_schedule(&text, s).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            text = apply(&text, &edits).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            manual_since |= s == Schedule::Manual;
+        }
+        let a = crate::note::analyze(&text, &crate::note::Options::default());
+        prop_assert!(!a.has_errors(), "{text}");
+        let live = a.live.ok_or_else(|| TestCaseError::fail("not live"))?;
+        let last = Schedule::ALL[picks[picks.len() - 1]];
+        let cron = live.cron_expr.map(|c| c.value);
+        let want_cron = match last {
+            Schedule::Hourly => Some("0 * * * *"),
+            Schedule::Morning => Some("0 8 * * *"),
+            Schedule::Weekdays => Some("0 9 * * 1-5"),
+            Schedule::Window | Schedule::Manual => None,
+        };
+        prop_assert_eq!(cron.as_deref(), want_cron, "{}", text);
+        prop_assert_eq!(live.windows.len(), usize::from(last == Schedule::Window), "{}", text);
+        prop_assert_eq!(live.event_match_criteria.is_some(), event && !manual_since, "{}", text);
+        prop_assert_eq!(live.last_run_id.as_deref(), Some("01KAT5"));
+        prop_assert!(text.starts_with(&format!("---{nl}title: t{nl}live:{nl}  objective: x{nl}")), "{}", text);
+        prop_assert_eq!(text.contains('\n') && !text.contains("\r\n"), !crlf);
+    }
+}
