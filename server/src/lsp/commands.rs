@@ -215,11 +215,15 @@ async fn make_live(
         let root = engine.root.clone();
         let known_config = config.clone();
         // The skills folders and the MCP tool cache are files: read off the runtime's threads.
-        let Ok(known) =
+        let known =
             tokio::task::spawn_blocking(move || crate::survey::Known::of(&known_config).with_skills(&root))
-                .await
-        else {
-            return;
+                .await;
+        let Ok(known) = known else {
+            tracing::warn!("make live {rel}: the workspace's tools and skills could not be read");
+            return warn(format!(
+                "livenote: {rel}: not made live: the workspace's tools and skills could not be read"
+            ))
+            .await;
         };
         let cancel = tokio_util::sync::CancellationToken::new();
         let reply = crate::authoring::ask(&config, &known, &text, &sentence, cancel).await;
