@@ -125,7 +125,19 @@ async fn an_invalid_draft_is_never_written_the_template_is_with_a_warning() {
         )
         .await;
     assert!(res.get("error").is_none(), "{res}");
-    c.diagnostics(&uri, 2).await;
+    // The warning comes once the edit is in the buffer (waiting for diagnostics first could
+    // drop it: the harness skips the notifications it is not waiting for).
+    let message = loop {
+        let shown = c.next_notification("window/showMessage").await;
+        let message = shown["message"].as_str().unwrap_or_default().to_owned();
+        if message.contains("made live") {
+            break message;
+        }
+    };
+    assert!(
+        message.starts_with("livenote: n.md: made live from the template (your sentence as the objective, manual only): the model's draft would give the note errors: "),
+        "{message}"
+    );
     check(
         &c.doc(&uri).text,
         expect![[r#"
@@ -137,12 +149,6 @@ async fn an_invalid_draft_is_never_written_the_template_is_with_a_warning() {
 
             What changed lately.
         "#]],
-    );
-    let shown = c.next_notification("window/showMessage").await;
-    let message = shown["message"].as_str().unwrap_or_default();
-    assert!(
-        message.starts_with("livenote: n.md: made live from the template (your sentence as the objective, manual only): the model's draft would give the note errors: "),
-        "{message}"
     );
     c.shutdown().await;
 }
@@ -247,5 +253,30 @@ async fn convert_to_live_note_merges_every_track_fence() {
             brief here
         "#]],
     );
+    c.shutdown().await;
+}
+
+/// `run: true`: once the block is in the buffer, the note runs once (here with the template,
+/// the default provider being a command, not a model).
+#[tokio::test]
+async fn make_live_with_run_runs_the_note_once() {
+    let config = "[agent]\nprovider = \"echo\"\n[providers.echo]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"printf 'Agent wrote this.\\\\n'\"]\ntimeout = \"10s\"\n";
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(root.path().join(".livenote.toml"), config).unwrap_or_else(|e| panic!("{e}"));
+    let text = "# Greeting\n";
+    let mut c = start(root, &[("n.md", text)]).await;
+    let uri = c.open("n.md", text).await;
+    c.diagnostics(&uri, 1).await;
+    let res = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "livenote.makeLive", "arguments": [uri, {"describe": "say hello", "run": true}]}),
+        )
+        .await;
+    assert!(res.get("error").is_none(), "{res}");
+    assert_eq!(c.progress("end").await["message"], "Updated: Agent wrote this.");
+    let after = c.doc(&uri).text;
+    assert!(after.starts_with("---\nlive:\n  objective: \"say hello\"\n"), "{after}");
+    assert!(after.ends_with("# Greeting\n\nAgent wrote this.\n"), "{after}");
     c.shutdown().await;
 }
