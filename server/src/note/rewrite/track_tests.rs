@@ -115,3 +115,73 @@ fn a_users_own_track_key_is_left_alone() {
     assert!(track_list(live).is_some());
     assert_eq!(convert_track_list(live), Err(RewriteError::AlreadyLive));
 }
+
+mod merging {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// One track: (cron, window, event), each optional.
+    type Spec = (Option<&'static str>, Option<(&'static str, &'static str)>, Option<&'static str>);
+
+    fn spec() -> impl Strategy<Value = Spec> {
+        (
+            proptest::option::of(prop_oneof![Just("@daily"), Just("0 * * * *")]),
+            proptest::option::of(prop_oneof![Just(("09:00", "12:00")), Just(("13:00", "14:00"))]),
+            proptest::option::of(prop_oneof![Just("mail"), Just("calendar")]),
+        )
+    }
+
+    proptest! {
+        /// Against a simple model of the merge: the first cron, every distinct window and
+        /// event in order of appearance, every track named in the objective, no fence left.
+        #[test]
+        fn fences_merge_like_the_model(specs in proptest::collection::vec(spec(), 1..5)) {
+            let mut text = String::from("# N\n\n");
+            for (i, (cron, window, event)) in specs.iter().enumerate() {
+                text.push_str(&format!("```track\ntrackId: t{i}\ninstruction: Part {i}.\n"));
+                match (cron, window) {
+                    (Some(c), _) => text.push_str(&format!("schedule:\n  type: cron\n  expression: \"{c}\"\n")),
+                    (None, Some((s, e))) => text.push_str(&format!("schedule:\n  type: window\n  startTime: \"{s}\"\n  endTime: \"{e}\"\n")),
+                    (None, None) => {}
+                }
+                if let Some(e) = event {
+                    text.push_str(&format!("eventMatchCriteria: {e}\n"));
+                }
+                text.push_str("```\n\n");
+            }
+            let edits = convert_track_fences(&text).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let out = apply(&text, &edits).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert!(!out.contains("```track"), "{}", out);
+            let a = crate::note::analyze(&out, &crate::note::Options::default());
+            let live = a.live.ok_or_else(|| TestCaseError::fail("not live"))?;
+            let want_cron = specs.iter().find_map(|(c, _, _)| *c);
+            let cron = live.cron_expr.map(|c| c.value);
+            prop_assert_eq!(cron.as_deref(), want_cron, "{}", out);
+            let mut want_windows: Vec<(String, String)> = Vec::new();
+            for (c, w, _) in &specs {
+                if let (None, Some((s, e))) = (c, w) {
+                    let w = ((*s).to_owned(), (*e).to_owned());
+                    if !want_windows.contains(&w) {
+                        want_windows.push(w);
+                    }
+                }
+            }
+            let windows: Vec<(String, String)> =
+                live.windows.iter().filter_map(|w| Some((w.start_text.clone()?, w.end_text.clone()?))).collect();
+            prop_assert_eq!(windows, want_windows, "{}", out);
+            let mut events: Vec<&str> = Vec::new();
+            for (_, _, e) in &specs {
+                if let Some(e) = e && !events.contains(e) {
+                    events.push(e);
+                }
+            }
+            let want_event = (!events.is_empty()).then(|| events.join("; "));
+            prop_assert_eq!(live.event_match_criteria, want_event, "{}", out);
+            let objective = live.objective.unwrap_or_default();
+            for i in 0..specs.len() {
+                prop_assert!(objective.contains(&format!("Part {i}.")), "{}", objective);
+            }
+        }
+    }
+}
