@@ -13,6 +13,7 @@
 //!   every edge that touches the system.
 
 pub mod agent;
+pub mod authoring;
 pub mod cli;
 pub mod config;
 pub mod cost;
@@ -36,6 +37,7 @@ pub mod skills;
 pub mod sources;
 pub mod status;
 pub mod survey;
+pub mod templates;
 pub mod text;
 pub mod triggers;
 pub mod workspace;

@@ -33,6 +33,23 @@ function activeNote(): vscode.TextDocument | undefined {
 export function registerCommands(ln: Livenote): vscode.Disposable[] {
   const noteCommands: NoteCommand[] = [
     { id: UiCommand.makeLive, title: 'Make live', server: ServerCommand.makeLive },
+    {
+      id: UiCommand.makeLiveDescribe,
+      title: 'Make live from a description',
+      server: ServerCommand.makeLive,
+      // The server drafts the block with the configured model from a spawned task and writes
+      // it as one edit (the template, with a warning, without a model); an empty answer is the
+      // plain template.
+      args: async () => {
+        const describe = await vscode.window.showInputBox({
+          title: 'livenote: Make live…',
+          prompt: 'What should this note keep current, and when? (empty: a template to fill in)',
+          placeHolder: 'keep the latest Rust release notes, every Monday morning',
+          ignoreFocusOut: true,
+        });
+        return describe === undefined ? undefined : [{ describe: describe.trim(), run: false }];
+      },
+    },
     { id: UiCommand.run, title: 'Run now', server: ServerCommand.run, needsFile: true },
     {
       id: UiCommand.runWithContext,

@@ -12,6 +12,7 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
+import { withMakeLiveDescribe } from './codeActions';
 import { registerCommands } from './commands';
 import { handleRunEdits } from './runEdits';
 import { errorMessage } from './errors';
@@ -165,6 +166,9 @@ export class Livenote implements vscode.Disposable {
       // A function, so a restart picks up the settings and trust of that moment.
       initializationOptions: () => this.settings().settings,
       middleware: {
+        // The server's "Make live" cannot ask for a sentence; "Make live…" beside it does.
+        provideCodeActions: async (document, range, context, token, next) =>
+          withMakeLiveDescribe(await next(document, range, context, token)),
         // Code lenses call the server's commands directly; the status bar follows them.
         executeCommand: async (command, args, next) => {
           try {

@@ -43,6 +43,8 @@ export const METHOD_NOT_FOUND = -32601;
  */
 export const UiCommand = {
   makeLive: 'livenote.ui.makeLive',
+  /** Asks for one sentence; the server's model drafts the block from it (issue 25). */
+  makeLiveDescribe: 'livenote.ui.makeLiveDescribe',
   run: 'livenote.ui.run',
   runWithContext: 'livenote.ui.runWithContext',
   stop: 'livenote.ui.stop',

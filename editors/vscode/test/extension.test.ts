@@ -308,6 +308,19 @@ describe('the extension in a fake VS Code', { skip: bin ? false : 'LIVENOTE_BIN 
     await waitForStatus(/^\$\(pulse\) Live · /);
   });
 
+  it('Make live from a description asks for a sentence; without a model provider the sentence becomes the objective', async () => {
+    await runAndSave(UiCommand.makePassive);
+    await waitForStatus('$(circle-outline) Passive');
+    fake.state.inputBoxAnswer = '  what to buy this week ';
+    await runAndSave(UiCommand.makeLiveDescribe);
+    assert.match(note.text, /^---\nlive:\n {2}objective: "what to buy this week"\n---\n/);
+    // The default provider runs a command, not a model: the server says why it wrote the template.
+    await waitFor('the template warning', () =>
+      fake.messages.some((m) => m.severity === 'warning' && m.text.includes('made live from the template')),
+    );
+    await waitForStatus(/^\$\(pulse\) Live · /);
+  });
+
   it('no unhandled promise rejections', () => {
     assert.deepEqual(unhandled, []);
   });

@@ -8,9 +8,11 @@ mod history;
 mod init;
 mod list;
 mod log;
+mod make_live;
 mod man;
 mod mcp;
 mod memory;
+mod new;
 mod restore;
 mod run;
 mod signal;
@@ -103,6 +105,42 @@ pub enum Command {
         #[arg(long, hide = true)]
         clock_file: Option<PathBuf>,
     },
+    /// Make a note live (created when missing), or change a live note's objective and the
+    /// triggers given; refused, with nothing written, when the note would have errors.
+    ///
+    /// `--describe` lets the configured model draft the objective, triggers, tools and skills
+    /// from one sentence, the note's title and first lines; a draft that would not be valid is
+    /// never written: the sentence becomes the objective (manual only) and a warning says why,
+    /// as it does without a model provider. `livenote mcp`'s `make_live` does the same edit.
+    #[command(name = "make-live")]
+    MakeLive {
+        /// The note (`.md`); its folder must exist.
+        note: PathBuf,
+        /// What the note should keep being: what to show, from where, how fresh, in what layout.
+        #[arg(long, required_unless_present = "describe")]
+        objective: Option<String>,
+        /// A cron expression in local time (`0 9 * * 1-5`); `""` removes the note's.
+        #[arg(long, value_name = "EXPR")]
+        cron: Option<String>,
+        /// A daily band, `HH:MM-HH:MM` (repeat for more); replaces the note's windows.
+        #[arg(long, value_name = "HH:MM-HH:MM")]
+        window: Vec<String>,
+        /// Which incoming events should update the note, in words; `""` removes the note's.
+        #[arg(long, value_name = "TEXT")]
+        event: Option<String>,
+        /// One sentence ("keep the latest Rust release notes, every Monday morning") for the
+        /// configured model to draft the block from.
+        #[arg(long, value_name = "TEXT", conflicts_with_all = ["objective", "cron", "window", "event"])]
+        describe: Option<String>,
+        /// Run the note once afterwards, as `livenote run` (a draft may ask for this too).
+        #[arg(long)]
+        run: bool,
+        /// The workspace folder (default: found from the note).
+        #[arg(long)]
+        workspace: Option<PathBuf>,
+        #[arg(long, hide = true)]
+        clock_file: Option<PathBuf>,
+    },
     /// The headless scheduler: fire due notes in DIR until interrupted, with one log line per
     /// fire, skip, done and failed on stderr.
     Watch {
@@ -162,6 +200,17 @@ pub enum Command {
         /// List the trusted folders (and whether their config changed since) instead.
         #[arg(long, conflicts_with = "dir")]
         list: bool,
+    },
+    /// Write a note from a template: `daily` (today's page: calendar, emails, priorities; three
+    /// windows and in-day events), `digest` (a weekly digest), `tracker` (the state of one thing
+    /// and its log), or the workspace's own `templates/NAME.md`, which wins over a built-in of
+    /// the same name. Never over an existing file; the note's diagnostics are printed (exit 1 on
+    /// errors).
+    New {
+        /// The template.
+        name: String,
+        /// The note to write (default: Today.md for `daily`, else NAME.md); its folder must exist.
+        path: Option<PathBuf>,
     },
     /// Create `.livenote.toml` and an example live note in DIR.
     Init {
@@ -337,6 +386,20 @@ pub fn run(cli: Cli) -> u8 {
             drop(out);
             return finish(run::run(note, context, workspace, clock_file));
         }
+        Command::MakeLive { note, objective, cron, window, event, describe, run, workspace, clock_file } => {
+            let args = make_live::Args {
+                note,
+                objective,
+                cron,
+                windows: window,
+                event,
+                describe,
+                run,
+                workspace,
+                clock_file,
+            };
+            make_live::run(args, &mut out, &mut std::io::stderr())
+        }
         Command::Watch { dir, clock_file } => {
             drop(out);
             return finish(watch::run(dir, clock_file));
@@ -354,6 +417,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Trust { dir, list: false } => trust(dir, &mut out),
         Command::Untrust { dir } => untrust(&dir, &mut out),
         Command::Init { dir } => init::run(dir, &mut out),
+        Command::New { name, path } => new::run(&name, path, &mut out, &mut std::io::stderr()),
         Command::Completions { shell } => {
             // Into a buffer first: the generator panics on a write error (a closed pipe).
             let mut script = Vec::new();

@@ -9,9 +9,8 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{Config, ProcessEnv};
-use crate::model::http::HttpOptions;
-use crate::model::{self, ModelError};
+use crate::config::Config;
+use crate::model;
 use crate::model::{BoxFuture, Message, ModelClient, Request};
 use crate::runs::one_line;
 use crate::schedule::Zone;
@@ -316,18 +315,5 @@ pub fn router_for(config: &Config) -> Arc<dyn Router> {
 
 /// A client for the default provider's model, or why there is none.
 pub(super) fn model_client(config: &Config) -> Result<Arc<dyn ModelClient>, String> {
-    let (name, provider) = config.resolve_provider(None).map_err(|e| e.to_string())?;
-    match model::client_for(&provider, None, &ProcessEnv, HttpOptions::default()) {
-        Ok(client) => Ok(Arc::from(client)),
-        Err(ModelError::NotAModel) => {
-            let which = match &config.agent.provider {
-                Some(_) => format!("`[agent] provider` is `{name}`, a command provider"),
-                None => format!("the default provider `{name}` is a command provider"),
-            };
-            Err(format!(
-                "{which}; to route events with a model, set `[agent] provider` to an `openai` or `anthropic` provider"
-            ))
-        }
-        Err(e) => Err(format!("provider `{name}`: {e}")),
-    }
+    model::default_client(config, "route events")
 }

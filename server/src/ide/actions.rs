@@ -15,6 +15,9 @@
 //! - "Run now" is not offered on a note with errors (the run could only fail), "Undo last run"
 //!   needs something to undo (`RunFacts::undoable`: the note's history holds a run that
 //!   changed the body) and no run in progress.
+//! - "Make live: <heading>" (issue 25) drafts the block from the note's heading on the server
+//!   (the model is needed), so it is a command without edits; "Set schedule: …" presets are
+//!   offered with the cursor in the frontmatter, where the schedule is.
 //! - Kinds: quick fixes are `QuickFix`; rewrites of the frontmatter are `Refactor` (LSP
 //!   `refactor.rewrite`); running, stopping and undoing act on the body through the agent and
 //!   its history, so they are `Source` (LSP `source`).
@@ -91,14 +94,28 @@ pub fn code_actions<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Act
         None => {
             if let Ok(edits) = rewrite::make_live(ctx.text, None) {
                 actions.push(rewrite_action("Make live", edits, commands::MAKE_LIVE, Vec::new()));
+                // Clients without an input box (Helix) still get a drafted block: the heading
+                // is the sentence. The draft needs the model, so the server computes it.
+                if let Some(heading) = crate::note::frontmatter::body_title(ctx.text) {
+                    let title = format!("Make live: {heading}");
+                    let args = vec![serde_json::json!({ "describe": heading })];
+                    actions.push(Action {
+                        title: title.clone(),
+                        kind: ActionKind::Refactor,
+                        edits: Vec::new(),
+                        command: Some(Command { title, id: commands::MAKE_LIVE, args }),
+                        diagnostics: Vec::new(),
+                        preferred: false,
+                    });
+                }
             }
         }
-        Some(live) => note_actions(ctx, live, &mut actions),
+        Some(live) => note_actions(ctx, live, range, &mut actions),
     }
     actions
 }
 
-fn note_actions<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live, actions: &mut Vec<Action>) {
+fn note_actions<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live, range: Range<usize>, actions: &mut Vec<Action>) {
     let running = ctx.facts.running;
     if running {
         actions.push(command_action("Stop", commands::STOP));
@@ -115,6 +132,22 @@ fn note_actions<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live, actions: &mut Vec<Acti
     }
     if let Ok(edits) = rewrite::make_passive(ctx.text) {
         actions.push(rewrite_action("Make passive", edits, commands::MAKE_PASSIVE, Vec::new()));
+    }
+    // In the frontmatter only: from the body they would crowd the note's own actions.
+    let in_frontmatter = ctx.analysis.frontmatter.as_ref().is_some_and(|fm| {
+        fm.close.as_ref().is_some_and(|c| range.start >= fm.open.start && range.end <= c.start)
+    });
+    if in_frontmatter {
+        for schedule in rewrite::Schedule::ALL {
+            let Ok(edits) = rewrite::set_schedule(ctx.text, schedule) else { continue };
+            // A preset the note already has is no action.
+            if edits.is_empty() || crate::text::edit::apply(ctx.text, &edits).is_ok_and(|t| t == ctx.text) {
+                continue;
+            }
+            let title = format!("Set schedule: {}", schedule.title());
+            let args = vec![Value::String(schedule.id().to_owned())];
+            actions.push(rewrite_action(&title, edits, commands::SET_SCHEDULE, args));
+        }
     }
     // The trust question is asked once, and not at all by clients without
     // showMessageRequest (Helix): the answer stays reachable from the note.
@@ -234,6 +267,22 @@ live:
 "#;
 
     #[test]
+    fn set_schedule_from_the_frontmatter_only() {
+        check(
+            "---\nlive:\n  objective: x\n  trig$0gers:\n    cronExpr: \"0 * * * *\"\n---\n# N\n",
+            expect![[r#"
+                Source Run now [livenote.run]
+                Refactor Pause [livenote.setActive false]
+                Refactor Make passive [livenote.makePassive]
+                Refactor Set schedule: every morning at 8 [livenote.setSchedule "morning"]
+                Refactor Set schedule: weekdays at 9 [livenote.setSchedule "weekdays"]
+                Refactor Set schedule: once a day between 09:00 and 12:00 [livenote.setSchedule "window"]
+                Refactor Set schedule: manual only [livenote.setSchedule "manual"]
+            "#]],
+        );
+    }
+
+    #[test]
     fn live_note_from_the_body() {
         check_with(
             UNDOABLE,
@@ -302,6 +351,10 @@ live:
                 Source Run now [livenote.run]
                 Refactor Resume [livenote.setActive true]
                 Refactor Make passive [livenote.makePassive]
+                Refactor Set schedule: every hour [livenote.setSchedule "hourly"]
+                Refactor Set schedule: every morning at 8 [livenote.setSchedule "morning"]
+                Refactor Set schedule: weekdays at 9 [livenote.setSchedule "weekdays"]
+                Refactor Set schedule: once a day between 09:00 and 12:00 [livenote.setSchedule "window"]
             "#]],
         );
         check_apply(
@@ -334,6 +387,10 @@ live:
                 Source Run now [livenote.run]
                 Refactor Pause [livenote.setActive false]
                 Refactor Make passive [livenote.makePassive]
+                Refactor Set schedule: every hour [livenote.setSchedule "hourly"]
+                Refactor Set schedule: every morning at 8 [livenote.setSchedule "morning"]
+                Refactor Set schedule: weekdays at 9 [livenote.setSchedule "weekdays"]
+                Refactor Set schedule: once a day between 09:00 and 12:00 [livenote.setSchedule "window"]
             "#]],
         );
         check_apply(
@@ -403,6 +460,11 @@ live:
                 QuickFix Change to `true` (fixes: 0) *
                 Refactor Pause [livenote.setActive false]
                 Refactor Make passive [livenote.makePassive]
+                Refactor Set schedule: every hour [livenote.setSchedule "hourly"]
+                Refactor Set schedule: every morning at 8 [livenote.setSchedule "morning"]
+                Refactor Set schedule: weekdays at 9 [livenote.setSchedule "weekdays"]
+                Refactor Set schedule: once a day between 09:00 and 12:00 [livenote.setSchedule "window"]
+                Refactor Set schedule: manual only [livenote.setSchedule "manual"]
             "#]],
         );
         // The same note with the cursor on the window's time.
@@ -412,6 +474,11 @@ live:
                 QuickFix Change to `09:00` (fixes: 1) *
                 Refactor Pause [livenote.setActive false]
                 Refactor Make passive [livenote.makePassive]
+                Refactor Set schedule: every hour [livenote.setSchedule "hourly"]
+                Refactor Set schedule: every morning at 8 [livenote.setSchedule "morning"]
+                Refactor Set schedule: weekdays at 9 [livenote.setSchedule "weekdays"]
+                Refactor Set schedule: once a day between 09:00 and 12:00 [livenote.setSchedule "window"]
+                Refactor Set schedule: manual only [livenote.setSchedule "manual"]
             "#]],
         );
         check_apply(
@@ -445,6 +512,10 @@ li$0ve:
                 Source Run now [livenote.run]
                 Refactor Pause [livenote.setActive false]
                 Refactor Make passive [livenote.makePassive]
+                Refactor Set schedule: every hour [livenote.setSchedule "hourly"]
+                Refactor Set schedule: every morning at 8 [livenote.setSchedule "morning"]
+                Refactor Set schedule: weekdays at 9 [livenote.setSchedule "weekdays"]
+                Refactor Set schedule: once a day between 09:00 and 12:00 [livenote.setSchedule "window"]
             "#]],
         );
     }
@@ -459,6 +530,7 @@ title: x
 $0"#,
             expect![[r#"
                 Refactor Make live [livenote.makeLive]
+                Refactor Make live: Weather in Chicago [livenote.makeLive {"describe":"Weather in Chicago"}]
             "#]],
         );
         check_apply(
@@ -521,6 +593,7 @@ Sunny.
             expect![[r#"
                 QuickFix Convert to live note (fixes: 0) *
                 Refactor Make live [livenote.makeLive]
+                Refactor Make live: Weather [livenote.makeLive {"describe":"Weather"}]
             "#]],
         );
         check_apply(

@@ -55,6 +55,8 @@ pub mod commands {
     pub const NOTE_STATUS: &str = "livenote.noteStatus";
     /// Delete the note's agent memory (`.livenote/memory/`).
     pub const CLEAR_MEMORY: &str = "livenote.clearMemory";
+    /// Replace a live note's schedule with a preset (`rewrite::Schedule::id`, second argument).
+    pub const SET_SCHEDULE: &str = "livenote.setSchedule";
     pub const ALL: &[&str] = &[
         MAKE_LIVE,
         RUN,
@@ -66,6 +68,7 @@ pub mod commands {
         TRUST_WORKSPACE,
         NOTE_STATUS,
         CLEAR_MEMORY,
+        SET_SCHEDULE,
     ];
 }
 

@@ -48,6 +48,41 @@ pub fn execute_command(
             let uri = arg_uri(&args)?;
             super::custom::note_status(state, &uri).and_then(to_value).map(Some)
         }
+        // `livenote.makeLive URI {describe, run}` (issue 25): a block drafted from a sentence,
+        // or the template with a run; the model is asked from a spawned task.
+        commands::MAKE_LIVE if args.get(1).is_some_and(Value::is_object) => {
+            let (uri, path, engine) = arg_note(state, &args)?;
+            let options = args.get(1).cloned().unwrap_or_default();
+            let sentence = options.get("describe").and_then(Value::as_str).map(str::trim).unwrap_or_default();
+            let run = options.get("run").and_then(Value::as_bool).unwrap_or(false);
+            tokio::spawn(make_live(
+                client.clone(),
+                state.clone(),
+                engine,
+                uri,
+                path,
+                sentence.to_owned(),
+                run,
+            ));
+            Ok(None)
+        }
+        commands::SET_SCHEDULE => {
+            let uri = arg_uri(&args)?;
+            let schedule =
+                args.get(1).and_then(Value::as_str).and_then(rewrite::Schedule::from_id).ok_or_else(
+                    || {
+                        let ids: Vec<&str> = rewrite::Schedule::ALL.iter().map(|s| s.id()).collect();
+                        Error::invalid_params(format!(
+                            "livenote.setSchedule takes one of {} as its second argument",
+                            ids.join(", ")
+                        ))
+                    },
+                )?;
+            let (text, version) = current_text(state, &uri)?;
+            let edits = rewrite::set_schedule(&text, schedule).map_err(errors::failed)?;
+            spawn_apply(client, state, uri, version, text, edits);
+            Ok(None)
+        }
         commands::MAKE_LIVE | commands::SET_ACTIVE | commands::MAKE_PASSIVE => {
             let uri = arg_uri(&args)?;
             let (text, version) = current_text(state, &uri)?;
@@ -149,6 +184,80 @@ pub fn execute_command(
             Ok(Some(json!(trusted)))
         }
         other => Err(Error::invalid_params(format!("unknown command {other}"))),
+    }
+}
+
+/// "Make live…" with a sentence: the model drafts the block (the template without a model, or
+/// when its draft would not be valid, saying why), written as one versioned edit through the
+/// engine's io (the buffer when the note is open, recomputed if the user typed meanwhile),
+/// under the note's run lock; then a run when asked for. A blank sentence: the old template.
+async fn make_live(
+    client: Client,
+    state: Arc<State>,
+    engine: Arc<crate::runs::Engine>,
+    uri: Uri,
+    path: std::path::PathBuf,
+    sentence: String,
+    run: bool,
+) {
+    let rel = engine.rel(&path);
+    let warn = |message: String| {
+        let client = client.clone();
+        async move { client.show_message(MessageType::WARNING, message).await }
+    };
+    let reply = if sentence.is_empty() {
+        None
+    } else {
+        let Ok((text, _)) = current_text(&state, &uri) else {
+            return warn(format!("livenote: {rel}: cannot read the note")).await;
+        };
+        let config = engine.config.read().map(|c| c.clone()).unwrap_or_default();
+        let root = engine.root.clone();
+        let known_config = config.clone();
+        // The skills folders and the MCP tool cache are files: read off the runtime's threads.
+        let known =
+            tokio::task::spawn_blocking(move || crate::survey::Known::of(&known_config).with_skills(&root))
+                .await;
+        let Ok(known) = known else {
+            tracing::warn!("make live {rel}: the workspace's tools and skills could not be read");
+            return warn(format!(
+                "livenote: {rel}: not made live: the workspace's tools and skills could not be read"
+            ))
+            .await;
+        };
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let reply = crate::authoring::ask(&config, &known, &text, &sentence, cancel).await;
+        Some((reply, known))
+    };
+    let drafted = std::sync::Mutex::new(None);
+    let compute = |text: &str| -> std::result::Result<Vec<TextEdit>, String> {
+        let Some((reply, known)) = &reply else {
+            return rewrite::make_live(text, None).map_err(|e| e.to_string());
+        };
+        let written = note::draft::choose(text, &sentence, reply.clone(), &known.options())
+            .map_err(|e| e.to_string())?;
+        let edits = written.edits.clone();
+        if let Ok(mut d) = drafted.lock() {
+            *d = Some(written);
+        }
+        Ok(edits)
+    };
+    let written = match engine.lock_for_edit(&path) {
+        Ok(_lock) => engine.io.apply(&path, &compute).await,
+        Err(e) => Err(e),
+    };
+    if let Err(e) = written {
+        tracing::warn!("make live {rel}: {e}");
+        return warn(format!("livenote: {rel}: not made live: {e}")).await;
+    }
+    let drafted = drafted.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    tracing::info!("make live {rel}");
+    if let Some(why) = drafted.as_ref().and_then(|w| w.fallback.as_ref()) {
+        warn(format!("livenote: {rel}: made live from the template (your sentence as the objective, manual only): {why}"))
+            .await;
+    }
+    if run || drafted.is_some_and(|w| w.draft.run_now) {
+        super::runs::spawn_run(&client, engine, path, None);
     }
 }
 

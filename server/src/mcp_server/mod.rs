@@ -180,6 +180,7 @@ impl Server {
             path: a.path,
             objective: a.objective,
             triggers: rewrite_triggers(a.cron_expr, a.windows, a.event_match_criteria),
+            describe: None,
         };
         answer(self.workspace.make_live(&args).await)
     }

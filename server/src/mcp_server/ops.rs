@@ -45,6 +45,9 @@ pub struct MakeLive {
     pub path: String,
     pub objective: String,
     pub triggers: TriggerEdits,
+    /// One sentence for the configured model to draft the block from (`livenote make-live
+    /// --describe`), instead of `objective` and `triggers`.
+    pub describe: Option<String>,
 }
 
 impl Workspace {
@@ -140,7 +143,7 @@ impl Workspace {
     /// have errors.
     pub async fn make_live(&self, args: &MakeLive) -> Result<Value, Refusal> {
         let rel = paths::parse(&args.path)?;
-        if args.objective.trim().is_empty() {
+        if args.describe.is_none() && args.objective.trim().is_empty() {
             return Err("`objective` is empty: say what the note should keep being".to_owned());
         }
         let found = paths::resolve(&self.root, &rel)?;
@@ -149,9 +152,39 @@ impl Workspace {
         });
         Self::reload_config(&engine);
         let known = Self::known(&engine);
+        let new_text = |file: &Path| {
+            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            format!("# {stem}\n")
+        };
+        // The model is asked once, about the note as it is now; its reply is checked again
+        // against the text the edit is made on.
+        let reply = match &args.describe {
+            Some(sentence) => {
+                let text = match &found {
+                    Found::Note(file) => read(file, &rel)?,
+                    Found::Missing(file) => new_text(file),
+                };
+                let config = engine.config.read().map(|c| c.clone()).unwrap_or_default();
+                let cancel = CancellationToken::new();
+                Some(crate::authoring::ask(&config, &known, &text, sentence, cancel).await)
+            }
+            None => None,
+        };
+        let drafted = std::sync::Mutex::new(None);
         let compute = |text: &str| -> Result<Vec<TextEdit>, String> {
-            let edits =
-                rewrite::make_live_with(text, &args.objective, &args.triggers).map_err(|e| e.to_string())?;
+            let edits = match (&args.describe, &reply) {
+                (Some(sentence), Some(reply)) => {
+                    let written = note::draft::choose(text, sentence, reply.clone(), &known.options())
+                        .map_err(|e| format!("refused, nothing was written: {e}"))?;
+                    let edits = written.edits.clone();
+                    if let Ok(mut d) = drafted.lock() {
+                        *d = Some(written);
+                    }
+                    edits
+                }
+                _ => rewrite::make_live_with(text, &args.objective, &args.triggers)
+                    .map_err(|e| e.to_string())?,
+            };
             let after = apply(text, &edits).map_err(|e| e.to_string())?;
             let errors = self.diagnostics(&rel, &after, &known, Some(Severity::Error));
             if !errors.is_empty() {
@@ -171,8 +204,7 @@ impl Workspace {
                 if !paths::creatable(&rel) {
                     return Err(PathError::NotMarkdown(rel.into_string()).into());
                 }
-                let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-                let text = format!("# {stem}\n");
+                let text = new_text(&file);
                 let new = apply(&text, &compute(&text)?).map_err(|e| e.to_string())?;
                 let _lock = engine.lock_for_edit(&file)?;
                 create(&self.root, &rel, &file, &new)?;
@@ -182,12 +214,29 @@ impl Workspace {
         };
         tracing::info!("make live {rel}");
         let text = read(&file, &rel)?;
-        Ok(json!({
+        let mut answer = json!({
             "path": rel.as_str(),
             "created": created,
             "diagnostics": self.diagnostics(&rel, &text, &known, None),
             "status": self.status_of(&rel, &file, &text),
-        }))
+        });
+        let drafted = drafted.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let (Some(w), Some(o)) = (drafted, answer.as_object_mut()) {
+            if let Some(why) = &w.fallback {
+                tracing::info!("make live {rel}: the template, not a draft: {why}");
+            }
+            o.insert(
+                "draft".into(),
+                json!({
+                    "drafted": w.fallback.is_none(),
+                    "fallback": w.fallback,
+                    "objective": w.draft.objective,
+                    "triggers": note::draft::describe_triggers(&w.draft),
+                    "runNow": w.draft.run_now,
+                }),
+            );
+        }
+        Ok(answer)
     }
 
     /// `set_active`: pause or resume a live note.
@@ -432,6 +481,7 @@ mod tests {
                     .then(|| windows.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect()),
                 event_match_criteria: None,
             },
+            describe: None,
         }
     }
 

@@ -77,6 +77,7 @@ codes! {
     LastRunFailed => "last-run-failed": "The latest run failed; the message stays until a run succeeds.",
     RuntimeFieldShape => "runtime-field-shape": "A field livenote writes (`lastRunAt`, ...) has a shape it cannot read; it is ignored.",
     LegacyTrackFence => "legacy-track-fence": "A ```` ```track ```` fence from the older per-block model.",
+    LegacyTrackList => "legacy-track-list": "A frontmatter `track:` list from the older per-block model.",
     InstructionsTooLong => "instructions-too-long": "A standing-instructions file is longer than `[agent] instructions_max_chars`; runs get it cut.",
     UnknownSkill => "unknown-skill": "`skills` names a skill that no skills folder (the workspace's, the user's) nor livenote defines.",
     SkillMissingField => "skill-missing-field": "A file in a skills folder lacks the `name` or `description` a skill needs in its frontmatter.",

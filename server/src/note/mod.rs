@@ -5,6 +5,7 @@ pub mod body;
 pub mod budget;
 pub mod conflict;
 pub mod diagnostic;
+pub mod draft;
 pub mod expiry;
 pub mod fields;
 pub mod frontmatter;

@@ -29,9 +29,9 @@ use crate::text::{Eol, TextEdit};
 mod live_fields;
 mod move_trigger;
 mod track;
-pub use live_fields::{TriggerEdits, make_live_with};
+pub use live_fields::{LiveEdits, Schedule, TriggerEdits, make_live_edits, make_live_with, set_schedule};
 pub use move_trigger::move_into_triggers;
-pub use track::convert_track_fence;
+pub use track::{convert_track_fence, convert_track_fences, convert_track_list, track_list};
 
 /// Why a rewrite cannot be done; the messages are shown to users as they are.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -646,6 +646,9 @@ struct NewLive {
     cron: Option<String>,
     windows: Vec<(String, String)>,
     event: Option<String>,
+    /// `tools:` and `skills:`, written as one flow list each when given.
+    tools: Option<Vec<String>>,
+    skills: Option<Vec<String>>,
     /// Comments (without `# `) about what a conversion dropped.
     notes: Vec<String>,
     runtime: Vec<(RuntimeField, String)>,
@@ -668,6 +671,12 @@ impl NewLive {
             if let Some(event) = &self.event {
                 out.push_str(&trigger_line(4, TriggerKey::EventMatchCriteria, event, nl));
             }
+        }
+        if let Some(tools) = &self.tools {
+            out.push_str(&format!("  tools: {}{nl}", flow_list(tools)));
+        }
+        if let Some(skills) = &self.skills {
+            out.push_str(&format!("  skills: {}{nl}", flow_list(skills)));
         }
         for note in &self.notes {
             // A comment ends at the line's end: anything that could break the line is blanked.
@@ -700,6 +709,12 @@ impl TriggerKey {
 /// `cronExpr: "..."` (or `eventMatchCriteria`) at column `col`, with its line ending.
 fn trigger_line(col: usize, key: TriggerKey, value: &str, nl: &str) -> String {
     format!("{}{}: {}{nl}", " ".repeat(col), key.key(), yaml_string(value))
+}
+
+/// A list of strings as one line of YAML: `["time", "github.list_issues"]`.
+fn flow_list(items: &[String]) -> String {
+    let items: Vec<String> = items.iter().map(|i| yaml_string(i)).collect();
+    format!("[{}]", items.join(", "))
 }
 
 /// A `windows:` entry at column `col`: one `- startTime/endTime` item per window.

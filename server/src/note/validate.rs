@@ -82,20 +82,42 @@ pub fn analyze(text: &str, opts: &Options) -> Analysis {
     });
     if opts.scan_body {
         let body_start = fm.as_ref().map_or(0, Frontmatter::body_start);
-        for fence in frontmatter::track_fences(text, body_start) {
+        let fences = frontmatter::track_fences(text, body_start);
+        // Every fence merges into the one block: each hint's fix converts them all (one that
+        // cannot be read leaves the others to their own fixes).
+        let all = (live.is_none() && fences.len() > 1)
+            .then(|| super::rewrite::convert_track_fences(text).ok())
+            .flatten();
+        for fence in fences {
             let mut d = Diagnostic::new(
                 Code::LegacyTrackFence,
                 Severity::Hint,
                 fence.open_line.clone(),
                 "a ```track fence from the older per-block model; livenote uses one `live:` block in the frontmatter",
             );
-            if live.is_none()
+            if let Some(edits) = &all {
+                d = d.with_fix("Convert to live note", edits.clone(), true);
+            } else if live.is_none()
                 && let Ok(edits) = super::rewrite::convert_track_fence(text, &fence)
             {
                 d = d.with_fix("Convert to live note", edits, true);
             }
             cx.diags.push(d);
         }
+    }
+    if let Some((key, _)) = super::rewrite::track_list(text) {
+        let mut d = Diagnostic::new(
+            Code::LegacyTrackList,
+            Severity::Hint,
+            key,
+            "a `track:` list from the older per-block model; livenote uses one `live:` block in the frontmatter",
+        );
+        if live.is_none()
+            && let Ok(edits) = super::rewrite::convert_track_list(text)
+        {
+            d = d.with_fix("Convert to live note", edits, true);
+        }
+        cx.diags.push(d);
     }
     // Only with the whole text: a caller that read just the frontmatter knows no body size.
     if opts.scan_body

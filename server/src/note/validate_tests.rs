@@ -612,6 +612,17 @@ fn legacy_track_fence() {
 }
 
 #[test]
+fn legacy_track_list() {
+    check(
+        "---\ntrack:\n  - trackId: chicago\n    instruction: Show the time.\n---\n# Chicago\n",
+        expect![[r#"
+            2:1-2:6 hint live/legacy-track-list a `track:` list from the older per-block model; livenote uses one `live:` block in the frontmatter
+              fix*: Convert to live note
+        "#]],
+    );
+}
+
+#[test]
 fn unicode_and_crlf_positions() {
     check(
         "\u{feff}---\r\ntitle: \"😀 日本\"\r\nlive:\r\n  objective: \"東京の天気 🌧\"\r\n  active: oui\r\n---\r\n",

@@ -9,6 +9,7 @@ mod crlf;
 mod harness;
 mod host;
 mod identity;
+mod make_live;
 mod memory;
 mod move_trigger;
 mod next_fire;

@@ -240,9 +240,25 @@ check('status lens on the invalid note (fetched by the plugin on attach)', funct
 end)
 
 local passive ---@type integer
-check(':LiveMake turns a passive note live', function()
+--- Answer the next vim.ui.input with `answer` (the harness dismisses prompts otherwise);
+--- returns a function that says what was asked.
+local function answer_input(answer)
+  local asked
+  local dismiss = vim.ui.input
+  vim.ui.input = function(opts, on_confirm)
+    vim.ui.input = dismiss
+    asked = opts and opts.prompt
+    on_confirm(answer)
+  end
+  return function()
+    return asked
+  end
+end
+
+check(':LiveMake asks what to keep current; an empty answer makes the note live from the template', function()
   passive = open('passive.md')
   local from = #notes
+  local asked = answer_input('')
   ex('LiveMake')
   wait_for('`live:` and `objective:` in the buffer', function()
     return count_lines(passive, '^live:') == 1 and count_lines(passive, '^  objective:') == 1
@@ -254,6 +270,7 @@ check(':LiveMake turns a passive note live', function()
   ex('silent write')
   local errs = problems_since(from)
   assert(#errs == 0, 'the editor showed: ' .. vim.inspect(errs))
+  assert(asked() and asked():find('keep current', 1, true), 'not asked: ' .. tostring(asked()))
   return (text(passive):gsub('\n', '⏎'))
 end)
 
@@ -487,6 +504,24 @@ end)
 check('server errors are shown, not raised: :LivePause on a passive note', function()
   focus(passive)
   return ex_answer('LivePause', 'an error message', 'Pause failed', vim.log.levels.ERROR).msg
+end)
+
+check(':LiveMake with a sentence: no model here (a command provider), so the sentence is the objective and a warning says why', function()
+  focus(passive)
+  local from = #notes
+  local asked = answer_input('  what to buy this week ')
+  ex('LiveMake')
+  wait_for('the sentence as the objective', function()
+    return count_lines(passive, '^  objective: "what to buy this week"$') == 1
+  end, function()
+    return text(passive) .. '\nmessages: ' .. vim.inspect(notes)
+  end)
+  assert(asked(), 'vim.ui.input was not asked')
+  local warned = wait_for('the template warning', function()
+    return message_since(from, 'made live from the template', vim.log.levels.WARN)
+  end)
+  ex('silent write')
+  return warned.msg
 end)
 
 check('a run into a buffer with unsaved changes keeps the run unsaved too; the disk stays as it was', function()

@@ -108,6 +108,40 @@ function M.simple(what, bufnr)
   end)
 end
 
+--- :LiveMake [SENTENCE]: the server's model drafts the `live:` block from one sentence ("keep
+--- the latest Rust release notes, every Monday morning"), asked with vim.ui.input when none is
+--- given; an empty answer is the template (the objective from the title), a cancelled one
+--- nothing. Without a model provider the sentence becomes the objective, and the server says why.
+---@param bufnr? integer
+---@param sentence? string
+function M.make(bufnr, sentence)
+  bufnr = current(bufnr)
+  if not client_or_warn(bufnr) then
+    return
+  end
+  local function send(answer)
+    if answer == nil then
+      return
+    end
+    answer = vim.trim(answer)
+    if answer == '' then
+      return M.simple('make', bufnr)
+    end
+    note_command(bufnr, 'Make live', 'livenote.makeLive', { { describe = answer, run = false } }, function()
+      notify('drafting the live block of ' .. vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t') .. '…')
+    end)
+  end
+  if sentence and vim.trim(sentence) ~= '' then
+    return send(sentence)
+  end
+  vim.ui.input({ prompt = 'Make live: what should this note keep current, and when? ' }, function(answer)
+    -- vim.ui.input may answer from a prompt's callback, outside the main loop's safe points.
+    vim.schedule(function()
+      send(answer)
+    end)
+  end)
+end
+
 ---@param bufnr? integer
 ---@param context? string
 function M.run(bufnr, context)
@@ -599,9 +633,9 @@ function M.create()
   cmd('LiveStop', function()
     M.simple('stop')
   end, { desc = 'livenote: stop the running update of the current note' })
-  cmd('LiveMake', function()
-    M.simple('make')
-  end, { desc = 'livenote: make the current note live' })
+  cmd('LiveMake', function(a)
+    M.make(0, a.args)
+  end, { nargs = '*', desc = 'livenote: make the current note live (arguments, or asked: what it should keep current)' })
   cmd('LivePause', function()
     M.simple('pause')
   end, { desc = 'livenote: pause the current live note (active: false)' })
@@ -657,7 +691,7 @@ function M.set_keymaps(bufnr, maps)
     },
     make = {
       function()
-        M.simple('make')
+        M.make()
       end,
       'Make live',
     },

@@ -20,6 +20,17 @@ fn wanted<T: ?Sized>(value: Option<&T>, empty: impl Fn(&T) -> bool) -> Option<Op
     value.map(|v| (!empty(v)).then_some(v))
 }
 
+/// Everything a [`make_live_edits`] writes: the objective and triggers as for
+/// [`make_live_with`], plus `tools:` and `skills:` (`None` leaves them as they are, a list
+/// replaces them; an empty list means none).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LiveEdits {
+    pub objective: String,
+    pub triggers: TriggerEdits,
+    pub tools: Option<Vec<String>>,
+    pub skills: Option<Vec<String>>,
+}
+
 /// Make the note live with `objective` and `triggers` (a blank objective: derived from the
 /// title, as *Make live* does), or, when it is live already, replace its objective (a blank one
 /// is left as it is) and the triggers given.
@@ -28,11 +39,20 @@ pub fn make_live_with(
     objective: &str,
     triggers: &TriggerEdits,
 ) -> Result<Vec<TextEdit>, RewriteError> {
+    make_live_edits(
+        text,
+        &LiveEdits { objective: objective.to_owned(), triggers: triggers.clone(), ..LiveEdits::default() },
+    )
+}
+
+/// [`make_live_with`], also writing the `tools:` and `skills:` given (a drafted block's).
+pub fn make_live_edits(text: &str, edits: &LiveEdits) -> Result<Vec<TextEdit>, RewriteError> {
+    let (objective, triggers) = (edits.objective.as_str(), &edits.triggers);
     if frontmatter::locate(text).is_some() {
         let doc = Doc::open(text)?;
         doc.check_top_level()?;
         if doc.top_live()?.is_some() {
-            return doc.update_live(objective, triggers);
+            return doc.update_live(edits);
         }
     }
     let objective = if objective.trim().is_empty() {
@@ -46,18 +66,88 @@ pub fn make_live_with(
         cron: triggers.cron_expr.clone().filter(|c| !c.trim().is_empty()),
         windows: triggers.windows.clone().unwrap_or_default(),
         event: triggers.event_match_criteria.clone().filter(|e| !e.trim().is_empty()),
+        tools: edits.tools.clone(),
+        skills: edits.skills.clone(),
         ..NewLive::default()
     };
     Ok(vec![insert_live(text, &block)?])
 }
 
+/// The schedules "Set schedule…" offers on a live note.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Schedule {
+    Hourly,
+    Morning,
+    Weekdays,
+    Window,
+    Manual,
+}
+
+impl Schedule {
+    pub const ALL: [Schedule; 5] =
+        [Schedule::Hourly, Schedule::Morning, Schedule::Weekdays, Schedule::Window, Schedule::Manual];
+
+    /// The name `livenote.setSchedule` takes.
+    pub fn id(self) -> &'static str {
+        match self {
+            Schedule::Hourly => "hourly",
+            Schedule::Morning => "morning",
+            Schedule::Weekdays => "weekdays",
+            Schedule::Window => "window",
+            Schedule::Manual => "manual",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Schedule> {
+        Schedule::ALL.into_iter().find(|s| s.id() == id)
+    }
+
+    /// In words, for a menu.
+    pub fn title(self) -> &'static str {
+        match self {
+            Schedule::Hourly => "every hour",
+            Schedule::Morning => "every morning at 8",
+            Schedule::Weekdays => "weekdays at 9",
+            Schedule::Window => "once a day between 09:00 and 12:00",
+            Schedule::Manual => "manual only",
+        }
+    }
+}
+
+/// Replace a live note's schedule with `schedule`: the time triggers (`cronExpr`, `windows`)
+/// become the preset's and `eventMatchCriteria` stays (events are not a schedule); "manual
+/// only" removes `triggers:` whole, events included, since then nothing but the user runs it.
+pub fn set_schedule(text: &str, schedule: Schedule) -> Result<Vec<TextEdit>, RewriteError> {
+    let doc = Doc::open(text)?;
+    let live = doc.live_block()?;
+    let (cron, windows) = match schedule {
+        Schedule::Hourly => ("0 * * * *", Vec::new()),
+        Schedule::Morning => ("0 8 * * *", Vec::new()),
+        Schedule::Weekdays => ("0 9 * * 1-5", Vec::new()),
+        Schedule::Window => ("", vec![("09:00".to_owned(), "12:00".to_owned())]),
+        Schedule::Manual => {
+            return Ok(match doc.child(&live, "triggers")? {
+                Some(t) => vec![TextEdit::delete(doc.removal_span(t))],
+                None => Vec::new(),
+            });
+        }
+    };
+    let triggers =
+        TriggerEdits { cron_expr: Some(cron.to_owned()), windows: Some(windows), event_match_criteria: None };
+    doc.update_live(&LiveEdits { triggers, ..LiveEdits::default() })
+}
+
 impl Doc<'_> {
-    fn update_live(&self, objective: &str, triggers: &TriggerEdits) -> Result<Vec<TextEdit>, RewriteError> {
+    fn update_live(&self, wanted_edits: &LiveEdits) -> Result<Vec<TextEdit>, RewriteError> {
+        let (objective, triggers) = (wanted_edits.objective.as_str(), &wanted_edits.triggers);
         let live = self.live_block()?;
         let nl = self.nl();
         let mut edits = Vec::new();
         // Lines inserted right after the `live:` line (an objective the block lacks).
         let mut after_key = String::new();
+        // New keys of `live:` (a `triggers:` block, `tools:`, `skills:`), inserted together above
+        // the runtime fields.
+        let mut new_keys = String::new();
         if !objective.trim().is_empty() {
             match self.child(&live, "objective")? {
                 Some(i) => edits.push(self.objective_edit(i, objective)?),
@@ -86,14 +176,27 @@ impl Doc<'_> {
                     lines.push_str(&trigger_line(col, TriggerKey::EventMatchCriteria, e, nl));
                 }
                 if !lines.is_empty() {
-                    let block = format!("{}triggers:{nl}{lines}", " ".repeat(live.child_col));
-                    let at = self.before_runtime_fields(&live);
-                    if at == self.outline.lines[live.line].full.end {
-                        after_key.push_str(&block);
-                    } else {
-                        edits.push(TextEdit::insert(at, block));
-                    }
+                    new_keys.push_str(&format!("{}triggers:{nl}{lines}", " ".repeat(live.child_col)));
                 }
+            }
+        }
+        for (key, list) in [("tools", &wanted_edits.tools), ("skills", &wanted_edits.skills)] {
+            let Some(list) = list else { continue };
+            match self.child(&live, key)? {
+                Some(i) => edits.push(self.value_edit(i, &flow_list(list))?),
+                None => new_keys.push_str(&format!(
+                    "{}{key}: {}{nl}",
+                    " ".repeat(live.child_col),
+                    flow_list(list)
+                )),
+            }
+        }
+        if !new_keys.is_empty() {
+            let at = self.before_runtime_fields(&live);
+            if at == self.outline.lines[live.line].full.end {
+                after_key.push_str(&new_keys);
+            } else {
+                edits.push(TextEdit::insert(at, new_keys));
             }
         }
         if !after_key.is_empty() {

@@ -268,3 +268,161 @@ proptest! {
         prop_assert!(out.contains("  # trailing comment of triggers\n"));
     }
 }
+
+/// Every preset on the note as it is, one after another: the note as each leaves it.
+fn schedules(text: &str) -> String {
+    let mut out = String::new();
+    for s in Schedule::ALL {
+        let edits = set_schedule(text, s).unwrap_or_else(|e| panic!("{s:?}: {e}"));
+        let after = apply(text, &edits).unwrap_or_else(|e| panic!("{e}"));
+        let analysis = crate::note::analyze(&after, &crate::note::Options::default());
+        assert!(!analysis.has_errors(), "{after}\n{:?}", analysis.diagnostics);
+        assert_eq!(Schedule::from_id(s.id()), Some(s));
+        out.push_str(&format!("== {}\n{}", s.title(), after.replace('\r', "␍")));
+    }
+    out
+}
+
+#[test]
+fn set_schedule_replaces_the_time_triggers_and_keeps_events() {
+    let text = "---\nlive:\n  objective: x  # mine\n  triggers:\n    cronExpr: \"@daily\"  # old\n    windows:\n      - startTime: \"07:00\"\n        endTime: \"08:00\"\n    eventMatchCriteria: mail\n  lastRunAt: \"2026-11-20T08:00:00Z\"\n---\n# N\n";
+    expect![[r#"
+        == every hour
+        ---
+        live:
+          objective: x  # mine
+          triggers:
+            cronExpr: "0 * * * *"  # old
+            eventMatchCriteria: mail
+          lastRunAt: "2026-11-20T08:00:00Z"
+        ---
+        # N
+        == every morning at 8
+        ---
+        live:
+          objective: x  # mine
+          triggers:
+            cronExpr: "0 8 * * *"  # old
+            eventMatchCriteria: mail
+          lastRunAt: "2026-11-20T08:00:00Z"
+        ---
+        # N
+        == weekdays at 9
+        ---
+        live:
+          objective: x  # mine
+          triggers:
+            cronExpr: "0 9 * * 1-5"  # old
+            eventMatchCriteria: mail
+          lastRunAt: "2026-11-20T08:00:00Z"
+        ---
+        # N
+        == once a day between 09:00 and 12:00
+        ---
+        live:
+          objective: x  # mine
+          triggers:
+            windows:
+              - startTime: "09:00"
+                endTime: "12:00"
+            eventMatchCriteria: mail
+          lastRunAt: "2026-11-20T08:00:00Z"
+        ---
+        # N
+        == manual only
+        ---
+        live:
+          objective: x  # mine
+          lastRunAt: "2026-11-20T08:00:00Z"
+        ---
+        # N
+    "#]]
+    .assert_eq(&schedules(text));
+}
+
+#[test]
+fn set_schedule_adds_triggers_to_a_note_without_and_keeps_crlf() {
+    let text = "---\r\nlive:\r\n  objective: x\r\n---\r\n";
+    expect![[r#"
+        == every hour
+        ---␍
+        live:␍
+          objective: x␍
+          triggers:␍
+            cronExpr: "0 * * * *"␍
+        ---␍
+        == every morning at 8
+        ---␍
+        live:␍
+          objective: x␍
+          triggers:␍
+            cronExpr: "0 8 * * *"␍
+        ---␍
+        == weekdays at 9
+        ---␍
+        live:␍
+          objective: x␍
+          triggers:␍
+            cronExpr: "0 9 * * 1-5"␍
+        ---␍
+        == once a day between 09:00 and 12:00
+        ---␍
+        live:␍
+          objective: x␍
+          triggers:␍
+            windows:␍
+              - startTime: "09:00"␍
+                endTime: "12:00"␍
+        ---␍
+        == manual only
+        ---␍
+        live:␍
+          objective: x␍
+        ---␍
+    "#]]
+    .assert_eq(&schedules(text));
+    assert_eq!(set_schedule("# N\n", Schedule::Hourly), Err(RewriteError::NoFrontmatter));
+}
+
+proptest! {
+    /// Presets compose like a register: after any sequence, the note's triggers are the last
+    /// preset's, `eventMatchCriteria` survives every preset but "manual only", and everything
+    /// outside `triggers:` is as it was.
+    #[test]
+    fn set_schedule_keeps_only_the_last_preset(
+        picks in proptest::collection::vec(0usize..5, 1..6),
+        event in any::<bool>(),
+        crlf in any::<bool>(),
+    ) {
+        let nl = if crlf { "\r\n" } else { "\n" };
+        let mut text = format!("---{nl}title: t{nl}live:{nl}  objective: x{nl}");
+        if event {
+            text.push_str(&format!("  triggers:{nl}    eventMatchCriteria: mail{nl}"));
+        }
+        text.push_str(&format!("  lastRunId: \"01KAT5\"{nl}---{nl}# T{nl}"));
+        let mut manual_since = false;
+        for &p in &picks {
+            let s = Schedule::ALL[p];
+            let edits = set_schedule(&text, s).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            text = apply(&text, &edits).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            manual_since |= s == Schedule::Manual;
+        }
+        let a = crate::note::analyze(&text, &crate::note::Options::default());
+        prop_assert!(!a.has_errors(), "{text}");
+        let live = a.live.ok_or_else(|| TestCaseError::fail("not live"))?;
+        let last = Schedule::ALL[picks[picks.len() - 1]];
+        let cron = live.cron_expr.map(|c| c.value);
+        let want_cron = match last {
+            Schedule::Hourly => Some("0 * * * *"),
+            Schedule::Morning => Some("0 8 * * *"),
+            Schedule::Weekdays => Some("0 9 * * 1-5"),
+            Schedule::Window | Schedule::Manual => None,
+        };
+        prop_assert_eq!(cron.as_deref(), want_cron, "{}", text);
+        prop_assert_eq!(live.windows.len(), usize::from(last == Schedule::Window), "{}", text);
+        prop_assert_eq!(live.event_match_criteria.is_some(), event && !manual_since, "{}", text);
+        prop_assert_eq!(live.last_run_id.as_deref(), Some("01KAT5"));
+        prop_assert!(text.starts_with(&format!("---{nl}title: t{nl}live:{nl}  objective: x{nl}")), "{}", text);
+        prop_assert_eq!(text.contains('\n') && !text.contains("\r\n"), !crlf);
+    }
+}
