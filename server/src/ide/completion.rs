@@ -617,18 +617,22 @@ fn named_elsewhere<'a>(
         .collect()
 }
 
+/// What completing `entry` in `slot` inserts: quoted as the slot needs, its quote closed, and
+/// inside a new `[...]` after a bare `key:`.
+fn entry_text(slot: &EntrySlot, entry: &str) -> String {
+    let mut value = if slot.quoted { entry.to_owned() } else { crate::note::tools::entry_yaml(entry) };
+    value.extend(slot.close);
+    match slot.new_list {
+        Some(space) => format!("{}[{value}]", if space { " " } else { "" }),
+        None => value,
+    }
+}
+
 /// The configured MCP servers, then the tools of those a run has listed, as entries of
 /// `tools` (those the note already names elsewhere left out).
 fn tool_entries<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &EntrySlot) -> Vec<CompletionItem> {
     let named = named_elsewhere(ctx.analysis.live.as_ref().and_then(|l| l.tools.as_deref()), slot);
-    let insert = |entry: &str| {
-        let mut value = if slot.quoted { entry.to_owned() } else { crate::note::tools::entry_yaml(entry) };
-        value.extend(slot.close);
-        match slot.new_list {
-            Some(space) => format!("{}[{value}]", if space { " " } else { "" }),
-            None => value,
-        }
-    };
+    let insert = |entry: &str| entry_text(slot, entry);
     let mut items = Vec::new();
     for server in &ctx.mcp.servers {
         if named.contains(&server.name.as_str()) {
@@ -685,13 +689,7 @@ fn source_entries<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &EntrySlot) -> Vec<Completi
         .filter(|s| !named.contains(&s.name.as_str()))
         .enumerate()
         .map(|(i, s)| {
-            let mut value =
-                if slot.quoted { s.name.clone() } else { crate::note::tools::entry_yaml(&s.name) };
-            value.extend(slot.close);
-            let insert_text = match slot.new_list {
-                Some(space) => format!("{}[{value}]", if space { " " } else { "" }),
-                None => value,
-            };
+            let insert_text = entry_text(slot, &s.name);
             let waiting = if s.waiting_for_trust { ", once the folder is trusted" } else { "" };
             CompletionItem {
                 label: s.name.clone(),
@@ -719,13 +717,7 @@ fn skill_entries<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &EntrySlot) -> Vec<Completio
         .filter(|s| !named.contains(&s.name.as_str()))
         .enumerate()
         .map(|(i, s)| {
-            let mut value =
-                if slot.quoted { s.name.clone() } else { crate::note::tools::entry_yaml(&s.name) };
-            value.extend(slot.close);
-            let insert_text = match slot.new_list {
-                Some(space) => format!("{}[{value}]", if space { " " } else { "" }),
-                None => value,
-            };
+            let insert_text = entry_text(slot, &s.name);
             CompletionItem {
                 label: s.name.clone(),
                 kind: CompletionKind::Skill,
