@@ -296,6 +296,17 @@ impl TestClient {
         self.progress("end").await["message"].as_str().unwrap_or_default().to_owned()
     }
 
+    /// The completion items at byte `at` of `text` (the document's current text, UTF-16).
+    pub async fn completions(&mut self, uri: &str, text: &str, at: usize) -> Vec<Value> {
+        let items = self
+            .request(
+                "textDocument/completion",
+                json!({"textDocument": {"uri": uri}, "position": pos(text, at, false)}),
+            )
+            .await;
+        items["result"].as_array().cloned().unwrap_or_default()
+    }
+
     pub async fn diagnostics(&mut self, uri: &str, version: i32) -> Vec<Value> {
         loop {
             let p = self.next_notification("textDocument/publishDiagnostics").await;

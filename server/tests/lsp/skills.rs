@@ -60,16 +60,10 @@ async fn skill_names_are_completed_described_and_lead_to_their_file() {
     // Completion inside the list: every skill the note does not list yet.
     let (typed, at) = cursor("---\nlive:\n  objective: x\n  skills: [tone, $0]\n---\n# N\n");
     c.edit(&uri, 0, NOTE.len(), &typed).await;
-    let items = c
-        .request(
-            "textDocument/completion",
-            json!({"textDocument": {"uri": uri}, "position": pos(&typed, at, false)}),
-        )
-        .await;
-    let rendered: Vec<String> = items["result"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let rendered: Vec<String> = c
+        .completions(&uri, &typed, at)
+        .await
+        .iter()
         .map(|i| {
             format!(
                 "{} {} {} | {}",

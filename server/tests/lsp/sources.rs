@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::harness::{TestClient, apply, pos};
+use super::harness::{TestClient, apply};
 use super::{check, cursor, render_diags, utf16_caps};
 use expect_test::expect;
 
@@ -64,16 +64,10 @@ async fn source_names_complete_in_the_list_and_on_a_new_line() {
         version += 1;
         let _ = c.diagnostics(&uri, version).await;
         current = typed.clone();
-        let items = c
-            .request(
-                "textDocument/completion",
-                json!({"textDocument": {"uri": uri}, "position": pos(&typed, at, false)}),
-            )
-            .await;
-        let rendered: Vec<String> = items["result"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let rendered: Vec<String> = c
+            .completions(&uri, &typed, at)
+            .await
+            .iter()
             .map(|i| {
                 let insert = i["textEdit"]["newText"].as_str().or(i["insertText"].as_str()).unwrap_or("");
                 format!(
