@@ -17,6 +17,7 @@ use crate::workspace;
 /// else through `notify`.
 pub(super) async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
     if caps.watched_files_registration && register_watcher(&client).await {
+        caught_up(&state);
         return;
     }
     if !state.opts.watch_files {
@@ -31,6 +32,7 @@ pub(super) async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
             tracing::warn!("watch {}: {e}", root.display());
         }
     }
+    caught_up(&state);
     while let Some(seen) = rx.recv().await {
         match seen {
             // Changes were lost (FSEvents coalescing, a full inotify queue): walk every root
@@ -46,6 +48,13 @@ pub(super) async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
             Seen::Changed(_) => {}
         }
     }
+}
+
+/// The watcher is on: what changed between the roots' facts being read and now (a lock taken
+/// while the workspace was indexed) announced nothing, so they are read once more.
+fn caught_up(state: &State) {
+    super::snapshots::refresh_world(state);
+    state.refresh_views();
 }
 
 /// Watch the trust store (in the user's data folder, where no client's watcher looks): trust
@@ -102,6 +111,16 @@ async fn register_watcher(client: &Client) -> bool {
                 glob_pattern: GlobPattern::String("**/.livenote.toml".to_owned()),
                 kind: None,
             },
+            // What requests know from memory (`world`): run locks taken and released by other
+            // processes' runs, the transcripts holding what runs cost.
+            FileSystemWatcher {
+                glob_pattern: GlobPattern::String("**/.livenote/locks/*".to_owned()),
+                kind: None,
+            },
+            FileSystemWatcher {
+                glob_pattern: GlobPattern::String("**/.livenote/runs/*.jsonl".to_owned()),
+                kind: None,
+            },
         ],
     };
     let registration = Registration {
@@ -125,15 +144,19 @@ fn trust_changed(client: &Client, state: &Arc<State>) {
     for engine in state.engines() {
         sync_trust(client, state, &engine);
     }
+    super::snapshots::refresh_world(state);
     state.wake.notify_waiters();
     state.wake_events();
     state.refresh_views();
 }
 
 pub(super) fn file_changed(client: &Client, state: &Arc<State>, path: &Path) {
-    // A skill added, renamed or described anew: open notes' `live.skills` are checked again.
-    if super::snapshots::is_skill_file(state, path) {
+    state.world.forget_canonical(path);
+    // A skill added, renamed or described anew, a file the configuration runs changed: open
+    // notes' `live.skills` and `live.tools` are checked again, lenses show the trust now.
+    if world_changed(state, path) {
         super::snapshots::reanalyse_open_documents(state);
+        state.refresh_views();
     }
     if super::roots::changes_roots(state, path) {
         super::roots::reroot(client, state);
@@ -152,6 +175,78 @@ pub(super) fn file_changed(client: &Client, state: &Arc<State>, path: &Path) {
         super::runs::config_changed(client, state, &service.engine);
     };
     service.on_file(path, &refresh, &reload);
+}
+
+/// What a changed `path` changes of what requests know ([`super::world`]): a lock file, a
+/// transcript, a note (its lock: another process's run writes it right after taking the lock),
+/// else (a skill file, a folder, the configuration or a file it runs) the root's facts read
+/// again. Whether the root's facts were.
+fn world_changed(state: &Arc<State>, path: &Path) -> bool {
+    let engines = state.engines();
+    let Some(engine) = super::state::engine_among(&engines, path) else { return false };
+    if let Ok(inside) = path.strip_prefix(engine.root.join(workspace::STATE_DIR)) {
+        let mut parts = inside.components().map(|c| c.as_os_str().to_string_lossy());
+        match (parts.next().as_deref(), parts.next()) {
+            (Some("locks"), _) => super::snapshots::refresh_locks(state, engine),
+            (Some("runs"), Some(file)) => match file.strip_suffix(".jsonl") {
+                Some(id) => state.world.forget_run(&engine.root, id),
+                None => state.world.forget_runs(&engine.root),
+            },
+            (Some("runs"), None) => state.world.forget_runs(&engine.root),
+            // `.livenote/` itself appearing: what was created inside it before the watcher
+            // looked there announces nothing of its own.
+            (None, _) => {
+                super::snapshots::refresh_locks(state, engine);
+                state.world.forget_runs(&engine.root);
+            }
+            _ => {}
+        }
+        return false;
+    }
+    if workspace::is_markdown(path) && !super::snapshots::is_skill_file(state, path) {
+        super::snapshots::refresh_lock(state, path);
+        state.world.forget_runs(&engine.root);
+        return false;
+    }
+    super::snapshots::refresh_root(state, engine);
+    true
+}
+
+/// Watch what requests know from outside the workspace: the MCP tool lists in the data folder
+/// (a run of `watch` lists a server's tools) and the user's skills; either changing reads every
+/// root's facts again. A folder missing at start is not waited for.
+pub(super) fn watch_user_folders(client: &Client, state: &Arc<State>) {
+    if !state.opts.watch_files {
+        return;
+    }
+    let folders: Vec<std::path::PathBuf> = [
+        state.opts.mcp_tools.as_ref().map(|c| c.dir().to_path_buf()),
+        state.opts.user_dir.as_ref().map(|d| d.join(crate::skills::USER_DIR)),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|d| d.is_dir())
+    .collect();
+    if folders.is_empty() {
+        return;
+    }
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Seen>();
+    let Some(mut watcher) = watcher(tx) else { return };
+    for dir in &folders {
+        if let Err(e) = notify::Watcher::watch(&mut watcher, dir, notify::RecursiveMode::Recursive) {
+            tracing::warn!("watch {}: {e}", dir.display());
+        }
+    }
+    let (_client, state) = (client.clone(), state.clone());
+    tokio::spawn(async move {
+        let _watcher = watcher;
+        while rx.recv().await.is_some() {
+            crate::triggers::watcher::drain(&mut rx);
+            super::snapshots::refresh_world(&state);
+            super::snapshots::reanalyse_open_documents(&state);
+            state.refresh_views();
+        }
+    });
 }
 
 /// Re-read a note into the index; publish its diagnostics when it is closed (push clients),

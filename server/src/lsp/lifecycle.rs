@@ -143,13 +143,21 @@ pub fn initialized(client: &Client, state: &Arc<State>) {
     tokio::spawn(publisher(client.clone(), state.clone()));
     tokio::spawn(refresher(client.clone(), state.clone()));
     watch_trust_store(client, state);
+    super::file_events::watch_user_folders(client, state);
     tokio::spawn(refresh_ticker(client.clone(), state.clone()));
     tokio::spawn(super::expiry::watcher(state.clone()));
     let redraw = state.clone();
     tokio::spawn(super::lock_watch::watcher(
         state.foreign_locks.clone(),
         state.opts.clock.clone(),
-        move || redraw.refresh_views(),
+        move |free: &[(std::path::PathBuf, Arc<crate::runs::Engine>)]| {
+            for (path, engine) in free {
+                redraw.world.update_root(&engine.root, |f| {
+                    f.held.remove(path);
+                });
+            }
+            redraw.refresh_views();
+        },
     ));
     // A client with no folder open (VS Code's single-file mode, Neovim outside a project)
     // gets its root from the first note it opens.

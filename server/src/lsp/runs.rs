@@ -163,6 +163,7 @@ impl RunObserver for ProgressObserver {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let (client, state, path, title) =
             (self.client.clone(), self.state.clone(), path.to_path_buf(), title.to_owned());
+        let note = path.clone();
         // The round trips to the client happen here, in a task of their own, never in a handler
         // or in the run.
         tokio::spawn(async move {
@@ -205,6 +206,7 @@ impl RunObserver for ProgressObserver {
                         // The run is over and the note free: "updating…" and the old runtime
                         // fields go, whatever started the run (by hand, a schedule, an event).
                         if let Some(s) = state.upgrade() {
+                            super::snapshots::run_ended(&s, &note);
                             s.refresh_views();
                         }
                         break;

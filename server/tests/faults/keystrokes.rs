@@ -103,7 +103,7 @@ fn round(s: &mut Traced, i: usize, note_uri: &str, text: &str) {
         "textDocument/completion",
         json!({"textDocument": doc, "position": position(text, complete_at)}),
     );
-    if i % 10 == 0 {
+    if i.is_multiple_of(10) {
         s.request("textDocument/codeLens", json!({"textDocument": doc}));
         let end = position(text, text.len());
         s.request(
@@ -124,10 +124,10 @@ struct Call {
 fn calls(log: &str) -> Vec<Call> {
     log.lines()
         .filter_map(|l| {
-            let mut words = l.splitn(3, ' ');
-            let _pid = words.next()?;
-            let at = words.next()?.parse::<f64>().ok()?;
-            Some(Call { at, line: words.next()?.to_owned() })
+            // strace pads the pid to a width: words are split at runs of spaces.
+            let (_pid, rest) = l.trim_start().split_once(' ')?;
+            let (at, call) = rest.trim_start().split_once(' ')?;
+            Some(Call { at: at.parse::<f64>().ok()?, line: call.to_owned() })
         })
         .collect()
 }
@@ -146,13 +146,16 @@ fn touches(line: &str, dirs: &[PathBuf]) -> bool {
     !path.starts_with('/') || dirs.iter().any(|d| Path::new(path).starts_with(d))
 }
 
+// A skipped test says so on stdout (shown with --nocapture), as the other suites' do.
+#[allow(clippy::print_stdout)]
 #[test]
 fn a_burst_of_requests_touches_no_file() {
     if Command::new("strace").arg("-V").output().is_err() {
-        eprintln!("skipped: strace is not installed (Debian `strace`; scripts/test.sh installs it)");
+        println!("skipped: strace is not installed (Debian `strace`; scripts/test.sh installs it)");
         return;
     }
-    let config = format!("{}\n[skills]\ndirs = [\"skills\"]\n", common::command_config("printf 'Fresh news.\\n'"));
+    let config =
+        format!("{}\n[skills]\ndirs = [\"skills\"]\n", common::command_config("printf 'Fresh news.\\n'"));
     let dir = common::tempdir();
     write(&dir.path().join("skills/digest.md"), SKILL);
     write(&dir.path().join("n.md"), NOTE);
@@ -217,7 +220,16 @@ fn a_burst_of_requests_touches_no_file() {
 
     let log = std::fs::read_to_string(&trace).unwrap_or_else(|e| panic!("{}: {e}", trace.display()));
     let dirs = [ws.root.clone(), data.clone()];
-    let during: Vec<Call> = calls(&log).into_iter().filter(|c| c.at >= from && c.at <= to).collect();
+    let all = calls(&log);
+    // The measurement itself works: starting up, the server read the workspace and its trust.
+    let before = all.iter().filter(|c| c.at < from && touches(&c.line, &dirs)).count();
+    assert!(
+        before > 0,
+        "strace recorded no file syscall on our paths at all: {} lines\n{}",
+        all.len(),
+        log.lines().take(10).collect::<Vec<_>>().join("\n")
+    );
+    let during: Vec<Call> = all.into_iter().filter(|c| c.at >= from && c.at <= to).collect();
     let ours: Vec<&Call> = during.iter().filter(|c| touches(&c.line, &dirs)).collect();
     if ours.is_empty() {
         return;
@@ -231,7 +243,7 @@ fn a_burst_of_requests_touches_no_file() {
         *by_path.entry(path).or_default() += 1;
     }
     let mut paths: Vec<(String, usize)> = by_path.into_iter().collect();
-    paths.sort_by(|a, b| b.1.cmp(&a.1));
+    paths.sort_by_key(|p| std::cmp::Reverse(p.1));
     paths.truncate(20);
     panic!(
         "{} file syscalls on workspace and config paths during {ROUNDS} rounds of requests \

@@ -108,6 +108,17 @@ impl TestClient {
         TestClient::start_with(root, files, capabilities, settings, false, true, true).await
     }
 
+    /// [`TestClient::start_in`], trusted, with the server watching files itself (`notify`):
+    /// what another process changes (a lock taken, the trust store) reaches it only so.
+    pub async fn start_trusted_watching(
+        root: tempfile::TempDir,
+        files: &[(&str, &str)],
+        capabilities: Value,
+        settings: Value,
+    ) -> TestClient {
+        TestClient::start_with(root, files, capabilities, settings, true, true, true).await
+    }
+
     async fn start_with(
         root: tempfile::TempDir,
         files: &[(&str, &str)],
