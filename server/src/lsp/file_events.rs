@@ -214,19 +214,24 @@ fn world_changed(state: &Arc<State>, path: &Path) -> bool {
 
 /// Watch what requests know from outside the workspace: the MCP tool lists in the data folder
 /// (a run of `watch` lists a server's tools) and the user's skills; either changing reads every
-/// root's facts again. A folder missing at start is not waited for.
+/// root's facts again.
 pub(super) fn watch_user_folders(client: &Client, state: &Arc<State>) {
     if !state.opts.watch_files {
         return;
     }
-    let folders: Vec<std::path::PathBuf> = [
-        state.opts.mcp_tools.as_ref().map(|c| c.dir().to_path_buf()),
-        state.opts.user_dir.as_ref().map(|d| d.join(crate::skills::USER_DIR)),
-    ]
-    .into_iter()
-    .flatten()
-    .filter(|d| d.is_dir())
-    .collect();
+    // The tool lists' folder is made, as the trust store's is: a run's first list lands there.
+    let tools = state.opts.mcp_tools.as_ref().map(|c| c.dir().to_path_buf());
+    if let Some(dir) = &tools {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    // The user's skills folder, else their livenote folder (where it would appear); neither is
+    // made.
+    let skills = state.opts.user_dir.as_ref().and_then(|d| {
+        let skills = d.join(crate::skills::USER_DIR);
+        [skills, d.clone()].into_iter().find(|d| d.is_dir())
+    });
+    let folders: Vec<std::path::PathBuf> =
+        [tools, skills].into_iter().flatten().filter(|d| d.is_dir()).collect();
     if folders.is_empty() {
         return;
     }

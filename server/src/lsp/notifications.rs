@@ -100,6 +100,8 @@ pub fn did_change_configuration(client: &Client, state: &Arc<State>, params: Did
         }
         super::runs::offer_trust(client, state, &engine);
     }
+    // Skill folders and MCP servers may be others now.
+    super::snapshots::refresh_world(state);
     tracing::info!("reload configuration from the client's settings");
     reindex_if_excludes_changed(state);
     reanalyse_open_documents(state);

@@ -17,6 +17,7 @@ mod refresh;
 mod skills;
 mod undo;
 mod until;
+mod world;
 
 use expect_test::{Expect, expect};
 use harness::{TestClient, pos};
