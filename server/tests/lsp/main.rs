@@ -3,6 +3,7 @@
 
 mod budget;
 mod buffer_and_disk;
+mod cancel;
 mod client_uris;
 mod costs;
 mod crlf;
