@@ -213,8 +213,9 @@ fn world_changed(state: &Arc<State>, path: &Path) -> bool {
 }
 
 /// Watch what requests know from outside the workspace: the MCP tool lists in the data folder
-/// (a run of `watch` lists a server's tools) and the user's skills; either changing reads every
-/// root's facts again.
+/// (a run of `watch` lists a server's tools) and the user's skills folder; a change under
+/// either reads every root's facts again, other files there (the trust store, logs) are not
+/// looked at here.
 pub(super) fn watch_user_folders(client: &Client, state: &Arc<State>) {
     if !state.opts.watch_files {
         return;
@@ -224,34 +225,48 @@ pub(super) fn watch_user_folders(client: &Client, state: &Arc<State>) {
     if let Some(dir) = &tools {
         let _ = std::fs::create_dir_all(dir);
     }
-    // The user's skills folder, else their livenote folder (where it would appear); neither is
-    // made.
-    let skills = state.opts.user_dir.as_ref().and_then(|d| {
-        let skills = d.join(crate::skills::USER_DIR);
-        [skills, d.clone()].into_iter().find(|d| d.is_dir())
-    });
-    let folders: Vec<std::path::PathBuf> =
-        [tools, skills].into_iter().flatten().filter(|d| d.is_dir()).collect();
-    if folders.is_empty() {
-        return;
-    }
+    let skills = state.opts.user_dir.as_ref().map(|d| d.join(crate::skills::USER_DIR));
+    let wanted: Vec<std::path::PathBuf> = [tools, skills].into_iter().flatten().collect();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Seen>();
     let Some(mut watcher) = watcher(tx) else { return };
-    for dir in &folders {
-        if let Err(e) = notify::Watcher::watch(&mut watcher, dir, notify::RecursiveMode::Recursive) {
-            tracing::warn!("watch {}: {e}", dir.display());
-        }
+    for dir in &wanted {
+        watch_or_parent(&mut watcher, dir);
     }
     let (_client, state) = (client.clone(), state.clone());
     tokio::spawn(async move {
-        let _watcher = watcher;
-        while rx.recv().await.is_some() {
+        while let Some(seen) = rx.recv().await {
+            let hit = match &seen {
+                Seen::Rescan => true,
+                Seen::Changed(path) => wanted.iter().any(|d| path.starts_with(d)),
+            };
+            if !hit {
+                continue;
+            }
             crate::triggers::watcher::drain(&mut rx);
+            // The user's skills folder may have just been made (its parent was watched).
+            for dir in &wanted {
+                watch_or_parent(&mut watcher, dir);
+            }
             super::snapshots::refresh_world(&state);
             super::snapshots::reanalyse_open_documents(&state);
             state.refresh_views();
         }
     });
+}
+
+/// Watch `dir` (recursively), or, while it does not exist, its parent (not recursively: where
+/// it would appear). Watching a path twice is harmless.
+fn watch_or_parent(watcher: &mut notify::RecommendedWatcher, dir: &Path) {
+    let result = if dir.is_dir() {
+        notify::Watcher::watch(watcher, dir, notify::RecursiveMode::Recursive)
+    } else if let Some(parent) = dir.parent().filter(|p| p.is_dir()) {
+        notify::Watcher::watch(watcher, parent, notify::RecursiveMode::NonRecursive)
+    } else {
+        Ok(())
+    };
+    if let Err(e) = result {
+        tracing::warn!("watch {}: {e}", dir.display());
+    }
 }
 
 /// Re-read a note into the index; publish its diagnostics when it is closed (push clients),

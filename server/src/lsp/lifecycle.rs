@@ -243,6 +243,9 @@ async fn refresh_ticker(client: Client, state: Arc<State>) {
         for engine in state.engines() {
             sync_trust(&client, &state, &engine);
         }
+        // What no watcher may have announced (a file a configuration runs, under a client's
+        // watcher that does not look there) is read again here, once a minute.
+        super::snapshots::refresh_world(&state);
         if shows_live {
             state.refresh_views();
         }
