@@ -1,8 +1,9 @@
 //! Issue 26: a keystroke reads memory, not the disk. The real `livenote lsp`, run under
 //! `strace -f -e trace=file`, answers a burst of the requests an editor sends while a user
 //! types (hover and completion, with code lenses, inlay hints and `livenote/listNotes` every
-//! tenth round) in a trusted workspace with one skill, one note naming it and one past run.
-//! Nothing changes on disk meanwhile, so nothing the burst asks may open, stat, list or
+//! tenth round) in a trusted workspace with one skill, one note naming it and one past run,
+//! then keystrokes in the note (each published diagnostics and a completion). Nothing changes on
+//! disk meanwhile, so nothing the burst asks may open, stat, list or
 //! canonicalise a file of the workspace, the data folder or the configuration folders.
 //!
 //! strace is Debian's `strace` (scripts/test.sh installs it); where it is missing the test
@@ -24,6 +25,8 @@ const NOTE: &str = "---\nlive:\n  objective: Keep the news\n  skills: [weekly-di
 
 /// How many rounds of hover + completion the burst sends (the issue's measurement).
 const ROUNDS: usize = 120;
+/// Keystrokes typed after them, each with its diagnostics and a completion.
+const KEYSTROKES: usize = 40;
 
 /// `livenote lsp` under strace, spoken to over stdio.
 struct Traced {
@@ -221,6 +224,24 @@ fn a_burst_of_requests_touches_no_file() {
     for i in 0..ROUNDS {
         round(&mut s, i, &note_uri, &text);
     }
+    // Then typing: each keystroke in the body, its diagnostics published, and a completion.
+    let mut typed = text.clone();
+    for i in 0..KEYSTROKES {
+        let version = i32::try_from(i).unwrap_or(0) + 2;
+        let at = position(&typed, typed.len());
+        typed.push('x');
+        s.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": note_uri, "version": version},
+            "contentChanges": [{"range": {"start": at, "end": at}, "text": "x"}]}}));
+        s.wait("diagnostics", |m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["version"] == version
+        });
+        let complete_at = typed.find("skills: [").map(|p| p + "skills: [".len()).unwrap_or(0);
+        s.request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": note_uri}, "position": position(&typed, complete_at)}),
+        );
+    }
     let to = now_secs();
 
     s.request("shutdown", Value::Null);
@@ -255,8 +276,8 @@ fn a_burst_of_requests_touches_no_file() {
     paths.sort_by_key(|p| std::cmp::Reverse(p.1));
     paths.truncate(20);
     panic!(
-        "{} file syscalls on workspace and config paths during {ROUNDS} rounds of requests \
-         (nothing changed on disk): {by_call:?}\nmost touched: {paths:#?}\nfirst: {:#?}",
+        "{} file syscalls on workspace and config paths during {ROUNDS} rounds of requests and \
+         {KEYSTROKES} keystrokes (nothing changed on disk): {by_call:?}\nmost touched: {paths:#?}\nfirst: {:#?}",
         ours.len(),
         ours.iter().take(5).map(|c| &c.line).collect::<Vec<_>>()
     );
