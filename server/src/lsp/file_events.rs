@@ -121,6 +121,10 @@ async fn register_watcher(client: &Client) -> bool {
                 glob_pattern: GlobPattern::String("**/.livenote/runs/*.jsonl".to_owned()),
                 kind: None,
             },
+            FileSystemWatcher {
+                glob_pattern: GlobPattern::String("**/.livenote/memory/*".to_owned()),
+                kind: None,
+            },
         ],
     };
     let registration = Registration {
@@ -193,11 +197,13 @@ fn world_changed(state: &Arc<State>, path: &Path) -> bool {
                 None => state.world.forget_runs(&engine.root),
             },
             (Some("runs"), None) => state.world.forget_runs(&engine.root),
+            (Some("memory"), _) => state.world.forget_memory(&engine.root),
             // `.livenote/` itself appearing: what was created inside it before the watcher
             // looked there announces nothing of its own.
             (None, _) => {
                 super::snapshots::refresh_locks(state, engine);
                 state.world.forget_runs(&engine.root);
+                state.world.forget_memory(&engine.root);
             }
             _ => {}
         }

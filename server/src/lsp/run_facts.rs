@@ -87,8 +87,11 @@ pub(super) fn facts(state: &State, path: Option<&Path>) -> RunFacts {
 }
 
 /// The note's agent memory, counted, for *Clear agent memory* and the `live` key's hover:
-/// looked up only where it is shown. Outside every workspace folder there is none.
+/// looked up only where it is shown, and then kept. Outside every workspace folder there is none.
 pub(super) fn memory_entries(state: &State, path: Option<&Path>) -> crate::ide::memory::Entries {
     let Some((path, engine)) = path.and_then(|p| state.engine_for(p).map(|e| (p, e))) else { return Ok(0) };
-    crate::memory::store::MemoryStore::new(&engine.root).load(&engine.rel(path)).map(|m| m.len())
+    // Read once per note, then from memory until a memory file's event or a run's end.
+    state.world.memory(path, || {
+        crate::memory::store::MemoryStore::new(&engine.root).load(&engine.rel(path)).map(|m| m.len())
+    })
 }

@@ -1,7 +1,8 @@
 //! What requests know of the disk, held in memory (issue 26; rust-analyzer's
 //! `GlobalState::snapshot`): per root its trust, the skills and MCP tools
 //! its notes may name and the notes another process's lock holds; the canonical path of each
-//! root and of each path a client named; what the latest runs cost. A request reads these and never opens,
+//! root and of each path a client named; what the latest runs cost and how much each note's
+//! agent memory holds. A request reads these and never opens,
 //! stats or canonicalises a file. They are filled from the disk when a root appears and
 //! refreshed by the file watcher and by the server's own changes (`snapshots::refresh_root`,
 //! `file_events`), never by a request. docs/architecture.md says which fact comes from where.
@@ -36,6 +37,8 @@ pub struct World {
     canonical: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
     /// Per root, a run id → what that run cost (`None`: running, no totals, or pruned).
     last_runs: Mutex<HashMap<PathBuf, HashMap<String, Option<LastRun>>>>,
+    /// A note → how many entries its agent memory holds (or why it cannot be read).
+    memory: Mutex<HashMap<PathBuf, crate::ide::memory::Entries>>,
 }
 
 fn unpoisoned<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -107,6 +110,27 @@ impl World {
         if let Some(m) = unpoisoned(&self.last_runs).get_mut(root) {
             m.remove(id);
         }
+    }
+
+    /// How many entries the note at `path` keeps in its agent memory, read with `read` the first
+    /// time it is asked for.
+    pub fn memory(
+        &self,
+        path: &Path,
+        read: impl FnOnce() -> crate::ide::memory::Entries,
+    ) -> crate::ide::memory::Entries {
+        if let Some(known) = unpoisoned(&self.memory).get(path) {
+            return known.clone();
+        }
+        let found = read();
+        unpoisoned(&self.memory).insert(path.to_path_buf(), found.clone());
+        found
+    }
+
+    /// Forget what is known of the memory of the notes under `dir` (a memory file changed: a
+    /// run saved, the user cleared it).
+    pub fn forget_memory(&self, dir: &Path) {
+        unpoisoned(&self.memory).retain(|p, _| !p.starts_with(dir));
     }
 
     /// Forget every cost of `root` known so far (a note changed its `lastRunId`).
