@@ -125,6 +125,10 @@ async fn register_watcher(client: &Client) -> bool {
                 glob_pattern: GlobPattern::String("**/.livenote/memory/*".to_owned()),
                 kind: None,
             },
+            FileSystemWatcher {
+                glob_pattern: GlobPattern::String("**/.livenote/history/**".to_owned()),
+                kind: None,
+            },
         ],
     };
     let registration = Registration {
@@ -198,12 +202,14 @@ fn world_changed(state: &Arc<State>, path: &Path) -> bool {
             },
             (Some("runs"), None) => state.world.forget_runs(&engine.root),
             (Some("memory"), _) => state.world.forget_memory(&engine.root),
+            (Some("history"), _) => state.world.forget_undo(&engine.root),
             // `.livenote/` itself appearing: what was created inside it before the watcher
             // looked there announces nothing of its own.
             (None, _) => {
                 super::snapshots::refresh_locks(state, engine);
                 state.world.forget_runs(&engine.root);
                 state.world.forget_memory(&engine.root);
+                state.world.forget_undo(&engine.root);
             }
             _ => {}
         }

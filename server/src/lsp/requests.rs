@@ -139,11 +139,13 @@ pub fn code_action(state: &State, params: CodeActionParams) -> Option<CodeAction
     let enc = state.encoding();
     let version = state.docs().get(&uri).map(|d| d.version);
     with_ctx(state, &uri, |ctx, snap| {
-        // Only here: whether there is something to undo takes a look at the note's history.
+        // Whether there is something to undo: the note's history, read once and kept.
         let last_run_id = snap.analysis.live.as_ref().and_then(|l| l.last_run_id.as_deref());
-        let undoable = uri
-            .file_path()
-            .is_some_and(|p| state.engine_for(&p).is_some_and(|e| e.can_undo(&p, &snap.text, last_run_id)));
+        let undoable = uri.file_path().is_some_and(|p| {
+            state.engine_for(&p).is_some_and(|e| {
+                state.world.undo_history(&p, || e.undo_history(&p)).can_undo(&snap.text, last_run_id)
+            })
+        });
         let ctx = &Ctx { facts: RunFacts { undoable, ..ctx.facts }, ..*ctx };
         let start = convert::offset(&snap.text, &snap.lines, params.range.start, enc);
         let end = convert::offset(&snap.text, &snap.lines, params.range.end, enc).max(start);

@@ -258,16 +258,17 @@ pub(super) fn refresh_lock(state: &State, path: &Path) {
     }
 }
 
-/// A run of this process ended (its lock released): the note's lock, its memory and the costs
-/// of its root's runs are looked at again.
+/// A run of this process ended (its lock released): the note's lock, memory and history and
+/// the costs of its root's runs are looked at again.
 pub(super) fn run_ended(state: &State, path: &Path) {
     refresh_lock(state, path);
     let engines = state.engines();
     if let Some(engine) = super::state::engine_among(&engines, path) {
         state.world.forget_runs(&engine.root);
     }
-    // The run may have saved to the note's memory.
+    // The run may have saved to the note's memory, and recorded its history.
     state.world.forget_memory(path);
+    state.world.forget_undo(path);
 }
 
 /// [`refresh_lock`] for every note of `engine`'s root (a lock file appeared or went).

@@ -1,8 +1,8 @@
 //! What requests know of the disk, held in memory (issue 26; rust-analyzer's
 //! `GlobalState::snapshot`): per root its trust, the skills and MCP tools
 //! its notes may name and the notes another process's lock holds; the canonical path of each
-//! root and of each path a client named; what the latest runs cost and how much each note's
-//! agent memory holds. A request reads these and never opens,
+//! root and of each path a client named; what the latest runs cost, how much each note's
+//! agent memory holds and what its history keeps for *Undo last run*. A request reads these and never opens,
 //! stats or canonicalises a file. They are filled from the disk when a root appears and
 //! refreshed by the file watcher and by the server's own changes (`snapshots::refresh_root`,
 //! `file_events`), never by a request. docs/architecture.md says which fact comes from where.
@@ -39,6 +39,8 @@ pub struct World {
     last_runs: Mutex<HashMap<PathBuf, HashMap<String, Option<LastRun>>>>,
     /// A note → how many entries its agent memory holds (or why it cannot be read).
     memory: Mutex<HashMap<PathBuf, crate::ide::memory::Entries>>,
+    /// A note → the bodies its history keeps, as *Undo last run* compares them.
+    undo: Mutex<HashMap<PathBuf, Arc<crate::runs::history::UndoHistory>>>,
 }
 
 fn unpoisoned<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -131,6 +133,27 @@ impl World {
     /// run saved, the user cleared it).
     pub fn forget_memory(&self, dir: &Path) {
         unpoisoned(&self.memory).retain(|p, _| !p.starts_with(dir));
+    }
+
+    /// The history *Undo last run* compares the note at `path` with, read with `read` the first
+    /// time it is asked for.
+    pub fn undo_history(
+        &self,
+        path: &Path,
+        read: impl FnOnce() -> crate::runs::history::UndoHistory,
+    ) -> Arc<crate::runs::history::UndoHistory> {
+        if let Some(known) = unpoisoned(&self.undo).get(path) {
+            return known.clone();
+        }
+        let found = Arc::new(read());
+        unpoisoned(&self.undo).insert(path.to_path_buf(), found.clone());
+        found
+    }
+
+    /// Forget the histories of the notes under `dir` (a run recorded one, an undo restored one,
+    /// a note was renamed).
+    pub fn forget_undo(&self, dir: &Path) {
+        unpoisoned(&self.undo).retain(|p, _| !p.starts_with(dir));
     }
 
     /// Forget every cost of `root` known so far (a note changed its `lastRunId`).

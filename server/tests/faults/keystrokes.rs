@@ -1,7 +1,7 @@
 //! Issue 26: a keystroke reads memory, not the disk. The real `livenote lsp`, run under
 //! `strace -f -e trace=file`, answers a burst of the requests an editor sends while a user
-//! types (hover and completion, with code lenses, inlay hints, `livenote/listNotes` and the
-//! `live` key's hover every tenth round) in a trusted workspace with one skill, one note naming it and one past run,
+//! types (hover and completion, with code lenses, inlay hints, `livenote/listNotes`, the
+//! `live` key's hover and code actions every tenth round) in a trusted workspace with one skill, one note naming it and one past run,
 //! then keystrokes in the note (each published diagnostics and a completion). Nothing changes on
 //! disk meanwhile, so nothing the burst asks may open, stat, list or
 //! canonicalise a file of the workspace, the data folder or the configuration folders.
@@ -114,8 +114,14 @@ fn round(s: &mut Traced, i: usize, note_uri: &str, text: &str) {
             json!({"textDocument": doc, "range": {"start": {"line": 0, "character": 0}, "end": end}}),
         );
         s.request("livenote/listNotes", Value::Null);
-        // The `live` key's hover tells what the note's agent memory holds.
+        // The `live` key's hover tells what the note's agent memory holds; code actions whether
+        // there is a run to undo.
         s.request("textDocument/hover", json!({"textDocument": doc, "position": position(text, 5)}));
+        let at = position(text, 5);
+        s.request(
+            "textDocument/codeAction",
+            json!({"textDocument": doc, "range": {"start": at, "end": at}, "context": {"diagnostics": []}}),
+        );
     }
 }
 
