@@ -670,6 +670,51 @@ mod tests {
             // Every frame consumed input: never more frames than header lines plus garbage.
             proptest::prop_assert!(got.len() <= input.len());
         }
+
+        /// Against a simple model: batches hand on every message once, in arrival order, each
+        /// batch ending at a message read with nothing behind it (or the end of input), and
+        /// name exactly the ids their own cancels name.
+        #[test]
+        fn batches_keep_order_and_name_their_own_cancels(
+            reads in proptest::collection::vec((0u8..3, 0i64..4, proptest::bool::ANY), 0..40),
+        ) {
+            let mut batch = Batch::default();
+            let (mut model_batch, mut model_cancels) = (Vec::new(), Vec::new());
+            let text = |kind: u8, id: i64| match kind {
+                0 => format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"textDocument/completion","params":{{}}}}"#),
+                1 => r#"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{}}"#.to_owned(),
+                _ => format!(r#"{{"jsonrpc":"2.0","method":"$/cancelRequest","params":{{"id":{id}}}}}"#),
+            };
+            let mut check = |got: Option<Complete>, model: &mut Vec<String>, cancels: &mut Vec<i64>| {
+                let Some((held, ids)) = got else { return Ok(()) };
+                let names: Vec<String> = held
+                    .iter()
+                    .map(|m| match m {
+                        Incoming::Request(r) => format!("{} {:?}", r.method(), r.id()),
+                        Incoming::Response(_) => "response".to_owned(),
+                    })
+                    .collect();
+                proptest::prop_assert_eq!(&names, &*model);
+                let want: std::collections::HashSet<Id> = cancels.iter().map(|i| Id::Number(*i)).collect();
+                proptest::prop_assert_eq!(ids, want);
+                model.clear();
+                cancels.clear();
+                Ok(())
+            };
+            for (kind, id, more) in reads {
+                let body = text(kind, id);
+                let Ok(message) = parse(body.as_bytes()) else { return Err(proptest::test_runner::TestCaseError::fail(body)) };
+                if let Incoming::Request(r) = &message {
+                    model_batch.push(format!("{} {:?}", r.method(), r.id()));
+                }
+                if kind == 2 {
+                    model_cancels.push(id);
+                }
+                check(batch.add(Some((message, more))), &mut model_batch, &mut model_cancels)?;
+            }
+            check(batch.add(None), &mut model_batch, &mut model_cancels)?;
+            proptest::prop_assert!(model_batch.is_empty());
+        }
     }
 
     #[test]
