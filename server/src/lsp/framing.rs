@@ -685,7 +685,7 @@ mod tests {
                 1 => r#"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{}}"#.to_owned(),
                 _ => format!(r#"{{"jsonrpc":"2.0","method":"$/cancelRequest","params":{{"id":{id}}}}}"#),
             };
-            let mut check = |got: Option<Complete>, model: &mut Vec<String>, cancels: &mut Vec<i64>| {
+            let check = |got: Option<Complete>, model: &mut Vec<String>, cancels: &mut Vec<i64>| {
                 let Some((held, ids)) = got else { return Ok(()) };
                 let names: Vec<String> = held
                     .iter()
