@@ -53,7 +53,7 @@ pub(super) async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
 /// The watcher is on: what changed between the roots' facts being read and now (a lock taken
 /// while the workspace was indexed) announced nothing, so they are read once more.
 fn caught_up(state: &State) {
-    super::snapshots::refresh_world(state);
+    super::snapshots::refresh_world_and_locks(state);
     state.refresh_views();
 }
 
@@ -195,7 +195,8 @@ fn world_changed(state: &Arc<State>, path: &Path) -> bool {
     if let Ok(inside) = path.strip_prefix(engine.root.join(workspace::STATE_DIR)) {
         let mut parts = inside.components().map(|c| c.as_os_str().to_string_lossy());
         match (parts.next().as_deref(), parts.next()) {
-            (Some("locks"), _) => super::snapshots::refresh_locks(state, engine),
+            (Some("locks"), Some(name)) => super::snapshots::refresh_lock_file(state, engine, &name),
+            (Some("locks"), None) => super::snapshots::refresh_locks(state, engine),
             (Some("runs"), Some(file)) => match file.strip_suffix(".jsonl") {
                 Some(id) => state.world.forget_run(&engine.root, id),
                 None => state.world.forget_runs(&engine.root),

@@ -28,7 +28,7 @@ pub(super) fn adopt_index(client: &Client, state: &Arc<State>, index: Index) {
     }
     super::config_sync::apply_backoff_caps(state);
     // The locks held are looked up among the notes the index holds now.
-    super::snapshots::refresh_world(state);
+    super::snapshots::refresh_world_and_locks(state);
     if nested.is_empty() && gone.is_empty() {
         return;
     }

@@ -192,7 +192,7 @@ pub(super) fn mcp_for(state: &State, uri: &Uri) -> Option<Arc<note::tools::McpCa
 }
 
 /// Read `engine`'s root facts from the disk into the world ([`super::world::RootFacts`]: trust,
-/// skills, MCP tools, locks held elsewhere): when the root appears, and when a file event or
+/// skills, MCP tools; the locks held are kept as they were): when the root appears, and when a file event or
 /// the server's own change (a trust, a configuration) may have changed them. Never from a
 /// request.
 pub(super) fn refresh_root(state: &State, engine: &Arc<crate::runs::Engine>) {
@@ -207,7 +207,9 @@ pub(super) fn refresh_root(state: &State, engine: &Arc<crate::runs::Engine>) {
         workspace: true,
         user_dir: state.opts.user_dir.as_deref(),
     });
-    let held = held_locks(state, engine);
+    // The locks are their own events' to look at again ([`refresh_locks`], [`refresh_lock`]):
+    // with a lock file per note that ever ran, that is a file per note.
+    let held = state.world.root(&engine.root).map(|f| f.held.clone()).unwrap_or_default();
     let facts = super::world::RootFacts { trusted, skills: Arc::new(skills), mcp: Arc::new(mcp), held };
     state.world.set_root(&engine.root, facts);
 }
@@ -219,6 +221,15 @@ pub(super) fn refresh_world(state: &State) {
         refresh_root(state, engine);
     }
     state.world.retain_roots(&engines.iter().map(|e| e.root.clone()).collect::<Vec<_>>());
+}
+
+/// [`refresh_world`], and every root's locks looked at: when the index is (re)built and when
+/// the watcher starts (what happened before it announced nothing).
+pub(super) fn refresh_world_and_locks(state: &State) {
+    refresh_world(state);
+    for engine in state.engines() {
+        refresh_locks(state, &engine);
+    }
 }
 
 /// The notes of `engine`'s root whose run lock is held now (by another process, or by a run
@@ -255,6 +266,25 @@ pub(super) fn refresh_lock(state: &State, path: &Path) {
     });
     if changed {
         state.refresh_views();
+    }
+}
+
+/// The lock file `name` of `engine`'s root changed (made by another process's run): the note it
+/// belongs to has its lock looked at again; a name no indexed note has, every note's.
+pub(super) fn refresh_lock_file(state: &State, engine: &Arc<crate::runs::Engine>, name: &str) {
+    let engines = state.engines();
+    let note = state
+        .with_index(|idx| {
+            idx.entries()
+                .map(|(p, _)| p)
+                .filter(|p| super::state::engine_among(&engines, p).is_some_and(|e| Arc::ptr_eq(e, engine)))
+                .find(|p| crate::runs::store::Store::key(&engine.rel(p)) == name)
+                .cloned()
+        })
+        .flatten();
+    match note {
+        Some(path) => refresh_lock(state, &path),
+        None => refresh_locks(state, engine),
     }
 }
 

@@ -192,7 +192,6 @@ async fn a_run_in_another_process_ending_redraws_without_a_file_event() {
     let busy = redrawn_to(&mut c, &uri, "Updating…", lens).await;
     assert_eq!(busy, "Updating…");
     drop(held);
-    refreshed(&mut c).await;
-    assert_eq!(lens(&mut c, &uri).await, idle);
+    assert_eq!(redrawn_to(&mut c, &uri, &idle, lens).await, idle);
     c.shutdown().await;
 }
