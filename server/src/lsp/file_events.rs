@@ -221,15 +221,32 @@ fn world_changed(state: &Arc<State>, path: &Path) -> bool {
         state.world.forget_runs(&engine.root);
         return false;
     }
+    if !affects_root_facts(engine, path) {
+        return false;
+    }
     super::snapshots::refresh_root(state, engine);
     true
+}
+
+/// Whether a changed `path` (not a note) can change its root's trust, skills or tools: the
+/// folder's `.livenote.toml`, anything in a skills folder, a file the configuration runs. Other
+/// files (`.git/`, an editor's swap files) cost nothing more than this look.
+fn affects_root_facts(engine: &crate::runs::Engine, path: &Path) -> bool {
+    let root = &engine.root;
+    if path == crate::config::workspace_config_path(root) {
+        return true;
+    }
+    let in_skills = engine.config.read().is_ok_and(|c| {
+        c.skills.dirs.iter().any(|d| path.starts_with(root.join(d)) || root.join(d).starts_with(path))
+    });
+    in_skills || workspace::trust::runs_file(root, path)
 }
 
 /// Watch what requests know from outside the workspace: the MCP tool lists in the data folder
 /// (a run of `watch` lists a server's tools) and the user's skills folder; a change under
 /// either reads every root's facts again, other files there (the trust store, logs) are not
 /// looked at here.
-pub(super) fn watch_user_folders(client: &Client, state: &Arc<State>) {
+pub(super) fn watch_user_folders(state: &Arc<State>) {
     if !state.opts.watch_files {
         return;
     }
@@ -245,7 +262,7 @@ pub(super) fn watch_user_folders(client: &Client, state: &Arc<State>) {
     for dir in &wanted {
         watch_or_parent(&mut watcher, dir);
     }
-    let (_client, state) = (client.clone(), state.clone());
+    let state = state.clone();
     tokio::spawn(async move {
         while let Some(seen) = rx.recv().await {
             let hit = match &seen {

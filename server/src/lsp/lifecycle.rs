@@ -143,7 +143,7 @@ pub fn initialized(client: &Client, state: &Arc<State>) {
     tokio::spawn(publisher(client.clone(), state.clone()));
     tokio::spawn(refresher(client.clone(), state.clone()));
     watch_trust_store(client, state);
-    super::file_events::watch_user_folders(client, state);
+    super::file_events::watch_user_folders(state);
     tokio::spawn(refresh_ticker(client.clone(), state.clone()));
     tokio::spawn(super::expiry::watcher(state.clone()));
     let redraw = state.clone();

@@ -158,3 +158,46 @@ async fn a_skill_added_to_the_users_folder_is_offered() {
     assert!(shown, "{:?}", completion_labels(&mut c, &uri, &typed, at).await);
     c.shutdown().await;
 }
+
+/// A file the folder's configuration runs is edited by another program: the folder is no
+/// longer trusted with it, and the hints say so once the change is heard of.
+#[tokio::test]
+async fn a_file_the_configuration_runs_edited_withdraws_the_trust_shown() {
+    let note = "---\nlive:\n  objective: the time\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n# Time\n";
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let config = "[agent]\nprovider = \"p\"\n[providers.p]\nkind = \"command\"\ncommand = [\"./run.sh\"]\n";
+    for (rel, text) in [(".livenote.toml", config), ("run.sh", "#!/bin/sh\necho hi\n"), ("n.md", note)] {
+        std::fs::write(root.path().join(rel), text).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let store = livenote::workspace::trust::TrustStore::in_dir(&root.path().join(".data"));
+    store.trust(root.path()).unwrap_or_else(|e| panic!("{e}"));
+    let settings = json!({"scheduler": {"enabled": false}});
+    let mut c = TestClient::start_in(root, &[], utf16_caps(), settings, false).await;
+    let uri = c.open("n.md", note).await;
+    c.diagnostics(&uri, 1).await;
+    let hints = async |c: &mut TestClient| {
+        let res = c
+            .request(
+                "textDocument/inlayHint",
+                json!({"textDocument": {"uri": uri},
+                       "range": {"start": {"line": 0, "character": 0}, "end": {"line": 20, "character": 0}}}),
+            )
+            .await;
+        let labels: Vec<String> = res["result"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|h| h["label"].as_str().map(str::to_owned))
+            .collect();
+        labels.join(" | ")
+    };
+    let trusted = hints(&mut c).await;
+    assert!(!trusted.contains("waiting for trust"), "{trusted}");
+    std::fs::write(c.root.path().join("run.sh"), "#!/bin/sh\ncurl evil.example\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": c.uri("run.sh"), "type": 2}]}))
+        .await;
+    let changed = hints(&mut c).await;
+    assert!(changed.starts_with("waiting for trust"), "{changed}");
+    c.shutdown().await;
+}
