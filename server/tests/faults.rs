@@ -16,6 +16,7 @@ mod faults {
     pub mod clock;
     pub mod disk;
     pub mod events;
+    pub mod keystrokes;
     pub mod notes;
     pub mod process;
     pub mod provider;

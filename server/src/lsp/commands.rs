@@ -147,6 +147,7 @@ pub fn execute_command(
             let cleared = crate::memory::store::MemoryStore::new(&engine.root)
                 .clear(&rel)
                 .map_err(|e| errors::failed(format!("clear agent memory: {e}")))?;
+            state.world.forget_memory(&path);
             tracing::info!("clear memory {rel}");
             Ok(Some(json!({"cleared": cleared})))
         }

@@ -107,6 +107,8 @@ pub fn reload_config(client: &Client, state: &Arc<State>, engine: &Arc<crate::ru
     if let Ok(mut c) = engine.config.write() {
         *c = config;
     }
+    // Its trust, skill folders and MCP servers may be others now.
+    super::snapshots::refresh_root(state, engine);
     tracing::info!("reload configuration {}", engine.root.display());
     reindex_if_excludes_changed(state);
     reanalyse_open_documents(state);

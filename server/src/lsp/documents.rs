@@ -79,21 +79,44 @@ impl Document {
         self.snapshot.clone()
     }
 
-    /// The analysed snapshot of the current version.
+    /// The analysed snapshot of the current version (analysed here, under whatever lock holds
+    /// the document: [`Document::unanalysed`] and [`Document::keep`] analyse outside it).
     pub fn snapshot(&mut self, opts: &note::Options) -> Arc<Snapshot> {
         if let Some(s) = &self.snapshot {
             return s.clone();
         }
-        let analysis = note::analyze(&self.text, opts);
-        let snap = Arc::new(Snapshot {
-            text: Arc::clone(&self.text),
-            lines: Arc::clone(&self.lines),
-            version: self.version,
-            analysis,
-        });
-        self.snapshot = Some(snap.clone());
+        let (text, lines, version) = self.unanalysed();
+        self.keep(analysed(text, lines, version, opts))
+    }
+
+    /// What an analysis of the current version needs, shared, so that it can run after the
+    /// documents lock is released.
+    pub fn unanalysed(&self) -> (Arc<String>, Arc<LineIndex>, i32) {
+        (Arc::clone(&self.text), Arc::clone(&self.lines), self.version)
+    }
+
+    /// Keep `snap` as the current version's snapshot when it is of that version still (a
+    /// change that came meanwhile made it stale: it is handed back, not kept).
+    pub fn keep(&mut self, snap: Arc<Snapshot>) -> Arc<Snapshot> {
+        if let Some(s) = &self.snapshot {
+            return s.clone();
+        }
+        if snap.version == self.version && Arc::ptr_eq(&snap.text, &self.text) {
+            self.snapshot = Some(snap.clone());
+        }
         snap
     }
+}
+
+/// The snapshot of one version: `text` analysed with `opts`.
+pub fn analysed(
+    text: Arc<String>,
+    lines: Arc<LineIndex>,
+    version: i32,
+    opts: &note::Options,
+) -> Arc<Snapshot> {
+    let analysis = note::analyze(&text, opts);
+    Arc::new(Snapshot { text, lines, version, analysis })
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use crate::workspace;
 /// else through `notify`.
 pub(super) async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
     if caps.watched_files_registration && register_watcher(&client).await {
+        caught_up(&state);
         return;
     }
     if !state.opts.watch_files {
@@ -31,6 +32,7 @@ pub(super) async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
             tracing::warn!("watch {}: {e}", root.display());
         }
     }
+    caught_up(&state);
     while let Some(seen) = rx.recv().await {
         match seen {
             // Changes were lost (FSEvents coalescing, a full inotify queue): walk every root
@@ -46,6 +48,13 @@ pub(super) async fn watch(client: Client, state: Arc<State>, caps: ClientCaps) {
             Seen::Changed(_) => {}
         }
     }
+}
+
+/// The watcher is on: what changed between the roots' facts being read and now (a lock taken
+/// while the workspace was indexed) announced nothing, so they are read once more.
+fn caught_up(state: &State) {
+    super::snapshots::refresh_world_and_locks(state);
+    state.refresh_views();
 }
 
 /// Watch the trust store (in the user's data folder, where no client's watcher looks): trust
@@ -107,6 +116,24 @@ async fn register_watcher(client: &Client) -> bool {
                 glob_pattern: GlobPattern::String("**/.livenote.toml".to_owned()),
                 kind: None,
             },
+            // What requests know from memory (`world`): run locks taken and released by other
+            // processes' runs, the transcripts holding what runs cost.
+            FileSystemWatcher {
+                glob_pattern: GlobPattern::String("**/.livenote/locks/*".to_owned()),
+                kind: None,
+            },
+            FileSystemWatcher {
+                glob_pattern: GlobPattern::String("**/.livenote/runs/*.jsonl".to_owned()),
+                kind: None,
+            },
+            FileSystemWatcher {
+                glob_pattern: GlobPattern::String("**/.livenote/memory/*".to_owned()),
+                kind: None,
+            },
+            FileSystemWatcher {
+                glob_pattern: GlobPattern::String("**/.livenote/history/**".to_owned()),
+                kind: None,
+            },
         ],
     };
     let registration = Registration {
@@ -130,15 +157,19 @@ fn trust_changed(client: &Client, state: &Arc<State>) {
     for engine in state.engines() {
         sync_trust(client, state, &engine);
     }
+    super::snapshots::refresh_world(state);
     state.wake.notify_waiters();
     state.wake_events();
     state.refresh_views();
 }
 
 pub(super) fn file_changed(client: &Client, state: &Arc<State>, path: &Path) {
-    // A skill added, renamed or described anew: open notes' `live.skills` are checked again.
-    if super::snapshots::is_skill_file(state, path) {
+    state.world.forget_canonical(path);
+    // A skill added, renamed or described anew, a file the configuration runs changed: open
+    // notes' `live.skills` and `live.tools` are checked again, lenses show the trust now.
+    if world_changed(state, path) {
         super::snapshots::reanalyse_open_documents(state);
+        state.refresh_views();
     }
     super::snapshots::recent_events_changed(state, path);
     if super::roots::changes_roots(state, path) {
@@ -158,6 +189,120 @@ pub(super) fn file_changed(client: &Client, state: &Arc<State>, path: &Path) {
         super::runs::config_changed(client, state, &service.engine);
     };
     service.on_file(path, &refresh, &reload);
+}
+
+/// What a changed `path` changes of what requests know ([`super::world`]): a lock file, a
+/// transcript, a note (its lock: another process's run writes it right after taking the lock),
+/// else (a skill file, a folder, the configuration or a file it runs) the root's facts read
+/// again. Whether the root's facts were.
+fn world_changed(state: &Arc<State>, path: &Path) -> bool {
+    let engines = state.engines();
+    let Some(engine) = super::state::engine_among(&engines, path) else { return false };
+    if let Ok(inside) = path.strip_prefix(engine.root.join(workspace::STATE_DIR)) {
+        let mut parts = inside.components().map(|c| c.as_os_str().to_string_lossy());
+        match (parts.next().as_deref(), parts.next()) {
+            (Some("locks"), Some(name)) => super::snapshots::refresh_lock_file(state, engine, &name),
+            (Some("locks"), None) => super::snapshots::refresh_locks(state, engine),
+            (Some("runs"), Some(file)) => match file.strip_suffix(".jsonl") {
+                Some(id) => state.world.forget_run(&engine.root, id),
+                None => state.world.forget_runs(&engine.root),
+            },
+            (Some("runs"), None) => state.world.forget_runs(&engine.root),
+            (Some("memory"), _) => state.world.forget_memory(&engine.root),
+            (Some("history"), _) => state.world.forget_undo(&engine.root),
+            // `.livenote/` itself appearing: what was created inside it before the watcher
+            // looked there announces nothing of its own.
+            (None, _) => {
+                super::snapshots::refresh_locks(state, engine);
+                state.world.forget_runs(&engine.root);
+                state.world.forget_memory(&engine.root);
+                state.world.forget_undo(&engine.root);
+            }
+            _ => {}
+        }
+        return false;
+    }
+    if workspace::is_markdown(path) && !super::snapshots::is_skill_file(state, path) {
+        super::snapshots::refresh_lock(state, path);
+        state.world.forget_runs(&engine.root);
+        return false;
+    }
+    if !affects_root_facts(engine, path) {
+        return false;
+    }
+    super::snapshots::refresh_root(state, engine);
+    true
+}
+
+/// Whether a changed `path` (not a note) can change its root's trust, skills or tools: the
+/// folder's `.livenote.toml`, anything in a skills folder, a file the configuration runs. Other
+/// files (`.git/`, an editor's swap files) cost nothing more than this look.
+fn affects_root_facts(engine: &crate::runs::Engine, path: &Path) -> bool {
+    let root = &engine.root;
+    if path == crate::config::workspace_config_path(root) {
+        return true;
+    }
+    let in_skills = engine.config.read().is_ok_and(|c| {
+        c.skills.dirs.iter().any(|d| path.starts_with(root.join(d)) || root.join(d).starts_with(path))
+    });
+    in_skills || workspace::trust::runs_file(root, path)
+}
+
+/// Watch what requests know from outside the workspace: the MCP tool lists in the data folder
+/// (a run of `watch` lists a server's tools) and the user's skills folder; a change under
+/// either reads every root's facts again, other files there (the trust store, logs) are not
+/// looked at here.
+pub(super) fn watch_user_folders(state: &Arc<State>) {
+    if !state.opts.watch_files {
+        return;
+    }
+    // The tool lists' folder is made, as the trust store's is: a run's first list lands there.
+    let tools = state.opts.mcp_tools.as_ref().map(|c| c.dir().to_path_buf());
+    if let Some(dir) = &tools {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let skills = state.opts.user_dir.as_ref().map(|d| d.join(crate::skills::USER_DIR));
+    let wanted: Vec<std::path::PathBuf> = [tools, skills].into_iter().flatten().collect();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Seen>();
+    let Some(mut watcher) = watcher(tx) else { return };
+    for dir in &wanted {
+        watch_or_parent(&mut watcher, dir);
+    }
+    let state = state.clone();
+    tokio::spawn(async move {
+        while let Some(seen) = rx.recv().await {
+            let hit = match &seen {
+                Seen::Rescan => true,
+                Seen::Changed(path) => wanted.iter().any(|d| path.starts_with(d)),
+            };
+            if !hit {
+                continue;
+            }
+            crate::triggers::watcher::drain(&mut rx);
+            // The user's skills folder may have just been made (its parent was watched).
+            for dir in &wanted {
+                watch_or_parent(&mut watcher, dir);
+            }
+            super::snapshots::refresh_world(&state);
+            super::snapshots::reanalyse_open_documents(&state);
+            state.refresh_views();
+        }
+    });
+}
+
+/// Watch `dir` (recursively), or, while it does not exist, its parent (not recursively: where
+/// it would appear). Watching a path twice is harmless.
+fn watch_or_parent(watcher: &mut notify::RecommendedWatcher, dir: &Path) {
+    let result = if dir.is_dir() {
+        notify::Watcher::watch(watcher, dir, notify::RecursiveMode::Recursive)
+    } else if let Some(parent) = dir.parent().filter(|p| p.is_dir()) {
+        notify::Watcher::watch(watcher, parent, notify::RecursiveMode::NonRecursive)
+    } else {
+        Ok(())
+    };
+    if let Err(e) = result {
+        tracing::warn!("watch {}: {e}", dir.display());
+    }
 }
 
 /// Re-read a note into the index; publish its diagnostics when it is closed (push clients),

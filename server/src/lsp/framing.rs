@@ -332,9 +332,13 @@ async fn write_error<W: AsyncWrite + Unpin>(
     write_frame(out, reply.to_string().as_bytes()).await
 }
 
+/// A message from the client, and whether more of the client's bytes were already read behind
+/// it (its batch goes on: see [`Batch`]).
+type Read = (Incoming, bool);
+
 /// Read the client's frames from `input`; send well-formed messages on to `messages`, answer the
 /// rest. Ends at the end of `input`, or when nothing takes messages any more.
-async fn filter<I, W>(input: I, mut messages: mpsc::Sender<Incoming>, out: Arc<Mutex<W>>) -> io::Result<()>
+async fn filter<I, W>(input: I, mut messages: mpsc::Sender<Read>, out: Arc<Mutex<W>>) -> io::Result<()>
 where
     I: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -351,7 +355,10 @@ where
                 let parsed = parse(&lenient_params(body));
                 match parsed {
                     Ok(message) => {
-                        if messages.send(message).await.is_err() {
+                        // Blank lines between messages are no message.
+                        let more = reader.pending.is_some()
+                            || reader.inner.buffer().iter().any(|b| !b.is_ascii_whitespace());
+                        if messages.send((message, more)).await.is_err() {
                             return Ok(());
                         }
                     }
@@ -362,6 +369,56 @@ where
                 }
             }
         }
+    }
+}
+
+/// JSON-RPC (LSP): the client cancelled the request.
+pub const CANCELLED: i64 = -32800;
+/// How long a batch waits for a message whose first bytes were read with it.
+const BATCH_PATIENCE: Duration = Duration::from_millis(50);
+
+/// The messages read from the client in one go (their bytes were already read when the first
+/// was parsed), handed on together once the last of them is here. A request that a
+/// `$/cancelRequest` of the same batch cancels is answered -32800 and never handled: a
+/// completion followed by the next keystroke and its cancel costs nothing. (A cancel that comes
+/// later reaches tower-lsp-server's `$/cancelRequest`, which ends a handler still waiting.)
+/// A batch waits only for bytes the client has begun to send.
+#[derive(Default)]
+struct Batch {
+    held: Vec<Incoming>,
+    /// The ids the batch's `$/cancelRequest`s name.
+    cancels: std::collections::HashSet<Id>,
+}
+
+/// A complete batch: its messages in arrival order, and the ids its cancels name.
+type Complete = (Vec<Incoming>, std::collections::HashSet<Id>);
+
+impl Batch {
+    /// Take one read message (`None`: the end of input); the whole batch once it is complete.
+    fn add(&mut self, read: Option<Read>) -> Option<Complete> {
+        let more = match read {
+            Some((message, more)) => {
+                if let Incoming::Request(req) = &message
+                    && req.method() == "$/cancelRequest"
+                    && let Some(id) =
+                        req.params().and_then(|p| p.get("id")).and_then(|i| Id::deserialize(i).ok())
+                {
+                    self.cancels.insert(id);
+                }
+                self.held.push(message);
+                more
+            }
+            None => false,
+        };
+        if more {
+            return None;
+        }
+        Some(self.take())
+    }
+
+    /// The batch as it is, complete or not.
+    fn take(&mut self) -> Complete {
+        (std::mem::take(&mut self.held), std::mem::take(&mut self.cancels))
     }
 }
 
@@ -409,7 +466,7 @@ pub async fn serve<I, O>(
     state.raw.enable();
     let (client_requests, mut client_responses) = socket.split();
     let (client_requests, client_abort) = futures::stream::abortable(client_requests);
-    let (messages_tx, mut messages) = mpsc::channel::<Incoming>(0);
+    let (messages_tx, mut messages) = mpsc::channel::<Read>(0);
     let (mut tasks_tx, tasks) = mpsc::channel::<Task>(MESSAGE_QUEUE);
     // The reader may be blocked on the client's input after `exit`: it runs on its own and is
     // not waited for.
@@ -432,31 +489,61 @@ pub async fn serve<I, O>(
         }
     });
     let dispatch = async {
-        while let Some(message) = messages.next().await {
-            match message {
-                Incoming::Request(req) => {
-                    if let Err(e) = std::future::poll_fn(|cx| service.poll_ready(cx)).await {
-                        tracing::error!("the language server stopped taking requests: {e}");
-                        break;
+        let mut batch = Batch::default();
+        'reading: loop {
+            let mut ended = false;
+            let complete = if batch.held.is_empty() {
+                let read = messages.next().await;
+                ended = read.is_none();
+                batch.add(read)
+            } else {
+                // Bytes that never make a message (a client's stray partial write) do not hold
+                // up the batch for longer than this.
+                match tokio::time::timeout(BATCH_PATIENCE, messages.next()).await {
+                    Ok(read) => {
+                        ended = read.is_none();
+                        batch.add(read)
                     }
-                    let will_exit = req.method() == "exit";
-                    let fut = service.call(req);
-                    let task = async move {
-                        fut.await.unwrap_or_else(|e| {
-                            tracing::error!("a request failed in the server: {e}");
-                            None
-                        })
-                    };
-                    if tasks_tx.send(Box::pin(task)).await.is_err() || will_exit {
-                        break;
+                    Err(_) => Some(batch.take()),
+                }
+            };
+            let Some((ready, cancels)) = complete else { continue };
+            for message in ready {
+                match message {
+                    Incoming::Request(req) if req.id().is_some_and(|id| cancels.contains(id)) => {
+                        // Answered here without a handler: the client cancelled it in the
+                        // same breath (a completion superseded by the next keystroke).
+                        if let Some(id) = req.id() {
+                            let _ = write_error(&out, CANCELLED, "Canceled", id).await;
+                        }
+                    }
+                    Incoming::Request(req) => {
+                        if let Err(e) = std::future::poll_fn(|cx| service.poll_ready(cx)).await {
+                            tracing::error!("the language server stopped taking requests: {e}");
+                            break 'reading;
+                        }
+                        let will_exit = req.method() == "exit";
+                        let fut = service.call(req);
+                        let task = async move {
+                            fut.await.unwrap_or_else(|e| {
+                                tracing::error!("a request failed in the server: {e}");
+                                None
+                            })
+                        };
+                        if tasks_tx.send(Box::pin(task)).await.is_err() || will_exit {
+                            break 'reading;
+                        }
+                    }
+                    Incoming::Response(res) => {
+                        if let Err(e) = client_responses.send(res).await {
+                            tracing::error!("an answer of the client found no request waiting: {e}");
+                            break 'reading;
+                        }
                     }
                 }
-                Incoming::Response(res) => {
-                    if let Err(e) = client_responses.send(res).await {
-                        tracing::error!("an answer of the client found no request waiting: {e}");
-                        break;
-                    }
-                }
+            }
+            if ended {
+                break;
             }
         }
         tasks_tx.disconnect();
@@ -583,6 +670,51 @@ mod tests {
             // Every frame consumed input: never more frames than header lines plus garbage.
             proptest::prop_assert!(got.len() <= input.len());
         }
+
+        /// Against a simple model: batches hand on every message once, in arrival order, each
+        /// batch ending at a message read with nothing behind it (or the end of input), and
+        /// name exactly the ids their own cancels name.
+        #[test]
+        fn batches_keep_order_and_name_their_own_cancels(
+            reads in proptest::collection::vec((0u8..3, 0i64..4, proptest::bool::ANY), 0..40),
+        ) {
+            let mut batch = Batch::default();
+            let (mut model_batch, mut model_cancels) = (Vec::new(), Vec::new());
+            let text = |kind: u8, id: i64| match kind {
+                0 => format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"textDocument/completion","params":{{}}}}"#),
+                1 => r#"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{}}"#.to_owned(),
+                _ => format!(r#"{{"jsonrpc":"2.0","method":"$/cancelRequest","params":{{"id":{id}}}}}"#),
+            };
+            let check = |got: Option<Complete>, model: &mut Vec<String>, cancels: &mut Vec<i64>| {
+                let Some((held, ids)) = got else { return Ok(()) };
+                let names: Vec<String> = held
+                    .iter()
+                    .map(|m| match m {
+                        Incoming::Request(r) => format!("{} {:?}", r.method(), r.id()),
+                        Incoming::Response(_) => "response".to_owned(),
+                    })
+                    .collect();
+                proptest::prop_assert_eq!(&names, &*model);
+                let want: std::collections::HashSet<Id> = cancels.iter().map(|i| Id::Number(*i)).collect();
+                proptest::prop_assert_eq!(ids, want);
+                model.clear();
+                cancels.clear();
+                Ok(())
+            };
+            for (kind, id, more) in reads {
+                let body = text(kind, id);
+                let Ok(message) = parse(body.as_bytes()) else { return Err(proptest::test_runner::TestCaseError::fail(body)) };
+                if let Incoming::Request(r) = &message {
+                    model_batch.push(format!("{} {:?}", r.method(), r.id()));
+                }
+                if kind == 2 {
+                    model_cancels.push(id);
+                }
+                check(batch.add(Some((message, more))), &mut model_batch, &mut model_cancels)?;
+            }
+            check(batch.add(None), &mut model_batch, &mut model_cancels)?;
+            proptest::prop_assert!(model_batch.is_empty());
+        }
     }
 
     #[test]
@@ -625,7 +757,7 @@ Content-Length: 38\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":null}"
         let r = filter(&input[..], tx, Arc::clone(&out)).await;
         assert!(r.is_ok(), "{r:?}");
         let passed: Vec<String> = rx
-            .map(|m| match m {
+            .map(|(m, _)| match m {
                 Incoming::Request(r) => format!("request {}", r.method()),
                 Incoming::Response(r) => format!("response {:?}", r.into_parts().0),
             })
@@ -641,6 +773,27 @@ Content-Length: 38\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":null}"
         let codes: Vec<(Value, Value)> =
             bodies.iter().map(|b| (b["error"]["code"].clone(), b["id"].clone())).collect();
         assert_eq!(codes, vec![(json!(PARSE_ERROR), Value::Null), (json!(INVALID_REQUEST), Value::Null)]);
+    }
+
+    #[test]
+    fn a_batch_holds_what_was_read_together_and_names_its_cancels() {
+        let msg = |text: &str| match parse(text.as_bytes()) {
+            Ok(m) => m,
+            Err(e) => panic!("{text}: {e:?}"),
+        };
+        let mut batch = Batch::default();
+        let completion = r#"{"jsonrpc":"2.0","id":4,"method":"textDocument/completion","params":{}}"#;
+        let change = r#"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{}}"#;
+        let cancel = r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":4}}"#;
+        assert!(batch.add(Some((msg(completion), true))).is_none());
+        assert!(batch.add(Some((msg(change), true))).is_none());
+        let Some((held, cancels)) = batch.add(Some((msg(cancel), false))) else { panic!("not complete") };
+        assert_eq!(held.len(), 3);
+        assert_eq!(cancels, [Id::Number(4)].into_iter().collect());
+        // The next batch starts empty; the end of input completes whatever is held.
+        assert!(batch.add(Some((msg(completion), true))).is_none());
+        let Some((held, cancels)) = batch.add(None) else { panic!("not complete") };
+        assert_eq!((held.len(), cancels.len()), (1, 0));
     }
 
     #[tokio::test]

@@ -152,13 +152,21 @@ pub fn initialized(client: &Client, state: &Arc<State>) {
         tokio::spawn(super::custom::notes_notifier(client.clone(), state.clone()));
     }
     watch_trust_store(client, state);
+    super::file_events::watch_user_folders(state);
     tokio::spawn(refresh_ticker(client.clone(), state.clone()));
     tokio::spawn(super::expiry::watcher(state.clone()));
     let redraw = state.clone();
     tokio::spawn(super::lock_watch::watcher(
         state.foreign_locks.clone(),
         state.opts.clock.clone(),
-        move || redraw.refresh_views(),
+        move |free: &[(std::path::PathBuf, Arc<crate::runs::Engine>)]| {
+            for (path, engine) in free {
+                redraw.world.update_root(&engine.root, |f| {
+                    f.held.remove(path);
+                });
+            }
+            redraw.refresh_views();
+        },
     ));
     // A client with no folder open (VS Code's single-file mode, Neovim outside a project)
     // gets its root from the first note it opens.
@@ -246,6 +254,9 @@ async fn refresh_ticker(client: Client, state: Arc<State>) {
         for engine in state.engines() {
             sync_trust(&client, &state, &engine);
         }
+        // What no watcher may have announced (a file a configuration runs, under a client's
+        // watcher that does not look there) is read again here, once a minute.
+        super::snapshots::refresh_world(&state);
         if shows_live {
             state.refresh_views();
         }

@@ -30,22 +30,22 @@ impl ForeignLocks {
         }
     }
 
-    /// Forget the notes whose lock is free now; whether there were any.
-    fn released(&self) -> bool {
+    /// Forget the notes whose lock is free now; those notes, with their engines.
+    fn released(&self) -> Vec<(PathBuf, Arc<crate::runs::Engine>)> {
         let held: Vec<(PathBuf, Arc<crate::runs::Engine>)> = {
             let held = self.held.lock().unwrap_or_else(|p| p.into_inner());
             held.iter().map(|(p, e)| (p.clone(), e.clone())).collect()
         };
-        let free: Vec<PathBuf> =
-            held.into_iter().filter(|(p, e)| !e.store.is_locked(&e.rel(p))).map(|(p, _)| p).collect();
+        let free: Vec<(PathBuf, Arc<crate::runs::Engine>)> =
+            held.into_iter().filter(|(p, e)| !e.store.is_locked(&e.rel(p))).collect();
         if free.is_empty() {
-            return false;
+            return free;
         }
         let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        for p in &free {
+        for (p, _) in &free {
             held.remove(p);
         }
-        true
+        free
     }
 
     fn is_empty(&self) -> bool {
@@ -54,8 +54,12 @@ impl ForeignLocks {
 }
 
 /// For the server's life: asleep while no note is held elsewhere, else a look every second;
-/// `redraw` when a lock was released.
-pub(super) async fn watcher(locks: ForeignLocks, clock: Arc<dyn Clock>, redraw: impl Fn()) {
+/// `redraw` with the notes whose lock was released.
+pub(super) async fn watcher(
+    locks: ForeignLocks,
+    clock: Arc<dyn Clock>,
+    redraw: impl Fn(&[(PathBuf, Arc<crate::runs::Engine>)]),
+) {
     loop {
         if locks.is_empty() {
             locks.added.notified().await;
@@ -63,10 +67,10 @@ pub(super) async fn watcher(locks: ForeignLocks, clock: Arc<dyn Clock>, redraw: 
         tokio::time::sleep(clock.poll_interval().unwrap_or(LOOK_EVERY).min(LOOK_EVERY)).await;
         let looked = locks.clone();
         // Opening lock files is blocking I/O.
-        let released = tokio::task::spawn_blocking(move || looked.released()).await.unwrap_or(false);
-        if released {
+        let released = tokio::task::spawn_blocking(move || looked.released()).await.unwrap_or_default();
+        if !released.is_empty() {
             tracing::debug!("redraw after a run in another process ended");
-            redraw();
+            redraw(&released);
         }
     }
 }

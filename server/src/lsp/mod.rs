@@ -6,7 +6,7 @@
 //!
 //! Files form layers and import only from layers after their own (`scripts/import-graph.py`
 //! lists any cycle): `server`; `notifications`; `lifecycle`, `commands`; `file_events`; `runs`,
-//! `custom`, `requests`; `config_sync`; `refresh`; `snapshots`, `run_facts`; `state`;
+//! `custom`, `requests`; `config_sync`; `refresh`; `snapshots`, `run_facts`; `state`; `world`;
 //! `documents`, `convert`, `file_uri`, `raw_results`; `log`.
 
 mod commands;
@@ -32,6 +32,7 @@ mod runs;
 mod server;
 mod snapshots;
 mod state;
+mod world;
 
 use std::sync::Arc;
 

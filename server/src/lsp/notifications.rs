@@ -62,6 +62,12 @@ pub fn did_rename_files(state: &State, params: RenameFilesParams) {
     for f in params.files {
         let path = |s: &str| s.parse::<Uri>().ok().and_then(|u| u.file_path());
         let (Some(old), Some(new)) = (path(&f.old_uri), path(&f.new_uri)) else { continue };
+        // Both names (and, for a folder, what is under them) resolve and keep otherwise now.
+        for p in [&old, &new] {
+            state.world.forget_canonical(p);
+            state.world.forget_memory(p);
+            state.world.forget_undo(p);
+        }
         // Within one root: a note moved to another folder's root starts fresh there.
         if let Some(engine) = state.engine_for(&new)
             && workspace::is_within(&old, &engine.root)
@@ -100,6 +106,8 @@ pub fn did_change_configuration(client: &Client, state: &Arc<State>, params: Did
         }
         super::runs::offer_trust(client, state, &engine);
     }
+    // Skill folders and MCP servers may be others now.
+    super::snapshots::refresh_world(state);
     tracing::info!("reload configuration from the client's settings");
     reindex_if_excludes_changed(state);
     reanalyse_open_documents(state);

@@ -31,12 +31,7 @@ fn with_ctx<R>(
     let path = uri.file_path();
     let providers = providers_for(state, uri).unwrap_or_default();
     let mcp = mcp_for(state, uri).unwrap_or_default();
-    // Skills are read from disk; only a note that names the key can use them.
-    let skills = if snap.text.contains("skills") {
-        skills_for(state, uri).unwrap_or_default()
-    } else {
-        Default::default()
-    };
+    let skills = skills_for(state, uri).unwrap_or_default();
     let sources = sources_for(state, uri);
     let ctx = Ctx {
         text: &snap.text,
@@ -103,11 +98,12 @@ pub fn hover(state: &State, params: HoverParams) -> Option<Hover> {
     let enc = state.encoding();
     let uri = &pos.text_document.uri;
     with_ctx(state, uri, |ctx, snap| {
-        // Only here: what the latest run cost is read from the end of its transcript.
+        // What the latest run cost: from the end of its transcript, read once per run.
         let last_run_id = snap.analysis.live.as_ref().and_then(|l| l.last_run_id.as_deref());
         let last_run = last_run_id.and_then(|id| {
             let path = uri.file_path()?;
-            state.engine_for(&path)?.last_run(id)
+            let engine = state.engine_for(&path)?;
+            state.world.last_run(&engine.root, id, || engine.last_run(id))
         });
         // Only here too: the events routing gave the note, for hover on its criteria.
         let recent = match snap.analysis.live.as_ref().and_then(|l| l.event_match_criteria.as_ref()) {
@@ -150,11 +146,13 @@ pub fn code_action(state: &State, params: CodeActionParams) -> Option<CodeAction
     let enc = state.encoding();
     let version = state.docs().get(&uri).map(|d| d.version);
     with_ctx(state, &uri, |ctx, snap| {
-        // Only here: whether there is something to undo takes a look at the note's history.
+        // Whether there is something to undo: the note's history, read once and kept.
         let last_run_id = snap.analysis.live.as_ref().and_then(|l| l.last_run_id.as_deref());
-        let undoable = uri
-            .file_path()
-            .is_some_and(|p| state.engine_for(&p).is_some_and(|e| e.can_undo(&p, &snap.text, last_run_id)));
+        let undoable = uri.file_path().is_some_and(|p| {
+            state.engine_for(&p).is_some_and(|e| {
+                state.world.undo_history(&p, || e.undo_history(&p)).can_undo(&snap.text, last_run_id)
+            })
+        });
         let ctx = &Ctx { facts: RunFacts { undoable, ..ctx.facts }, ..*ctx };
         let start = convert::offset(&snap.text, &snap.lines, params.range.start, enc);
         let end = convert::offset(&snap.text, &snap.lines, params.range.end, enc).max(start);
@@ -321,14 +319,9 @@ pub fn symbol(state: &State, params: WorkspaceSymbolParams) -> Option<WorkspaceS
 fn skill_symbols(state: &State, query: &str) -> Vec<SymbolInformation> {
     let mut scored = Vec::new();
     for engine in state.engines() {
-        let Ok(dirs) = engine.config.read().map(|c| c.skills.dirs.clone()) else { continue };
-        let catalog = crate::skills::catalog(crate::skills::Sources {
-            root: &engine.root,
-            dirs: &dirs,
-            workspace: true,
-            user_dir: state.opts.user_dir.as_deref(),
-        });
-        for s in catalog.skills {
+        let Some(facts) = state.world.root(&engine.root) else { continue };
+        let catalog = facts.skills.clone();
+        for s in catalog.skills.iter().cloned() {
             let Some(path) = s.path.clone() else { continue };
             let Some(score) = fuzzy_score(query, &s.name.to_lowercase()) else { continue };
             let shown = crate::workspace::NotePath::of(&engine.root, &path)

@@ -27,6 +27,8 @@ pub(super) fn adopt_index(client: &Client, state: &Arc<State>, index: Index) {
         *slot = Some(index);
     }
     super::config_sync::apply_backoff_caps(state);
+    // The locks held are looked up among the notes the index holds now.
+    super::snapshots::refresh_world_and_locks(state);
     if nested.is_empty() && gone.is_empty() {
         return;
     }
@@ -133,6 +135,8 @@ pub(super) fn create_engines(client: &Client, state: &Arc<State>) {
     if let Ok(mut e) = state.engines.write() {
         *e = engines;
     }
+    // What requests know of each root's trust, skills, tools and locks, read once here.
+    super::snapshots::refresh_world(state);
     // Documents opened before (the first one roots a folderless client) know no providers yet.
     reanalyse_open_documents(state);
 }

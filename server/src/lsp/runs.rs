@@ -163,6 +163,7 @@ impl RunObserver for ProgressObserver {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let (client, state, path, title) =
             (self.client.clone(), self.state.clone(), path.to_path_buf(), title.to_owned());
+        let note = path.clone();
         // The round trips to the client happen here, in a task of their own, never in a handler
         // or in the run.
         tokio::spawn(async move {
@@ -205,6 +206,7 @@ impl RunObserver for ProgressObserver {
                         // The run is over and the note free: "updating…" and the old runtime
                         // fields go, whatever started the run (by hand, a schedule, an event).
                         if let Some(s) = state.upgrade() {
+                            super::snapshots::run_ended(&s, &note);
                             s.refresh_views();
                         }
                         break;
@@ -431,7 +433,10 @@ pub fn stop(state: &State, path: &Path) -> serde_json::Value {
 /// tell), ask before restoring anyway (the current body stays in history either way). Lenses
 /// and hints are redrawn once the note is free again.
 pub async fn undo(client: Client, state: Arc<State>, engine: Arc<Engine>, path: PathBuf, force: bool) {
-    let err = match engine.undo_last_run(&path, force).await {
+    let undone = engine.undo_last_run(&path, force).await;
+    // Whatever happened, the history read before may be another now.
+    state.world.forget_undo(&path);
+    let err = match undone {
         Ok(_) => {
             state.refresh_views();
             return;
@@ -444,7 +449,10 @@ pub async fn undo(client: Client, state: Arc<State>, engine: Arc<Engine>, path: 
         match client.show_message_request(MessageType::WARNING, msg, Some(vec![anyway, cancel])).await {
             Ok(Some(item)) if item.title == "Restore anyway" => match engine.undo_last_run(&path, true).await
             {
-                Ok(_) => state.refresh_views(),
+                Ok(_) => {
+                    state.world.forget_undo(&path);
+                    state.refresh_views();
+                }
                 Err(e) => {
                     client.show_message(MessageType::WARNING, format!("livenote: undo last run: {e}")).await;
                 }

@@ -2,7 +2,7 @@
 //! root's provider names), its current text (the buffer, else the file), its diagnostics, its
 //! path for display. Reading only; nothing here talks to the client.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tower_lsp_server::jsonrpc::{Error, Result};
@@ -119,39 +119,39 @@ pub(super) fn is_skill_file(state: &State, path: &Path) -> bool {
 }
 
 /// The skills a note at `uri` may name in `live.skills` (its root's, shown whether or not the
-/// folder is trusted; the user's; livenote's); `None` outside every root.
-pub(super) fn skills_for(state: &State, uri: &Uri) -> Option<note::skills::SkillCatalog> {
+/// folder is trusted; the user's; livenote's), as the world last read them; `None` outside
+/// every root.
+pub(super) fn skills_for(state: &State, uri: &Uri) -> Option<Arc<note::skills::SkillCatalog>> {
     let path = uri.file_path()?;
     let engine = state.engine_for(&path)?;
-    let dirs = engine.config.read().ok()?.skills.dirs.clone();
-    Some(crate::skills::catalog(crate::skills::Sources {
-        root: &engine.root,
-        dirs: &dirs,
-        workspace: true,
-        user_dir: state.opts.user_dir.as_deref(),
-    }))
+    state.world.root(&engine.root).map(|f| f.skills.clone())
 }
 
 pub(super) fn snapshot(state: &State, uri: &Uri) -> Option<Arc<Snapshot>> {
-    // What the analysis is checked against is read from disk (skills, the MCP tool cache):
-    // only when there is something to analyse.
-    if let Some(snap) = state.docs().get(uri).and_then(|d| d.cached_snapshot()) {
-        return Some(snap);
-    }
+    let (text, lines, version) = {
+        let docs = state.docs();
+        let doc = docs.get(uri)?;
+        if let Some(snap) = doc.cached_snapshot() {
+            return Some(snap);
+        }
+        doc.unanalysed()
+    };
+    // Analysed outside the documents lock: a keystroke applied meanwhile does not wait for it.
     let providers = providers_for(state, uri);
     let mcp = mcp_for(state, uri);
-    // The skills folders are read only for a text that can name one (`live.skills`): typing in
-    // any other note reads nothing more from disk.
-    let names_skills = state.docs().get(uri).is_some_and(|d| d.text().contains("skills"));
-    let skills = if names_skills { skills_for(state, uri) } else { None };
+    let skills = skills_for(state, uri);
     let opts = note::Options {
         providers: providers.as_deref(),
-        mcp: mcp.as_ref(),
-        skills: skills.as_ref(),
+        mcp: mcp.as_deref(),
+        skills: skills.as_deref(),
         scan_body: true,
         max_backoff: uri.file_path().and_then(|p| max_backoff_for(state, &p)),
     };
-    state.docs().get_mut(uri).map(|d| d.snapshot(&opts))
+    let snap = super::documents::analysed(text, lines, version, &opts);
+    Some(match state.docs().get_mut(uri) {
+        Some(d) => d.keep(snap),
+        None => snap,
+    })
 }
 
 /// The provider names a note at `uri` may use (its root's configuration, the folder's own
@@ -172,42 +172,150 @@ pub(super) fn sources_for(state: &State, uri: &Uri) -> Option<Vec<note::sources:
     Some(config.sources_for_notes())
 }
 
-/// The latest events routing gave the note at `uri`, newest first: read from its root's
-/// `done/` the first time, then kept up to date by [`recent_events_changed`].
+/// The latest events routing gave the note at `uri`, newest first (`World::recent_events`).
 pub(super) fn recent_events_for(state: &State, uri: &Uri) -> Vec<note::sources::MatchedEvent> {
     let Some(path) = uri.file_path() else { return Vec::new() };
     let Some(engine) = state.engine_for(&path) else { return Vec::new() };
-    let rel = engine.rel(&path);
-    let mut all = state.recent_events.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let recent = all.entry(engine.root.clone()).or_insert_with(|| {
-        let mut r = crate::events::recent::RecentEvents::default();
-        r.update(&engine.root);
-        r
-    });
-    recent.for_note(rel.as_str()).to_vec()
+    state.world.recent_events(&engine.root, engine.rel(&path).as_str())
 }
 
-/// A file of a root's `done/` changed: its record is read into the root's recent events (when
-/// they were read at all).
+/// A file of a root's `done/` changed: the root's recent events read its record.
 pub(super) fn recent_events_changed(state: &State, path: &Path) {
-    let Some(engine) =
-        state.engines().into_iter().find(|e| path.parent() == Some(&crate::events::done_dir(&e.root)))
-    else {
-        return;
-    };
-    let mut all = state.recent_events.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some(recent) = all.get_mut(&engine.root) {
-        recent.update(&engine.root);
+    let engines = state.engines();
+    if let Some(engine) = engines.iter().find(|e| path.parent() == Some(&crate::events::done_dir(&e.root))) {
+        state.world.events_done(&engine.root);
     }
 }
 
-/// The MCP servers a note at `uri` may name in `live.tools`, with the tools the cache knows;
-/// `None` outside every root.
-pub(super) fn mcp_for(state: &State, uri: &Uri) -> Option<note::tools::McpCatalog> {
+/// The MCP servers a note at `uri` may name in `live.tools`, with the tools the cache knew
+/// when the world last read it; `None` outside every root.
+pub(super) fn mcp_for(state: &State, uri: &Uri) -> Option<Arc<note::tools::McpCatalog>> {
     let path = uri.file_path()?;
     let engine = state.engine_for(&path)?;
-    let config = engine.config.read().ok()?;
-    Some(crate::mcp::catalog(&config, state.opts.mcp_tools.as_deref()))
+    state.world.root(&engine.root).map(|f| f.mcp.clone())
+}
+
+/// Read `engine`'s root facts from the disk into the world ([`super::world::RootFacts`]: trust,
+/// skills, MCP tools; the locks held are kept as they were): when the root appears, and when a file event or
+/// the server's own change (a trust, a configuration) may have changed them. Never from a
+/// request.
+pub(super) fn refresh_root(state: &State, engine: &Arc<crate::runs::Engine>) {
+    let trusted = engine.trusted();
+    let (dirs, mcp) = match engine.config.read() {
+        Ok(c) => (c.skills.dirs.clone(), crate::mcp::catalog(&c, state.opts.mcp_tools.as_deref())),
+        Err(_) => return,
+    };
+    let skills = crate::skills::catalog(crate::skills::Sources {
+        root: &engine.root,
+        dirs: &dirs,
+        workspace: true,
+        user_dir: state.opts.user_dir.as_deref(),
+    });
+    // The locks are their own events' to look at again ([`refresh_locks`], [`refresh_lock`]):
+    // with a lock file per note that ever ran, that is a file per note.
+    let held = state.world.root(&engine.root).map(|f| f.held.clone()).unwrap_or_default();
+    let facts = super::world::RootFacts { trusted, skills: Arc::new(skills), mcp: Arc::new(mcp), held };
+    state.world.set_root(&engine.root, facts);
+}
+
+/// [`refresh_root`] for every root; the facts of roots that went are dropped.
+pub(super) fn refresh_world(state: &State) {
+    let engines = state.engines();
+    for engine in &engines {
+        refresh_root(state, engine);
+    }
+    state.world.retain_roots(&engines.iter().map(|e| e.root.clone()).collect::<Vec<_>>());
+}
+
+/// [`refresh_world`], and every root's locks looked at: when the index is (re)built and when
+/// the watcher starts (what happened before it announced nothing).
+pub(super) fn refresh_world_and_locks(state: &State) {
+    refresh_world(state);
+    for engine in state.engines() {
+        refresh_locks(state, &engine);
+    }
+}
+
+/// The notes of `engine`'s root whose run lock is held now (by another process, or by a run
+/// of this one, which the registry tells first).
+fn held_locks(state: &State, engine: &Arc<crate::runs::Engine>) -> std::collections::HashSet<PathBuf> {
+    let names = engine.store.lock_names();
+    // No lock file at all (a vault that never ran here): nothing to look up.
+    if names.is_empty() {
+        return Default::default();
+    }
+    let engines = state.engines();
+    state
+        .with_index(|idx| {
+            idx.entries()
+                .map(|(p, _)| p)
+                .filter(|p| super::state::engine_among(&engines, p).is_some_and(|e| Arc::ptr_eq(e, engine)))
+                .filter(|p| engine.store.is_locked_among(&engine.rel(p), &names))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The run lock of the note at `path` looked at again (its file changed: another process's run
+/// writes it right after taking the lock, and again before releasing it); lenses and hints
+/// are redrawn when that changed what they show.
+pub(super) fn refresh_lock(state: &State, path: &Path) {
+    let engines = state.engines();
+    let Some(engine) = super::state::engine_among(&engines, path) else { return };
+    let held = engine.store.is_locked(&engine.rel(path));
+    let mut changed = false;
+    state.world.update_root(&engine.root, |f| {
+        changed = if held { f.held.insert(path.to_path_buf()) } else { f.held.remove(path) };
+    });
+    if changed {
+        state.refresh_views();
+    }
+}
+
+/// The lock file `name` of `engine`'s root changed (made by another process's run): the note it
+/// belongs to has its lock looked at again; a name no indexed note has, every note's.
+pub(super) fn refresh_lock_file(state: &State, engine: &Arc<crate::runs::Engine>, name: &str) {
+    let engines = state.engines();
+    let note = state
+        .with_index(|idx| {
+            idx.entries()
+                .map(|(p, _)| p)
+                .filter(|p| super::state::engine_among(&engines, p).is_some_and(|e| Arc::ptr_eq(e, engine)))
+                .find(|p| crate::runs::store::Store::key(&engine.rel(p)) == name)
+                .cloned()
+        })
+        .flatten();
+    match note {
+        Some(path) => refresh_lock(state, &path),
+        None => refresh_locks(state, engine),
+    }
+}
+
+/// A run of this process ended (its lock released): the note's lock, memory and history and
+/// the costs of its root's runs are looked at again.
+pub(super) fn run_ended(state: &State, path: &Path) {
+    refresh_lock(state, path);
+    let engines = state.engines();
+    if let Some(engine) = super::state::engine_among(&engines, path) {
+        state.world.forget_runs(&engine.root);
+    }
+    // The run may have saved to the note's memory, and recorded its history.
+    state.world.forget_memory(path);
+    state.world.forget_undo(path);
+}
+
+/// [`refresh_lock`] for every note of `engine`'s root (a lock file appeared or went).
+pub(super) fn refresh_locks(state: &State, engine: &Arc<crate::runs::Engine>) {
+    let held = held_locks(state, engine);
+    let mut changed = false;
+    state.world.update_root(&engine.root, |f| {
+        changed = f.held != held;
+        f.held = held;
+    });
+    if changed {
+        state.refresh_views();
+    }
 }
 
 /// The configuration changed (provider names among it): analyses of open documents are

@@ -82,9 +82,9 @@ pub struct State {
     /// The client's own spelling of the URIs it gave (documents, workspace folders), given
     /// back for the same paths: an editor matches documents by the URI's text.
     pub client_uris: Mutex<super::file_uri::ClientUris>,
-    /// Per root: the latest events routing gave each note (hover on `eventMatchCriteria`),
-    /// read once, then brought up to date when the queue's `done/` changes.
-    pub recent_events: Mutex<HashMap<PathBuf, crate::events::recent::RecentEvents>>,
+    /// What requests know of the disk, in memory (`world`): refreshed by file events and by
+    /// the server's own changes, never read from the disk by a request.
+    pub world: super::world::World,
 }
 
 impl State {
@@ -110,7 +110,7 @@ impl State {
             diagnostics_stale: std::sync::atomic::AtomicBool::new(false),
             foreign_locks: Default::default(),
             client_uris: Mutex::new(Default::default()),
-            recent_events: Mutex::new(HashMap::new()),
+            world: Default::default(),
         }
     }
 
@@ -200,16 +200,17 @@ impl State {
 
     /// The engine of the workspace root holding `path` (the longest matching root), for a
     /// path that came from the client: compared as canonical paths, so `..` or a symlink that
-    /// leads out of the root is outside it.
+    /// leads out of the root is outside it. Each path is resolved once, when first named
+    /// ([`super::world::World::canonical`]); a file event naming it has it resolved again.
     pub fn engine_for(&self, path: &std::path::Path) -> Option<Arc<crate::runs::Engine>> {
         use std::path::Component;
         if path.components().any(|c| matches!(c, Component::ParentDir | Component::CurDir)) {
             return None;
         }
-        let canonical = canonical_path(path)?;
+        let canonical = self.world.canonical(path, canonical_path)?;
         self.engines()
             .into_iter()
-            .filter_map(|e| std::fs::canonicalize(&e.root).ok().map(|r| (e, r)))
+            .filter_map(|e| self.world.canonical(&e.root, |r| std::fs::canonicalize(r).ok()).map(|r| (e, r)))
             .filter(|(_, r)| crate::workspace::is_within(&canonical, r))
             .max_by_key(|(_, r)| r.as_os_str().len())
             .map(|(e, _)| e)

@@ -70,6 +70,11 @@ impl ToolCache {
         crate::workspace::trust::user_data_dir().map(|d| ToolCache::in_dir(&d))
     }
 
+    /// The folder of the lists (watched by the language server: a run lists a server's tools).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     fn path(&self, cfg: &McpServerConfig) -> PathBuf {
         self.dir.join(format!("{}.json", key(cfg)))
     }

@@ -234,6 +234,21 @@ pub enum Plan {
 /// The latest run (of `runs`, oldest first) that changed the body. A run without a record of
 /// what it left counts as changing when the body after it (the next run's snapshot, or the
 /// current body for the last run) differs from its snapshot.
+/// A note's history as *Undo last run* reads it ([`Engine::undo_history`]).
+#[derive(Debug, Default)]
+pub struct UndoHistory(Vec<RunBodies>);
+
+impl UndoHistory {
+    /// Whether *Undo last run* has something to do on the note whose current text is `text`
+    /// and whose `lastRunId` is `last_run_id`.
+    pub fn can_undo(&self, text: &str, last_run_id: Option<&str>) -> bool {
+        if last_run_id.is_some_and(|id| !is_run_id(id)) {
+            return false;
+        }
+        matches!(plan(&self.0, &text[agent_region(text)]), Plan::Restore { .. })
+    }
+}
+
 pub fn plan(runs: &[RunBodies], current: &str) -> Plan {
     for (i, r) in runs.iter().enumerate().rev() {
         // Line endings alone are no change: restoring them would write the note's own again.
@@ -442,12 +457,14 @@ impl Engine {
     /// Whether *Undo last run* has something to do on the note whose current text is `text`
     /// and whose `lastRunId` is `last_run_id` (from the analysis the caller already has).
     pub fn can_undo(&self, path: &Path, text: &str, last_run_id: Option<&str>) -> bool {
-        if last_run_id.is_some_and(|id| !is_run_id(id)) {
-            return false;
-        }
+        self.undo_history(path).can_undo(text, last_run_id)
+    }
+
+    /// The bodies *Undo last run* compares a note with, read from its history, for a caller
+    /// that keeps them until the history changes (the language server's code actions).
+    pub fn undo_history(&self, path: &Path) -> UndoHistory {
         self.adopt(path);
-        let rel = self.rel(path);
-        matches!(plan(&self.bodies(&rel), &text[agent_region(text)]), Plan::Restore { .. })
+        UndoHistory(self.bodies(&self.rel(path)))
     }
 
     pub(super) fn bodies(&self, rel: &str) -> Vec<RunBodies> {

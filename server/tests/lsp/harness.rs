@@ -108,6 +108,17 @@ impl TestClient {
         TestClient::start_with(root, files, capabilities, settings, false, true, true).await
     }
 
+    /// [`TestClient::start_in`], trusted, with the server watching files itself (`notify`):
+    /// what another process changes (a lock taken, the trust store) reaches it only so.
+    pub async fn start_trusted_watching(
+        root: tempfile::TempDir,
+        files: &[(&str, &str)],
+        capabilities: Value,
+        settings: Value,
+    ) -> TestClient {
+        TestClient::start_with(root, files, capabilities, settings, true, true, true).await
+    }
+
     async fn start_with(
         root: tempfile::TempDir,
         files: &[(&str, &str)],
@@ -187,6 +198,32 @@ impl TestClient {
         let (tx, rx) = oneshot::channel();
         lock(&self.shared).pending.insert(id, tx);
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        tokio::time::timeout(TIMEOUT, rx)
+            .await
+            .unwrap_or_else(|_| panic!("{method}: no response"))
+            .unwrap_or_else(|e| panic!("{method}: {e}"))
+    }
+
+    /// Send a request and, in the same write, the messages `then` makes of its id (a change
+    /// and a `$/cancelRequest`, as an editor sends them when the next keystroke supersedes a
+    /// completion); its response.
+    pub async fn request_then(
+        &mut self,
+        method: &str,
+        params: Value,
+        then: impl FnOnce(i64) -> Vec<Value>,
+    ) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let (tx, rx) = oneshot::channel();
+        lock(&self.shared).pending.insert(id, tx);
+        let mut frames = String::new();
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        for msg in std::iter::once(request).chain(then(id)) {
+            let body = msg.to_string();
+            frames.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+        }
+        self.writer.lock().await.write_all(frames.as_bytes()).await.unwrap_or_else(|e| panic!("write: {e}"));
         tokio::time::timeout(TIMEOUT, rx)
             .await
             .unwrap_or_else(|_| panic!("{method}: no response"))
