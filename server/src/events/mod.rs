@@ -26,6 +26,7 @@ mod processing;
 mod queue;
 pub mod recent;
 mod routing;
+mod runner;
 
 use std::path::Path;
 use std::time::Duration;
@@ -36,6 +37,7 @@ use serde_json::{Map, Value};
 pub use processing::*;
 pub use queue::*;
 pub use routing::*;
+pub use runner::*;
 
 /// Notes per routing request: enough to route a large workspace in a few calls, small enough
 /// for a short prompt that a small model still reads carefully.
