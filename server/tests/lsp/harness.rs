@@ -333,6 +333,16 @@ impl TestClient {
         self.progress("end").await["message"].as_str().unwrap_or_default().to_owned()
     }
 
+    /// The code actions at the first of `diags` (its quick fixes first), with `diags` as the
+    /// request's context: the whole answer.
+    pub async fn fixes_for(&mut self, uri: &str, diags: &[Value]) -> Value {
+        self.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": diags[0]["range"], "context": {"diagnostics": diags}}),
+        )
+        .await
+    }
+
     /// The completion items at byte `at` of `text` (the document's current text, UTF-16).
     pub async fn completions(&mut self, uri: &str, text: &str, at: usize) -> Vec<Value> {
         let items = self

@@ -714,12 +714,7 @@ async fn unknown_providers_are_reported_and_names_completed() {
             3:12-3:17 1 live/unknown-provider no provider named `claud` (did you mean `claude`? configured: anthropic, claude, local, openai); see [providers.*] in .livenote.toml
         "#]],
     );
-    let actions = c
-        .request(
-            "textDocument/codeAction",
-            json!({"textDocument": {"uri": uri}, "range": diags[0]["range"], "context": {"diagnostics": diags}}),
-        )
-        .await;
+    let actions = c.fixes_for(&uri, &diags).await;
     assert_eq!(actions["result"][0]["title"], "Use provider `claude`", "{actions}");
     assert_eq!(actions["result"][0]["isPreferred"], true, "{actions}");
     // Completion after `provider: `.

@@ -35,12 +35,7 @@ async fn unknown_skills_are_reported_with_a_fix() {
             3:11-3:23 2 live/unknown-skill no skill named `weekly-digst` (did you mean `weekly-digest`?); skills live in the workspace's skills/ folder, ~/.config/livenote/skills/ or livenote itself
         "#]],
     );
-    let actions = c
-        .request(
-            "textDocument/codeAction",
-            json!({"textDocument": {"uri": uri}, "range": diags[0]["range"], "context": {"diagnostics": diags}}),
-        )
-        .await;
+    let actions = c.fixes_for(&uri, &diags).await;
     let action = &actions["result"][0];
     assert_eq!(action["title"], "Use skill `weekly-digest`", "{actions}");
     assert_eq!(action["isPreferred"], true, "{actions}");

@@ -29,12 +29,7 @@ async fn an_unknown_source_is_reported_with_a_fix() {
             3:12-3:16 2 live/unknown-source no source named `mial` (this folder's sources are `mail`, `releases`); only events queued with `livenote event --source mial` reach this note
         "#]],
     );
-    let actions = c
-        .request(
-            "textDocument/codeAction",
-            json!({"textDocument": {"uri": uri}, "range": diags[0]["range"], "context": {"diagnostics": diags}}),
-        )
-        .await;
+    let actions = c.fixes_for(&uri, &diags).await;
     let action = &actions["result"][0];
     assert_eq!(action["title"], "Use source `mail`", "{actions}");
     assert_eq!(action["diagnostics"][0]["code"], "live/unknown-source", "{actions}");
