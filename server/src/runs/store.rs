@@ -47,6 +47,12 @@ pub fn is_run_id(name: &str) -> bool {
 
 /// How long [`Store::try_lock`] asks again for a lock held for an instant.
 const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_millis(100);
+/// How long [`Store::is_locked`] asks again before telling a lock is held: longer than a
+/// probe holds it, far shorter than a run does.
+const PROBE_PATIENCE: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Taken by each [`Store::is_locked`] probe of this process for its instant.
+static PROBING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl Store {
     pub fn new(workspace_root: &Path) -> Store {
@@ -161,16 +167,26 @@ impl Store {
 
     pub fn is_locked(&self, rel: &str) -> bool {
         let Some(dir) = self.existing("locks") else { return false };
+        // Probes of this process take turns: two taking the lock to tell at once would each
+        // see the other's instant as a run (a lens showing "updating" for nothing).
+        let _turn = PROBING.lock().unwrap_or_else(|p| p.into_inner());
         let Ok(file) = confine::open_nofollow(&dir.join(Self::key(rel)), OpenOptions::new().write(true))
         else {
             return false;
         };
-        match file.try_lock() {
-            Ok(()) => {
-                let _ = file.unlock();
-                false
+        // Another process's probe holds it for an instant too: asked again for a moment.
+        let deadline = std::time::Instant::now() + PROBE_PATIENCE;
+        loop {
+            match file.try_lock() {
+                Ok(()) => {
+                    let _ = file.unlock();
+                    return false;
+                }
+                Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                Err(_) => return true,
             }
-            Err(_) => true,
         }
     }
 
@@ -299,6 +315,26 @@ mod tests {
         });
         assert!(s.try_lock("a.md").unwrap_or_else(|e| panic!("{e}")).is_some());
         let _ = release.join();
+    }
+
+    /// Probes take the lock for an instant to tell: many at once (the index's refresh, the
+    /// watcher catching up, a lens) never see each other as a run.
+    #[test]
+    fn probes_at_once_never_see_each_other_as_a_run() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let s = std::sync::Arc::new(Store::new(dir.path()));
+        drop(s.try_lock("a.md").unwrap_or_else(|e| panic!("{e}")));
+        let probes: Vec<_> = (0..4)
+            .map(|_| {
+                let s = s.clone();
+                std::thread::spawn(move || (0..500).filter(|_| s.is_locked("a.md")).count())
+            })
+            .collect();
+        let seen: usize = probes.into_iter().map(|p| p.join().unwrap_or(usize::MAX)).sum();
+        assert_eq!(seen, 0, "a free lock was seen held {seen} times");
+        let held = s.try_lock("a.md").unwrap_or_else(|e| panic!("{e}"));
+        assert!(held.is_some());
+        assert!(s.is_locked("a.md"));
     }
 
     #[test]
