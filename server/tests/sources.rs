@@ -219,6 +219,66 @@ fn a_failing_source_backs_off_with_its_error_shown_and_others_still_poll() {
     );
 }
 
+/// A team repo on a CI schedule: each `livenote tick` polls the sources that are due, once,
+/// and their new items run the matching note in the same tick; a source not due waits; a
+/// failing one fails the tick and says why every time (a CI log is all its user reads);
+/// `--no-sources` leaves them alone; `--dry-run` lists them and polls nothing.
+#[test]
+fn a_tick_polls_the_due_sources_and_runs_their_notes_at_once() {
+    let failing = "[sources.broken]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"echo 'mailbox gone' >&2; exit 3\"]\n";
+    let ws = workspace(&format!("{}\n{failing}", cat_source("releases", "")));
+    set_items(&ws, &[json!({"id": "1.2", "payload": {"title": "Widget release 1.2"}})]);
+    let clock = ws.clock().display().to_string();
+    let tick = |at: &str, more: &[&str]| {
+        ws.set_clock(at);
+        let mut args = vec!["tick", "--clock-file", &clock];
+        args.extend_from_slice(more);
+        run(&ws, &args)
+    };
+    let (code, out, err) = tick("2026-05-08T15:00:00Z", &["--dry-run"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "would poll source broken (command)\nwould poll source releases (command)\n");
+    assert!(sources_json(&ws)["releases"]["lastPoll"].is_null(), "a dry run polls nothing");
+
+    // The first poll records what exists (backfill is off); the broken source fails the tick.
+    let (code, _, err) = tick("2026-05-08T15:00:00Z", &[]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("source releases: first poll recorded 1 item as seen"), "{err}");
+    assert!(err.contains("source broken: poll failed") && err.contains("mailbox gone"), "{err}");
+    assert!(err.contains("2 sources polled (1 failed)"), "{err}");
+    assert!(pending(&ws.root).is_empty());
+
+    // A new release, but neither source is due yet (`every` 5 min; the backoff 1 min).
+    set_items(
+        &ws,
+        &[
+            json!({"id": "1.2", "payload": {"title": "Widget release 1.2"}}),
+            json!({"id": "1.3", "payload": {"title": "Widget release 1.3 is out"}}),
+        ],
+    );
+    let (code, _, err) = tick("2026-05-08T15:00:30Z", &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("polled"), "nothing was due: {err}");
+    assert!(!widget(&ws).contains("1.3"));
+
+    // Both due: the release reaches the note within this tick; the same error is said again.
+    let (code, _, err) = tick("2026-05-08T15:05:01Z", &[]);
+    assert_eq!(code, 1, "{err}");
+    let text = widget(&ws);
+    assert!(text.contains("Widget release 1.3 is out") && text.contains("trigger: event"), "{text}\n{err}");
+    assert!(!text.contains("release 1.2"), "{text}");
+    assert!(err.contains("source broken: poll failed") && err.contains("mailbox gone"), "{err}");
+    assert!(err.contains("1 event processed"), "{err}");
+    assert_eq!(sources_json(&ws)["releases"]["lastPoll"], "2026-05-08T15:05:01Z");
+
+    // `--no-sources`: the next release waits for a tick that polls.
+    set_items(&ws, &[json!({"id": "1.4", "payload": {"title": "Widget release 1.4"}})]);
+    let (code, _, err) = tick("2026-05-08T15:30:00Z", &["--no-sources"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!widget(&ws).contains("1.4"), "{err}");
+    assert_eq!(sources_json(&ws)["releases"]["lastPoll"], "2026-05-08T15:05:01Z");
+}
+
 /// A free port on 127.0.0.1 (bound, then released for the watcher to take).
 fn free_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));

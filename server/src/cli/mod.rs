@@ -171,6 +171,10 @@ pub enum Command {
         /// long-running scheduler keeps. One run per occurrence.
         #[arg(long, value_name = "DURATION")]
         catch_up: Option<String>,
+        /// Leave the sources (`[sources.NAME]`) unpolled: fire and process only what is
+        /// already due or queued.
+        #[arg(long)]
+        no_sources: bool,
         /// Read "now" from this file (RFC 3339), for end-to-end tests.
         #[arg(long, hide = true)]
         clock_file: Option<PathBuf>,
@@ -404,10 +408,11 @@ pub fn run(cli: Cli) -> u8 {
             drop(out);
             return finish(watch::run(dir, clock_file));
         }
-        Command::Tick { dir, dry_run, catch_up, clock_file } => {
+        Command::Tick { dir, dry_run, catch_up, no_sources, clock_file } => {
             // A dry run prints its list on stdout; `tick::run` takes stdout itself.
             drop(out);
-            return finish(tick::run(dir, dry_run, catch_up.as_deref(), clock_file));
+            let opts = tick::Options { dry_run, catch_up: catch_up.as_deref(), no_sources, clock_file };
+            return finish(tick::run(dir, opts));
         }
         Command::Event { source, kind, target, json, dir } => {
             let args = event::Args { source, kind, target, json, dir };

@@ -212,6 +212,8 @@ pub fn poll(
         now: clock.now(),
         zone: crate::schedule::Zone::Local,
         dry_run,
+        // Said below, on stderr, each time.
+        say_each_failure: false,
         cancel: tokio_util::sync::CancellationToken::new(),
     };
     let report = match runtime.block_on(poll_source(cfg, &cx)) {

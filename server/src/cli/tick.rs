@@ -1,8 +1,9 @@
 //! `livenote tick [DIR]`: one pass for an external scheduler (cron, a systemd timer, a CI
-//! schedule, a Kubernetes CronJob). It fires what `watch` would fire at this instant (the
+//! schedule, a Kubernetes CronJob). It polls the sources that are due (each once, as `watch`'s
+//! loop would now, unless `--no-sources`), fires what `watch` would fire at this instant (the
 //! scheduler's own pass: the same decision of what is due) and processes the pending events
-//! (the event processor's own pass), waits for those runs and exits: 0, 1 when a run failed,
-//! 2 on a usage or trust error. Its log is `watch`'s: one line per fire, skip, done and failed
+//! (the event processor's own pass), the sources' new ones among them, waits for those runs and
+//! exits: 0, 1 when a run or a source's poll failed, 2 on a usage or trust error. Its log is `watch`'s: one line per fire, skip, done and failed
 //! on stderr. What keeps two ticks, or a tick beside `watch` or an editor, from running a note
 //! twice is what keeps two `watch`es from it: a run writes `lastAttemptAt` first, under the
 //! note's lock, and re-checks that the note is due once it holds the lock.
@@ -29,12 +30,18 @@ use crate::workspace::NotePath;
 use crate::workspace::index::Index;
 use crate::workspace::trust::TrustStore;
 
-pub fn run(
-    dir: Option<PathBuf>,
-    dry_run: bool,
-    catch_up: Option<&str>,
-    clock_file: Option<PathBuf>,
-) -> Result<u8> {
+/// What `livenote tick` was asked, besides its folder.
+#[derive(Debug, Default)]
+pub struct Options<'a> {
+    pub dry_run: bool,
+    pub catch_up: Option<&'a str>,
+    /// Leave the sources unpolled (`--no-sources`).
+    pub no_sources: bool,
+    pub clock_file: Option<PathBuf>,
+}
+
+pub fn run(dir: Option<PathBuf>, opts: Options<'_>) -> Result<u8> {
+    let Options { dry_run, catch_up, no_sources, clock_file } = opts;
     let catch_up = catch_up
         .map(|d| {
             let d = crate::config::parse_duration(d).with_context(|| format!("--catch-up {d:?}"))?;
@@ -44,7 +51,7 @@ pub fn run(
     let root = crate::workspace::given::folder_or_note(&dir.unwrap_or_else(|| PathBuf::from(".")))?;
     let runtime = super::watch::runtime()?;
     let clock = super::watch::clock(clock_file);
-    let code = runtime.block_on(tick(&root, clock, dry_run, catch_up));
+    let code = runtime.block_on(tick(&root, clock, Pass { dry_run, catch_up, sources: !no_sources }));
     // Dropping the runtime ends what a signal left running: the runs' programs (their process
     // groups) with their tasks, as when `watch` stops.
     runtime.shutdown_timeout(Duration::from_secs(2));
@@ -69,12 +76,15 @@ impl Tally {
     }
 }
 
-async fn tick(
-    root: &Path,
-    clock: Arc<dyn Clock>,
+/// What one tick does.
+struct Pass {
     dry_run: bool,
     catch_up: Option<chrono::TimeDelta>,
-) -> Result<u8> {
+    sources: bool,
+}
+
+async fn tick(root: &Path, clock: Arc<dyn Clock>, pass: Pass) -> Result<u8> {
+    let Pass { dry_run, catch_up, sources } = pass;
     // Before any run starts: a signal then still ends the runs' programs.
     let mut shutdown = super::signal::Shutdown::listen();
     let said = Saids::default();
@@ -116,7 +126,21 @@ async fn tick(
         tracing::info!("{line}");
     }
     if dry_run {
-        return dry(root, &engines, &index, &mut std::io::stdout().lock());
+        return dry(root, &engines, &index, sources, &mut std::io::stdout().lock());
+    }
+
+    let cancel = CancellationToken::new();
+    // First the sources: what they queue is processed by this tick's pass over the queues.
+    let mut polled = Polled::default();
+    if sources {
+        tokio::select! {
+            p = poll_sources(&engines, &cancel) => polled = p,
+            signal = shutdown.recv() => {
+                cancel.cancel();
+                tracing::warn!("stop ticking {}: {signal}; sources under way are cut short", root.display());
+                return Ok(1);
+            }
+        }
     }
 
     let (tx, mut rx) = unbounded_channel();
@@ -129,7 +153,6 @@ async fn tick(
     }
     // Every root's queue with something in it, the untrusted ones too: their processor says
     // that their events wait.
-    let cancel = CancellationToken::new();
     let mut queues = Vec::new();
     for engine in engines.iter().filter(|e| crate::events::has_work(&e.root)) {
         let router = match engine.config.read() {
@@ -165,8 +188,13 @@ async fn tick(
     for q in queues {
         events += q.await.unwrap_or(0);
     }
+    let sources = match (polled.polled, polled.failed) {
+        (0, _) => String::new(),
+        (n, 0) => format!("{} polled, ", crate::text::count(n, "source")),
+        (n, failed) => format!("{} polled ({failed} failed), ", crate::text::count(n, "source")),
+    };
     tracing::info!(
-        "tick {}: {} fired, {} processed; runs: {} done, {} failed, {} skipped",
+        "tick {}: {sources}{} fired, {} processed; runs: {} done, {} failed, {} skipped",
         root.display(),
         crate::text::count(fired, "note"),
         crate::text::count(events, "event"),
@@ -174,13 +202,57 @@ async fn tick(
         tally.failed,
         tally.skipped
     );
-    Ok(u8::from(tally.failed > 0))
+    Ok(u8::from(tally.failed > 0 || polled.failed > 0))
+}
+
+/// What a tick's polls came to.
+#[derive(Debug, Default)]
+struct Polled {
+    polled: usize,
+    failed: usize,
+}
+
+/// Poll every root's due sources once ([`crate::sources::poller::due_now`]), each line of what
+/// they did in the log as `watch` says it; the roots whose notes may not run on their own
+/// (untrusted, scheduling off) are left alone, as their notes are.
+async fn poll_sources(engines: &[Arc<Engine>], cancel: &CancellationToken) -> Polled {
+    use crate::sources::poller::{PollError, due_now, poll_each};
+    let mut polled = Polled::default();
+    for engine in engines.iter().filter(|e| e.unattended_runs()) {
+        let due = due_now(engine, engine.clock.now());
+        for (name, result) in poll_each(engine, due, cancel).await {
+            polled.polled += 1;
+            // What each poll queued, recorded or failed with, poll_source said in the log.
+            if let Err(e) = result {
+                match e {
+                    PollError::Busy => tracing::info!("source {name}: another process is polling it now"),
+                    PollError::Failed(_) => polled.failed += 1,
+                    e @ (PollError::NotPolled(_) | PollError::State(_)) => {
+                        polled.failed += 1;
+                        tracing::warn!("source {name}: not polled: {e}");
+                    }
+                }
+            }
+        }
+    }
+    polled
 }
 
 /// `--dry-run`: what a tick would fire and which events it would process, one line each on
 /// stdout, with nothing locked, claimed or written.
-fn dry(root: &Path, engines: &[Arc<Engine>], index: &Arc<RwLock<Index>>, out: &mut impl Write) -> Result<u8> {
+fn dry(
+    root: &Path,
+    engines: &[Arc<Engine>],
+    index: &Arc<RwLock<Index>>,
+    sources: bool,
+    out: &mut impl Write,
+) -> Result<u8> {
     for engine in engines.iter().filter(|e| e.unattended_runs()) {
+        let due =
+            if sources { crate::sources::poller::due_now(engine, engine.clock.now()) } else { Vec::new() };
+        for (name, cfg) in due {
+            writeln!(out, "would poll source {} ({})", terminal(&name), cfg.kind.name())?;
+        }
         let source = IndexSource { index: index.clone(), root: engine.root.clone() };
         let scheduler = Arc::new(Scheduler::one_shot(engine.clone(), Arc::new(source), Firing::DryRun));
         for (path, kind) in scheduler.pass(&mut Memory::default()).fired {

@@ -57,6 +57,9 @@ pub struct PollCx<'a> {
     pub zone: crate::schedule::Zone,
     /// Report what would be queued; queue nothing, save nothing.
     pub dry_run: bool,
+    /// Log a failure each time, not only when its error changed: a one-off pass
+    /// (`livenote tick`) whose log is all its user reads.
+    pub say_each_failure: bool,
     pub cancel: CancellationToken,
 }
 
@@ -92,7 +95,8 @@ pub async fn poll_source(cfg: &SourceConfig, cx: &PollCx<'_>) -> Result<PollRepo
             if cx.dry_run {
                 return Err(PollError::Failed(error));
             }
-            if st.failed(&error, cx.now) {
+            let changed = st.failed(&error, cx.now);
+            if changed || cx.say_each_failure {
                 let retry = state::backoff(st.failures);
                 tracing::warn!(
                     "source {name}: poll failed: {error}; retrying in {}",
@@ -270,6 +274,55 @@ pub fn may_poll(cfg: &SourceConfig, trusted: bool) -> bool {
     !cfg.needs_trust() || trusted
 }
 
+/// Whether `cfg` is polled by this process's loop or pass at all: enabled, with an `every` (a
+/// webhook listens instead), and allowed by the folder's trust ([`may_poll`]).
+pub fn polls_here(cfg: &SourceConfig, trusted: bool) -> bool {
+    cfg.enabled && cfg.every.is_some() && may_poll(cfg, trusted)
+}
+
+/// The sources of `engine`'s root due at `now`, by name, for a pass that polls once and ends
+/// (`livenote tick`): none when another machine is the folder's scheduling host, as under
+/// [`spawn`].
+pub fn due_now(engine: &Engine, now: DateTime<Utc>) -> Vec<(String, SourceConfig)> {
+    if engine.scheduled_on().is_some() {
+        return Vec::new();
+    }
+    let trusted = engine.trusted();
+    let sources = engine.config.read().map(|c| c.sources.clone()).unwrap_or_default();
+    sources
+        .into_iter()
+        .filter(|(_, cfg)| polls_here(cfg, trusted))
+        .filter(|(name, cfg)| {
+            let st = state::load(&engine.root, name).unwrap_or_default();
+            due_at(cfg, &st).is_some_and(|due| due <= now)
+        })
+        .collect()
+}
+
+/// Poll each of `due` ([`due_now`]) once, all at once; each name with what its poll did.
+pub async fn poll_each(
+    engine: &Engine,
+    due: Vec<(String, SourceConfig)>,
+    cancel: &CancellationToken,
+) -> Vec<(String, Result<PollReport, PollError>)> {
+    let now = engine.clock.now();
+    let trusted = engine.trusted();
+    let polls = due.iter().map(|(name, cfg)| async move {
+        let cx = PollCx {
+            root: &engine.root,
+            name,
+            trusted,
+            now,
+            zone: engine.zone,
+            dry_run: false,
+            say_each_failure: true,
+            cancel: cancel.clone(),
+        };
+        (name.clone(), poll_source(cfg, &cx).await)
+    });
+    futures::future::join_all(polls).await
+}
+
 /// Start the root's sources: each polled when due (and webhooks listening) until `stop`.
 /// Returns the notifier that makes it look again (the configuration or trust changed).
 pub fn spawn(engine: Arc<Engine>, events_wake: Arc<Notify>, stop: CancellationToken) -> Arc<Notify> {
@@ -354,6 +407,7 @@ async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, s
                         now: engine.clock.now(),
                         zone: engine.zone,
                         dry_run: false,
+                        say_each_failure: false,
                         cancel: stop,
                     };
                     let hold = match poll_source(&cfg, &cx).await {
@@ -397,8 +451,7 @@ async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, s
         }
         let webhooks = sources.iter().filter(|(_, c)| c.enabled && may_poll(c, trusted));
         listeners.sync(&engine, webhooks, &events_wake);
-        let mailboxes =
-            sources.iter().filter(|(_, c)| c.enabled && c.every.is_some() && may_poll(c, trusted));
+        let mailboxes = sources.iter().filter(|(_, c)| polls_here(c, trusted));
         watchers.sync(&engine, mailboxes, &pokes);
         let mut sleep =
             next.and_then(|n| (n - engine.clock.now()).to_std().ok()).unwrap_or(MAX_SLEEP).min(MAX_SLEEP);
