@@ -34,7 +34,8 @@ pub(super) struct Spot {
 
 impl Spot {
     /// `None` when `offset` (a character boundary) is outside the frontmatter's content.
-    pub(super) fn new(text: &str, fm: Frontmatter, offset: usize) -> Option<Spot> {
+    /// `eol` is the note's line ending (`Analysis::eol`), what a completion inserts.
+    pub(super) fn new(text: &str, fm: Frontmatter, offset: usize, eol: Eol) -> Option<Spot> {
         if offset < fm.content.start || offset > fm.content.end {
             return None;
         }
@@ -54,7 +55,7 @@ impl Spot {
         if offset > range.end {
             return None;
         }
-        let nl = Eol::of(text).as_str();
+        let nl = eol.as_str();
         Some(Spot { fm, outline, line, line_start: range.start, line_end: range.end, offset, nl })
     }
 

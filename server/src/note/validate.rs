@@ -50,6 +50,9 @@ pub struct Analysis {
     /// The frontmatter's top-level `title:` when it is a string (so the workspace index does
     /// not parse the frontmatter a second time for it).
     pub title: Option<String>,
+    /// The note's line ending (`text::Eol::of`), what completions and fixes insert: found once
+    /// per analysed version, since finding it reads every line of the note.
+    pub eol: crate::text::Eol,
 }
 
 impl Analysis {
@@ -132,7 +135,7 @@ pub fn analyze(text: &str, opts: &Options) -> Analysis {
         l.has_errors = has_errors;
         l
     });
-    Analysis { frontmatter: fm, live, diagnostics, title: cx.title }
+    Analysis { frontmatter: fm, live, diagnostics, title: cx.title, eol: crate::text::Eol::of(text) }
 }
 
 struct Cx<'a> {
