@@ -237,7 +237,9 @@ impl Server {
             "workspace": {"applyEdit": true, "workspaceEdit": {"documentChanges": true},
                           "codeLens": {"refreshSupport": true}, "inlayHint": {"refreshSupport": true},
                           "symbol": {}, "executeCommand": {}},
-            "textDocument": {"synchronization": {"didSave": true}, "completion": {"completionItem": {"snippetSupport": true}},
+            "textDocument": {"synchronization": {"didSave": true}, "completion": {"completionItem": {"snippetSupport": true,
+                                 // As VS Code asks: documentation when an item is shown.
+                                 "resolveSupport": {"properties": ["documentation", "detail", "additionalTextEdits"]}}},
                              "hover": {"contentFormat": ["markdown", "plaintext"]}, "codeLens": {}, "inlayHint": {},
                              "codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["quickfix", "refactor", "source"]}}},
                              "publishDiagnostics": {"versionSupport": true}}

@@ -25,7 +25,7 @@ use chrono::TimeZone;
 
 use super::Ctx;
 use super::cursor::{Scope, Spot, floor_offset, item_keys, item_value};
-use super::text::{kind_detail, next_fires};
+use super::text::kind_detail;
 use crate::note::fields::{self, FIELDS, Field, Kind, Level};
 use crate::note::frontmatter;
 use crate::note::outline::{KeyLine, LineKind, Outline};
@@ -72,6 +72,39 @@ pub struct CompletionItem {
     /// the cursor's line and containing the cursor, as LSP requires.
     pub replace: Range<usize>,
     pub sort_text: Option<String>,
+    /// Documentation worth computing only for the item the user looks at ([`LaterDoc`]);
+    /// `documentation` is then `None` until [`CompletionItem::resolve_now`] or the client's
+    /// `completionItem/resolve` fills it.
+    pub later: Option<LaterDoc>,
+}
+
+/// Documentation computed when an item is shown rather than with the list: the LSP's
+/// `completionItem/resolve` for clients that ask for documentation so, at once for the others.
+/// Each costs schedule arithmetic, and a list has a dozen of them at every keystroke.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LaterDoc {
+    /// The next fire times of a cron expression.
+    NextFires(String),
+}
+
+impl LaterDoc {
+    /// The markdown, at `now` in `tz`.
+    pub fn render<Tz: TimeZone>(&self, now: chrono::DateTime<chrono::Utc>, tz: &Tz) -> Option<String> {
+        match self {
+            LaterDoc::NextFires(expr) => {
+                CronSchedule::parse(expr).ok().map(|c| super::text::next_fires_at(now, tz, &c))
+            }
+        }
+    }
+}
+
+impl CompletionItem {
+    /// Fill `documentation` from `later` now (a client that does not resolve items).
+    pub fn resolve_now<Tz: TimeZone>(&mut self, now: chrono::DateTime<chrono::Utc>, tz: &Tz) {
+        if let Some(later) = self.later.take() {
+            self.documentation = later.render(now, tz);
+        }
+    }
 }
 
 /// What a new block fires on until the user picks something else: once a day, in the morning.
@@ -196,6 +229,7 @@ fn live_key<Tz: TimeZone>(
         snippet,
         replace: word,
         sort_text: None,
+        later: None,
     }]
 }
 
@@ -256,6 +290,7 @@ fn new_frontmatter(text: &str, offset: usize) -> Option<CompletionItem> {
         snippet: true,
         replace: start..end,
         sort_text: None,
+        later: None,
     })
 }
 
@@ -296,6 +331,7 @@ fn level_keys(
                 snippet,
                 replace: word.clone(),
                 sort_text: Some(registry_order(f)),
+                later: None,
             }
         })
         .collect()
@@ -336,6 +372,7 @@ fn window_item(spot: &Spot, word: Range<usize>) -> CompletionItem {
         snippet: true,
         replace: word,
         sort_text: None,
+        later: None,
     }
 }
 
@@ -357,7 +394,7 @@ fn values<Tz: TimeZone>(ctx: &Ctx<Tz>, spot: &Spot, k: &KeyLine) -> Vec<Completi
     let Some(slot) = ValueSlot::at(ctx.text, spot.offset, k) else { return Vec::new() };
     match field.kind {
         Kind::Bool => bools(&slot),
-        Kind::Cron => cron_presets(ctx, &slot),
+        Kind::Cron => cron_presets(&slot),
         Kind::ProviderName => providers(ctx, &slot),
         Kind::Time => times(ctx.text, &spot.outline, owner, field, &slot),
         Kind::Mapping | Kind::List if k.value.is_none() => nested_after_colon(ctx.text, spot, k, field),
@@ -437,6 +474,7 @@ impl ValueSlot {
             snippet: false,
             replace: self.replace.clone(),
             sort_text: None,
+            later: None,
         }
     }
 }
@@ -448,12 +486,12 @@ fn bools(slot: &ValueSlot) -> Vec<CompletionItem> {
         .collect()
 }
 
-fn cron_presets<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &ValueSlot) -> Vec<CompletionItem> {
+fn cron_presets(slot: &ValueSlot) -> Vec<CompletionItem> {
     schedule::presets()
         .iter()
         .enumerate()
         .map(|(i, (expr, meaning))| CompletionItem {
-            documentation: CronSchedule::parse(expr).ok().map(|c| next_fires(ctx, &c)),
+            later: Some(LaterDoc::NextFires((*expr).to_owned())),
             sort_text: Some(format!("{i:02}")),
             ..slot.item(expr, CompletionKind::Preset, Some((*meaning).to_owned()), slot.text(expr, true))
         })
@@ -518,6 +556,7 @@ fn nested_after_colon(text: &str, spot: &Spot, k: &KeyLine, field: &Field) -> Ve
         snippet: true,
         replace: colon..spot.offset,
         sort_text: None,
+        later: None,
     }]
 }
 

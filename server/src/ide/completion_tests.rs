@@ -8,7 +8,14 @@ use crate::status::RunFacts;
 
 fn complete(fixture: &str) -> (String, Vec<CompletionItem>) {
     let (text, offset) = cursor(fixture);
-    let items = with_ctx(&text, RunFacts::default(), |ctx| completion(ctx, offset));
+    // As a client that does not resolve items gets them: documentation included.
+    let items = with_ctx(&text, RunFacts::default(), |ctx| {
+        let mut items = completion(ctx, offset);
+        for item in &mut items {
+            item.resolve_now(ctx.now, ctx.tz);
+        }
+        items
+    });
     (text, items)
 }
 
@@ -701,4 +708,28 @@ fn skills_are_offered_in_every_list_form() {
             writing-live-notes  Skill  built-in skill  -> writing-live-notes
         "#]],
     );
+}
+
+/// The presets' next fire times are left for later (`completionItem/resolve`): the list itself
+/// does no schedule arithmetic, and resolving gives what an eager list has.
+#[test]
+fn preset_fire_times_are_left_for_later() {
+    let (text, offset) = cursor("---\nlive:\n  triggers:\n    cronExpr: \"$0\"\n---\n");
+    with_ctx(&text, RunFacts::default(), |ctx| {
+        let items = completion(ctx, offset);
+        let presets: Vec<&CompletionItem> =
+            items.iter().filter(|i| i.kind == CompletionKind::Preset).collect();
+        assert!(!presets.is_empty());
+        for item in &presets {
+            assert_eq!(item.documentation, None, "{item:?}");
+            assert_eq!(item.later, Some(LaterDoc::NextFires(item.label.clone())), "{item:?}");
+            let mut resolved = (*item).clone();
+            resolved.resolve_now(ctx.now, ctx.tz);
+            assert!(
+                resolved.documentation.as_deref().is_some_and(|d| d.starts_with("Next:\n- ")),
+                "{resolved:?}"
+            );
+            assert_eq!(resolved.later, None);
+        }
+    });
 }

@@ -69,11 +69,15 @@ pub fn local_time<Tz: TimeZone>(t: DateTime<Utc>, tz: &Tz) -> String {
 
 /// The next three occurrences of `cron` after now, as a markdown list.
 pub fn next_fires<Tz: TimeZone>(ctx: &Ctx<Tz>, cron: &CronSchedule) -> String {
-    let times: Vec<String> =
-        std::iter::successors(cron.next_after(ctx.now, ctx.tz), |&t| cron.next_after(t, ctx.tz))
-            .take(3)
-            .map(|t| format!("- {}", local_time(t, ctx.tz)))
-            .collect();
+    next_fires_at(ctx.now, ctx.tz, cron)
+}
+
+/// [`next_fires`] at `now` in `tz`, without a note (a completion item resolved later).
+pub fn next_fires_at<Tz: TimeZone>(now: DateTime<Utc>, tz: &Tz, cron: &CronSchedule) -> String {
+    let times: Vec<String> = std::iter::successors(cron.next_after(now, tz), |&t| cron.next_after(t, tz))
+        .take(3)
+        .map(|t| format!("- {}", local_time(t, tz)))
+        .collect();
     if times.is_empty() { "It never fires.".to_owned() } else { format!("Next:\n{}", times.join("\n")) }
 }
 

@@ -45,6 +45,13 @@ pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
             .and_then(|e| e.pointer("/livenote/notesChanged"))
             .and_then(serde_json::Value::as_bool)
             .unwrap_or(false),
+        resolves_documentation: caps
+            .text_document
+            .as_ref()
+            .and_then(|t| t.completion.as_ref())
+            .and_then(|c| c.completion_item.as_ref())
+            .and_then(|i| i.resolve_support.as_ref())
+            .is_some_and(|r| r.properties.iter().any(|p| p == "documentation")),
     };
     let pull = client.pull_diagnostics;
     if let Ok(mut c) = state.caps.write() {
@@ -89,6 +96,8 @@ pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
             })),
             completion_provider: Some(CompletionOptions {
                 trigger_characters: Some(vec![":".to_owned(), " ".to_owned(), "-".to_owned()]),
+                // The cron presets' next fire times, for clients that resolve documentation.
+                resolve_provider: Some(true),
                 ..Default::default()
             }),
             hover_provider: Some(HoverProviderCapability::Simple(true)),

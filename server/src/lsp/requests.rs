@@ -52,11 +52,26 @@ fn with_ctx<R>(
 pub fn completion(state: &State, params: CompletionParams) -> Option<CompletionResponse> {
     let pos = params.text_document_position;
     let enc = state.encoding();
+    let resolves = state.caps().resolves_documentation;
     let items = with_ctx(state, &pos.text_document.uri, |ctx, snap| {
         let offset = convert::offset(&snap.text, &snap.lines, pos.position, enc);
         ide::completion::completion(ctx, offset)
             .into_iter()
-            .map(|c| CompletionItem {
+            .map(|mut c| {
+                // Costly documentation: computed now, or named for `completionItem/resolve`.
+                let data = match c.later.take() {
+                    Some(ide::completion::LaterDoc::NextFires(expr)) if resolves => {
+                        Some(serde_json::json!({ RESOLVE_NEXT_FIRES: expr }))
+                    }
+                    Some(later) => {
+                        c.documentation = later.render(ctx.now, ctx.tz);
+                        None
+                    }
+                    None => None,
+                };
+                (c, data)
+            })
+            .map(|(c, data)| CompletionItem {
                 label: c.label.clone(),
                 kind: Some(match c.kind {
                     ide::completion::CompletionKind::Key => CompletionItemKind::PROPERTY,
@@ -86,11 +101,33 @@ pub fn completion(state: &State, params: CompletionParams) -> Option<CompletionR
                 })),
                 sort_text: c.sort_text.clone(),
                 filter_text: Some(c.label.clone()),
+                data,
                 ..Default::default()
             })
             .collect::<Vec<_>>()
     })?;
     Some(CompletionResponse::Array(items))
+}
+
+/// The key of a completion item's `data` naming the cron expression whose next fire times
+/// `completionItem/resolve` documents.
+const RESOLVE_NEXT_FIRES: &str = "livenoteNextFires";
+
+/// `completionItem/resolve`: the documentation [`completion`] left for later, at the server's
+/// now and zone. An item it does not know (another server's, a client's own) comes back as it
+/// was.
+pub fn completion_resolve(state: &State, mut item: CompletionItem) -> CompletionItem {
+    let later = item
+        .data
+        .as_ref()
+        .and_then(|d| d.get(RESOLVE_NEXT_FIRES))
+        .and_then(serde_json::Value::as_str)
+        .map(|expr| ide::completion::LaterDoc::NextFires(expr.to_owned()));
+    if let Some(doc) = later.and_then(|l| l.render(state.opts.clock.now(), &state.opts.zone)) {
+        item.documentation =
+            Some(Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value: doc }));
+    }
+    item
 }
 
 pub fn hover(state: &State, params: HoverParams) -> Option<Hover> {

@@ -125,6 +125,10 @@ impl LanguageServer for Backend {
         Ok(requests::completion(&self.state, params))
     }
 
+    async fn completion_resolve(&self, params: CompletionItem) -> Result<CompletionItem> {
+        Ok(requests::completion_resolve(&self.state, params))
+    }
+
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         Ok(requests::hover(&self.state, params))
     }

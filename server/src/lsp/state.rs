@@ -41,6 +41,10 @@ pub struct ClientCaps {
     pub watched_files_registration: bool,
     /// The client asked for `livenote/notesChanged` (`experimental.livenote.notesChanged`).
     pub notes_changed: bool,
+    /// The client resolves a completion item's documentation when it shows the item
+    /// (`completionItem.resolveSupport` names `documentation`): costly documentation is left
+    /// to `completionItem/resolve`.
+    pub resolves_documentation: bool,
 }
 
 pub struct State {

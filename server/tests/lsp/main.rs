@@ -16,6 +16,7 @@ mod move_trigger;
 mod next_fire;
 mod reaches_disk;
 mod refresh;
+mod resolve;
 mod skills;
 mod sources;
 mod undo;

@@ -208,6 +208,7 @@ pub(super) fn tool_entries<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &EntrySlot) -> Vec
             snippet: false,
             replace: slot.replace.clone(),
             sort_text: Some(format!("{i:04}")),
+            later: None,
         })
         .collect()
 }
@@ -235,6 +236,7 @@ pub(super) fn source_entries<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &EntrySlot) -> V
                 snippet: false,
                 replace: slot.replace.clone(),
                 sort_text: Some(format!("{i:04}")),
+                later: None,
             }
         })
         .collect()
@@ -259,6 +261,7 @@ pub(super) fn skill_entries<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &EntrySlot) -> Ve
                 snippet: false,
                 replace: slot.replace.clone(),
                 sort_text: Some(format!("{i:04}")),
+                later: None,
             }
         })
         .collect()
