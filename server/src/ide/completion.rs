@@ -122,7 +122,7 @@ pub fn completion<Tz: TimeZone>(ctx: &Ctx<Tz>, offset: usize) -> Vec<CompletionI
     let Some(fm) = frontmatter::locate(ctx.text) else {
         return new_frontmatter(ctx.text, offset).into_iter().collect();
     };
-    let Some(spot) = Spot::new(ctx.text, fm, offset, ctx.analysis.eol) else { return Vec::new() };
+    let Some(spot) = Spot::new(ctx.text, fm, offset, ctx.analysis.eol(ctx.text)) else { return Vec::new() };
     if let Some(items) = tools_item(ctx, &spot) {
         return items;
     }

@@ -32,7 +32,7 @@ pub struct Hover {
 /// The hover at byte `offset` of the note (floored to a character boundary), if any.
 pub fn hover<Tz: TimeZone>(ctx: &Ctx<Tz>, offset: usize) -> Option<Hover> {
     let offset = floor_offset(ctx.text, offset);
-    let spot = Spot::new(ctx.text, frontmatter::locate(ctx.text)?, offset, ctx.analysis.eol)?;
+    let spot = Spot::new(ctx.text, frontmatter::locate(ctx.text)?, offset, ctx.analysis.eol(ctx.text))?;
     if let Some(h) = tool_entry(ctx, offset) {
         return Some(h);
     }
@@ -52,8 +52,8 @@ pub fn hover<Tz: TimeZone>(ctx: &Ctx<Tz>, offset: usize) -> Option<Hover> {
 /// Whether byte `offset` is on the `live` key itself, where [`hover`] shows the block's summary.
 pub fn on_live_key<Tz: TimeZone>(ctx: &Ctx<Tz>, offset: usize) -> bool {
     let offset = floor_offset(ctx.text, offset);
-    let Some(spot) =
-        frontmatter::locate(ctx.text).and_then(|fm| Spot::new(ctx.text, fm, offset, ctx.analysis.eol))
+    let Some(spot) = frontmatter::locate(ctx.text)
+        .and_then(|fm| Spot::new(ctx.text, fm, offset, ctx.analysis.eol(ctx.text)))
     else {
         return false;
     };

@@ -50,12 +50,18 @@ pub struct Analysis {
     /// The frontmatter's top-level `title:` when it is a string (so the workspace index does
     /// not parse the frontmatter a second time for it).
     pub title: Option<String>,
-    /// The note's line ending (`text::Eol::of`), what completions and fixes insert: found once
-    /// per analysed version, since finding it reads every line of the note.
-    pub eol: crate::text::Eol,
+    /// The note's line ending ([`Analysis::eol`]), found when first asked for.
+    eol: std::sync::OnceLock<crate::text::Eol>,
 }
 
 impl Analysis {
+    /// The line ending of `text`, the note this analysis is of (`text::Eol::of`): what
+    /// completions insert. Finding it reads the whole note, so it is found once per analysed
+    /// version, and only when a request needs it (never at a keystroke).
+    pub fn eol(&self, text: &str) -> crate::text::Eol {
+        *self.eol.get_or_init(|| crate::text::Eol::of(text))
+    }
+
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(|d| d.severity == Severity::Error)
     }
@@ -135,7 +141,7 @@ pub fn analyze(text: &str, opts: &Options) -> Analysis {
         l.has_errors = has_errors;
         l
     });
-    Analysis { frontmatter: fm, live, diagnostics, title: cx.title, eol: crate::text::Eol::of(text) }
+    Analysis { frontmatter: fm, live, diagnostics, title: cx.title, eol: std::sync::OnceLock::new() }
 }
 
 struct Cx<'a> {
