@@ -275,7 +275,7 @@ fn spawn_apply(
     let client = client.clone();
     let enc = state.encoding();
     tokio::spawn(async move {
-        let edit = convert::document_edit(&uri, version, &text, &edits, enc);
+        let edit = convert::document_edit(&uri, version, &text, None, &edits, enc);
         match client.apply_edit(edit).await {
             Ok(r) if r.applied => {}
             Ok(r) => tracing::warn!(

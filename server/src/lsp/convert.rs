@@ -59,18 +59,28 @@ pub fn text_edit(text: &str, lines: &LineIndex, e: &TextEdit, enc: Encoding) -> 
 
 /// A workspace edit of one document, versioned when the document is open so the client
 /// rejects it if the user typed since. No edit starts past the last line, where line-based
-/// editors apply it differently (`text::edit::start_within_lines`).
+/// editors apply it differently (`text::edit::start_within_lines`). `lines` is `text`'s line
+/// index when the caller has it (an open document's snapshot: a list of code actions on a
+/// 1 MB note would otherwise index the note once per action).
 pub fn document_edit(
     uri: &lsp::Uri,
     version: Option<i32>,
     text: &str,
+    lines: Option<&LineIndex>,
     edits: &[TextEdit],
     enc: Encoding,
 ) -> lsp::WorkspaceEdit {
-    let lines = LineIndex::new(text);
+    let built;
+    let lines = match lines {
+        Some(l) => l,
+        None => {
+            built = LineIndex::new(text);
+            &built
+        }
+    };
     let edits = crate::text::edit::start_within_lines(text, edits)
         .iter()
-        .map(|e| lsp::OneOf::Left(text_edit(text, &lines, e, enc)))
+        .map(|e| lsp::OneOf::Left(text_edit(text, lines, e, enc)))
         .collect();
     lsp::WorkspaceEdit {
         changes: None,

@@ -208,8 +208,9 @@ pub fn code_action(state: &State, params: CodeActionParams) -> Option<CodeAction
                     ide::actions::ActionKind::Refactor => CodeActionKind::REFACTOR_REWRITE,
                     ide::actions::ActionKind::Source => CodeActionKind::SOURCE,
                 };
-                let edit = (!a.edits.is_empty())
-                    .then(|| convert::document_edit(&uri, version, &snap.text, &a.edits, enc));
+                let edit = (!a.edits.is_empty()).then(|| {
+                    convert::document_edit(&uri, version, &snap.text, Some(&snap.lines), &a.edits, enc)
+                });
                 CodeActionOrCommand::CodeAction(CodeAction {
                     title: a.title.clone(),
                     kind: Some(kind),

@@ -66,7 +66,7 @@ impl Editor for LspEditor {
             }
             .ok_or_else(|| format!("{} is not a file URI", path.display()))?;
             let enc = state.map(|s| s.encoding()).unwrap_or(crate::text::Encoding::Utf16);
-            let edit = convert::document_edit(&uri, Some(version), text, edits, enc);
+            let edit = convert::document_edit(&uri, Some(version), text, None, edits, enc);
             // Labelled, so that an editor can tell a run's edits from the user's own (the
             // Neovim plugin saves a clean buffer after one) and name them in its undo history.
             let params = ApplyWorkspaceEditParams { label: Some(RUN_EDIT_LABEL.to_owned()), edit };

@@ -379,6 +379,9 @@ struct Doc<'a> {
     fm: Frontmatter,
     close: Range<usize>,
     outline: Outline,
+    /// The note's line ending, found when an edit first inserts a line: finding it reads the
+    /// whole note, and an edit that only changes a value never needs it.
+    eol: std::cell::OnceCell<Eol>,
 }
 
 /// Where the `live:` block sits and where its children go.
@@ -400,7 +403,7 @@ impl<'a> Doc<'a> {
             return Err(RewriteError::LoneCarriageReturn);
         }
         let outline = Outline::parse(text, fm.content.clone());
-        let doc = Doc { text, fm, close, outline };
+        let doc = Doc { text, fm, close, outline, eol: std::cell::OnceCell::new() };
         doc.check_outline()?;
         Ok(doc)
     }
@@ -430,7 +433,7 @@ impl<'a> Doc<'a> {
     }
 
     fn nl(&self) -> &'static str {
-        Eol::of(self.text).as_str()
+        self.eol.get_or_init(|| Eol::of(self.text)).as_str()
     }
 
     /// Every top-level line must be a plain `key:` or belong to one (a list may sit at the

@@ -146,8 +146,14 @@ impl Editor for Wire {
     ) -> BoxFuture<'a, Result<bool, String>> {
         Box::pin(async move {
             let uri = Uri::from_file_path(path).ok_or("not a file path")?;
-            let edit =
-                livenote::lsp::convert::document_edit(&uri, Some(version), text, edits, Encoding::Utf16);
+            let edit = livenote::lsp::convert::document_edit(
+                &uri,
+                Some(version),
+                text,
+                None,
+                edits,
+                Encoding::Utf16,
+            );
             let wire = serde_json::to_value(&edit).map_err(|e| e.to_string())?;
             let edits =
                 wire.pointer("/documentChanges/0/edits").and_then(Value::as_array).ok_or("no edits")?;
