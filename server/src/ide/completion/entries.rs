@@ -19,6 +19,30 @@ pub(super) struct EntrySlot {
     new_list: Option<bool>,
 }
 
+impl EntrySlot {
+    /// The entry `label` of a list of names, the `i`-th offered.
+    fn item(
+        &self,
+        i: usize,
+        label: String,
+        kind: CompletionKind,
+        detail: String,
+        documentation: Option<String>,
+    ) -> CompletionItem {
+        CompletionItem {
+            insert_text: entry_text(self, &label),
+            label,
+            kind,
+            detail: Some(detail),
+            documentation,
+            snippet: false,
+            replace: self.replace.clone(),
+            sort_text: Some(format!("{i:04}")),
+            later: None,
+        }
+    }
+}
+
 /// What goes in an entry of a list of names (`tools`, `skills`).
 pub(super) type Entries<Tz> = fn(&Ctx<Tz>, &EntrySlot) -> Vec<CompletionItem>;
 
@@ -164,7 +188,6 @@ fn entry_text(slot: &EntrySlot, entry: &str) -> String {
 /// `tools` (those the note already names elsewhere left out).
 pub(super) fn tool_entries<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &EntrySlot) -> Vec<CompletionItem> {
     let named = named_elsewhere(ctx.analysis.live.as_ref().and_then(|l| l.tools.as_deref()), slot);
-    let insert = |entry: &str| entry_text(slot, entry);
     let mut items = Vec::new();
     for server in &ctx.mcp.servers {
         if named.contains(&server.name.as_str()) {
@@ -199,17 +222,7 @@ pub(super) fn tool_entries<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &EntrySlot) -> Vec
     items
         .into_iter()
         .enumerate()
-        .map(|(i, (label, kind, detail, documentation))| CompletionItem {
-            insert_text: insert(&label),
-            label,
-            kind,
-            detail: Some(detail),
-            documentation,
-            snippet: false,
-            replace: slot.replace.clone(),
-            sort_text: Some(format!("{i:04}")),
-            later: None,
-        })
+        .map(|(i, (label, kind, detail, documentation))| slot.item(i, label, kind, detail, documentation))
         .collect()
 }
 
@@ -222,22 +235,12 @@ pub(super) fn source_entries<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &EntrySlot) -> V
         .filter(|s| !named.contains(&s.name.as_str()))
         .enumerate()
         .map(|(i, s)| {
-            let insert_text = entry_text(slot, &s.name);
             let waiting = if s.waiting_for_trust { ", once the folder is trusted" } else { "" };
-            CompletionItem {
-                label: s.name.clone(),
-                kind: CompletionKind::Source,
-                detail: Some(format!("{} source{waiting}", s.kind)),
-                documentation: Some(format!(
-                    "Events from `[sources.{}]` may update this note (`livenote sources` shows what it saw last).",
-                    s.name
-                )),
-                insert_text,
-                snippet: false,
-                replace: slot.replace.clone(),
-                sort_text: Some(format!("{i:04}")),
-                later: None,
-            }
+            let doc = format!(
+                "Events from `[sources.{}]` may update this note (`livenote sources` shows what it saw last).",
+                s.name
+            );
+            slot.item(i, s.name.clone(), CompletionKind::Source, format!("{} source{waiting}", s.kind), Some(doc))
         })
         .collect()
 }
@@ -251,18 +254,8 @@ pub(super) fn skill_entries<Tz: TimeZone>(ctx: &Ctx<Tz>, slot: &EntrySlot) -> Ve
         .filter(|s| !named.contains(&s.name.as_str()))
         .enumerate()
         .map(|(i, s)| {
-            let insert_text = entry_text(slot, &s.name);
-            CompletionItem {
-                label: s.name.clone(),
-                kind: CompletionKind::Skill,
-                detail: Some(format!("{} skill", s.source.as_str())),
-                documentation: Some(s.description.clone()),
-                insert_text,
-                snippet: false,
-                replace: slot.replace.clone(),
-                sort_text: Some(format!("{i:04}")),
-                later: None,
-            }
+            let detail = format!("{} skill", s.source.as_str());
+            slot.item(i, s.name.clone(), CompletionKind::Skill, detail, Some(s.description.clone()))
         })
         .collect()
 }
