@@ -3,7 +3,7 @@
 
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import type { Livenote } from './extension';
+import type { LivenoteClient } from './client';
 import { errorMessage } from './errors';
 import { noteCandidates, notePickItems, type NotePickItem } from './notes';
 import { ServerCommand, ServerRequest, UiCommand, isRecord, parseListNotes } from './protocol';
@@ -30,7 +30,7 @@ function activeNote(): vscode.TextDocument | undefined {
   return document;
 }
 
-export function registerCommands(ln: Livenote): vscode.Disposable[] {
+export function registerCommands(ln: LivenoteClient): vscode.Disposable[] {
   const noteCommands: NoteCommand[] = [
     { id: UiCommand.makeLive, title: 'Make live', server: ServerCommand.makeLive },
     {
@@ -135,7 +135,7 @@ export function registerCommands(ln: Livenote): vscode.Disposable[] {
   return disposables;
 }
 
-async function showLiveNotes(ln: Livenote): Promise<void> {
+async function showLiveNotes(ln: LivenoteClient): Promise<void> {
   if (!ln.ensureRunning()) {
     return;
   }
@@ -175,7 +175,7 @@ async function showLiveNotes(ln: Livenote): Promise<void> {
   }
 }
 
-async function trustWorkspace(ln: Livenote): Promise<void> {
+async function trustWorkspace(ln: LivenoteClient): Promise<void> {
   if (!ln.ensureRunning()) {
     return;
   }

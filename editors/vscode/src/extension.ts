@@ -20,12 +20,13 @@ import { resolveServerPath, isExecutableFile, serverLaunch, INSTALL_COMMAND, typ
 import { buildServerSettings, didChangeConfigurationParams, explicitValue, type SettingsResult } from './settings';
 import { METHOD_NOT_FOUND, NOTES_CHANGED, ServerCommand, ServerRequest, isRecord, parseNotesChanged } from './protocol';
 import { registerViews } from './liveViews';
+import type { LivenoteClient } from './client';
 import type { ServerState } from './status';
 import { StatusBar } from './statusBar';
 
 const SECTION = 'livenote';
 
-export class Livenote implements vscode.Disposable {
+export class Livenote implements vscode.Disposable, LivenoteClient {
   readonly output: vscode.OutputChannel;
   readonly statusBar: StatusBar;
   private client: LanguageClient | undefined;

@@ -5,7 +5,7 @@
 
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import type { Livenote } from './extension';
+import type { LivenoteClient } from './client';
 import { errorMessage } from './errors';
 import { noteCandidates } from './notes';
 import { ServerCommand, ServerRequest, UiCommand, parseHistory, parseListNotes, parseRunDiff, type RunDiff } from './protocol';
@@ -31,7 +31,7 @@ export class LiveNotesProvider implements vscode.TreeDataProvider<NotesNode> {
   /** Set while no answer came yet, or the last request failed: shown as the view's message. */
   message: string | undefined;
 
-  constructor(private readonly ln: Livenote) {}
+  constructor(private readonly ln: LivenoteClient) {}
 
   /** Ask the server for the list again and redraw. */
   async refresh(): Promise<void> {
@@ -88,7 +88,7 @@ export class RunsProvider implements vscode.TreeDataProvider<RunRow> {
   note: vscode.Uri | undefined;
   message: string | undefined = 'Open a live note to see its runs.';
 
-  constructor(private readonly ln: Livenote) {}
+  constructor(private readonly ln: LivenoteClient) {}
 
   /** Follow the active editor: a markdown file becomes the note shown. */
   follow(document: vscode.TextDocument | undefined): boolean {
@@ -150,7 +150,7 @@ export class RunsProvider implements vscode.TreeDataProvider<RunRow> {
 export class RunContentProvider implements vscode.TextDocumentContentProvider {
   private readonly cache = new Map<string, Promise<RunDiff>>();
 
-  constructor(private readonly ln: Livenote) {}
+  constructor(private readonly ln: LivenoteClient) {}
 
   diff(note: string, run: string): Promise<RunDiff> {
     const key = `${note}\n${run}`;
@@ -188,7 +188,7 @@ export function runDiffUris(note: vscode.Uri, noteArg: string, run: string): { b
 }
 
 /** The views, their providers and commands, wired to the server's notifications. */
-export function registerViews(ln: Livenote): { disposables: vscode.Disposable[]; notes: LiveNotesProvider; runs: RunsProvider } {
+export function registerViews(ln: LivenoteClient): { disposables: vscode.Disposable[]; notes: LiveNotesProvider; runs: RunsProvider } {
   const notes = new LiveNotesProvider(ln);
   const runs = new RunsProvider(ln);
   const content = new RunContentProvider(ln);

@@ -35,7 +35,31 @@ if ((${#missing_apt[@]})); then
     apt-get install -y -qq --no-install-recommends "${missing_apt[@]}" >&2
 fi
 
+# The native modules (node-pty, kerberos, argon2...) build against Node's headers. node-gyp
+# downloads them unless told where they are: on a machine without network and without `nodedir`
+# in ~/.npmrc that download fails, after minutes, as "node-pty did not build". Use the headers
+# this Node came with (npm_config_nodedir if set, else the prefix of the node binary, else
+# Debian's /usr/include/node) and say so at once when there are none.
+node_headers_dir() {
+    local candidate
+    for candidate in "${npm_config_nodedir:-}" "$(npm config get nodedir 2>/dev/null || true)" \
+        "$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")" /usr /usr/local; do
+        [[ -n "$candidate" && "$candidate" != undefined && "$candidate" != null ]] || continue
+        if [[ -f "$candidate/include/node/node.h" || -f "$candidate/src/node.h" ]]; then
+            echo "$candidate"
+            return 0
+        fi
+    done
+    return 1
+}
+
 if [[ ! -f "$stamp" ]]; then
+    if ! nodedir="$(node_headers_dir)"; then
+        echo "error: Node's headers (include/node/node.h) are not on this machine, and node-gyp would download them: install them (Debian: apt-get install libnode-dev, or the nodejs package that ships /usr/include/node) or set npm_config_nodedir to a Node source or install prefix" >&2
+        exit 1
+    fi
+    export npm_config_nodedir="$nodedir"
+    echo "building native modules against Node's headers in $nodedir" >&2
     echo "installing code-server $code_server_version and puppeteer-core into $dir (a few minutes)" >&2
     mkdir -p "$dir"
     cd "$dir"
