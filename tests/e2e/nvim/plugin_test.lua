@@ -316,8 +316,14 @@ check(':LiveRun <context> updates the body; the lens says "updated just now"', f
   local errs = problems_since(from)
   assert(#errs == 0, 'the editor showed: ' .. vim.inspect(errs))
   -- The lens followed the server's workspace/codeLens/refresh, and the user's global handler
-  -- still got it.
-  assert(lens_refreshes > refreshes, 'the global workspace/codeLens/refresh handler was not called')
+  -- still got it. Waited for, not looked at once: the lens above can come from the plugin's own
+  -- request after the buffer changed, before the server's refresh for the run's end arrives
+  -- (one run in seven on a loaded machine got here first).
+  wait_for('the global workspace/codeLens/refresh handler called', function()
+    return lens_refreshes > refreshes
+  end, function()
+    return ('%d refresh requests before the run, %d now'):format(refreshes, lens_refreshes)
+  end)
   assert(
     via_plugin == lens_refreshes,
     ('%d of %d refresh requests bypassed the plugin'):format(lens_refreshes - via_plugin, lens_refreshes)
