@@ -3,6 +3,7 @@
 //! server keeps a snapshot per document version), and the schedule arithmetic they share. The
 //! suite (`benches/suite`) measures the same requests through stdio; this bench tells the
 //! work of the request apart from the transport's. Run: `cargo bench -p livenote --bench ide`.
+//! Profile: `bench` (release + line tables); `--profile dist-bench` measures what ships.
 
 use criterion::{Criterion, black_box, criterion_group, criterion_main};
 use livenote::ide::{self, Ctx};

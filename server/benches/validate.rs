@@ -1,6 +1,7 @@
 //! Per-note validation cost: a typical `live:` block with a 1 KB body and with a 10 MB body
 //! (frontmatter only, and with the body scan for legacy fences), plus the frontmatter-only
 //! read path that `list` and the index use. Run: `cargo bench -p livenote --bench validate`.
+//! Profile: `bench` (release + line tables); `--profile dist-bench` measures what ships.
 
 use criterion::{Criterion, black_box, criterion_group, criterion_main};
 use livenote::note::{self, Options};

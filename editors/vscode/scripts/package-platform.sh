@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Builds the VS Code package for this machine's platform with the release `livenote` binary
+# Builds the VS Code package for this machine's platform with the shipped (`dist` profile) `livenote` binary
 # inside (server/livenote, found before livenote.path and PATH), as rust-analyzer, taplo and
 # typos-lsp ship theirs: editors/vscode/livenote-<target>.vsix, e.g. livenote-linux-x64.vsix.
 #
 #   bash editors/vscode/scripts/package-platform.sh
 #
 # LIVENOTE_RELEASE_BIN: package this binary instead of running
-# `cargo build --release --locked -p livenote`. The binary must pass scripts/release-size.py
+# `cargo build --profile dist --locked -p livenote`. The binary must pass scripts/release-size.py
 # (no debug sections, at most 25 MiB). Needs `npm ci` in editors/vscode (ci.sh runs it).
 # LIVENOTE_VSCE_TARGET: package for this VS Code target instead of this machine's (the release
 # workflow packages all five targets' binaries on one Linux runner); a binary for another
@@ -45,11 +45,11 @@ if [[ -z $bin ]]; then
     echo "package-platform: LIVENOTE_VSCE_TARGET=$target is not this machine ($host): give its binary in LIVENOTE_RELEASE_BIN" >&2
     exit 1
   fi
-  echo "== cargo build --release --locked -p livenote"
-  (cd "$root" && cargo build --release --locked -p livenote)
+  echo "== cargo build --profile dist --locked -p livenote"
+  (cd "$root" && cargo build --profile dist --locked -p livenote)
   target_dir="$(cd "$root" && cargo metadata --format-version 1 --no-deps |
     node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).target_directory))')"
-  bin="$target_dir/release/$exe"
+  bin="$target_dir/dist/$exe"
 fi
 # A binary built on another runner may come without its executable bit (an artifact download).
 if [[ ! -f $bin || ( $target == "$host" && ! -x $bin ) ]]; then

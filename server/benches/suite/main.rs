@@ -3,6 +3,8 @@
 //!
 //! Run: `cargo bench -p livenote --bench suite` (about 10 minutes after the build; Linux only,
 //! needs `python3`), or `bash scripts/bench.sh` to also redraw the tables and the plot.
+//! It measures the `bench` profile (release + line tables); `--profile dist-bench` measures the
+//! shipped build (dist + line tables); the results' `settings.profile` names which.
 //! Results go to `target/bench/results.json` (and a dated copy); a summary goes to stdout.
 //!
 //! Per vault size (`python3 scripts/gen_vault.py --notes N --live-ratio 0.1 --big 3 --seed 1
@@ -98,6 +100,19 @@ pub fn progress(msg: &str) {
     let _ = writeln!(std::io::stderr(), "bench suite: {msg}");
 }
 
+/// The cargo profile the measured binary was built with, from the folder cargo put it in:
+/// `cargo bench` builds `bench` (release + line tables) into `release/`, `cargo bench --profile
+/// dist-bench` (dist + line tables: what ships) into `dist-bench/`.
+fn profile_of(bin: &Path) -> String {
+    let dir = bin.parent().and_then(|d| d.file_name()).map(|d| d.to_string_lossy().into_owned());
+    match dir.as_deref() {
+        Some("release") => "bench (release + line tables)".to_owned(),
+        Some("dist-bench") => "dist-bench (dist + line tables: what ships)".to_owned(),
+        Some(other) => other.to_owned(),
+        None => "unknown".to_owned(),
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == reference::ARG) {
@@ -111,7 +126,8 @@ fn main() {
     let load_start = procfs::loadavg();
     let date = Utc::now();
     progress(&format!(
-        "sizes {:?}, load average {:?}{}",
+        "profile {}, sizes {:?}, load average {:?}{}",
+        profile_of(&bin),
         settings.sizes,
         load_start,
         if settings.quick { ", QUICK mode (figures not comparable)" } else { "" }
@@ -145,7 +161,7 @@ fn main() {
             "run_samples": settings.run_samples,
             "live_ratio": 0.1,
             "seed": 1,
-            "profile": "bench (release + line tables)",
+            "profile": profile_of(&bin),
         },
         "sizes": sizes,
         "mcp": mcp,
