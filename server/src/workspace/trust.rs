@@ -441,8 +441,7 @@ fn verdict(record: &Record, dir: &Path, config: Option<&[u8]>) -> Trust {
 /// (`None`: not there): for each `command` of `[providers.*]`, `[mcp.servers.*]` and `[sources.*]`, the
 /// program when it is a path (a bare name is looked up on `PATH`) and every argument that
 /// names a file inside the folder, or looks like a path into it (has a `/`, or on Windows a
-/// `\`) even when nothing
-/// is there yet. A config that does not parse runs nothing (`config/` ignores it whole), so
+/// `\`) even when nothing is there yet, except a note (`.md`, `.markdown`): notes are data. A config that does not parse runs nothing (`config/` ignores it whole), so
 /// it binds nothing. Read here rather than from the parsed configuration because trust is
 /// decided before (and below) the configuration is loaded.
 pub fn bound_files(root: &Path, config: Option<&[u8]>) -> BTreeMap<String, Digest> {
@@ -497,9 +496,15 @@ fn named_files(root: &Path, config: Option<&[u8]>) -> Vec<(String, bool)> {
     let sources = commands(table.get("sources"));
     for command in commands(table.get("providers")).into_iter().chain(commands(servers)).chain(sources) {
         for (i, word) in command.iter().enumerate() {
-            if let Some(rel) = inside(PathStyle::NATIVE, root, word, i == 0) {
-                files.push((rel, word.contains(|c| PathStyle::NATIVE.is_separator(c))));
+            let Some(rel) = inside(PathStyle::NATIVE, root, word, i == 0) else { continue };
+            // A note is data: a command that reads one (a word count of `reading-list.md`)
+            // does not run it, and notes change with every save and every run, so binding one
+            // would untrust the folder each time the user typed. The program itself is bound
+            // whatever its name.
+            if i > 0 && super::is_markdown(Path::new(&rel)) {
+                continue;
             }
+            files.push((rel, word.contains(|c| PathStyle::NATIVE.is_separator(c))));
         }
     }
     files
@@ -892,6 +897,24 @@ mod tests {
             bound_files(&root, Some(b"[providers.a\ncommand = [\"./x\"]")).is_empty(),
             "not TOML: runs nothing"
         );
+    }
+
+    #[test]
+    fn a_note_a_command_reads_is_data_not_bound() {
+        let ws = tmp();
+        let root = std::fs::canonicalize(ws.path()).unwrap_or_else(|e| panic!("{e}"));
+        write(&root.join("scripts/word-count.sh"), "wc -w");
+        write(&root.join("reading-list.md"), "# Reading\n");
+        write(&root.join("notes/Log.MARKDOWN"), "# Log\n");
+        write(&root.join("run.md"), "a program, oddly named");
+        let config = "[providers.w]\ncommand = [\"sh\", \"scripts/word-count.sh\", \"reading-list.md\", \"notes/Log.MARKDOWN\"]\n\
+                      [providers.odd]\ncommand = [\"./run.md\"]\n";
+        let files = bound_files(&root, Some(config.as_bytes()));
+        let names: Vec<&str> = files.keys().map(String::as_str).collect();
+        assert_eq!(names, ["run.md", "scripts/word-count.sh"], "the notes read are data; a program is bound");
+        write(&root.join(CONFIG_FILE), config);
+        assert!(!runs_file(&root, &root.join("reading-list.md")), "saving the note keeps the trust");
+        assert!(runs_file(&root, &root.join("scripts/word-count.sh")));
     }
 
     #[test]

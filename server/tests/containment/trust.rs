@@ -591,6 +591,69 @@ fn a_changed_script_the_config_runs_is_untrusted_again_until_trusted_again() {
     assert!(f.read("n.md").contains("generated v2"));
 }
 
+/// The tour: a provider counts the words of a note (`sh scripts/word-count.sh
+/// reading-list.md`). The note is data, not a program: editing it (a save, `make-live`, a run)
+/// keeps the folder trusted, where it used to untrust the folder silently, so the next run
+/// failed. The script it runs is still bound.
+#[test]
+fn a_note_the_config_reads_is_data_and_editing_it_keeps_the_trust() {
+    let f = Folder::new();
+    f.folder_config(
+        "[agent]\nprovider = \"count\"\n[providers.count]\nkind = \"command\"\ncommand = [\"sh\", \"scripts/count.sh\", \"reading-list.md\"]\n",
+    );
+    write(&f.root.join("scripts/count.sh"), "cat >/dev/null\necho \"$(wc -l < \"$1\") lines\"\n");
+    write(&f.root.join("reading-list.md"), "# Reading\n\n- one\n");
+    f.note("n.md", None);
+    let said = f.ok(&["trust", "."]);
+    assert!(said.contains("scripts/count.sh") && !said.contains("reading-list.md"), "{said}");
+    // The user edits the note the provider reads, as the tour's make-live does.
+    write(
+        &f.root.join("reading-list.md"),
+        "---\nlive:\n  objective: keep the list\n---\n# Reading\n\n- one\n- two\n",
+    );
+    assert_eq!(
+        f.statuses(".").0.iter().filter(|(_, s)| s == "untrusted").count(),
+        0,
+        "{:?}",
+        f.statuses(".")
+    );
+    let out = f.run(&["run", "n.md"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(f.read("n.md").contains("8 lines"), "{}", f.read("n.md"));
+    // The script is still what trust covers.
+    write(&f.root.join("scripts/count.sh"), "cat >/dev/null\ntouch pwned\n");
+    let statuses = f.statuses(".").0;
+    assert!(statuses.len() == 2 && statuses.iter().all(|(_, s)| s == "untrusted"), "{statuses:?}");
+}
+
+/// A script the folder's configuration runs changes under the language server (a `git pull`):
+/// the folder is untrusted again, and the editor asks again, naming the script to review.
+#[tokio::test]
+async fn a_changed_script_makes_the_editor_ask_again_naming_it() {
+    let hourly = "---\nlive:\n  objective: say something\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n# N\n\nold body\n";
+    let config = "[agent]\nprovider = \"gen\"\n[providers.gen]\nkind = \"command\"\ncommand = [\"sh\", \"scripts/gen.sh\"]\n";
+    let files =
+        [(".livenote.toml", config), ("scripts/gen.sh", "cat >/dev/null\necho v1\n"), ("n.md", hourly)];
+    let mut c = harness::TestClient::start(&files, caps()).await;
+    let first = c.next_notification("window/showMessageRequest").await;
+    assert!(!first["message"].as_str().unwrap_or_default().contains("CHANGED"), "{first}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while records(c.root.path()) == 0 {
+        assert!(Instant::now() < deadline, "never trusted");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    write(&c.root.path().join("scripts/gen.sh"), "cat >/dev/null\ntouch pwned\n");
+    let uri = c.uri("scripts/gen.sh");
+    c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri, "type": 2}]})).await;
+    let again = c.next_notification("window/showMessageRequest").await;
+    let message = again["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("scripts/gen.sh, which its .livenote.toml runs, CHANGED since you trusted it"),
+        "{again}"
+    );
+    c.shutdown().await;
+}
+
 /// A trust entry written before files were bound (no `files`) stays in effect while its
 /// configuration runs nothing inside the folder; one whose configuration runs a script of the
 /// folder is asked again, since nobody recorded what that script said.
