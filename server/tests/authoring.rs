@@ -211,7 +211,16 @@ fn new(ws: &Workspace, args: &[&str]) -> (i32, String, String) {
 fn new_writes_a_built_in_template_and_never_over_a_file() {
     let ws = Workspace::in_dir(tempdir(), "");
     let (code, out, err) = new(&ws, &["daily"]);
-    assert_eq!((code, out.as_str()), (0, "wrote Today.md from the built-in `daily` template\n"), "{err}");
+    // What `new` says of the note is what `check` says: here the information that no source
+    // sends the events the daily page waits for.
+    let check = ws.livenote(&["check", "Today.md"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let check = String::from_utf8_lossy(&check.stdout).into_owned();
+    assert!(check.starts_with("Today.md:2:1: info live/no-event-source "), "{check}");
+    assert_eq!(
+        (code, out),
+        (0, format!("wrote Today.md from the built-in `daily` template\n{check}")),
+        "{err}"
+    );
     let today = std::fs::read_to_string(ws.root.join("Today.md")).unwrap_or_default();
     assert!(today.starts_with("---\nlive:\n  objective: |\n    Today's page"), "{today}");
     assert!(

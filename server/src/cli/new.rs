@@ -57,10 +57,13 @@ pub fn run(name: &str, path: Option<PathBuf>, out: &mut impl Write, err: &mut im
     }
     tracing::info!("create {rel} from {from}");
     writeln!(out, "wrote {rel} from {from}")?;
-    let config = crate::config::Config::load_logged(&root);
-    let known = crate::survey::Known::of(&config).with_skills(&root);
-    let analysis = crate::note::analyze(&note, &known.options());
-    let items = crate::survey::items(rel.as_str(), &note, &analysis.diagnostics);
+    // Checked as `livenote check` checks it (one home: survey::check), so what `new` prints is
+    // what `check` will say of the note, information diagnostics included.
+    let now = crate::schedule::Clock::now(&crate::schedule::SystemClock);
+    let shown = rel.to_string();
+    let checked =
+        crate::survey::check(&[file.clone()], now, &crate::schedule::Zone::Local, &|_| shown.clone());
+    let items = checked.items;
     for i in &items {
         let message = crate::text::escape::terminal(&i.message);
         writeln!(out, "{}:{}:{}: {} {} {message}", i.path, i.line, i.column, i.severity, i.code)?;
