@@ -586,13 +586,17 @@ fn proxy(redirects: Vec<(&'static str, String)>) -> (u16, std::sync::Arc<std::sy
             let addr = authority
                 .parse::<std::net::SocketAddr>()
                 .map(|a| std::net::SocketAddr::new(a.ip().to_canonical(), a.port()));
-            let forwarded = addr.ok().and_then(|a| TcpStream::connect_timeout(&a, Duration::from_secs(1)).ok());
+            let forwarded =
+                addr.ok().and_then(|a| TcpStream::connect_timeout(&a, Duration::from_secs(1)).ok());
             let Some(mut upstream) = forwarded else {
-                let _ = stream.write_all(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                let _ = stream
+                    .write_all(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
                 continue;
             };
             let path = if path.is_empty() { "/" } else { path };
-            let _ = upstream.write_all(format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n").as_bytes());
+            let _ = upstream.write_all(
+                format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n").as_bytes(),
+            );
             let _ = std::io::copy(&mut upstream, &mut stream);
         }
     });
@@ -616,7 +620,9 @@ fn a_remote_feed_cannot_redirect_a_poll_to_this_machine() {
         ("/moved", format!("http://localhost:{local}/feed.xml")),
     ]);
     let config = std::fs::read_to_string(ws.root.join(".livenote.toml")).unwrap_or_default();
-    let source = |name: &str, url: &str| format!("\n[sources.{name}]\nkind = \"feed\"\nurl = {url:?}\nbackfill = true\n");
+    let source = |name: &str, url: &str| {
+        format!("\n[sources.{name}]\nkind = \"feed\"\nurl = {url:?}\nbackfill = true\n")
+    };
     write(
         &ws.root.join(".livenote.toml"),
         &format!(
@@ -631,10 +637,15 @@ fn a_remote_feed_cannot_redirect_a_poll_to_this_machine() {
     let poll_through_proxy = |name: &str| {
         let clock = ws.clock().display().to_string();
         let mut cmd = ws.livenote(&["sources", "poll", name, "--clock-file", &clock]);
-        for var in ["http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"] {
+        for var in
+            ["http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"]
+        {
             cmd.env_remove(var);
         }
-        let out = cmd.env("HTTP_PROXY", format!("http://127.0.0.1:{proxy_port}")).output().unwrap_or_else(|e| panic!("{e}"));
+        let out = cmd
+            .env("HTTP_PROXY", format!("http://127.0.0.1:{proxy_port}"))
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
         (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
     };
 

@@ -413,7 +413,8 @@ mod tests {
             }
         });
         let url = format!("http://127.0.0.1:{port}/mcp");
-        let connected = super::connect(&url, HashMap::new(), Duration::from_secs(5), ClientConfig::default()).await;
+        let connected =
+            super::connect(&url, HashMap::new(), Duration::from_secs(5), ClientConfig::default()).await;
         let Err(e) = connected else { panic!("connected through a redirect") };
         assert!(e.starts_with(&format!("cannot reach it at {url}: ")), "{e}");
         assert_eq!(reached.load(Ordering::SeqCst), 0, "the redirect's target was reached");

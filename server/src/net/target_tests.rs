@@ -47,7 +47,10 @@ async fn every_address_of_a_name_is_checked() {
     // One local address among public ones is enough to refuse; the host still counts as public,
     // so the redirects after it reach less, not more.
     let t = target("https://mixed.example.org/rss", &table).await;
-    assert_eq!(t.refused(Reach::Public), Some(("127.0.0.1".parse().unwrap_or_else(|e| panic!("{e}")), Scope::Loopback)));
+    assert_eq!(
+        t.refused(Reach::Public),
+        Some(("127.0.0.1".parse().unwrap_or_else(|e| panic!("{e}")), Scope::Loopback))
+    );
     assert_eq!(t.farthest(), Some(Scope::Public));
 
     let t = target("http://dev.test:8080/", &table).await;

@@ -33,8 +33,8 @@ impl Resolve for Table {
         self.lookups.lock().unwrap_or_else(|e| e.into_inner()).push(name.to_owned());
         let found = self.names.get(name).map(|ips| ips.iter().map(|ip| SocketAddr::new(*ip, port)).collect());
         Box::pin(async move {
-            found.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such name in the table"))
+            found
+                .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such name in the table"))
         })
     }
 }
-

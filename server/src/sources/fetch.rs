@@ -101,7 +101,10 @@ pub enum RedirectProblem {
     NotHttp,
     /// To `to` (host and port, and the address a name led to), in a scope the redirect may not
     /// reach from the configured host.
-    Refused { to: String, scope: Scope },
+    Refused {
+        to: String,
+        scope: Scope,
+    },
 }
 
 fn redirect_problem(p: &RedirectProblem) -> String {
@@ -227,8 +230,12 @@ async fn get(
             };
             FetchError::Connect { host: host.clone(), cause }
         };
-        let mut response =
-            client.get(url.clone()).headers(conditional_headers(validators)).send().await.map_err(connect_error)?;
+        let mut response = client
+            .get(url.clone())
+            .headers(conditional_headers(validators))
+            .send()
+            .await
+            .map_err(connect_error)?;
         let status = response.status();
         if status == StatusCode::NOT_MODIFIED {
             return Ok(Fetched::NotModified);
@@ -266,9 +273,13 @@ async fn get(
 
 /// `url`'s host resolved and checked against `reach` before anything connects; `from` is the
 /// host whose redirect led here (`None` for the configured one).
-async fn hop(url: &Url, reach: Reach, from: Option<&str>, resolver: &dyn Resolve) -> Result<Target, FetchError> {
-    let target =
-        Target::resolve(url, resolver).await.map_err(|e| FetchError::InvalidUrl(e.to_string()))?;
+async fn hop(
+    url: &Url,
+    reach: Reach,
+    from: Option<&str>,
+    resolver: &dyn Resolve,
+) -> Result<Target, FetchError> {
+    let target = Target::resolve(url, resolver).await.map_err(|e| FetchError::InvalidUrl(e.to_string()))?;
     let Some((ip, scope)) = target.refused(reach) else { return Ok(target) };
     let host = host_of(url);
     let to = if url.domain().is_some() { format!("{host} ({ip})") } else { host.clone() };

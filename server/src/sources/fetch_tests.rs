@@ -12,8 +12,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
 use super::*;
-use crate::net::testing::Table;
 use crate::model::testing::{RecordedRequest, read_request};
+use crate::net::testing::Table;
 use crate::schedule::Zone;
 use crate::sources::{feed, ics};
 
@@ -288,7 +288,9 @@ async fn a_remote_feed_cannot_redirect_to_this_machine_or_the_network() {
     let public = Reach::PublicAnd(Scope::Public);
     let from = Some("feeds.example.org");
     let refused = |to: &str, scope: &str| {
-        format!("feeds.example.org redirected to {to}, {scope}, which is refused: name that address in the source's url if it is meant")
+        format!(
+            "feeds.example.org redirected to {to}, {scope}, which is refused: name that address in the source's url if it is meant"
+        )
     };
     let this_machine = "on this machine (loopback)";
     for (url, want) in [
@@ -304,13 +306,19 @@ async fn a_remote_feed_cannot_redirect_to_this_machine_or_the_network() {
             "http://169.254.169.254/latest/meta-data/",
             refused("169.254.169.254", "a link-local address (a router or a cloud metadata service)"),
         ),
-        ("http://[fe80::1]/", refused("[fe80::1]", "a link-local address (a router or a cloud metadata service)")),
+        (
+            "http://[fe80::1]/",
+            refused("[fe80::1]", "a link-local address (a router or a cloud metadata service)"),
+        ),
         ("http://10.0.0.1/", refused("10.0.0.1", "on a private network")),
         ("http://nas.test/", refused("nas.test (192.168.1.5)", "on a private network")),
     ] {
         let url = Url::parse(url).unwrap();
         let err = hop(&url, public, from, &table).await.unwrap_err();
-        assert!(matches!(err, FetchError::Redirect { problem: RedirectProblem::Refused { .. }, .. }), "{err}");
+        assert!(
+            matches!(err, FetchError::Redirect { problem: RedirectProblem::Refused { .. }, .. }),
+            "{err}"
+        );
         assert_eq!(err.to_string(), want, "{url}");
     }
     let cdn = Url::parse("https://cdn.example.net/rss").unwrap();
@@ -374,14 +382,19 @@ async fn every_hop_is_resolved_checked_and_pinned() {
     );
 
     for (to, refused) in [
-        ("http://nas.livenote-test.invalid/feed", "nas.livenote-test.invalid (192.168.1.5), on a private network"),
+        (
+            "http://nas.livenote-test.invalid/feed",
+            "nas.livenote-test.invalid (192.168.1.5), on a private network",
+        ),
         ("http://169.254.169.254/latest/meta-data/", "169.254.169.254, a link-local address"),
     ] {
         server.route("/away", Route { status: 302, location: Some(to.to_owned()), ..Route::ok("") });
         let start = Location::parse(&format!("http://feed.livenote-test.invalid:{port}/away")).unwrap();
-        let err = fetch_via(&start, &Validators::default(), FetchOptions::default(), &table).await.unwrap_err();
+        let err =
+            fetch_via(&start, &Validators::default(), FetchOptions::default(), &table).await.unwrap_err();
         assert!(
-            err.to_string().starts_with(&format!("feed.livenote-test.invalid:{port} redirected to {refused}")),
+            err.to_string()
+                .starts_with(&format!("feed.livenote-test.invalid:{port} redirected to {refused}")),
             "{err}"
         );
     }
