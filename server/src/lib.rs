@@ -26,6 +26,7 @@ pub mod mcp;
 pub mod mcp_server;
 pub mod memory;
 pub mod model;
+pub mod net;
 pub mod note;
 pub mod platform;
 pub mod providers;

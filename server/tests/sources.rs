@@ -551,3 +551,129 @@ fn a_calendar_source_queues_a_digest_when_the_day_changes() {
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pending(&ws.root).len(), 1, "{out}");
 }
+
+/// An HTTP proxy on 127.0.0.1 standing for the internet: a request whose target ends with one of
+/// `redirects`' suffixes is answered with a redirect to its address; any other request for an
+/// absolute URL is forwarded to that host (which the proxy reaches as any proxy would, an IPv6
+/// spelling of an IPv4 address at that address). Its port, and the request targets it saw.
+fn proxy(redirects: Vec<(&'static str, String)>) -> (u16, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::sync::{Arc, Mutex};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or_else(|e| panic!("{e}"));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
+                head.push(byte[0]);
+            }
+            let head = String::from_utf8_lossy(&head).into_owned();
+            let target = head.split(' ').nth(1).unwrap_or_default().to_owned();
+            log.lock().unwrap_or_else(|e| e.into_inner()).push(target.clone());
+            if let Some((_, to)) = redirects.iter().find(|(suffix, _)| target.ends_with(suffix)) {
+                let answer = format!(
+                    "HTTP/1.1 302 Found\r\nLocation: {to}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                );
+                let _ = stream.write_all(answer.as_bytes());
+                continue;
+            }
+            // Forwarded: `http://HOST:PORT/PATH` to HOST:PORT.
+            let rest = target.strip_prefix("http://").unwrap_or_default();
+            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+            let addr = authority
+                .parse::<std::net::SocketAddr>()
+                .map(|a| std::net::SocketAddr::new(a.ip().to_canonical(), a.port()));
+            let forwarded =
+                addr.ok().and_then(|a| TcpStream::connect_timeout(&a, Duration::from_secs(1)).ok());
+            let Some(mut upstream) = forwarded else {
+                let _ = stream
+                    .write_all(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                continue;
+            };
+            let path = if path.is_empty() { "/" } else { path };
+            let _ = upstream.write_all(
+                format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n").as_bytes(),
+            );
+            let _ = std::io::copy(&mut upstream, &mut stream);
+        }
+    });
+    (port, seen)
+}
+
+/// A feed on the internet (reached through a proxy, as many are) that redirects to this
+/// machine under another spelling of 127.0.0.1, or to a cloud metadata service, is refused
+/// before anything connects there, with the reason in `livenote sources`; a feed configured
+/// on this machine still follows a redirect within it. (The same rule for a name that leads to
+/// 127.0.0.1 through a hosts file is `sources::fetch`'s unit test, with a resolver of its own.)
+#[test]
+fn a_remote_feed_cannot_redirect_a_poll_to_this_machine() {
+    let ws = workspace("");
+    let feed = ws.root.join("feed.xml");
+    write(&feed, &FEED.replace("ITEMS", ""));
+    let local = serve_file(feed);
+    let (proxy_port, seen) = proxy(vec![
+        ("/rss", format!("http://[::ffff:7f00:1]:{local}/feed.xml")),
+        ("/meta", "http://169.254.169.254/latest/meta-data/".to_owned()),
+        ("/moved", format!("http://localhost:{local}/feed.xml")),
+    ]);
+    let config = std::fs::read_to_string(ws.root.join(".livenote.toml")).unwrap_or_default();
+    let source = |name: &str, url: &str| {
+        format!("\n[sources.{name}]\nkind = \"feed\"\nurl = {url:?}\nbackfill = true\n")
+    };
+    write(
+        &ws.root.join(".livenote.toml"),
+        &format!(
+            "{config}{}{}{}",
+            source("remote", "http://feed.example/rss"),
+            source("metadata", "http://feed.example/meta"),
+            source("local", &format!("http://127.0.0.1:{proxy_port}/moved")),
+        ),
+    );
+    assert_eq!(run(&ws, &["trust", "."]).0, 0);
+    ws.set_clock("2026-05-08T15:00:00Z");
+    let poll_through_proxy = |name: &str| {
+        let clock = ws.clock().display().to_string();
+        let mut cmd = ws.livenote(&["sources", "poll", name, "--clock-file", &clock]);
+        for var in
+            ["http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"]
+        {
+            cmd.env_remove(var);
+        }
+        let out = cmd
+            .env("HTTP_PROXY", format!("http://127.0.0.1:{proxy_port}"))
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+
+    let (code, err) = poll_through_proxy("remote");
+    let refused = format!(
+        "feed.example redirected to [::ffff:7f00:1]:{local}, on this machine (loopback), which is refused: name that address in the source's url if it is meant"
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains(&refused), "{err}");
+    assert!(pending(&ws.root).is_empty(), "nothing from this machine was queued");
+    let (code, err) = poll_through_proxy("metadata");
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("feed.example redirected to 169.254.169.254, a link-local address (a router or a cloud metadata service), which is refused"),
+        "{err}"
+    );
+    assert_eq!(
+        *seen.lock().unwrap_or_else(|e| e.into_inner()),
+        ["http://feed.example/rss", "http://feed.example/meta"],
+        "no redirect was followed, through the proxy or not"
+    );
+    let s = sources_json(&ws);
+    assert!(s["remote"]["lastError"].as_str().is_some_and(|e| e.contains(&refused)), "{s}");
+
+    // Configured on this machine: its redirect to `localhost` is followed, directly.
+    let (code, err) = poll_through_proxy("local");
+    assert_eq!(code, 0, "{err}");
+    let queued = pending(&ws.root);
+    assert_eq!(queued.len(), 1, "{err}{queued:?}");
+    assert!(queued[0]["payload"].to_string().contains("Bug fixes."), "{}", queued[0]);
+}

@@ -377,7 +377,48 @@ impl StreamableHttpClient for Reqwest {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use rmcp::model::ClientConfig;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpListener;
+
     use super::EventLimit;
+
+    /// A server's redirect never takes the session, or the headers with its token, anywhere:
+    /// where it points is never connected to (so no rule of where a redirect may go applies).
+    #[tokio::test]
+    async fn a_redirect_is_not_followed() {
+        let elsewhere = TcpListener::bind("127.0.0.1:0").await.unwrap_or_else(|e| panic!("{e}"));
+        let elsewhere_port = elsewhere.local_addr().map(|a| a.port()).unwrap_or_else(|e| panic!("{e}"));
+        let reached = Arc::new(AtomicUsize::new(0));
+        let count = Arc::clone(&reached);
+        tokio::spawn(async move {
+            while elsewhere.accept().await.is_ok() {
+                count.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        let server = TcpListener::bind("127.0.0.1:0").await.unwrap_or_else(|e| panic!("{e}"));
+        let port = server.local_addr().map(|a| a.port()).unwrap_or_else(|e| panic!("{e}"));
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = server.accept().await {
+                let _ = socket.read(&mut [0u8; 8192]).await;
+                let answer = format!(
+                    "HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:{elsewhere_port}/mcp\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                );
+                let _ = socket.write_all(answer.as_bytes()).await;
+            }
+        });
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let connected =
+            super::connect(&url, HashMap::new(), Duration::from_secs(5), ClientConfig::default()).await;
+        let Err(e) = connected else { panic!("connected through a redirect") };
+        assert!(e.starts_with(&format!("cannot reach it at {url}: ")), "{e}");
+        assert_eq!(reached.load(Ordering::SeqCst), 0, "the redirect's target was reached");
+    }
 
     #[test]
     fn sse_events_are_bounded_one_by_one() {

@@ -27,6 +27,7 @@ pub use super::sse::{SseEvent, SseParser, extract_json_object, parse_tool_argume
 use crate::config::Env;
 use crate::model::conversation::Turn;
 use crate::model::error::ModelError;
+use crate::net;
 
 /// Establishing a TCP+TLS connection takes well under this unless the host is unreachable.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -214,12 +215,13 @@ impl Endpoint {
         format!("{}://{}{}", self.url.scheme(), self.host, self.url.path())
     }
 
-    /// Local servers (Ollama, llama.cpp, tests) are reached directly even when a proxy is set.
+    /// Local servers (Ollama, llama.cpp, tests) are reached directly even when a proxy is set;
+    /// an address is on this machine by `net::scope` (`[::ffff:127.0.0.1]` and `0.0.0.0` too).
     fn is_loopback(&self) -> bool {
         let host = self.url.host_str().unwrap_or("").trim_start_matches('[').trim_end_matches(']');
         host.eq_ignore_ascii_case("localhost")
             || host.to_ascii_lowercase().ends_with(".localhost")
-            || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+            || host.parse::<IpAddr>().is_ok_and(|ip| net::scope(ip) == net::Scope::Loopback)
     }
 }
 

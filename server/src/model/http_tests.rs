@@ -132,6 +132,8 @@ fn endpoints_and_loopback() {
     assert!(!e.is_loopback());
     assert!(Endpoint::new("http://localhost:8080", "x").unwrap().is_loopback());
     assert!(Endpoint::new("http://[::1]:8080", "x").unwrap().is_loopback());
+    assert!(Endpoint::new("http://[::ffff:127.0.0.1]:8080", "x").unwrap().is_loopback());
+    assert!(!Endpoint::new("http://[::ffff:10.0.0.1]:8080", "x").unwrap().is_loopback());
     assert!(matches!(Endpoint::new("ftp://x", "y"), Err(ModelError::Config(_))));
     assert!(matches!(Endpoint::new("not a url", "y"), Err(ModelError::Config(_))));
 }

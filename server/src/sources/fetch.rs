@@ -7,11 +7,14 @@
 //! - A calendar's secret address (Google's `private-…/basic.ics`) is a password in a URL, so no
 //!   message names more of a URL than its scheme and host.
 //! - `webcal://` (how Apple and Outlook hand out subscriptions) is `https://`.
-//! - Redirects are followed by hand, at most [`MAX_REDIRECTS`], to http(s) only, and never from
-//!   a remote host to a loopback one: the configured host is what the user named, a redirect
-//!   is what the server says.
+//! - Redirects are followed by hand, at most [`MAX_REDIRECTS`], to http(s) only. The configured
+//!   host is what the user named, so it is reached wherever it resolves; a redirect is what a
+//!   server says, so it may reach the public internet and the scope the configured host was
+//!   in, nothing else (`net::Reach`): a feed on the internet cannot send a poll to this
+//!   machine, the link (a cloud metadata service) or the LAN, whatever the spelling of the
+//!   address (`[::ffff:7f00:1]`, `0.0.0.0`) or the name that leads there (a hosts file).
+//!   Every hop's name is resolved once, checked, and the connection pinned to what was checked.
 
-use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -19,7 +22,8 @@ use reqwest::header::{ETAG, HeaderMap, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MO
 use reqwest::{StatusCode, Url};
 use serde::{Deserialize, Serialize};
 
-use crate::model::http::{Endpoint, client_for, root_cause};
+use crate::model::http::{CONNECT_TIMEOUT, root_cause};
+use crate::net::{Reach, Resolve, Scope, SystemResolver, Target};
 use crate::text::count;
 use crate::workspace::confine;
 
@@ -90,12 +94,17 @@ pub enum FetchError {
 }
 
 /// What was wrong with a redirect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RedirectProblem {
     TooMany,
     NoLocation,
     NotHttp,
-    ToLoopback,
+    /// To `to` (host and port, and the address a name led to), in a scope the redirect may not
+    /// reach from the configured host.
+    Refused {
+        to: String,
+        scope: Scope,
+    },
 }
 
 fn redirect_problem(p: &RedirectProblem) -> String {
@@ -103,9 +112,10 @@ fn redirect_problem(p: &RedirectProblem) -> String {
         RedirectProblem::TooMany => format!("more than {MAX_REDIRECTS} times"),
         RedirectProblem::NoLocation => "without a Location".to_owned(),
         RedirectProblem::NotHttp => "to an address that is not http(s)".to_owned(),
-        RedirectProblem::ToLoopback => {
-            "to this machine (loopback), which is refused: name that address in the config".to_owned()
-        }
+        RedirectProblem::Refused { to, scope } => format!(
+            "to {to}, {}, which is refused: name that address in the source's url if it is meant",
+            scope.describe()
+        ),
     }
 }
 
@@ -159,11 +169,21 @@ pub async fn fetch(
     validators: &Validators,
     options: FetchOptions,
 ) -> Result<Fetched, FetchError> {
+    fetch_via(location, validators, options, &SystemResolver).await
+}
+
+/// [`fetch`], names looked up by `resolver`.
+async fn fetch_via(
+    location: &Location,
+    validators: &Validators,
+    options: FetchOptions,
+    resolver: &dyn Resolve,
+) -> Result<Fetched, FetchError> {
     match location {
         Location::File(path) => read_file(path, options.max_bytes).await,
         Location::Http(url) => {
             let host = host_of(url);
-            tokio::time::timeout(options.timeout, get(url.clone(), validators, options.max_bytes))
+            tokio::time::timeout(options.timeout, get(url.clone(), validators, options.max_bytes, resolver))
                 .await
                 .unwrap_or(Err(FetchError::TimedOut { host, timeout: options.timeout }))
         }
@@ -185,25 +205,44 @@ async fn read_file(path: &Path, max: usize) -> Result<Fetched, FetchError> {
     }
 }
 
-async fn get(mut url: Url, validators: &Validators, max_bytes: usize) -> Result<Fetched, FetchError> {
-    let first_is_loopback = is_loopback(&url);
+async fn get(
+    mut url: Url,
+    validators: &Validators,
+    max_bytes: usize,
+    resolver: &dyn Resolve,
+) -> Result<Fetched, FetchError> {
+    // The configured host goes anywhere; what it is decides where its redirects may go.
+    let mut reach = Reach::Anything;
+    // The host whose redirect led to `url`.
+    let mut from: Option<String> = None;
     for _ in 0..=MAX_REDIRECTS {
         let host = host_of(&url);
-        let endpoint = Endpoint { url: url.clone(), host: host.clone() };
-        let client = client_for(&endpoint)
-            .map_err(|e| FetchError::Connect { host: host.clone(), cause: e.to_string() })?;
+        let target = hop(&url, reach, from.as_deref(), resolver).await?;
+        if reach == Reach::Anything {
+            // A name that does not resolve here goes through a proxy, to the internet.
+            reach = Reach::PublicAnd(target.farthest().unwrap_or(Scope::Public));
+        }
+        let client = client(&target).map_err(|cause| FetchError::Connect { host: host.clone(), cause })?;
+        let connect_error = |e: reqwest::Error| {
+            let cause = match target.lookup_error() {
+                Some(lookup) if e.is_connect() => lookup.to_owned(),
+                _ => root_cause(&e),
+            };
+            FetchError::Connect { host: host.clone(), cause }
+        };
         let mut response = client
             .get(url.clone())
             .headers(conditional_headers(validators))
             .send()
             .await
-            .map_err(|e| FetchError::Connect { host: host.clone(), cause: root_cause(&e) })?;
+            .map_err(connect_error)?;
         let status = response.status();
         if status == StatusCode::NOT_MODIFIED {
             return Ok(Fetched::NotModified);
         }
         if status.is_redirection() {
-            url = redirect_target(&url, response.headers(), first_is_loopback)?;
+            url = redirect_target(&url, response.headers())?;
+            from = Some(host);
             continue;
         }
         if !status.is_success() {
@@ -232,6 +271,34 @@ async fn get(mut url: Url, validators: &Validators, max_bytes: usize) -> Result<
     Err(FetchError::Redirect { host: host_of(&url), problem: RedirectProblem::TooMany })
 }
 
+/// `url`'s host resolved and checked against `reach` before anything connects; `from` is the
+/// host whose redirect led here (`None` for the configured one).
+async fn hop(
+    url: &Url,
+    reach: Reach,
+    from: Option<&str>,
+    resolver: &dyn Resolve,
+) -> Result<Target, FetchError> {
+    let target = Target::resolve(url, resolver).await.map_err(|e| FetchError::InvalidUrl(e.to_string()))?;
+    let Some((ip, scope)) = target.refused(reach) else { return Ok(target) };
+    let host = host_of(url);
+    let to = if url.domain().is_some() { format!("{host} ({ip})") } else { host.clone() };
+    Err(FetchError::Redirect {
+        host: from.unwrap_or(&host).to_owned(),
+        problem: RedirectProblem::Refused { to, scope },
+    })
+}
+
+/// A client for one request, reaching only `target`'s addresses (a name is not looked up
+/// again), honouring the proxy variables unless the host is on this machine.
+fn client(target: &Target) -> Result<reqwest::Client, String> {
+    let builder = reqwest::Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .user_agent(concat!("livenote/", env!("CARGO_PKG_VERSION")))
+        .redirect(reqwest::redirect::Policy::none());
+    target.pin(builder).build().map_err(|e| format!("cannot set up the HTTP client: {}", root_cause(&e)))
+}
+
 fn conditional_headers(validators: &Validators) -> HeaderMap {
     let mut headers = HeaderMap::new();
     let valid = |v: &Option<String>| {
@@ -248,18 +315,17 @@ fn conditional_headers(validators: &Validators) -> HeaderMap {
     headers
 }
 
-fn redirect_target(from: &Url, headers: &HeaderMap, first_is_loopback: bool) -> Result<Url, FetchError> {
+/// Where a redirect from `from` points: http(s) only. Where that is on the network is
+/// [`hop`]'s to check, once the name is resolved.
+fn redirect_target(from: &Url, headers: &HeaderMap) -> Result<Url, FetchError> {
     let problem = |problem| FetchError::Redirect { host: host_of(from), problem };
     let location = headers
         .get(LOCATION)
         .and_then(|l| l.to_str().ok())
         .ok_or_else(|| problem(RedirectProblem::NoLocation))?;
     let next = from.join(location).map_err(|_| problem(RedirectProblem::NotHttp))?;
-    if !matches!(next.scheme(), "http" | "https") || next.host_str().is_none() {
+    if !matches!(next.scheme(), "http" | "https") || next.host_str().is_none_or(str::is_empty) {
         return Err(problem(RedirectProblem::NotHttp));
-    }
-    if is_loopback(&next) && !first_is_loopback {
-        return Err(problem(RedirectProblem::ToLoopback));
     }
     Ok(next)
 }
@@ -279,13 +345,6 @@ fn host_of(url: &Url) -> String {
         (Some(h), None) => h.to_owned(),
         (None, _) => "(no host)".to_owned(),
     }
-}
-
-fn is_loopback(url: &Url) -> bool {
-    let host = url.host_str().unwrap_or("").trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost")
-        || host.to_ascii_lowercase().ends_with(".localhost")
-        || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback() || ip.is_unspecified())
 }
 
 #[cfg(test)]

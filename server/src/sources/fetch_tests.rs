@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::*;
 use crate::model::testing::{RecordedRequest, read_request};
+use crate::net::testing::Table;
 use crate::schedule::Zone;
 use crate::sources::{feed, ics};
 
@@ -274,20 +275,131 @@ async fn redirects_are_followed_on_the_same_machine() {
     assert!(matches!(err, FetchError::Redirect { problem: RedirectProblem::TooMany, .. }), "{err}");
 }
 
+/// Where a redirect from a feed on the internet may lead, decided by the address, however it is
+/// spelled and whatever name leads there.
+#[tokio::test]
+async fn a_remote_feed_cannot_redirect_to_this_machine_or_the_network() {
+    let table = Table::with(&[
+        ("cdn.example.net", &["93.184.216.34"]),
+        ("intranet.test", &["127.0.0.1"]),
+        ("both.test", &["93.184.216.34", "::1"]),
+        ("nas.test", &["192.168.1.5"]),
+    ]);
+    let public = Reach::PublicAnd(Scope::Public);
+    let from = Some("feeds.example.org");
+    let refused = |to: &str, scope: &str| {
+        format!(
+            "feeds.example.org redirected to {to}, {scope}, which is refused: name that address in the source's url if it is meant"
+        )
+    };
+    let this_machine = "on this machine (loopback)";
+    for (url, want) in [
+        ("http://127.0.0.1:8080/admin", refused("127.0.0.1:8080", this_machine)),
+        ("http://[::ffff:7f00:1]:8080/", refused("[::ffff:7f00:1]:8080", this_machine)),
+        ("http://[::ffff:127.0.0.1]/", refused("[::ffff:7f00:1]", this_machine)),
+        ("http://[::7f00:1]/", refused("[::7f00:1]", this_machine)),
+        ("http://0.0.0.0:631/", refused("0.0.0.0:631", this_machine)),
+        ("http://[::]:631/", refused("[::]:631", this_machine)),
+        ("http://intranet.test:8080/", refused("intranet.test:8080 (127.0.0.1)", this_machine)),
+        ("http://both.test/", refused("both.test (::1)", this_machine)),
+        (
+            "http://169.254.169.254/latest/meta-data/",
+            refused("169.254.169.254", "a link-local address (a router or a cloud metadata service)"),
+        ),
+        (
+            "http://[fe80::1]/",
+            refused("[fe80::1]", "a link-local address (a router or a cloud metadata service)"),
+        ),
+        ("http://10.0.0.1/", refused("10.0.0.1", "on a private network")),
+        ("http://nas.test/", refused("nas.test (192.168.1.5)", "on a private network")),
+    ] {
+        let url = Url::parse(url).unwrap();
+        let err = hop(&url, public, from, &table).await.unwrap_err();
+        assert!(
+            matches!(err, FetchError::Redirect { problem: RedirectProblem::Refused { .. }, .. }),
+            "{err}"
+        );
+        assert_eq!(err.to_string(), want, "{url}");
+    }
+    let cdn = Url::parse("https://cdn.example.net/rss").unwrap();
+    assert!(hop(&cdn, public, from, &table).await.is_ok());
+    // A feed on the LAN may redirect on the LAN, never to this machine or the link.
+    let lan = Reach::PublicAnd(Scope::Private);
+    assert!(hop(&Url::parse("http://nas.test/").unwrap(), lan, from, &table).await.is_ok());
+    assert!(hop(&Url::parse("http://intranet.test/").unwrap(), lan, from, &table).await.is_err());
+    assert!(hop(&Url::parse("http://169.254.169.254/").unwrap(), lan, from, &table).await.is_err());
+    // The configured host itself is what the user named: it goes wherever it resolves.
+    assert!(hop(&Url::parse("http://intranet.test/").unwrap(), Reach::Anything, None, &table).await.is_ok());
+}
+
 #[test]
-fn a_remote_feed_cannot_redirect_to_this_machine() {
+fn a_redirect_is_to_http_with_a_location() {
     let from = Url::parse("https://feeds.example.org/rss").unwrap();
     let mut headers = HeaderMap::new();
-    headers.insert(LOCATION, "http://127.0.0.1:8080/admin".parse().unwrap());
-    let err = redirect_target(&from, &headers, false).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "feeds.example.org redirected to this machine (loopback), which is refused: name that address in the config"
-    );
+    assert!(matches!(
+        redirect_target(&from, &headers),
+        Err(FetchError::Redirect { problem: RedirectProblem::NoLocation, .. })
+    ));
     headers.insert(LOCATION, "https://cdn.example.net/rss".parse().unwrap());
-    assert_eq!(redirect_target(&from, &headers, false).unwrap().as_str(), "https://cdn.example.net/rss");
-    headers.insert(LOCATION, "ftp://example.net/rss".parse().unwrap());
-    assert!(redirect_target(&from, &headers, false).is_err());
+    assert_eq!(redirect_target(&from, &headers).unwrap().as_str(), "https://cdn.example.net/rss");
+    headers.insert(LOCATION, "/moved".parse().unwrap());
+    assert_eq!(redirect_target(&from, &headers).unwrap().as_str(), "https://feeds.example.org/moved");
+    for to in ["ftp://example.net/rss", "file:///etc/passwd", "javascript:alert(1)"] {
+        headers.insert(LOCATION, to.parse().unwrap());
+        let err = redirect_target(&from, &headers).unwrap_err();
+        assert!(matches!(err, FetchError::Redirect { problem: RedirectProblem::NotHttp, .. }), "{to}: {err}");
+    }
+}
+
+/// The whole fetch, names looked up in a table: each hop connects to the address its name was
+/// checked at (the system knows none of these names), a redirect within this machine is
+/// followed, one from this machine to the LAN or the link is refused before it connects.
+#[tokio::test]
+async fn every_hop_is_resolved_checked_and_pinned() {
+    let server = Server::start().await;
+    let table = Table::with(&[
+        ("feed.livenote-test.invalid", &["127.0.0.1"]),
+        ("mirror.livenote-test.invalid", &["127.0.0.1"]),
+        ("nas.livenote-test.invalid", &["192.168.1.5"]),
+    ]);
+    let port = server.port;
+    server.route(
+        "/old",
+        Route {
+            status: 301,
+            location: Some(format!("http://mirror.livenote-test.invalid:{port}/new")),
+            ..Route::ok("")
+        },
+    );
+    server.route("/new", Route::ok(RSS));
+    let start = Location::parse(&format!("http://feed.livenote-test.invalid:{port}/old")).unwrap();
+    let fetched = fetch_via(&start, &Validators::default(), FetchOptions::default(), &table).await.unwrap();
+    assert_eq!(body(fetched).0, RSS.as_bytes());
+    assert_eq!(
+        *table.lookups.lock().unwrap(),
+        ["feed.livenote-test.invalid", "mirror.livenote-test.invalid"],
+        "each name looked up once, by the check"
+    );
+
+    for (to, refused) in [
+        (
+            "http://nas.livenote-test.invalid/feed",
+            "nas.livenote-test.invalid (192.168.1.5), on a private network",
+        ),
+        ("http://169.254.169.254/latest/meta-data/", "169.254.169.254, a link-local address"),
+    ] {
+        server.route("/away", Route { status: 302, location: Some(to.to_owned()), ..Route::ok("") });
+        let start = Location::parse(&format!("http://feed.livenote-test.invalid:{port}/away")).unwrap();
+        let err =
+            fetch_via(&start, &Validators::default(), FetchOptions::default(), &table).await.unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with(&format!("feed.livenote-test.invalid:{port} redirected to {refused}")),
+            "{err}"
+        );
+    }
+    // Nothing reached the LAN: every request was to the server on 127.0.0.1.
+    assert_eq!(server.requests().len(), 4);
 }
 
 #[test]

@@ -1,12 +1,13 @@
 //! The web tool (`fetch_url`): address checks, the fetcher, HTML to text.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::IpAddr;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
 use super::{ToolError, clip};
 use crate::model::BoxFuture;
+use crate::net::{self, Reach, Scope, SystemResolver, Target};
 use crate::text::html::html_to_text;
 
 // ---------------------------------------------------------------------------------------------
@@ -47,7 +48,7 @@ const MAX_REDIRECTS: usize = 5;
 
 /// The real fetcher, over HTTP(S) with reqwest. Every hop (redirects are followed by hand, at
 /// most [`MAX_REDIRECTS`]) passes [`check_url`], and its host must resolve only to public
-/// addresses, which the connection is then pinned to: a page cannot make livenote reach the
+/// addresses (`net::Reach::Public`), which the connection is then pinned to: a page cannot make livenote reach the
 /// user's router, a cloud metadata service or a local dev server. (Through a proxy set in the
 /// environment, the proxy resolves names.) HTML comes back as plain text; other types than
 /// text, JSON and XML are refused.
@@ -143,26 +144,15 @@ async fn pinned_client(
         .connect_timeout(timeout.min(Duration::from_secs(10)))
         .timeout(timeout)
         .user_agent(concat!("livenote/", env!("CARGO_PKG_VERSION"), " (fetch_url)"));
-    // `domain()` is `None` for an IP literal, which `check_url` has already judged.
-    let builder = match (url.domain(), url.host_str()) {
-        (Some(domain), _) => {
-            let port = url.port_or_known_default().unwrap_or(443);
-            let addrs: Vec<std::net::SocketAddr> = tokio::net::lookup_host((domain, port))
-                .await
-                .map_err(|e| format!("cannot resolve {domain}: {e}"))?
-                .collect();
-            if addrs.is_empty() {
-                return Err(format!("cannot resolve {domain}"));
-            }
-            if !allow_private && addrs.iter().any(|a| !is_public(a.ip())) {
-                return Err("local and private network addresses are refused".to_owned());
-            }
-            builder.resolve_to_addrs(domain, &addrs)
-        }
-        (None, Some(_)) => builder,
-        (None, None) => return Err("the URL has no host".to_owned()),
-    };
-    builder.build().map_err(|e| format!("cannot set up the HTTP client: {e}"))
+    let target = Target::resolve(url, &SystemResolver).await.map_err(|e| e.to_string())?;
+    if let (Some(e), Some(name)) = (target.lookup_error(), url.domain()) {
+        return Err(format!("cannot resolve {name}: {e}"));
+    }
+    let reach = if allow_private { Reach::Anything } else { Reach::Public };
+    if target.refused(reach).is_some() {
+        return Err("local and private network addresses are refused".to_owned());
+    }
+    target.pin(builder).build().map_err(|e| format!("cannot set up the HTTP client: {e}"))
 }
 
 /// One short line for a failed request (reqwest's messages can repeat the whole URL).
@@ -222,64 +212,10 @@ fn check_url_with(url: &str, allow_private: bool) -> Result<(), ToolError> {
     Ok(())
 }
 
+/// Whether `ip` is on the public internet (`net::scope`: its IPv6 spellings of an IPv4
+/// address judged by that address).
 fn is_public(ip: IpAddr) -> bool {
-    fn v4(ip: Ipv4Addr) -> bool {
-        let [a, b, c, _] = ip.octets();
-        !(ip.is_loopback()
-            || ip.is_private()
-            || ip.is_link_local()
-            || ip.is_unspecified()
-            || ip.is_broadcast()
-            || ip.is_documentation()
-            || ip.is_multicast()
-            || a == 0
-            // 240.0.0.0/4, reserved.
-            || a >= 240
-            // 100.64.0.0/10, carrier-grade NAT.
-            || (a == 100 && (b & 0xc0) == 64)
-            // 192.0.0.0/24, protocol assignments; 198.18.0.0/15, benchmarking.
-            || (a == 192 && b == 0 && c == 0)
-            || (a == 198 && (b & 0xfe) == 18))
-    }
-    /// The IPv4 address in two segments.
-    fn embedded(hi: u16, lo: u16) -> Ipv4Addr {
-        Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo))
-    }
-    // An address that carries an IPv4 address reaches that address (through the kernel, a
-    // NAT64 gateway or a relay), so it is judged by it; reserved ranges are never public.
-    fn v6(ip: Ipv6Addr) -> bool {
-        match ip.segments() {
-            // ::ffff:a.b.c.d, IPv4-mapped.
-            [0, 0, 0, 0, 0, 0xffff, hi, lo] => v4(embedded(hi, lo)),
-            // ::/96: unspecified, loopback and the deprecated IPv4-compatible `::a.b.c.d`.
-            [0, 0, 0, 0, 0, 0, _, _] => false,
-            // ::ffff:0:a.b.c.d, IPv4-translated (RFC 6145).
-            [0, 0, 0, 0, 0xffff, 0, hi, lo] => v4(embedded(hi, lo)),
-            // 64:ff9b::/96, the NAT64 well-known prefix (RFC 6052).
-            [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => v4(embedded(hi, lo)),
-            // The rest of 64:ff9b::/32, including 64:ff9b:1::/48 (local-use NAT64, RFC 8215).
-            [0x64, 0xff9b, ..] => false,
-            // 2002::/16, 6to4: the IPv4 address follows the prefix.
-            [0x2002, hi, lo, ..] => v4(embedded(hi, lo)),
-            // 2001::/32, Teredo: the server's address, then the client's (inverted) at the end.
-            [0x2001, 0, shi, slo, _, _, chi, clo] => v4(embedded(shi, slo)) && v4(embedded(!chi, !clo)),
-            // 2001:db8::/32, documentation.
-            [0x2001, 0x0db8, ..] => false,
-            // 100::/64, discard-only.
-            [0x0100, 0, 0, 0, ..] => false,
-            [first, ..] => {
-                // fc00::/7 unique local, fe80::/10 link-local, fec0::/10 site-local, ff00::/8 multicast.
-                !((first & 0xfe00) == 0xfc00
-                    || (first & 0xffc0) == 0xfe80
-                    || (first & 0xffc0) == 0xfec0
-                    || (first & 0xff00) == 0xff00)
-            }
-        }
-    }
-    match ip {
-        IpAddr::V4(ip) => v4(ip),
-        IpAddr::V6(ip) => v6(ip),
-    }
+    net::scope(ip) == Scope::Public
 }
 
 #[cfg(test)]
