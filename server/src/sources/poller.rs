@@ -500,7 +500,12 @@ async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, s
         }
         if refused != said_refused {
             for (name, why) in refused.iter().filter(|r| !said_refused.contains(r)) {
-                let what = if matches!(why, Refusal::OtherFolders) { "not used here" } else { "not polled" };
+                let webhook = sources.get(name).is_some_and(|c| matches!(c.kind, SourceKind::Webhook(_)));
+                let what = match why {
+                    Refusal::OtherFolders => "not used here",
+                    _ if webhook => "not listening",
+                    _ => "not polled",
+                };
                 // A folder's own source in a folder not trusted is a warning, as before; the
                 // user's own sources staying out of a folder is the rule working.
                 if matches!(why, Refusal::Untrusted { users: false }) {
