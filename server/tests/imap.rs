@@ -472,7 +472,9 @@ fn a_new_message_runs_the_note_it_is_about_under_watch() {
     let w = ws.watch_env(&["--clock-file", &clock], &[("LIVENOTE_TEST_IMAP_PASSWORD", PASSWORD)]);
     // The first poll records where the mailbox is (its cursor) and queues nothing.
     common::wait_until("the first poll's cursor", 30, || {
-        ws.source_state("mail").and_then(|p| std::fs::read_to_string(p).ok()).is_some_and(|t| t.contains("uidValidity"))
+        ws.source_state("mail")
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .is_some_and(|t| t.contains("uidValidity"))
     });
     rt.block_on(d.deliver("INBOX", &[mail(2, "Q3 thread: numbers are in")]));
     // `every` (5 minutes for a mailbox) passes: polled, whether or not IDLE said so first.
@@ -502,7 +504,9 @@ fn idle_brings_a_new_message_before_every_comes() {
     let clock = ws.clock().display().to_string();
     let mut w = ws.watch_env(&["--clock-file", &clock], &[("LIVENOTE_TEST_IMAP_PASSWORD", PASSWORD)]);
     common::wait_until("the first poll's cursor", 30, || {
-        ws.source_state("mail").and_then(|p| std::fs::read_to_string(p).ok()).is_some_and(|t| t.contains("uidValidity"))
+        ws.source_state("mail")
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .is_some_and(|t| t.contains("uidValidity"))
     });
     w.wait_for("source mail: waiting for new mail on 127.0.0.1");
     rt.block_on(d.deliver("INBOX", &[mail(1, "Q3 thread: first numbers")]));

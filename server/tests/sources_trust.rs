@@ -58,7 +58,10 @@ fn set_messages(path: &Path, subjects: &[&str]) {
 
 /// A `command` source named `name` printing the file `path` (anywhere: the user's mailbox).
 fn cat_source(name: &str, path: &Path, more: &str) -> String {
-    format!("[sources.{name}]\nkind = \"command\"\ncommand = [\"cat\", {:?}]\n{more}", path.display().to_string())
+    format!(
+        "[sources.{name}]\nkind = \"command\"\ncommand = [\"cat\", {:?}]\n{more}",
+        path.display().to_string()
+    )
 }
 
 const SHIPPED_GITIGNORE: &str = "# the team's: nothing under .livenote/ is ignored\n!*\n";
@@ -118,7 +121,10 @@ fn your_own_source_never_polls_into_a_clone_and_believes_no_state_it_shipped() {
     w.wait_for("source mail: first poll recorded 3 items as seen");
     assert!(queued(&ws.root).is_empty(), "{:?}", queued(&ws.root));
     // A new message is queued, alone.
-    set_messages(&inbox, &["Payroll for May", "Your doctor's letter", "Widget release 1.0", "Widget release 1.1"]);
+    set_messages(
+        &inbox,
+        &["Payroll for May", "Your doctor's letter", "Widget release 1.0", "Widget release 1.1"],
+    );
     ws.set_clock("2026-05-08T15:05:01Z");
     w.wait_for("source mail: queued");
     wait_until("the event to be processed", 30, || files(&events::done_dir(&ws.root)).len() == 1);
@@ -145,7 +151,8 @@ fn seen_state_a_folder_ships_or_made_for_another_source_is_a_first_poll() {
     // What the programs print lives outside the folder (a file inside would be bound by trust).
     let outside = tempdir();
     let (a, b) = (outside.path().join("a.jsonl"), outside.path().join("b.jsonl"));
-    let config = |file: &Path| format!("{}\n{}", command_config("printf 'handled\\n'"), cat_source("feed", file, ""));
+    let config =
+        |file: &Path| format!("{}\n{}", command_config("printf 'handled\\n'"), cat_source("feed", file, ""));
     set_messages(&a, &["one", "two"]);
     let ws = Workspace::in_dir(dir, &config(&a));
     ws.set_clock("2026-05-08T15:00:00Z");
@@ -176,7 +183,12 @@ fn seen_state_a_folder_ships_or_made_for_another_source_is_a_first_poll() {
     ws.set_clock("2026-05-08T15:11:00Z");
     let (code, out, err) = run(&ws, &["sources", "poll", "feed", "--clock-file", &clock]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.ends_with("first poll: 4 items recorded as seen, none queued (set `backfill = true` to queue them)\n"), "{out}");
+    assert!(
+        out.ends_with(
+            "first poll: 4 items recorded as seen, none queued (set `backfill = true` to queue them)\n"
+        ),
+        "{out}"
+    );
     assert_eq!(queued(&ws.root).len(), 1);
 }
 
@@ -196,7 +208,10 @@ fn your_own_source_with_folders_serves_those_alone() {
     // The workspace as `~/NAME`, with its parent for the home folder.
     let home = ws.root.parent().unwrap_or_else(|| panic!("no parent")).to_path_buf();
     let name = ws.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    write(&ws.data.path().join("config.toml"), &cat_source("mail", &inbox, &format!("folders = [\"~/{name}\"]\n")));
+    write(
+        &ws.data.path().join("config.toml"),
+        &cat_source("mail", &inbox, &format!("folders = [\"~/{name}\"]\n")),
+    );
     let livenote = |args: &[&str]| {
         let mut c = ws.livenote(args);
         c.env("HOME", &home).env("USERPROFILE", &home).stdin(Stdio::null());

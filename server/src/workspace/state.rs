@@ -31,8 +31,7 @@ pub fn existing_state_dir(root: &Path, sub: &str) -> std::io::Result<Option<Path
 
 /// `.livenote/.gitignore` as livenote writes it: everything under `.livenote/` stays out of
 /// git (run state is machine-local: history, transcripts, events, locks, memory).
-pub const GITIGNORE: &str =
-    "# livenote's run state (history, transcripts, events, locks): never committed.\n# livenote writes this file, and puts it back when it says anything else.\n*\n";
+pub const GITIGNORE: &str = "# livenote's run state (history, transcripts, events, locks): never committed.\n# livenote writes this file, and puts it back when it says anything else.\n*\n";
 
 /// What livenote wrote before [`GITIGNORE`]: livenote's too (it ignores everything).
 const GITIGNORE_BEFORE: &str = "# livenote's run state (history, transcripts, locks)\n*\n";
@@ -69,7 +68,10 @@ fn ensure_gitignore(top: &Path) -> std::io::Result<()> {
         _ => {}
     }
     super::write::write_atomic(&path, GITIGNORE).map_err(|e| refused(&path, &e.to_string()))?;
-    tracing::warn!("{}: it was not livenote's (it did not keep the run state out of git); rewritten", path.display());
+    tracing::warn!(
+        "{}: it was not livenote's (it did not keep the run state out of git); rewritten",
+        path.display()
+    );
     Ok(())
 }
 
@@ -122,7 +124,8 @@ mod tests {
         state_dir(d.path(), "events").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(gitignore(d.path()), GITIGNORE);
         // What an earlier livenote wrote is livenote's: left as it is.
-        std::fs::write(d.path().join(".livenote/.gitignore"), GITIGNORE_BEFORE).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(d.path().join(".livenote/.gitignore"), GITIGNORE_BEFORE)
+            .unwrap_or_else(|e| panic!("{e}"));
         state_dir(d.path(), "runs").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(gitignore(d.path()), GITIGNORE_BEFORE);
     }

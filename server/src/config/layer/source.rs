@@ -34,10 +34,10 @@ const SOURCE_KEYS: &[&str] = &[
 
 const KINDS: &[&str] = &["feed", "ics", "imap", "webhook", "command"];
 
-/// The longest name a source may have: it names a file under `.livenote/sources/`.
+/// The longest name a source may have: it names the file of its state (`NAME.json`).
 const MAX_NAME: usize = 64;
 
-/// Whether `name` may name a source: it is a file name (`.livenote/sources/NAME.json`) and the
+/// Whether `name` may name a source: it is a file name (its state's `NAME.json`) and the
 /// `source` of its events, so only letters, digits, `_` and `-`.
 pub(crate) fn is_source_name(name: &str) -> bool {
     !name.is_empty()
@@ -105,7 +105,7 @@ pub(super) fn apply_source(acc: &mut Partial, entry: &Entry, cx: &mut Cx<'_>) {
     let prefix = format!("sources.{name}");
     if !is_source_name(name) {
         let message = format!(
-            "`{prefix}`: a source name may hold only letters, digits, `_` and `-`, at most {MAX_NAME} (it names a file under .livenote/sources/); ignored"
+            "`{prefix}`: a source name may hold only letters, digits, `_` and `-`, at most {MAX_NAME} (it names the file of its state); ignored"
         );
         cx.report(entry.key_span.clone(), Some(&prefix), message);
         return;
@@ -205,9 +205,8 @@ pub(super) fn apply_source(acc: &mut Partial, entry: &Entry, cx: &mut Cx<'_>) {
 /// serves that folder alone, and a clone must not widen or narrow the user's sources.
 fn folders(key: &str, node: &Node, cx: &mut Cx<'_>) -> Option<Vec<PathBuf>> {
     if cx.origin != Origin::User {
-        let message = format!(
-            "`{key}` is read only from your own config (~/.config/livenote/config.toml); ignored"
-        );
+        let message =
+            format!("`{key}` is read only from your own config (~/.config/livenote/config.toml); ignored");
         cx.report(node.span.clone(), Some(key), message);
         return None;
     }
@@ -216,7 +215,8 @@ fn folders(key: &str, node: &Node, cx: &mut Cx<'_>) -> Option<Vec<PathBuf>> {
     for f in list {
         let path = PathBuf::from(f.trim());
         if !(path.is_absolute() || path.starts_with("~")) {
-            let message = format!("`{key}`: `{f}` is not an absolute path (or one starting with ~/); ignored");
+            let message =
+                format!("`{key}`: `{f}` is not an absolute path (or one starting with ~/); ignored");
             cx.report(node.span.clone(), Some(key), message);
             continue;
         }
@@ -503,7 +503,8 @@ enabled = false
         let (c, problems) = layers(&[(user, Origin::User), (folder, Origin::Workspace)]);
         assert_eq!(c.sources["mail"].folders, [PathBuf::from("~/notes"), PathBuf::from("/srv/team")]);
         assert!(c.sources["own"].folders.is_empty());
-        let read_only_there = problems.iter().filter(|p| p.contains("is read only from your own config")).count();
+        let read_only_there =
+            problems.iter().filter(|p| p.contains("is read only from your own config")).count();
         assert_eq!(read_only_there, 2, "{problems:?}");
     }
 
