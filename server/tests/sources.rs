@@ -2,7 +2,9 @@
 //! usual routing delivers to the matching note under `watch`; what a source saw is kept across
 //! processes (each `livenote sources poll` is one); backfill; a failing source backs off with
 //! its error in `livenote sources` without holding the others up; a webhook with and without
-//! its token, oversized and malformed bodies; an untrusted folder's sources never poll.
+//! its token, oversized and malformed bodies; an untrusted folder's sources never poll, and a
+//! webhook of the user's own config listens for a trusted folder only (the rest of issue 31's
+//! trust line is in `sources_trust.rs`).
 
 mod common;
 
