@@ -471,9 +471,10 @@ fn a_new_message_runs_the_note_it_is_about_under_watch() {
     let clock = ws.clock().display().to_string();
     let w = ws.watch_env(&["--clock-file", &clock], &[("LIVENOTE_TEST_IMAP_PASSWORD", PASSWORD)]);
     // The first poll records where the mailbox is (its cursor) and queues nothing.
-    let state = ws.root.join(".livenote/sources/mail.json");
     common::wait_until("the first poll's cursor", 30, || {
-        std::fs::read_to_string(&state).is_ok_and(|t| t.contains("uidValidity"))
+        ws.source_state("mail")
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .is_some_and(|t| t.contains("uidValidity"))
     });
     rt.block_on(d.deliver("INBOX", &[mail(2, "Q3 thread: numbers are in")]));
     // `every` (5 minutes for a mailbox) passes: polled, whether or not IDLE said so first.
@@ -502,9 +503,10 @@ fn idle_brings_a_new_message_before_every_comes() {
     let ws = mail_workspace(&d);
     let clock = ws.clock().display().to_string();
     let mut w = ws.watch_env(&["--clock-file", &clock], &[("LIVENOTE_TEST_IMAP_PASSWORD", PASSWORD)]);
-    let state = ws.root.join(".livenote/sources/mail.json");
     common::wait_until("the first poll's cursor", 30, || {
-        std::fs::read_to_string(&state).is_ok_and(|t| t.contains("uidValidity"))
+        ws.source_state("mail")
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .is_some_and(|t| t.contains("uidValidity"))
     });
     w.wait_for("source mail: waiting for new mail on 127.0.0.1");
     rt.block_on(d.deliver("INBOX", &[mail(1, "Q3 thread: first numbers")]));
@@ -523,4 +525,62 @@ fn idle_brings_a_new_message_before_every_comes() {
     let garden = std::fs::read_to_string(ws.root.join("garden.md")).unwrap_or_default();
     assert!(garden.ends_with("old body\n"), "{garden}");
     assert!(!logs.iter().any(|l| l.contains("IDLE stopped")), "{logs:#?}");
+}
+
+/// Issue 31, the reproduction: a mailbox source in the user's own config, and a trusted clone
+/// that ships `.livenote/sources/mail.json` claiming an earlier poll at the mailbox's real
+/// UIDVALIDITY with `lastUid: 0`, beside a `.gitignore` that ignores nothing. The shipped
+/// cursor is never read: the first poll records where the mailbox is and queues none; the next
+/// message alone is queued, and the `.gitignore` is livenote's once livenote writes there.
+#[test]
+fn a_cursor_a_clone_ships_never_brings_your_mailbox_into_it() {
+    let Some(bin) = dovecot_bin() else { return };
+    let rt =
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
+    let d = Dovecot::start(&bin);
+    let private: Vec<String> = (1..=5).map(|n| mail(n, &format!("private {n}"))).collect();
+    rt.block_on(d.deliver("INBOX", &private));
+    // What an attacker who knows the mailbox would write.
+    let validity = rt.block_on(poll(&d, "INBOX", None, false)).cursor.uid_validity;
+    let dir = common::tempdir();
+    common::write(&dir.path().join(".livenote/.gitignore"), "# nothing here is ignored\n!*\n");
+    let shipped = serde_json::json!({
+        "kind": "imap",
+        "lastPoll": "2026-11-01T00:00:00Z",
+        "lastSuccess": "2026-11-01T00:00:00Z",
+        "cursor": {"imap": {"uidValidity": validity, "lastUid": 0}},
+        "seen": []
+    });
+    common::write(&dir.path().join(".livenote/sources/mail.json"), &shipped.to_string());
+    let ws = common::Workspace::in_dir(dir, "");
+    common::write(
+        &ws.data.path().join("config.toml"),
+        &format!(
+            "[sources.mail]\nkind = \"imap\"\nhost = \"127.0.0.1\"\nport = {}\ntls = \"none\"\nusername = \"alice\"\npassword_env = \"LIVENOTE_TEST_IMAP_PASSWORD\"\n",
+            d.port
+        ),
+    );
+    let poll_mail = || {
+        let out = ws
+            .livenote(&["sources", "poll", "mail"])
+            .env("LIVENOTE_TEST_IMAP_PASSWORD", PASSWORD)
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(out.status.success(), "{}\n{}", String::from_utf8_lossy(&out.stderr), d.log());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let pending = || common::files(&ws.root.join(".livenote/events/pending"));
+    // A first poll: where the mailbox is now is recorded, nothing is fetched or queued.
+    let out = poll_mail();
+    assert_eq!(out, "");
+    assert!(pending().is_empty(), "{:?}", pending());
+    rt.block_on(d.deliver("INBOX", &[mail(6, "Q3 thread: numbers are in")]));
+    let out = poll_mail();
+    assert_eq!(out.lines().filter(|l| l.starts_with("queued ")).count(), 1, "{out}");
+    assert!(out.contains("Q3 thread: numbers are in") && !out.contains("private"), "{out}");
+    assert_eq!(pending().len(), 1);
+    let gitignore = std::fs::read_to_string(ws.root.join(".livenote/.gitignore")).unwrap_or_default();
+    assert_eq!(gitignore, livenote::workspace::state::GITIGNORE);
+    let state = std::fs::read_to_string(ws.root.join(".livenote/sources/mail.json")).unwrap_or_default();
+    assert_eq!(state, shipped.to_string(), "the clone's file is neither read nor written");
 }

@@ -2,7 +2,9 @@
 //! usual routing delivers to the matching note under `watch`; what a source saw is kept across
 //! processes (each `livenote sources poll` is one); backfill; a failing source backs off with
 //! its error in `livenote sources` without holding the others up; a webhook with and without
-//! its token, oversized and malformed bodies; an untrusted folder's sources never poll.
+//! its token, oversized and malformed bodies; an untrusted folder's sources never poll, and a
+//! webhook of the user's own config listens for a trusted folder only (the rest of issue 31's
+//! trust line is in `sources_trust.rs`).
 
 mod common;
 
@@ -364,6 +366,34 @@ fn a_webhook_takes_requests_with_its_secret_and_refuses_the_rest() {
     assert!(pending(&ws.root).is_empty());
 }
 
+/// A webhook of the user's own config listens for a trusted folder only: opening a clone
+/// takes no port on its behalf (it would receive another repository's deliveries); trusting the
+/// folder starts it, and no longer trusting it stops it (issue 31).
+#[test]
+fn your_own_webhook_listens_for_a_trusted_folder_only() {
+    let port = free_port();
+    let ws = workspace("");
+    assert_eq!(run(&ws, &["untrust", "."]).0, 0);
+    write(
+        &ws.data.path().join("config.toml"),
+        &format!(
+            "[sources.hook]\nkind = \"webhook\"\nlisten = \"127.0.0.1:{port}\"\npath = \"/hook\"\ntoken_env = \"HOOK_TOKEN\"\n"
+        ),
+    );
+    assert_eq!(sources_json(&ws)["hook"]["status"], "untrusted");
+    let mut w = ws.watch_env(&[], &[("HOOK_TOKEN", "t0ken")]);
+    w.wait_for("source hook: not listening: ");
+    assert!(TcpStream::connect(("127.0.0.1", port)).is_err(), "a port taken for an untrusted folder");
+    assert_eq!(run(&ws, &["trust", "."]).0, 0);
+    w.wait_for("source hook: listening on");
+    let auth = "Content-Type: application/json\r\nAuthorization: Bearer t0ken\r\n";
+    let (code, answer) = post(port, auth, br#"{"release": "widget release 5.0"}"#);
+    assert_eq!(code, 202, "{answer}");
+    assert_eq!(run(&ws, &["untrust", "."]).0, 0);
+    wait_until("the listener to stop", 30, || TcpStream::connect(("127.0.0.1", port)).is_err());
+    w.stop();
+}
+
 #[test]
 fn an_untrusted_folders_sources_never_poll() {
     let ws = workspace(
@@ -433,9 +463,9 @@ fn sources_poll_on_the_folders_host_alone() {
     laptop.wait_for("sources ");
     let logs = laptop.stop();
     assert!(logs.iter().any(|l| l.contains("polled on nas")), "{logs:#?}");
-    assert!(pending(&ws.root).is_empty() && !ws.root.join(".livenote/sources/feed.json").exists());
+    assert!(pending(&ws.root).is_empty() && ws.source_state("feed").is_none());
     let nas = ws.watch_env(&[], &[("LIVENOTE_HOST", "nas")]);
-    wait_until("the host to poll", 30, || ws.root.join(".livenote/sources/feed.json").exists());
+    wait_until("the host to poll", 30, || ws.source_state("feed").is_some());
     nas.stop();
 }
 

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::Format;
 use crate::config::{Config, SourceKind};
-use crate::sources::poller::{PollCx, PollError, due_at, may_poll, poll_source};
+use crate::sources::poller::{PollCx, PollError, Refusal, due_at, poll_source, refusal};
 use crate::sources::state;
 use crate::text::escape::terminal;
 
@@ -40,8 +40,9 @@ struct Row {
     name: String,
     /// `feed`, `ics`, `imap`, `webhook`, `command`; `null` for a source that cannot be used.
     kind: Option<&'static str>,
-    /// `polled`, `listens`, `disabled`, `untrusted` (defined where the folder is not trusted
-    /// with it), `elsewhere` (`[scheduler] host` names another machine), `broken`
+    /// `polled`, `listens`, `disabled`, `untrusted` (the folder is not trusted: no source polls
+    /// into it), `other-folders` (a source of the user's own file whose `folders` leaves this
+    /// one out), `elsewhere` (`[scheduler] host` names another machine), `broken`
     /// (misconfigured: see `lastError`).
     status: &'static str,
     last_poll: Option<String>,
@@ -63,17 +64,20 @@ pub fn list(dir: Option<PathBuf>, format: Format, out: &mut impl Write) -> Resul
         tracing::warn!("config {p}");
     }
     let trusted = trusted(&root);
+    let home = state::Home::user(&root);
     let me = crate::machine::name(&crate::config::ProcessEnv, &config.machine);
     let elsewhere = crate::schedule::host::Placement::of(config.scheduler.host.as_deref(), &me).elsewhere();
     let mut rows = Vec::new();
     for (name, cfg) in &config.sources {
-        let st = state::load(&root, name).unwrap_or_else(|e| {
+        let st = state::load(&home, name).unwrap_or_else(|e| {
             tracing::warn!("source {name}: cannot read its state: {e}");
             state::SourceState::default()
         });
+        let refused = refusal(cfg, &root, trusted);
         let status = match &cfg.kind {
             _ if !cfg.enabled => "disabled",
-            _ if !may_poll(cfg, trusted) => "untrusted",
+            _ if refused == Some(Refusal::OtherFolders) => "other-folders",
+            _ if refused.is_some() => "untrusted",
             _ if elsewhere.is_some() => "elsewhere",
             SourceKind::Webhook(_) => "listens",
             _ => "polled",
@@ -197,18 +201,17 @@ pub fn poll(
         );
     };
     let trusted = trusted(&root);
-    if !may_poll(cfg, trusted) {
-        bail!(
-            "source `{name}` comes from the editor's or the folder's settings and {} is not trusted (`livenote trust`)",
-            root.display()
-        );
+    if let Some(why) = refusal(cfg, &root, trusted) {
+        bail!("source `{name}` is not polled here: {}", why.say(&root));
     }
+    let home = state::Home::user(&root);
     let clock = super::watch::clock(clock_file);
     let runtime = super::watch::runtime()?;
     let cx = PollCx {
         root: &root,
         name,
         trusted,
+        home: &home,
         now: clock.now(),
         zone: crate::schedule::Zone::Local,
         dry_run,

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fmt;
 use std::ops::Range;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -460,15 +460,39 @@ pub struct SourceConfig {
     pub backfill: bool,
     /// The `type` of its events.
     pub event_type: String,
-    /// The latest layer that set any of its keys: a source from anywhere but the user's own
-    /// file polls only in a trusted folder.
+    /// The latest layer that set any of its keys. Every source polls into (and listens for)
+    /// a trusted folder only; this says whose configuration it is, for the messages.
     pub origin: Origin,
+    /// `folders`, from the user's own file only: the workspace roots it serves, as written
+    /// (absolute, or from `~/`); empty = every trusted folder.
+    pub folders: Vec<PathBuf>,
 }
 
 impl SourceConfig {
     /// Whether it is something the user did not write into their own config (SPEC 7).
     pub fn needs_trust(&self) -> bool {
         self.origin != Origin::User
+    }
+
+    /// Whether it serves the workspace root `root` (canonical): every folder when `folders`
+    /// is empty, else only those it names (each compared by its canonical path; `~/` is the
+    /// home folder of `env`).
+    pub fn serves(&self, root: &Path, env: &dyn Env) -> bool {
+        if self.folders.is_empty() {
+            return true;
+        }
+        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        let home = || crate::platform::home_dir(&|k| env.var(k));
+        self.folders.iter().any(|f| {
+            let f = match f.strip_prefix("~") {
+                Ok(rest) => match home() {
+                    Some(h) => h.join(rest),
+                    None => return false,
+                },
+                Err(_) => f.clone(),
+            };
+            f.is_absolute() && std::fs::canonicalize(&f).unwrap_or(f) == root
+        })
     }
 }
 

@@ -435,7 +435,8 @@ mod tests {
         assert!(s.try_lock("a.md").is_err_and(|e| confine::is_refusal(&e)));
         assert!(state_dir(ws.path(), "events").is_err_and(|e| confine::is_refusal(&e)));
         assert!(outside_files(outside.path()).is_empty());
-        // `.livenote/.gitignore` dangling to a file elsewhere: left alone, not created there.
+        // `.livenote/.gitignore` dangling to a file elsewhere: the link is replaced by livenote's
+        // file, and nothing is created where it pointed.
         let ws = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         std::fs::create_dir_all(ws.path().join(".livenote")).unwrap_or_else(|e| panic!("{e}"));
         let elsewhere = outside.path().join(".gitignore");
@@ -443,6 +444,8 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(Store::new(ws.path()).try_lock("a.md").is_ok_and(|l| l.is_some()));
         assert!(!elsewhere.exists());
+        let gitignore = std::fs::symlink_metadata(ws.path().join(".livenote/.gitignore"));
+        assert!(gitignore.is_ok_and(|m| m.is_file()));
         assert!(is_run_id("01KAZ3V1Q9X8Y7W6T5S4R3P2N0") && !is_run_id("01KAZ3V1Q9X8Y7W6T5S4R3P2NI"));
         assert!(!is_run_id("/home/me/diary") && !is_run_id("run1"));
     }

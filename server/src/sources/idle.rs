@@ -5,7 +5,6 @@
 //! that fails, leaves the source to its `every`, as before.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -116,12 +115,13 @@ async fn watch(
     stop: CancellationToken,
 ) {
     let settings = imap::ImapSettings::of(&cfg);
+    let home = state::Home::of(&engine);
     let mut failures: u32 = 0;
     let mut said: Option<String> = None;
     loop {
         let ended = tokio::select! {
             () = stop.cancelled() => return,
-            ended = session(&engine.root, &name, &settings, &pokes, &mut failures) => ended,
+            ended = session(&home, &name, &settings, &pokes, &mut failures) => ended,
         };
         match ended {
             Ended::NoIdle => {
@@ -154,7 +154,7 @@ async fn watch(
 /// One connection: log in, note where the mailbox is, then IDLE until it fails. A change the
 /// saved state has not seen yet (mail that came while no connection waited) is a poke too.
 async fn session(
-    root: &Path,
+    home: &state::Home,
     name: &str,
     settings: &imap::ImapSettings,
     pokes: &Pokes,
@@ -177,7 +177,7 @@ async fn session(
         Ok(p) => p.cursor,
         Err(e) => return Ended::Failed(e.to_string()),
     };
-    let saved: Option<imap::Cursor> = state::load(root, name)
+    let saved: Option<imap::Cursor> = state::load(home, name)
         .ok()
         .and_then(|st| st.cursor.get("imap").cloned())
         .and_then(|v| serde_json::from_value(v).ok());

@@ -2,9 +2,9 @@
 //! calendars, mailboxes, webhooks, programs — each turning what is new into events of the
 //! queue (`events::queue::create_event`), which the usual two-pass routing delivers.
 //!
-//! An edge module (it runs programs, listens, reads and writes `.livenote/sources/`):
-//! `state.rs` (what each source has seen, its lock), `poller.rs` (one poll, and the loop that
-//! polls each source when due inside a root's service), `command.rs` (a program printing JSON
+//! An edge module (it runs programs, listens, keeps what each source has seen in the user's
+//! data folder): `state.rs` (what each source has seen, its lock), `poller.rs` (one poll, and
+//! the loop that polls each source when due inside a root's service), `command.rs` (a program printing JSON
 //! lines), `webhook.rs` (an HTTP listener), `imap.rs` (a mailbox over IMAP), `idle.rs`
 //! (a kept IMAP connection that waits with IDLE and asks the poller for a poll), `fetch.rs`, `feed.rs`, `ics.rs` (feeds and
 //! calendars over HTTP or from a file), `version.rs` (the stable hash of an item's version).

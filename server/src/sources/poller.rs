@@ -50,8 +50,10 @@ pub enum PollError {
 pub struct PollCx<'a> {
     pub root: &'a Path,
     pub name: &'a str,
-    /// Whether the folder is trusted: a program runs in the workspace only then.
+    /// Whether the folder is trusted: no source polls into one that is not ([`refusal`]).
     pub trusted: bool,
+    /// Where the root's sources keep what they have seen (the user's data folder).
+    pub home: &'a state::Home,
     pub now: DateTime<Utc>,
     /// The zone calendars are read in (the engine's).
     pub zone: crate::schedule::Zone,
@@ -68,15 +70,26 @@ pub struct PollCx<'a> {
 /// processes never queue the same item.
 pub async fn poll_source(cfg: &SourceConfig, cx: &PollCx<'_>) -> Result<PollReport, PollError> {
     let name = cx.name;
-    let _lock = match state::try_lock(cx.root, name) {
+    // Every caller checks this first; here too, so that no path polls into a folder it must not.
+    if let Some(why) = refusal(cfg, cx.root, cx.trusted) {
+        return Err(PollError::NotPolled(why.say(cx.root)));
+    }
+    let _lock = match state::try_lock(cx.home, name) {
         Ok(Some(lock)) => lock,
         Ok(None) => return Err(PollError::Busy),
-        Err(e) => return Err(PollError::State(format!("cannot lock .livenote/sources/{name}: {e}"))),
+        Err(e) => return Err(PollError::State(format!("cannot lock the state of `{name}`: {e}"))),
     };
-    let mut st = match state::load(cx.root, name) {
-        Ok(s) if s.kind.is_empty() || s.kind == cfg.kind.name() => s,
-        Ok(_) => {
-            tracing::info!("source {name}: its kind changed; starting afresh");
+    let made_for = state::made_for(&cfg.kind);
+    let mut st = match state::load(cx.home, name) {
+        Ok(s) if s.made_for == made_for => s,
+        // None yet, or made for another source: a cursor of another mailbox or feed is not
+        // believed, so this is a first poll.
+        Ok(s) => {
+            if !s.made_for.is_empty() {
+                tracing::info!(
+                    "source {name}: what it reads changed (its kind, address, server, mailbox or program); starting afresh"
+                );
+            }
             SourceState::default()
         }
         // Starting afresh queues nothing (the first poll records), so a damaged file costs
@@ -87,6 +100,7 @@ pub async fn poll_source(cfg: &SourceConfig, cx: &PollCx<'_>) -> Result<PollRepo
         }
     };
     st.kind = cfg.kind.name().to_owned();
+    st.made_for = made_for;
     let fetched = fetch(cfg, cx, &mut st).await;
     let items = match fetched {
         Ok(items) => items,
@@ -103,7 +117,7 @@ pub async fn poll_source(cfg: &SourceConfig, cx: &PollCx<'_>) -> Result<PollRepo
                     crate::config::format_duration(retry.to_std().unwrap_or_default())
                 );
             }
-            save(cx.root, name, &st)?;
+            save(cx.home, name, &st)?;
             return Err(PollError::Failed(error));
         }
     };
@@ -145,7 +159,7 @@ pub async fn poll_source(cfg: &SourceConfig, cx: &PollCx<'_>) -> Result<PollRepo
             crate::text::count(report.new.len(), "item")
         );
     }
-    save(cx.root, name, &st)?;
+    save(cx.home, name, &st)?;
     Ok(report)
 }
 
@@ -153,8 +167,8 @@ fn short(s: &str) -> String {
     crate::text::short::one_line(s, 80)
 }
 
-fn save(root: &Path, name: &str, st: &SourceState) -> Result<(), PollError> {
-    state::save(root, name, st)
+fn save(home: &state::Home, name: &str, st: &SourceState) -> Result<(), PollError> {
+    state::save(home, name, st)
         .map_err(|e| PollError::State(format!("cannot save the state of `{name}`: {e}")))
 }
 
@@ -268,16 +282,54 @@ pub fn due_at(cfg: &SourceConfig, st: &SourceState) -> Option<DateTime<Utc>> {
     Some(st.last_poll.map_or(DateTime::<Utc>::MIN_UTC, |t| t + every))
 }
 
-/// Whether the root's configuration lets `cfg` poll: from the user's own file always, from
-/// anywhere else (the folder's file, the editor's settings) only in a trusted folder.
-pub fn may_poll(cfg: &SourceConfig, trusted: bool) -> bool {
-    !cfg.needs_trust() || trusted
+/// Why a source does not poll into, or listen for, a workspace root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The folder is not trusted: no source, the user's own included, queues events into it
+    /// or listens on its behalf (SPEC 5).
+    Untrusted { users: bool },
+    /// A source of the user's own file whose `folders` leaves this one out.
+    OtherFolders,
+}
+
+impl Refusal {
+    /// The reason, for a log line or an error (`root` as the folder).
+    pub fn say(self, root: &Path) -> String {
+        match self {
+            Refusal::Untrusted { users: true } => format!(
+                "{} is not trusted: no source, your own included, queues events into or listens for a folder you have not trusted (`livenote trust`)",
+                root.display()
+            ),
+            Refusal::Untrusted { users: false } => format!(
+                "it comes from the folder's or the editor's settings and {} is not trusted (`livenote trust`)",
+                root.display()
+            ),
+            Refusal::OtherFolders => {
+                format!("its `folders` (your own config) does not name {}", root.display())
+            }
+        }
+    }
+}
+
+/// Why `cfg` may not poll into (or listen for) `root`, if it may not: the folder must be
+/// trusted, whoever defined the source, and a source of the user's own file with `folders`
+/// serves only those.
+pub fn refusal(cfg: &SourceConfig, root: &Path, trusted: bool) -> Option<Refusal> {
+    if !cfg.serves(root, &crate::config::ProcessEnv) {
+        return Some(Refusal::OtherFolders);
+    }
+    (!trusted).then_some(Refusal::Untrusted { users: !cfg.needs_trust() })
+}
+
+/// Whether `cfg` may poll into (or listen for) `root` ([`refusal`]).
+pub fn may_poll(cfg: &SourceConfig, root: &Path, trusted: bool) -> bool {
+    refusal(cfg, root, trusted).is_none()
 }
 
 /// Whether `cfg` is polled by this process's loop or pass at all: enabled, with an `every` (a
-/// webhook listens instead), and allowed by the folder's trust ([`may_poll`]).
-pub fn polls_here(cfg: &SourceConfig, trusted: bool) -> bool {
-    cfg.enabled && cfg.every.is_some() && may_poll(cfg, trusted)
+/// webhook listens instead), and allowed into the folder ([`may_poll`]).
+pub fn polls_here(cfg: &SourceConfig, root: &Path, trusted: bool) -> bool {
+    cfg.enabled && cfg.every.is_some() && may_poll(cfg, root, trusted)
 }
 
 /// The sources of `engine`'s root due at `now`, by name, for a pass that polls once and ends
@@ -288,12 +340,13 @@ pub fn due_now(engine: &Engine, now: DateTime<Utc>) -> Vec<(String, SourceConfig
         return Vec::new();
     }
     let trusted = engine.trusted();
+    let home = state::Home::of(engine);
     let sources = engine.config.read().map(|c| c.sources.clone()).unwrap_or_default();
     sources
         .into_iter()
-        .filter(|(_, cfg)| polls_here(cfg, trusted))
+        .filter(|(_, cfg)| polls_here(cfg, &engine.root, trusted))
         .filter(|(name, cfg)| {
-            let st = state::load(&engine.root, name).unwrap_or_default();
+            let st = state::load(&home, name).unwrap_or_default();
             due_at(cfg, &st).is_some_and(|due| due <= now)
         })
         .collect()
@@ -307,11 +360,13 @@ pub async fn poll_each(
 ) -> Vec<(String, Result<PollReport, PollError>)> {
     let now = engine.clock.now();
     let trusted = engine.trusted();
+    let home = &state::Home::of(engine);
     let polls = due.iter().map(|(name, cfg)| async move {
         let cx = PollCx {
             root: &engine.root,
             name,
             trusted,
+            home,
             now,
             zone: engine.zone,
             dry_run: false,
@@ -333,6 +388,7 @@ pub fn spawn(engine: Arc<Engine>, events_wake: Arc<Notify>, stop: CancellationTo
 
 async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, stop: CancellationToken) {
     let root = engine.root.clone();
+    let home = Arc::new(state::Home::of(&engine));
     // Mailboxes whose server offers IDLE are polled when it reports a change, besides `every`.
     let pokes = Arc::new(super::idle::Pokes::new(wake.clone()));
     let mut watchers = super::idle::Watchers::default();
@@ -342,7 +398,7 @@ async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, s
     // retried at once: its state file, which says when it is due, was not written.
     let held: Arc<std::sync::Mutex<HashMap<String, DateTime<Utc>>>> = Arc::default();
     let mut listeners = super::webhook::Listeners::default();
-    let mut said_untrusted: Vec<String> = Vec::new();
+    let mut said_refused: Vec<(String, Refusal)> = Vec::new();
     let mut said_elsewhere: Option<String> = None;
     loop {
         polls.retain(|_, h| !h.is_finished());
@@ -362,19 +418,19 @@ async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, s
         let trusted = engine.trusted();
         let now = engine.clock.now();
         let mut next: Option<DateTime<Utc>> = None;
-        let mut untrusted = Vec::new();
+        let mut refused = Vec::new();
         for (name, cfg) in &sources {
             if !cfg.enabled {
                 continue;
             }
-            if !may_poll(cfg, trusted) {
-                untrusted.push(name.clone());
+            if let Some(why) = refusal(cfg, &root, trusted) {
+                refused.push((name.clone(), why));
                 continue;
             }
             if cfg.every.is_none() || polls.contains_key(name) {
                 continue;
             }
-            let st = state::load(&root, name).unwrap_or_default();
+            let st = state::load(&home, name).unwrap_or_default();
             let Some(mut due) = due_at(cfg, &st) else { continue };
             // Asked for by its IDLE watcher: now, unless a failure's backoff runs.
             if st.backoff_until.is_none() && pokes.asked(name) {
@@ -388,8 +444,9 @@ async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, s
                 continue;
             }
             pokes.take(name);
-            let (engine, cfg, name2, wake, events_wake, stop, held) = (
+            let (engine, home, cfg, name2, wake, events_wake, stop, held) = (
                 engine.clone(),
+                home.clone(),
                 cfg.clone(),
                 name.clone(),
                 wake.clone(),
@@ -404,6 +461,7 @@ async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, s
                         root: &engine.root,
                         name: &name2,
                         trusted: engine.trusted(),
+                        home: &home,
                         now: engine.clock.now(),
                         zone: engine.zone,
                         dry_run: false,
@@ -440,18 +498,27 @@ async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, s
                 }),
             );
         }
-        if untrusted != said_untrusted {
-            for name in untrusted.iter().filter(|n| !said_untrusted.contains(n)) {
-                tracing::warn!(
-                    "source {name}: not polled: it comes from the folder's or the editor's settings and {} is not trusted",
-                    root.display()
-                );
+        if refused != said_refused {
+            for (name, why) in refused.iter().filter(|r| !said_refused.contains(r)) {
+                let webhook = sources.get(name).is_some_and(|c| matches!(c.kind, SourceKind::Webhook(_)));
+                let what = match why {
+                    Refusal::OtherFolders => "not used here",
+                    _ if webhook => "not listening",
+                    _ => "not polled",
+                };
+                // A folder's own source in a folder not trusted is a warning, as before; the
+                // user's own sources staying out of a folder is the rule working.
+                if matches!(why, Refusal::Untrusted { users: false }) {
+                    tracing::warn!("source {name}: {what}: {}", why.say(&root));
+                } else {
+                    tracing::info!("source {name}: {what}: {}", why.say(&root));
+                }
             }
-            said_untrusted = untrusted;
+            said_refused = refused;
         }
-        let webhooks = sources.iter().filter(|(_, c)| c.enabled && may_poll(c, trusted));
+        let webhooks = sources.iter().filter(|(_, c)| c.enabled && may_poll(c, &root, trusted));
         listeners.sync(&engine, webhooks, &events_wake);
-        let mailboxes = sources.iter().filter(|(_, c)| polls_here(c, trusted));
+        let mailboxes = sources.iter().filter(|(_, c)| polls_here(c, &root, trusted));
         watchers.sync(&engine, mailboxes, &pokes);
         let mut sleep =
             next.and_then(|n| (n - engine.clock.now()).to_std().ok()).unwrap_or(MAX_SLEEP).min(MAX_SLEEP);

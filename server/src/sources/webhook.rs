@@ -258,10 +258,11 @@ fn payload(content_type: &str, body: &[u8]) -> Result<Value, &'static str> {
 /// Queue the event, once per delivery id when the sender gives one (GitHub's redelivery).
 async fn accept(hook: &Hook, delivery: Option<String>, payload: Value) -> Response<Full<Bytes>> {
     let root = &hook.engine.root;
+    let home = super::state::Home::of(&hook.engine);
     let name = &hook.name;
     let mut lock = None;
     for _ in 0..LOCK_TRIES {
-        match super::state::try_lock(root, name) {
+        match super::state::try_lock(&home, name) {
             Ok(Some(l)) => {
                 lock = Some(l);
                 break;
@@ -276,7 +277,7 @@ async fn accept(hook: &Hook, delivery: Option<String>, payload: Value) -> Respon
     if lock.is_none() {
         return error(StatusCode::SERVICE_UNAVAILABLE, "busy; try again");
     }
-    let mut st = super::state::load(root, name).unwrap_or_default();
+    let mut st = super::state::load(&home, name).unwrap_or_default();
     st.kind = "webhook".to_owned();
     let id = delivery.unwrap_or_else(crate::events::new_id);
     let version = super::version_of(&payload);
@@ -295,7 +296,7 @@ async fn accept(hook: &Hook, delivery: Option<String>, payload: Value) -> Respon
     st.record(&id, &version);
     st.events_queued += 1;
     let _ = st.succeeded(now, None);
-    if let Err(e) = super::state::save(root, name, &st) {
+    if let Err(e) = super::state::save(&home, name, &st) {
         tracing::warn!("source {name}: cannot save its state: {e}");
     }
     hook.events_wake.notify_one();

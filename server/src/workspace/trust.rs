@@ -207,6 +207,11 @@ impl TrustStore {
         user_data_dir().map(|dir| TrustStore::in_dir(&dir))
     }
 
+    /// The data folder the store is in (what sources have seen is kept there too).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The file holding the store (watched so trust takes effect without a restart).
     pub fn file(&self) -> PathBuf {
         self.dir.join(STORE_FILE)

@@ -116,6 +116,12 @@ impl Workspace {
         c
     }
 
+    /// The file holding what the source `name` of this workspace has seen, once livenote kept
+    /// any: in the data folder (`sources/<folder>/NAME.json`), never in the workspace.
+    pub fn source_state(&self, name: &str) -> Option<PathBuf> {
+        source_state_in(self.data.path(), name)
+    }
+
     /// The text of `n.md` (empty when it cannot be read).
     pub fn note(&self) -> String {
         std::fs::read_to_string(self.root.join("n.md")).unwrap_or_default()
@@ -164,6 +170,13 @@ impl Workspace {
         let clock = self.clock().display().to_string();
         self.watch(&["--clock-file", &clock])
     }
+}
+
+/// The state file of the source `name` under the data folder `data` (the one workspace whose
+/// sources keep their states there), if there is one.
+pub fn source_state_in(data: &Path, name: &str) -> Option<PathBuf> {
+    let folders = std::fs::read_dir(data.join("sources")).ok()?;
+    folders.flatten().map(|f| f.path().join(format!("{name}.json"))).find(|p| p.is_file())
 }
 
 /// A running `livenote watch` and the lines of its log (stderr).

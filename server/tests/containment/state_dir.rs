@@ -197,19 +197,22 @@ fn a_linked_locks_folder_is_refused_and_listing_creates_nothing() {
 }
 
 #[test]
-fn a_linked_runs_folder_or_gitignore_is_left_alone() {
+fn a_linked_runs_folder_is_left_alone_and_a_linked_gitignore_replaced_never_followed() {
     // Transcripts are best effort: the run goes on without one; the link is not followed.
     let f = Folder::new("echo new body", "");
     std::fs::create_dir_all(f.root.join(".livenote")).unwrap_or_else(|e| panic!("{e}"));
     symlink(&f.outside, f.root.join(".livenote/runs")).unwrap_or_else(|e| panic!("{e}"));
     // `.gitignore` dangling into another repository: it must not be created there (a `*`
-    // there would hide that repository's new files from git).
+    // there would hide that repository's new files from git); the link itself is replaced by
+    // livenote's file (git reads no linked `.gitignore`: the run state would be committed).
     symlink(f.outside.join(".gitignore"), f.root.join(".livenote/.gitignore"))
         .unwrap_or_else(|e| panic!("{e}"));
     let out = finish(&mut f.livenote(&["run", "n.md"]), 60);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(f.note().contains("new body"), "{}", f.note());
     assert!(f.outside_files().is_empty(), "{:?}", f.outside_files());
+    let gitignore = std::fs::symlink_metadata(f.root.join(".livenote/.gitignore"));
+    assert!(gitignore.is_ok_and(|m| m.is_file()), "the link is replaced by livenote's file");
 }
 
 #[test]

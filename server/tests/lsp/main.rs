@@ -5,6 +5,8 @@ mod budget;
 mod buffer_and_disk;
 mod cancel;
 mod client_uris;
+#[path = "../common/mod.rs"]
+mod common;
 mod costs;
 mod crlf;
 mod harness;
@@ -894,8 +896,11 @@ async fn language_server_polls_sources() {
     }
     let budget_now = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(budget_now.ends_with("# Budget\n\nHandled: event\n"), "{budget_now}");
-    let state =
-        std::fs::read_to_string(c.root.path().join(".livenote/sources/mail.json")).unwrap_or_default();
+    // Kept in the data folder (the harness's trust store's), never in the workspace's .livenote/.
+    assert!(!c.root.path().join(".livenote/sources").exists());
+    let state = common::source_state_in(&c.root.path().join(".data"), "mail")
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .unwrap_or_default();
     assert!(state.contains("\"m-1\""), "{state}");
     let garden_now = std::fs::read_to_string(c.root.path().join("garden.md")).unwrap_or_default();
     assert_eq!(garden_now, garden);

@@ -29,14 +29,15 @@ const SOURCE_KEYS: &[&str] = &[
     "secret_env",
     "command",
     "timeout",
+    "folders",
 ];
 
 const KINDS: &[&str] = &["feed", "ics", "imap", "webhook", "command"];
 
-/// The longest name a source may have: it names a file under `.livenote/sources/`.
+/// The longest name a source may have: it names the file of its state (`NAME.json`).
 const MAX_NAME: usize = 64;
 
-/// Whether `name` may name a source: it is a file name (`.livenote/sources/NAME.json`) and the
+/// Whether `name` may name a source: it is a file name (its state's `NAME.json`) and the
 /// `source` of its events, so only letters, digits, `_` and `-`.
 pub(crate) fn is_source_name(name: &str) -> bool {
     !name.is_empty()
@@ -67,6 +68,7 @@ pub(super) struct PartialSource {
     secret_env: Option<Set<String>>,
     command: Option<Set<Vec<String>>>,
     timeout: Option<Duration>,
+    folders: Option<Vec<PathBuf>>,
 }
 
 impl PartialSource {
@@ -93,6 +95,7 @@ impl PartialSource {
             secret_env: None,
             command: None,
             timeout: None,
+            folders: None,
         }
     }
 }
@@ -102,7 +105,7 @@ pub(super) fn apply_source(acc: &mut Partial, entry: &Entry, cx: &mut Cx<'_>) {
     let prefix = format!("sources.{name}");
     if !is_source_name(name) {
         let message = format!(
-            "`{prefix}`: a source name may hold only letters, digits, `_` and `-`, at most {MAX_NAME} (it names a file under .livenote/sources/); ignored"
+            "`{prefix}`: a source name may hold only letters, digits, `_` and `-`, at most {MAX_NAME} (it names the file of its state); ignored"
         );
         cx.report(entry.key_span.clone(), Some(&prefix), message);
         return;
@@ -185,6 +188,7 @@ pub(super) fn apply_source(acc: &mut Partial, entry: &Entry, cx: &mut Cx<'_>) {
                 s.command = cx.strings(&key, &f.node).map(|value| Set { value, at }).or(s.command.take());
             }
             "timeout" => s.timeout = cx.duration(&key, &f.node).or(s.timeout),
+            "folders" => s.folders = folders(&key, &f.node, cx).or(s.folders.take()),
             other if super::provider::looks_like_secret_key(other) => {
                 let message = format!(
                     "`{key}` is ignored: secrets are never read from configuration; put it in an environment variable and name that variable (`password_env`, `token_env`, `secret_env`)"
@@ -194,6 +198,31 @@ pub(super) fn apply_source(acc: &mut Partial, entry: &Entry, cx: &mut Cx<'_>) {
             _ => cx.unknown(&key, f, SOURCE_KEYS),
         }
     }
+}
+
+/// `folders`: the workspace roots a source of the user's own file serves, each absolute or
+/// from `~/`. A folder's file (or the editor's settings) cannot say it: a source defined there
+/// serves that folder alone, and a clone must not widen or narrow the user's sources.
+fn folders(key: &str, node: &Node, cx: &mut Cx<'_>) -> Option<Vec<PathBuf>> {
+    if cx.origin != Origin::User {
+        let message =
+            format!("`{key}` is read only from your own config (~/.config/livenote/config.toml); ignored");
+        cx.report(node.span.clone(), Some(key), message);
+        return None;
+    }
+    let list = cx.strings(key, node)?;
+    let mut out = Vec::with_capacity(list.len());
+    for f in list {
+        let path = PathBuf::from(f.trim());
+        if !(path.is_absolute() || path.starts_with("~")) {
+            let message =
+                format!("`{key}`: `{f}` is not an absolute path (or one starting with ~/); ignored");
+            cx.report(node.span.clone(), Some(key), message);
+            continue;
+        }
+        out.push(path);
+    }
+    Some(out)
 }
 
 /// Whether `host` names this machine only (an IP loopback address or `localhost`).
@@ -353,6 +382,7 @@ pub(super) fn build_source(
         backfill: s.backfill.unwrap_or(false),
         event_type,
         origin: s.origin,
+        folders: s.folders.unwrap_or_default(),
     })
 }
 
@@ -455,6 +485,54 @@ enabled = false
                 "/cfg/workspace.toml:1:10: source `mail`: no `command` (a program and its arguments)",
             ]
         );
+    }
+
+    #[test]
+    fn only_the_users_file_names_the_folders_a_source_serves() {
+        let user = "[sources.mail]\nkind = \"command\"\ncommand = [\"true\"]\nfolders = [\"~/notes\", \"/srv/team\", \"relative\"]\n";
+        let (c, problems) = layers(&[(user, Origin::User)]);
+        assert_eq!(c.sources["mail"].folders, [PathBuf::from("~/notes"), PathBuf::from("/srv/team")]);
+        assert_eq!(
+            problems,
+            [
+                "/cfg/user.toml:4:11: `sources.mail.folders`: `relative` is not an absolute path (or one starting with ~/); ignored"
+            ]
+        );
+        // A folder's file cannot widen or narrow them, nor give its own sources any.
+        let folder = "[sources.mail]\nfolders = [\"/elsewhere\"]\n[sources.own]\nkind = \"command\"\ncommand = [\"true\"]\nfolders = [\"/x\"]\n";
+        let (c, problems) = layers(&[(user, Origin::User), (folder, Origin::Workspace)]);
+        assert_eq!(c.sources["mail"].folders, [PathBuf::from("~/notes"), PathBuf::from("/srv/team")]);
+        assert!(c.sources["own"].folders.is_empty());
+        let read_only_there =
+            problems.iter().filter(|p| p.contains("is read only from your own config")).count();
+        assert_eq!(read_only_there, 2, "{problems:?}");
+    }
+
+    #[test]
+    fn a_source_serves_the_folders_it_names_through_links_and_from_home() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let notes = dir.path().join("notes");
+        let other = dir.path().join("other");
+        for d in [&notes, &other] {
+            std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let home = dir.path().display().to_string();
+        let env = move |k: &str| (k == "HOME" || k == "USERPROFILE").then(|| std::ffi::OsString::from(&home));
+        let user = "[sources.mail]\nkind = \"command\"\ncommand = [\"true\"]\nfolders = [\"~/notes\"]\n";
+        let (c, _) = layers(&[(user, Origin::User)]);
+        let mail = &c.sources["mail"];
+        assert!(mail.serves(&notes, &env));
+        assert!(!mail.serves(&other, &env));
+        // A link to the folder names it: compared by canonical paths.
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&notes, dir.path().join("link")).unwrap_or_else(|e| panic!("{e}"));
+            let user = "[sources.mail]\nkind = \"command\"\ncommand = [\"true\"]\nfolders = [\"~/link\"]\n";
+            let (c, _) = layers(&[(user, Origin::User)]);
+            assert!(c.sources["mail"].serves(&notes, &env) && !c.sources["mail"].serves(&other, &env));
+        }
+        let (c, _) = layers(&[("[sources.all]\nkind = \"command\"\ncommand = [\"true\"]\n", Origin::User)]);
+        assert!(c.sources["all"].serves(&other, &env), "without `folders`, every (trusted) folder");
     }
 
     #[test]
