@@ -22,7 +22,10 @@
 //! - A cron's "next 10:00" is when the cron next makes the note due ([`status::cron_view`]), the
 //!   instant the lens, hover and `list` name for a note without windows.
 //! - Statuses with no value of their own go at the end of the `live:` line: "updating…",
-//!   "waiting for trust", "failed 2 min ago" (the message is the tooltip).
+//!   "waiting for trust", "failed 2 min ago" (the message is the tooltip), "stopped 2 min
+//!   ago". They are for clients without code lenses (Helix): a client that shows the status
+//!   lens on that line gets none of them ([`Shown::lens`]), since Neovim draws lenses and hints
+//!   side by side at the end of the line ("waiting for trust Waiting for trust").
 
 use std::ops::Range;
 
@@ -44,10 +47,18 @@ pub struct Hint {
     pub tooltip: Option<String>,
 }
 
+/// What the client shows besides hints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shown {
+    /// The client draws code lenses (it declared `textDocument.codeLens`), so the status lens
+    /// on the `live:` line says what the status hints there would.
+    pub lens: bool,
+}
+
 /// The hints whose offset lies in `range` (inclusive at both ends, so a hint at the end of
 /// the last visible line is shown), in text order. Offsets of `range` inside a character are
 /// moved to its start.
-pub fn inlay_hints<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Hint> {
+pub fn inlay_hints<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>, shown: Shown) -> Vec<Hint> {
     let Some(live) = &ctx.analysis.live else { return Vec::new() };
     let range = floor_range(ctx.text, range);
     let view = status::schedule_view(live, ctx.now, ctx.tz);
@@ -62,7 +73,10 @@ pub fn inlay_hints<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Hint
     };
 
     let live_line_end = line_end(ctx.text, live.key_span.end);
-    match status::status(live, ctx.facts, ctx.now, ctx.tz) {
+    let state = status::status(live, ctx.facts, ctx.now, ctx.tz);
+    match state {
+        // The status lens on the same line says it.
+        _ if shown.lens => {}
         Status::Running => push(live_line_end, "updating…".to_owned(), None),
         Status::Untrusted => push(
             live_line_end,
@@ -93,6 +107,14 @@ pub fn inlay_hints<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Hint
                 );
                 push(live_line_end, format!("scheduled on {host}"), Some(tip));
             }
+        }
+        Status::Stopped => {
+            let label = match live.last_stopped_at {
+                Some(t) => format!("stopped {}", ago(t, ctx.now)),
+                None => "stopped".to_owned(),
+            };
+            let tip = "Stopped by hand: not a failure; the next occurrence runs as usual.";
+            push(live_line_end, label, Some(tip.to_owned()));
         }
         Status::Invalid | Status::Expired | Status::Paused | Status::Live => {}
     }
@@ -240,6 +262,8 @@ mod tests {
     use crate::status::RunFacts;
 
     const TRUSTED: RunFacts = RunFacts::TRUSTED;
+    /// A client without code lenses: the status hints are its only status.
+    const HELIX: Shown = Shown { lens: false };
 
     /// The text with `[label]` inserted at each hint's offset; `\r` shows as `␍`.
     fn render(text: &str, hints: &[Hint]) -> String {
@@ -255,7 +279,7 @@ mod tests {
     }
 
     fn check_with(facts: RunFacts, text: &str, expect: Expect) {
-        let actual = with_ctx(text, facts, |ctx| render(text, &inlay_hints(ctx, 0..text.len())));
+        let actual = with_ctx(text, facts, |ctx| render(text, &inlay_hints(ctx, 0..text.len(), HELIX)));
         expect.assert_eq(&actual);
     }
 
@@ -440,6 +464,62 @@ live:
     }
 
     #[test]
+    fn a_client_with_lenses_gets_no_status_hint_on_the_live_line() {
+        // Neovim draws the lens and the hints side by side at the end of the line: the status
+        // would read twice ("waiting for trust Waiting for trust").
+        let text = hourly("  lastRunAt: \"2026-11-23T15:02:00Z\"\n");
+        for facts in [
+            RunFacts { trusted: Some(false), ..RunFacts::TRUSTED },
+            RunFacts { running: true, ..RunFacts::TRUSTED },
+            RunFacts { scheduled_on: Some("nas"), ..RunFacts::TRUSTED },
+        ] {
+            let with_lens = with_ctx(&text, facts, |ctx| {
+                render(&text, &inlay_hints(ctx, 0..text.len(), Shown { lens: true }))
+            });
+            expect![[r#"
+                ---
+                live:
+                  objective: Show the time in Chicago.
+                  triggers:
+                    cronExpr: "0 * * * *"[every hour · next 10:00]
+                  lastRunAt: "2026-11-23T15:02:00Z"[5 min ago]
+                ---
+                # Chicago time
+            "#]]
+            .assert_eq(&with_lens);
+            let without =
+                with_ctx(&text, facts, |ctx| render(&text, &inlay_hints(ctx, 0..text.len(), HELIX)));
+            assert!(without.contains("live:["), "{without}");
+        }
+    }
+
+    #[test]
+    fn a_stopped_run_is_not_a_failure() {
+        check(
+            &hourly(
+                r#"  lastAttemptAt: "2026-11-23T15:01:00Z"
+  lastRunAt: "2026-11-23T14:00:01Z"
+  lastRunError: "stopped"
+  lastStoppedAt: "2026-11-23T15:04:00Z"
+"#,
+            ),
+            expect![[r#"
+                ---
+                live:[stopped 3 min ago]
+                  objective: Show the time in Chicago.
+                  triggers:
+                    cronExpr: "0 * * * *"[every hour · next 10:00]
+                  lastAttemptAt: "2026-11-23T15:01:00Z"
+                  lastRunAt: "2026-11-23T14:00:01Z"[1 h ago]
+                  lastRunError: "stopped"
+                  lastStoppedAt: "2026-11-23T15:04:00Z"
+                ---
+                # Chicago time
+            "#]],
+        );
+    }
+
+    #[test]
     fn invalid_values_get_no_hints() {
         check(
             r#"---
@@ -603,7 +683,7 @@ live:
   lastRunError: "connection refused"
 ---
 "#;
-        let hints = with_ctx(text, TRUSTED, |ctx| inlay_hints(ctx, 0..text.len()));
+        let hints = with_ctx(text, TRUSTED, |ctx| inlay_hints(ctx, 0..text.len(), HELIX));
         let actual: String =
             hints.iter().map(|h| format!("{}: {}\n", h.label, h.tooltip.as_deref().unwrap_or("-"))).collect();
         expect![[r#"
@@ -619,7 +699,7 @@ live:
         let text = hourly("  active: false\n  lastRunAt: \"2026-11-23T15:02:00Z\"\n");
         let Some(line) = text.find("  lastRunAt") else { panic!("no lastRunAt") };
         let end = line + text[line..].find('\n').unwrap_or(0);
-        let hints = with_ctx(&text, TRUSTED, |ctx| inlay_hints(ctx, line..end));
+        let hints = with_ctx(&text, TRUSTED, |ctx| inlay_hints(ctx, line..end, HELIX));
         let labels: Vec<&str> = hints.iter().map(|h| h.label.as_str()).collect();
         assert_eq!(labels, ["5 min ago"]);
     }
@@ -723,7 +803,7 @@ title: x
         ) {
             with_ctx(&text, RunFacts { running, trusted, scheduling_off: false, undoable: false, scheduled_on: None }, |ctx| {
                 let range = floor_range(&text, a..b);
-                for h in inlay_hints(ctx, a..b) {
+                for h in inlay_hints(ctx, a..b, HELIX) {
                     assert!(range.start <= h.offset && h.offset <= range.end, "{h:?} outside {range:?}");
                     assert!(text.is_char_boundary(h.offset), "{h:?}");
                 }
