@@ -83,7 +83,11 @@ export function retryWords(s: LiveNoteStatus, now: Date): string {
     );
     return `scheduled runs retry it at ${at}${details.length ? ` (${details.join(', ')})` : ''}`;
   }
-  return 'nothing retries it on its own (no further scheduled run)';
+  const next = formatClock(s.nextDue, now);
+  if (next) {
+    return `its next scheduled run is at ${next} (${formatIn(s.nextDue, now) ?? ''})`;
+  }
+  return 'nothing retries it on its own (no scheduled run ahead)';
 }
 
 function join(lines: (string | undefined)[]): string {

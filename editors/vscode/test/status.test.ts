@@ -107,7 +107,10 @@ describe('noteStatusView', () => {
   it('failed: says why nothing retries it when nothing will', () => {
     const failing = { status: 'failed' as const, lastRunError: 'boom', nextDue: null };
     const none = noteStatusView(live(failing), ctx).tooltip.split('\n')[0];
-    assert.equal(none, 'livenote: the latest run of this note failed; nothing retries it on its own (no further scheduled run).');
+    assert.equal(none, 'livenote: the latest run of this note failed; nothing retries it on its own (no scheduled run ahead).');
+    // No retry time from the server (an older note without `failures`): its next fire.
+    const next = noteStatusView(live({ ...failing, nextDue: '2026-05-08T16:00:00+00:00' }), ctx).tooltip.split('\n')[0];
+    assert.equal(next, 'livenote: the latest run of this note failed; its next scheduled run is at 16:00 (in 1 h).');
     const off = noteStatusView(live({ ...failing, schedulerEnabled: false }), ctx).tooltip;
     assert.match(off, /^livenote: the latest run of this note failed; scheduled runs are off/);
     const elsewhere = noteStatusView(live({ ...failing, scheduledOn: 'nas' }), ctx).tooltip;

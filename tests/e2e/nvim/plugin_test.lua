@@ -626,13 +626,16 @@ check('`u` after a scheduled run into the buffer: the run is no failure to retry
   wait_for('livenote to attach to yearly.md', function()
     return H.client_of(yearly)
   end)
+  -- The server has the text (0.10 sends changes debounced), so the run's text is the saved one.
+  wait_lens(yearly, '^● Live · never run')
   ex('silent write')
   wait_for('the scheduled run in the buffer, written', function()
     return count_lines(yearly, '^updated by the test$') == 1
       and count_lines(yearly, '^  lastRunAt: ') == 1
       and not vim.bo[yearly].modified
   end, function()
-    return text(yearly) .. '\nmessages: ' .. vim.inspect(notes)
+    local log = log_file and table.concat(vim.fn.readfile(log_file), '\n'):sub(-4000) or ''
+    return text(yearly) .. '\nmessages: ' .. vim.inspect(notes) .. '\nserver log:\n' .. log
   end)
   wait_lens(yearly, 'updated just now')
   vim.lsp.handlers['workspace/applyEdit'] = apply

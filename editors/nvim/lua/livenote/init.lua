@@ -63,6 +63,11 @@ local function client_config(cfg)
     [follow.NOTES_CHANGED] = follow.on_notes_changed,
   }
   local capabilities = { experimental = { livenote = { notesChanged = true } } }
+  if cfg.codelens then
+    -- The lenses are shown (0.10 does not say so itself): the server then leaves the status
+    -- out of the inlay hints of the `live:` line, where it would read twice.
+    capabilities.textDocument = { codeLens = { dynamicRegistration = false } }
+  end
   if cfg.codelens and not lens.native() then
     -- Neovim 0.10/0.11 neither advertise nor handle workspace/codeLens/refresh; without it the
     -- server would never tell the editor that a run started or finished.
