@@ -115,9 +115,10 @@ pub enum RecordedEnd {
     Stopped(DateTime<Utc>),
 }
 
-/// Whether the note's text shows its latest attempt (`lastRunId`) started but not how it
-/// ended: no success, no stop, no failure recorded after `lastAttemptAt`. A run in flight reads
-/// so, and so does a run whose result the editor's undo took back out of the buffer.
+/// The note's latest run (`lastRunId`) when its text shows no success and no stop at or after
+/// `lastAttemptAt`: a run in flight, a failure, a crashed run, or a run whose result the
+/// editor's undo took back out of the buffer. Only such a note is looked up in the run store
+/// ([`settled`]).
 pub fn awaiting_end(live: &Live) -> Option<&str> {
     let attempt = live.last_attempt_at?;
     let ended = live.last_run_at.is_some_and(|r| r >= attempt) || latest_attempt_stopped(live);
