@@ -50,7 +50,9 @@ fn bench(c: &mut Criterion) {
     g.bench_function("completion in cronExpr", |b| {
         b.iter(|| ide::completion::completion(black_box(&ctx), cron_value))
     });
-    g.bench_function("inlay hints", |b| b.iter(|| ide::hints::inlay_hints(black_box(&ctx), 0..2_000)));
+    g.bench_function("inlay hints", |b| {
+        b.iter(|| ide::hints::inlay_hints(black_box(&ctx), 0..2_000, ide::hints::Shown { lens: true }))
+    });
     g.bench_function("code lenses", |b| b.iter(|| ide::lens::code_lenses(black_box(&ctx))));
     g.bench_function("frontmatter::locate", |b| b.iter(|| note::frontmatter::locate(black_box(&text))));
     g.finish();

@@ -622,7 +622,11 @@ impl Scheduler {
         }
         let ours = self.landed().remove(path) == Some(hash);
         let analysis = note::analyze(&text, &self.engine.schedule_options());
-        let view = analysis.live.as_ref().map(|live| status::schedule_view(live, now, &self.engine.zone));
+        let view = analysis.live.as_ref().map(|live| {
+            // A run the editor's undo took back out of the text still did its occurrence.
+            let settled = self.engine.settle(live);
+            status::schedule_view(settled.as_ref().unwrap_or(live), now, &self.engine.zone)
+        });
         if view.as_ref().is_some_and(|v| v.due().is_some()) {
             memory.settled.remove(path);
             return true;

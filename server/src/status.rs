@@ -24,6 +24,9 @@ pub enum Status {
     Paused,
     /// The workspace is not trusted; nothing fires on its own.
     Untrusted,
+    /// The latest run was stopped (*Stop*, `livenote stop`): not a failure, and its occurrence
+    /// is over; the next one fires as usual.
+    Stopped,
     /// The latest run failed (`lastRunError`); retried after the backoff.
     Failed,
     /// Live and healthy.
@@ -38,6 +41,7 @@ impl Status {
             Status::Expired => "expired",
             Status::Paused => "paused",
             Status::Untrusted => "untrusted",
+            Status::Stopped => "stopped",
             Status::Failed => "failed",
             Status::Live => "live",
         }
@@ -85,11 +89,66 @@ pub fn status<Tz: TimeZone>(live: &Live, facts: RunFacts, at: DateTime<Utc>, tz:
         Status::Paused
     } else if facts.trusted == Some(false) {
         Status::Untrusted
+    } else if latest_attempt_stopped(live) {
+        Status::Stopped
     } else if live.last_run_error.is_some() {
         Status::Failed
     } else {
         Status::Live
     }
+}
+
+/// Whether the note's latest attempt was stopped: `lastStoppedAt` at or after `lastAttemptAt`
+/// (the stop writes both `lastRunError: "stopped"` and `lastStoppedAt`; the schedule reads the
+/// same pair, `schedule::due`'s `stopped`).
+pub fn latest_attempt_stopped(live: &Live) -> bool {
+    live.last_stopped_at.is_some_and(|s| live.last_attempt_at.is_none_or(|a| s >= a))
+}
+
+/// How this machine's run store recorded the end of a run (its transcript's final line,
+/// `runs::costs`): what [`settled`] needs when the note's text no longer says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordedEnd {
+    /// The run succeeded; its end.
+    Done(DateTime<Utc>),
+    /// The run was stopped; its end.
+    Stopped(DateTime<Utc>),
+}
+
+/// The note's latest run (`lastRunId`) when its text shows no success and no stop at or after
+/// `lastAttemptAt`: a run in flight, a failure, a crashed run, or a run whose result the
+/// editor's undo took back out of the buffer. Only such a note is looked up in the run store
+/// ([`settled`]).
+pub fn awaiting_end(live: &Live) -> Option<&str> {
+    let attempt = live.last_attempt_at?;
+    let ended = live.last_run_at.is_some_and(|r| r >= attempt) || latest_attempt_stopped(live);
+    (!ended).then_some(live.last_run_id.as_deref()?)
+}
+
+/// The note as its latest run left it, when its text shows the run started but not how it
+/// ended ([`awaiting_end`]) and the run store recorded the end: `u` in the editor after a run
+/// takes the result's fields out of the buffer (and `:w` out of the file) but not
+/// `lastAttemptAt`, which the run wrote first. The run happened all the same: its occurrence is
+/// done, it is no failure, and nothing is retried. A success counts from its recorded end
+/// (`lastRunError` and `failures` cleared, as the run wrote them), a stop likewise. `None`
+/// when the text says how the run ended already; a failure needs nothing (the backoff after
+/// an attempt without a result is the failure's).
+pub fn settled(live: &Live, end: RecordedEnd) -> Option<Live> {
+    let attempt = live.last_attempt_at?;
+    awaiting_end(live)?;
+    let mut settled = live.clone();
+    match end {
+        RecordedEnd::Done(at) => {
+            settled.last_run_at = Some(at.max(attempt));
+            settled.last_run_error = None;
+            settled.failures = 0;
+        }
+        RecordedEnd::Stopped(at) => {
+            settled.last_stopped_at = Some(at.max(attempt));
+            settled.last_run_error = Some("stopped".to_owned());
+        }
+    }
+    Some(settled)
 }
 
 /// What the scheduler would do with a note at an instant.
@@ -563,6 +622,42 @@ mod tests {
         assert_eq!(&*memo.json(Some(Path::new("/vault/sub")), off, due, false, make), "item 7");
         // `until` passes while nothing is due.
         assert_eq!(&*memo.json(Some(Path::new("/vault/sub")), off, due, true, make), "item 8");
+    }
+
+    #[test]
+    fn a_run_undone_in_the_text_is_settled_from_its_recorded_end() {
+        let tz = chrono_tz::UTC;
+        let ran = t("2026-11-23T08:00:05Z");
+        let attempt = t("2026-11-23T09:00:30Z");
+        let mut l = live(Some("0 * * * *"), &[], Some(ran), Some(attempt));
+        l.last_run_id = Some("01KAT5B2X0000000000000000A".to_owned());
+        let at = t("2026-11-23T09:01:00Z");
+        // As the text reads: an attempt without a result holds the occurrence back for the
+        // backoff, then retries it.
+        assert!(matches!(
+            schedule_view(&l, at, &tz).decision,
+            Some(Decision::NotDue(schedule::SkipReason::Backoff { pending: Some(_), .. }))
+        ));
+        assert_eq!(awaiting_end(&l), Some("01KAT5B2X0000000000000000A"));
+        let end = t("2026-11-23T09:00:31Z");
+        let done = settled(&l, RecordedEnd::Done(end)).unwrap_or_else(|| panic!("not settled"));
+        assert_eq!(done.last_run_at, Some(end));
+        assert_eq!(status(&done, RunFacts::TRUSTED, at, &tz), Status::Live);
+        assert_eq!(
+            schedule_view(&done, at, &tz).next_due,
+            Some(t("2026-11-23T10:00:00.001Z")),
+            "the occurrence is done: next is the next one"
+        );
+        let stopped = settled(&l, RecordedEnd::Stopped(end)).unwrap_or_else(|| panic!("not settled"));
+        assert_eq!(status(&stopped, RunFacts::TRUSTED, at, &tz), Status::Stopped);
+        assert_eq!(schedule_view(&stopped, at, &tz).next_due, Some(t("2026-11-23T10:00:00.001Z")));
+        // A note whose text shows how its latest run ended needs nothing.
+        assert_eq!(awaiting_end(&done), None);
+        assert!(settled(&done, RecordedEnd::Done(end)).is_none());
+        // Nor does one without a run id (nothing to look up).
+        let mut anonymous = l.clone();
+        anonymous.last_run_id = None;
+        assert_eq!(awaiting_end(&anonymous), None);
     }
 
     const CRONS: &[Option<&str>] = &[

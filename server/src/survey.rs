@@ -139,6 +139,8 @@ impl Facts {
             ..Default::default()
         };
         let title = workspace::index::note_title(analysis.title, heading, file);
+        // A run undone in the editor still ran: its end, from this machine's run store.
+        let live = self.store.settle(&live).unwrap_or(live);
         let upcoming = status::Upcoming::asked(&live, at, zone);
         Some(status::list_item_from(path, title, &live, facts, upcoming, at, zone))
     }

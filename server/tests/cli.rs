@@ -246,6 +246,7 @@ fn list_answers_what_fires_tomorrow_morning() {
         expect![[r#"
             NOTE                STATUS     DUE     NEXT                       LAST RUN
             hourly.md           untrusted  cron    2026-11-24T08:00:00-06:00  2026-11-23T08:00:01-06:00
+                summary: Updated.
             morning.md          untrusted  window  2026-11-24T08:00:00-06:00  2026-11-22T08:30:00-06:00
             paused.md           paused     -       -                          never
             sub/broken-crlf.md  invalid    -       -                          never

@@ -164,7 +164,9 @@ fn neovim_readme_setup_end_to_end() {
 /// `tests/e2e/nvim/plugin_test.lua` puts only editors/nvim on 'runtimepath', calls
 /// `require('livenote').setup()` and drives the :Live* commands against this build's server
 /// (make live, trust, run with the `command` provider, pause/resume, the quickfix list, clearing
-/// the agent memory its run saved, help, :checkhealth).
+/// the agent memory its run saved, help, :checkhealth), and what the editor shows of runs it did
+/// not start: a `livenote run` from a shell reloaded into the clean buffer, `u` after a
+/// scheduled run read as no failure (issue 32 §7).
 #[test]
 fn neovim_plugin_end_to_end() {
     let root = repo_root();

@@ -17,6 +17,7 @@ const STATUS_LABEL: Record<LiveStatus, string> = {
   live: '$(pulse) Live',
   running: '$(sync~spin) Updating…',
   paused: '$(debug-pause) Paused',
+  stopped: '$(debug-stop) Stopped',
   failed: '$(error) Failed',
   untrusted: '$(shield) Waiting for trust',
   invalid: '$(warning) Invalid',
@@ -56,7 +57,8 @@ export function notePickItem(item: ListNotesItem, now: Date): NotePickItem {
       detail.push(`next ${formatWhen(item.nextDue, now) ?? item.nextDue}`);
     }
   }
-  if (item.lastRunError) {
+  // A stopped run's "stopped" is its status already.
+  if (item.lastRunError && item.status !== 'stopped') {
     detail.push(`error: ${shorten(item.lastRunError)}`);
   }
   return { label: item.path, description, detail: detail.join(' · '), notePath: item.path };

@@ -73,9 +73,9 @@ export const UiCommand = {
 
 export type UiCommandId = (typeof UiCommand)[keyof typeof UiCommand];
 
-export type LiveStatus = 'live' | 'running' | 'paused' | 'failed' | 'untrusted' | 'invalid' | 'expired';
+export type LiveStatus = 'live' | 'running' | 'paused' | 'stopped' | 'failed' | 'untrusted' | 'invalid' | 'expired';
 
-const LIVE_STATUSES: readonly string[] = ['live', 'running', 'paused', 'failed', 'untrusted', 'invalid', 'expired'];
+const LIVE_STATUSES: readonly string[] = ['live', 'running', 'paused', 'stopped', 'failed', 'untrusted', 'invalid', 'expired'];
 
 export interface PassiveNoteStatus {
   live: false;
@@ -93,6 +93,12 @@ export interface LiveNoteStatus {
   schedulerEnabled: boolean;
   /** `live.until` resolved: the first instant the note no longer fires at (absent: no end). */
   until?: string | null;
+  /** When scheduled runs retry a failing note (the server's next fire after the backoff). */
+  retryAt?: string | null;
+  /** Consecutive failed runs (absent: none). */
+  failures?: number;
+  /** The machine `[scheduler] host` names when it is not this one: it retries there. */
+  scheduledOn?: string | null;
 }
 
 export type NoteStatus = PassiveNoteStatus | LiveNoteStatus;
@@ -150,7 +156,26 @@ export function parseNoteStatus(raw: unknown): NoteStatus | undefined {
     nextDue: optString(raw.nextDue),
     due: optString(raw.due),
     schedulerEnabled: raw.schedulerEnabled !== false,
+    ...optional(raw),
   };
+}
+
+/** The fields a server sends only when they apply; left out here too when it does not. */
+function optional(raw: Record<string, unknown>): Partial<LiveNoteStatus> {
+  const out: Partial<LiveNoteStatus> = {};
+  if (typeof raw.until === 'string') {
+    out.until = raw.until;
+  }
+  if (typeof raw.retryAt === 'string') {
+    out.retryAt = raw.retryAt;
+  }
+  if (typeof raw.failures === 'number' && Number.isFinite(raw.failures) && raw.failures > 0) {
+    out.failures = raw.failures;
+  }
+  if (typeof raw.scheduledOn === 'string' && raw.scheduledOn !== '') {
+    out.scheduledOn = raw.scheduledOn;
+  }
+  return out;
 }
 
 function parseTriggers(raw: unknown): TriggersItem {

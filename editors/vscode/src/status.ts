@@ -2,7 +2,7 @@
 // Pure (no `vscode` import) so every status can be unit-tested.
 
 import { UiCommand, type UiCommandId, type LiveNoteStatus, type NoteStatus } from './protocol';
-import { formatAgo, formatClock, formatWhen } from './time';
+import { formatAgo, formatClock, formatIn, formatWhen } from './time';
 
 export interface StatusView {
   /** Status-bar text, with a leading `$(codicon)`. */
@@ -57,6 +57,39 @@ function nextDueLine(s: LiveNoteStatus, now: Date): string | undefined {
   return `Next due: ${next ?? 'manual only (no cron or window trigger)'}`;
 }
 
+/** "1st", "2nd", "3rd", "11th", "22nd". */
+export function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th';
+  return `${n}${suffix}`;
+}
+
+/**
+ * When a failing note is tried again, as the server computed it (its backoff doubles with each
+ * failure, up to `[scheduler] max_backoff`): "scheduled runs retry it at 14:20 (in 5 min, 3rd
+ * failure)", or why nothing will.
+ */
+export function retryWords(s: LiveNoteStatus, now: Date): string {
+  if (s.scheduledOn) {
+    return `scheduled runs retry it on ${s.scheduledOn}`;
+  }
+  if (!s.schedulerEnabled) {
+    return 'scheduled runs are off, so nothing retries it on its own';
+  }
+  const at = formatClock(s.retryAt, now);
+  if (at) {
+    const details = [formatIn(s.retryAt, now), s.failures ? `${ordinal(s.failures)} failure` : undefined].filter(
+      (d): d is string => d !== undefined,
+    );
+    return `scheduled runs retry it at ${at}${details.length ? ` (${details.join(', ')})` : ''}`;
+  }
+  const next = formatClock(s.nextDue, now);
+  if (next) {
+    return `its next scheduled run is at ${next} (${formatIn(s.nextDue, now) ?? ''})`;
+  }
+  return 'nothing retries it on its own (no scheduled run ahead)';
+}
+
 function join(lines: (string | undefined)[]): string {
   return lines.filter((l): l is string => l !== undefined && l !== '').join('\n');
 }
@@ -104,13 +137,23 @@ export function noteStatusView(status: NoteStatus, ctx: StatusContext): StatusVi
       const ago = formatAgo(status.lastAttemptAt ?? status.lastRunAt, now);
       return {
         text: `$(error) Failed${ago ? ` ${ago}` : ''}`,
-        tooltip: join([
-          'livenote: the latest run of this note failed; scheduled runs retry after a 5-minute backoff.',
-          ...common,
-          'Click to retry now.',
-        ]),
+        tooltip: join([`livenote: the latest run of this note failed; ${retryWords(status, now)}.`, ...common, 'Click to retry now.']),
         command: UiCommand.run,
         background: 'error',
+      };
+    }
+    case 'stopped': {
+      const ago = formatAgo(status.lastAttemptAt ?? status.lastRunAt, now);
+      return {
+        text: `$(debug-stop) Stopped${ago ? ` ${ago}` : ''}`,
+        tooltip: join([
+          'livenote: the latest run of this note was stopped. That is not a failure: its next occurrence runs as usual.',
+          lastRunLine(status, now),
+          nextDueLine(status, now),
+          schedLine,
+          'Click to run it now.',
+        ]),
+        command: UiCommand.run,
       };
     }
     case 'untrusted':

@@ -9,6 +9,7 @@ export const STATUS_ICON: Record<LiveStatus, string> = {
   live: 'pulse',
   running: 'sync~spin',
   paused: 'debug-pause',
+  stopped: 'debug-stop',
   failed: 'error',
   untrusted: 'shield',
   invalid: 'warning',
@@ -65,6 +66,7 @@ export function noteRow(item: ListNotesItem, now: Date): NoteRow {
     invalid: 'invalid',
     expired: 'expired',
     untrusted: 'waiting for trust',
+    stopped: 'stopped',
     failed: 'failed',
   };
   const word = state[item.status];
@@ -73,7 +75,7 @@ export function noteRow(item: ListNotesItem, now: Date): NoteRow {
   }
   const ago = formatAgo(item.lastRunAt, now);
   parts.push(ago ? `last run ${ago}` : 'never run');
-  if (item.status === 'live' || item.status === 'failed' || item.status === 'untrusted') {
+  if (item.status === 'live' || item.status === 'failed' || item.status === 'stopped' || item.status === 'untrusted') {
     if (item.due) {
       parts.push('due now');
     } else if (item.nextDue) {
@@ -89,7 +91,7 @@ export function noteRow(item: ListNotesItem, now: Date): NoteRow {
   if (item.lastRunSummary) {
     tooltip.push(`Last run: ${oneLine(item.lastRunSummary, 200)}`);
   }
-  if (item.lastRunError) {
+  if (item.lastRunError && item.status !== 'stopped') {
     tooltip.push(`Error: ${oneLine(item.lastRunError, 200)}`);
   }
   const words = ['note'];

@@ -70,6 +70,15 @@ describe('notePickItems', () => {
     ]);
   });
 
+  it('shows a stopped run as stopped, without "error: stopped"', () => {
+    const [item] = notePickItems(
+      parseListNotes([{ ...listNotes[1], status: 'stopped', lastRunError: 'stopped' }]),
+      now,
+    );
+    assert.equal(item?.description, '$(debug-stop) Stopped · last run 4 min ago');
+    assert.equal(item?.detail, 'cron 0 * * * * · window 09:00–12:00 · next 16:00 (in 1 h)');
+  });
+
   it('shows a due trigger instead of the next time', () => {
     const [item] = notePickItems(
       parseListNotes([{ ...listNotes[1], due: 'window', status: 'live' }]),

@@ -397,7 +397,7 @@ describe('livenote lsp over stdio', { skip: bin ? false : 'LIVENOTE_BIN is not s
     await save(note);
   });
 
-  it('Run with context, then Stop: running, then failed with the stop recorded', async () => {
+  it('Run with context, then Stop: running, then stopped (not failed) with the stop recorded', async () => {
     await command(ServerCommand.run, [note.uri, 'slow']);
     const running = await waitForStatus(note, 'running', (x) => x.live && x.status === 'running');
     assert.equal(noteStatusView(running, { now: new Date(), workspaceTrusted: true }).text, '$(sync~spin) Updating…');
@@ -405,7 +405,8 @@ describe('livenote lsp over stdio', { skip: bin ? false : 'LIVENOTE_BIN is not s
     assert.deepEqual(stopped, { stopped: true });
     const s = await waitForStatus(note, 'the stopped run to settle', (x) => x.live && x.status !== 'running');
     assert.ok(s.live);
-    assert.equal(s.status, 'failed', JSON.stringify(s));
+    assert.equal(s.status, 'stopped', JSON.stringify(s));
+    assert.match(noteStatusView(s, { now: new Date(), workspaceTrusted: true }).text, /^\$\(debug-stop\) Stopped/);
     assert.ok(s.lastRunError, 'a stopped run records why');
     assert.notEqual(s.lastRunAt, null, 'the earlier successful run stays');
     await save(note);

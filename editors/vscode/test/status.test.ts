@@ -87,6 +87,49 @@ describe('noteStatusView', () => {
     assert.match(v.tooltip, /^Last run: 2026-05-07 10:00 \(yesterday\)$/m);
   });
 
+  it('failed: the tooltip names the retry the server computed, not a fixed backoff', () => {
+    const v = noteStatusView(
+      live({
+        status: 'failed',
+        lastAttemptAt: '2026-05-08T14:55:00.000Z',
+        lastRunError: 'boom',
+        nextDue: '2026-05-08T15:15:00+00:00',
+        retryAt: '2026-05-08T15:15:00+00:00',
+        failures: 3,
+      }),
+      ctx,
+    );
+    const first = v.tooltip.split('\n')[0];
+    assert.equal(first, 'livenote: the latest run of this note failed; scheduled runs retry it at 15:15 (in 15 min, 3rd failure).');
+    assert.doesNotMatch(v.tooltip, /5-minute/);
+  });
+
+  it('failed: says why nothing retries it when nothing will', () => {
+    const failing = { status: 'failed' as const, lastRunError: 'boom', nextDue: null };
+    const none = noteStatusView(live(failing), ctx).tooltip.split('\n')[0];
+    assert.equal(none, 'livenote: the latest run of this note failed; nothing retries it on its own (no scheduled run ahead).');
+    // No retry time from the server (an older note without `failures`): its next fire.
+    const next = noteStatusView(live({ ...failing, nextDue: '2026-05-08T16:00:00+00:00' }), ctx).tooltip.split('\n')[0];
+    assert.equal(next, 'livenote: the latest run of this note failed; its next scheduled run is at 16:00 (in 1 h).');
+    const off = noteStatusView(live({ ...failing, schedulerEnabled: false }), ctx).tooltip;
+    assert.match(off, /^livenote: the latest run of this note failed; scheduled runs are off/);
+    const elsewhere = noteStatusView(live({ ...failing, scheduledOn: 'nas' }), ctx).tooltip;
+    assert.match(elsewhere, /^livenote: the latest run of this note failed; scheduled runs retry it on nas\.$/m);
+  });
+
+  it('stopped: not a failure, no error line, click runs', () => {
+    const v = noteStatusView(
+      live({ status: 'stopped', lastAttemptAt: '2026-05-08T14:50:00.000Z', lastRunError: 'stopped' }),
+      ctx,
+    );
+    assert.equal(v.text, '$(debug-stop) Stopped 10 min ago');
+    assert.equal(v.command, UiCommand.run);
+    assert.equal(v.background, undefined);
+    assert.match(v.tooltip, /not a failure/);
+    assert.doesNotMatch(v.tooltip, /Last error/);
+    assert.match(v.tooltip, /^Next due: 16:00 \(in 1 h\)$/m);
+  });
+
   it('paused: click runs by hand, no next due', () => {
     const v = noteStatusView(live({ status: 'paused', active: false, nextDue: null }), ctx);
     assert.equal(v.text, '$(debug-pause) Paused');
@@ -149,6 +192,22 @@ describe('parseNoteStatus', () => {
       schedulerEnabled: false,
     };
     assert.deepEqual(parseNoteStatus(result), result);
+  });
+  it('reads the retry, the failure count, the host and until when the server sends them', () => {
+    const s = parseNoteStatus({
+      live: true,
+      status: 'failed',
+      retryAt: '2026-05-08T15:15:00+00:00',
+      failures: 3,
+      scheduledOn: 'nas',
+      until: '2026-06-01T00:00:00+00:00',
+    });
+    assert.ok(s?.live);
+    assert.equal(s.retryAt, '2026-05-08T15:15:00+00:00');
+    assert.equal(s.failures, 3);
+    assert.equal(s.scheduledOn, 'nas');
+    assert.equal(s.until, '2026-06-01T00:00:00+00:00');
+    assert.equal(parseNoteStatus({ live: true, status: 'stopped' })?.live && 'stopped', 'stopped');
   });
   it('tolerates missing fields and unknown statuses', () => {
     const s = parseNoteStatus({ live: true, status: 'brand-new' });

@@ -60,6 +60,29 @@ describe('the Live notes view', () => {
     ]);
   });
 
+  it('shows a stopped run as stopped, not failed, with its next fire and no error', () => {
+    const rows = noteTree(
+      parseListNotes([
+        {
+          path: 'slow.md',
+          title: 'Slow',
+          active: true,
+          status: 'stopped',
+          triggers: { cronExpr: '0 * * * *' },
+          due: null,
+          nextDue: '2026-05-08T16:00:00+00:00',
+          lastRunAt: '2026-05-08T14:00:00.000Z',
+          lastAttemptAt: '2026-05-08T14:55:00.000Z',
+          lastRunError: 'stopped',
+          lastRunSummary: 'Updated the list',
+        },
+      ]),
+      now,
+    );
+    assert.deepEqual(render(rows), ['Slow | stopped · last run 1 h ago · next 16:00 | debug-stop | note runnable pausable']);
+    assert.doesNotMatch((rows[0] as NoteRow).tooltip, /Error/);
+  });
+
   it('keeps its order whatever order the server lists in', () => {
     assert.deepEqual(render(noteTree([...list].reverse(), now)), render(noteTree(list, now)));
   });

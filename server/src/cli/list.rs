@@ -49,6 +49,8 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
 
 /// The longest `lastRunError` the table shows, on a line under its note (the JSON has it whole).
 const ERROR_CHARS: usize = 100;
+/// The longest `lastRunSummary` the table shows, likewise.
+const SUMMARY_CHARS: usize = 100;
 
 /// NEXT and LAST RUN in one format: to the second, in the zone the question was asked in
 /// (`--at`'s offset), else the local one.
@@ -81,8 +83,20 @@ fn table(
             next,
             i.last_run_at.as_deref().map_or_else(|| "never".to_owned(), when),
         )?;
-        // Why the latest run failed, where the user looks: not only in the note or the JSON.
-        if let Some(error) = &i.last_run_error {
+        // What the latest successful run left, in its own words: the table's answer to "what
+        // does this note say now" without opening it (the JSON has it whole).
+        if let Some(summary) = i.last_run_summary.as_deref().filter(|s| !s.trim().is_empty()) {
+            writeln!(
+                out,
+                "    summary: {}",
+                terminal(&crate::text::short::one_line(summary, SUMMARY_CHARS))
+            )?;
+        }
+        // Why the latest run failed, where the user looks: not only in the note or the JSON. A
+        // stopped run's "stopped" is its status already.
+        if let Some(error) =
+            i.last_run_error.as_ref().filter(|_| i.status != status::Status::Stopped.as_str())
+        {
             writeln!(out, "    error: {}", terminal(&crate::text::short::one_line(error, ERROR_CHARS)))?;
         }
         // `[scheduler] host` names another machine: the times above are when it fires there.

@@ -2,12 +2,14 @@
 //! triggers given, or with a block the configured model drafts from `--describe`'s sentence;
 //! `livenote mcp`'s `make_live` does the work (`mcp_server::ops`), so both refuse the same
 //! things and write the same bytes. `--run` (or a draft saying the user asked for it) runs the
-//! note once afterwards, as `livenote run`.
+//! note once afterwards, as `livenote run`, unless a `watch` beside it filled the new block
+//! first: the first fill happens once (`run::fill`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use chrono::DurationRound;
 use serde_json::Value;
 
 use crate::mcp_server::ops::{MakeLive, Workspace};
@@ -41,7 +43,12 @@ pub fn run(args: Args, out: &mut impl Write, err: &mut impl Write) -> Result<u8>
         },
         describe: args.describe.clone(),
     };
-    let ws = Workspace::with_clock(&root, super::watch::clock(args.clock_file.clone()));
+    let clock = super::watch::clock(args.clock_file.clone());
+    // Runs that start from now on fill the block written below: `--run` makes at most one.
+    // (Truncated to the millisecond, as `lastAttemptAt` is written.)
+    let since =
+        clock.now().duration_trunc(chrono::TimeDelta::milliseconds(1)).unwrap_or_else(|_| clock.now());
+    let ws = Workspace::with_clock(&root, clock);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -89,7 +96,7 @@ pub fn run(args: Args, out: &mut impl Write, err: &mut impl Write) -> Result<u8>
     }
     if args.run || draft["runNow"] == Value::Bool(true) {
         out.flush()?;
-        return super::run::run(file, None, Some(root), args.clock_file);
+        return super::run::fill(file, Some(root), args.clock_file, since);
     }
     Ok(0)
 }

@@ -18,6 +18,8 @@
 //! - "Make live: <heading>" (issue 25) drafts the block from the note's heading on the server
 //!   (the model is needed), so it is a command without edits; "Set schedule: …" presets are
 //!   offered with the cursor in the frontmatter, where the schedule is.
+//! - A diagnostic's quick fixes are offered with the cursor anywhere on the lines it covers,
+//!   as rust-analyzer does, not only on the value it underlines (`active` of `active: yes`).
 //! - Kinds: quick fixes are `QuickFix`; rewrites of the frontmatter are `Refactor` (LSP
 //!   `refactor.rewrite`); running, stopping and undoing act on the body through the agent and
 //!   its history, so they are `Source` (LSP `source`).
@@ -68,15 +70,17 @@ pub fn shown_diagnostics<Tz: TimeZone>(ctx: &Ctx<Tz>) -> Vec<crate::note::Diagno
 }
 
 /// The actions for `range` (a cursor is an empty range): quick fixes for every diagnostic
-/// that intersects or touches it, then the note-level actions. Offsets of `range` inside a
-/// character are moved to its start.
+/// on a line it touches, then the note-level actions. Offsets of `range` inside a character
+/// are moved to its start.
 pub fn code_actions<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>) -> Vec<Action> {
     let range = floor_range(ctx.text, range);
     let mut actions = Vec::new();
     let diagnostics = shown_diagnostics(ctx);
     for (i, d) in diagnostics.iter().enumerate() {
-        // Touching counts: a cursor right after a value is on it for the user.
-        if d.range.start > range.end || range.start > d.range.end {
+        // A diagnostic's fixes are offered anywhere on its lines, as rust-analyzer does: the
+        // cursor on `active:` of `active: yes` is on the problem for the user.
+        let lines = whole_lines(ctx.text, d.range.clone());
+        if lines.start > range.end || range.start > lines.end {
             continue;
         }
         for fix in &d.fixes {
@@ -180,6 +184,15 @@ fn command_action(title: &str, id: &'static str) -> Action {
         diagnostics: Vec::new(),
         preferred: false,
     }
+}
+
+/// `range` widened to the lines it touches: from the start of its first line to the end of
+/// its last (before the line ending).
+fn whole_lines(text: &str, range: Range<usize>) -> Range<usize> {
+    let range = floor_range(text, range);
+    let start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[range.end..].find('\n').map_or(text.len(), |i| range.end + i);
+    start..end
 }
 
 /// `range` clamped to the text, ordered, with both ends moved back to a character boundary.
@@ -496,6 +509,28 @@ live:
                 ---
             "#]],
         );
+    }
+
+    #[test]
+    fn a_fix_is_offered_anywhere_on_its_line() {
+        // On the key, in the indentation, at the end: the line of `active: yes`.
+        for fixture in ["  act$0ive: yes", "$0  active: yes", "  active: yes  $0"] {
+            let text = format!("---\nlive:\n  objective: x\n{fixture}\n---\n");
+            let quick: String = {
+                let (text, at) = cursor(&text);
+                with_ctx(&text, TRUSTED, |ctx| render(&code_actions(ctx, at..at)))
+                    .lines()
+                    .filter(|l| l.starts_with("QuickFix"))
+                    .collect()
+            };
+            assert_eq!(quick, "QuickFix Change to `true` (fixes: 0) *", "{fixture}");
+        }
+        // Not from the line above, nor the one below.
+        for fixture in ["  objective: $0x\n  active: yes\n", "  active: yes\n$0---\n"] {
+            let (text, at) = cursor(&format!("---\nlive:\n{fixture}---\n"));
+            let all = with_ctx(&text, TRUSTED, |ctx| render(&code_actions(ctx, at..at)));
+            assert!(!all.contains("QuickFix"), "{fixture}: {all}");
+        }
     }
 
     #[test]

@@ -414,6 +414,7 @@ fn status_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live) -> String {
         Status::Paused => "paused (`active: false`)".to_owned(),
         Status::Expired => "expired (`until` has passed): nothing fires on schedule or on events".to_owned(),
         Status::Untrusted => "waiting for workspace trust".to_owned(),
+        Status::Stopped => "the latest run was stopped (not a failure; the next occurrence runs)".to_owned(),
         Status::Invalid => "has errors: nothing fires until they are fixed".to_owned(),
         Status::Failed => {
             let reason = live.last_run_error.as_deref().and_then(|e| e.lines().next()).unwrap_or_default();

@@ -11,6 +11,11 @@
 //!   "on events" (only `eventMatchCriteria`); nothing when no fire time can be computed.
 //! - `Pause`/`Resume` appear only when the rewrite can be done (not on a flow-style `live:`),
 //!   like the code actions, so a button never answers with an error.
+//! - A passive note has one lens on its first line, "Make live" (the status bar's passive
+//!   state in VS Code, and the code action of the same name): offered where that action is,
+//!   i.e. when the frontmatter can take a `live:` block.
+//! - A stopped run reads "Stopped 5 min ago · next 10:00": a stop is the user's choice, not a
+//!   failure, and its occurrence is over.
 
 use std::ops::Range;
 
@@ -38,9 +43,9 @@ pub struct Lens {
 /// in the `live/last-run-failed` diagnostic at the same key.
 const REASON_MAX: usize = 60;
 
-/// The lenses of a live note, in display order; none for a passive note.
+/// The lenses of a live note, in display order; "Make live" for a passive note.
 pub fn code_lenses<Tz: TimeZone>(ctx: &Ctx<Tz>) -> Vec<Lens> {
-    let Some(live) = &ctx.analysis.live else { return Vec::new() };
+    let Some(live) = &ctx.analysis.live else { return passive_lenses(ctx) };
     let range = live.key_span.clone();
     let state = status::status(live, ctx.facts, ctx.now, ctx.tz);
     let lens = |title: String, command: Option<Command>| Lens { range: range.clone(), title, command };
@@ -71,6 +76,22 @@ pub fn code_lenses<Tz: TimeZone>(ctx: &Ctx<Tz>) -> Vec<Lens> {
         ));
     }
     lenses
+}
+
+/// "Make live" on the first line of a passive note, when the template can be written there
+/// (the same test as the code action's).
+fn passive_lenses<Tz: TimeZone>(ctx: &Ctx<Tz>) -> Vec<Lens> {
+    if rewrite::make_live(ctx.text, None).is_err() {
+        return Vec::new();
+    }
+    let line = &ctx.text[..ctx.text.find('\n').unwrap_or(ctx.text.len())];
+    let first_line = line.strip_suffix('\r').unwrap_or(line).len();
+    let title = "Make live";
+    vec![Lens {
+        range: 0..first_line,
+        title: title.to_owned(),
+        command: Some(command(title, commands::MAKE_LIVE, Vec::new())),
+    }]
 }
 
 fn command(title: &str, id: &'static str, args: Vec<Value>) -> Command {
@@ -109,40 +130,48 @@ fn status_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live, state: Status) -> Strin
                 None => failed,
             }
         }
+        Status::Stopped => {
+            let mut parts = vec![match live.last_stopped_at {
+                Some(t) => format!("Stopped {}", ago(t, ctx.now)),
+                None => "Stopped".to_owned(),
+            }];
+            parts.extend(schedule_parts(ctx, live));
+            parts.join(" · ")
+        }
         Status::Live => {
             let mut parts = vec!["● Live".to_owned()];
             parts.push(match live.last_run_at {
                 Some(t) => format!("updated {}", ago(t, ctx.now)),
                 None => "never run".to_owned(),
             });
-            let view = status::schedule_view(live, ctx.now, ctx.tz);
-            let when = match &view.decision {
-                // Triggers are kept but nothing fires: say so rather than promise a time.
-                _ if ctx.facts.scheduling_off => Some("scheduling off".to_owned()),
-                Some(Decision::Due(_)) => Some("due now".to_owned()),
-                Some(Decision::NotDue(SkipReason::ManualOnly)) => {
-                    let on_events = live.event_match_criteria.is_some();
-                    Some(if on_events { "on events" } else { "manual only" }.to_owned())
-                }
-                _ => view.next_due.map(|t| {
-                    if t <= ctx.now {
-                        "due now".to_owned()
-                    } else {
-                        format!("next {}", at_local(t, ctx.now, ctx.tz))
-                    }
-                }),
-            };
-            parts.extend(when);
-            // Another machine fires it (`[scheduler] host`); here it runs by hand.
-            parts.extend(
-                ctx.facts
-                    .scheduled_on
-                    .filter(|_| !ctx.facts.scheduling_off)
-                    .map(|h| format!("scheduled on {h}")),
-            );
+            parts.extend(schedule_parts(ctx, live));
             parts.join(" · ")
         }
     }
+}
+
+/// What a healthy (or stopped) note's lens ends with: when it fires next, and where.
+fn schedule_parts<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live) -> Vec<String> {
+    let mut parts = Vec::new();
+    let view = status::schedule_view(live, ctx.now, ctx.tz);
+    let when = match &view.decision {
+        // Triggers are kept but nothing fires: say so rather than promise a time.
+        _ if ctx.facts.scheduling_off => Some("scheduling off".to_owned()),
+        Some(Decision::Due(_)) => Some("due now".to_owned()),
+        Some(Decision::NotDue(SkipReason::ManualOnly)) => {
+            let on_events = live.event_match_criteria.is_some();
+            Some(if on_events { "on events" } else { "manual only" }.to_owned())
+        }
+        _ => view.next_due.map(|t| {
+            if t <= ctx.now { "due now".to_owned() } else { format!("next {}", at_local(t, ctx.now, ctx.tz)) }
+        }),
+    };
+    parts.extend(when);
+    // Another machine fires it (`[scheduler] host`); here it runs by hand.
+    parts.extend(
+        ctx.facts.scheduled_on.filter(|_| !ctx.facts.scheduling_off).map(|h| format!("scheduled on {h}")),
+    );
+    parts
 }
 
 /// A failure message on one line, cut to about [`REASON_MAX`] characters at a word boundary.
@@ -272,6 +301,24 @@ live:
             &hourly(&format!("{FAILED}  failures: 3\n")),
             expect![[r#"
                 3:1 Failed 2 min ago: provider local: error sending request for url… · retry at 09:25 (3rd failure)
+                3:1 Run now [livenote.run]
+                3:1 Pause [livenote.setActive false]
+            "#]],
+        );
+    }
+
+    #[test]
+    fn a_stopped_run_is_not_a_failure() {
+        check(
+            &hourly(
+                r#"  lastAttemptAt: "2026-11-23T15:01:00Z"
+  lastRunAt: "2026-11-23T14:00:01Z"
+  lastRunError: "stopped"
+  lastStoppedAt: "2026-11-23T15:04:00Z"
+"#,
+            ),
+            expect![[r#"
+                3:1 Stopped 3 min ago · next 10:00
                 3:1 Run now [livenote.run]
                 3:1 Pause [livenote.setActive false]
             "#]],
@@ -427,15 +474,25 @@ live:
 
     #[test]
     fn passive_and_flow_style_notes() {
+        // The status pill's passive state: "Make live" (the template, as the code action).
         check(
             r#"---
 title: x
 ---
 # Plain
 "#,
-            expect![""],
+            expect![[r#"
+                1:1 Make live [livenote.makeLive]
+            "#]],
         );
-        check("# No frontmatter\n", expect![""]);
+        check(
+            "# No frontmatter\n",
+            expect![[r#"
+            1:1 Make live [livenote.makeLive]
+        "#]],
+        );
+        // A frontmatter that does not parse gets its diagnostics, not a button that would fail.
+        check("---\ntitle: [x\n---\n# Broken\n", expect![""]);
         // A flow-style block cannot be paused in place, so there is no Pause button.
         check(
             r#"---

@@ -187,6 +187,9 @@ pub fn note_status(state: &State, uri: &Uri) -> Result<NoteStatus> {
             (&from_disk, disk_text.as_str())
         }
     };
+    // A run undone in the buffer still ran: its end, from the run store.
+    let settled = super::run_facts::settled(state, path.as_deref(), analysis);
+    let analysis = settled.as_ref().unwrap_or(analysis);
     let Some(live) = &analysis.live else { return Ok(NoteStatus::Passive { live: false }) };
     let facts = facts(state, path.as_deref());
     let rel = path

@@ -29,6 +29,7 @@ pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
     let client = ClientCaps {
         encoding: Some(if utf8 { Encoding::Utf8 } else { Encoding::Utf16 }),
         pull_diagnostics: caps.text_document.as_ref().is_some_and(|t| t.diagnostic.is_some()),
+        code_lens: caps.text_document.as_ref().is_some_and(|t| t.code_lens.is_some()),
         lens_refresh: ws.and_then(|w| w.code_lens.as_ref()).and_then(|c| c.refresh_support).unwrap_or(false),
         hint_refresh: ws.and_then(|w| w.inlay_hint.as_ref()).and_then(|c| c.refresh_support).unwrap_or(false),
         diagnostic_refresh: ws

@@ -29,13 +29,15 @@ fn with_ctx<R>(
     let snap = snapshot(state, uri)?;
     let zone = state.opts.zone;
     let path = uri.file_path();
+    // A run undone in the buffer still ran: its end, from the run store.
+    let settled = super::run_facts::settled(state, path.as_deref(), &snap.analysis);
     let providers = providers_for(state, uri).unwrap_or_default();
     let mcp = mcp_for(state, uri).unwrap_or_default();
     let skills = skills_for(state, uri).unwrap_or_default();
     let sources = sources_for(state, uri);
     let ctx = Ctx {
         text: &snap.text,
-        analysis: &snap.analysis,
+        analysis: settled.as_ref().unwrap_or(&snap.analysis),
         now: state.opts.clock.now(),
         tz: &zone,
         providers: &providers,
@@ -256,10 +258,11 @@ pub fn code_lens(state: &State, params: CodeLensParams) -> Option<Vec<CodeLens>>
 pub fn inlay_hint(state: &State, params: InlayHintParams) -> Option<Vec<InlayHint>> {
     let uri = params.text_document.uri;
     let enc = state.encoding();
+    let shown = ide::hints::Shown { lens: state.caps().code_lens };
     with_ctx(state, &uri, |ctx, snap| {
         let start = convert::offset(&snap.text, &snap.lines, params.range.start, enc);
         let end = convert::offset(&snap.text, &snap.lines, params.range.end, enc).max(start);
-        ide::hints::inlay_hints(ctx, start..end)
+        ide::hints::inlay_hints(ctx, start..end, shown)
             .into_iter()
             .map(|h| InlayHint {
                 position: convert::position(&snap.text, &snap.lines, h.offset, enc),
@@ -275,8 +278,27 @@ pub fn inlay_hint(state: &State, params: InlayHintParams) -> Option<Vec<InlayHin
     })
 }
 
-/// Live notes whose title or path matches the query as a subsequence, best first.
-pub fn symbol(state: &State, params: WorkspaceSymbolParams) -> Option<WorkspaceSymbolResponse> {
+/// How long `workspace/symbol` waits for the workspace's first index before answering with the
+/// skills alone (an index of tens of thousands of notes takes a few seconds).
+const FIRST_INDEX_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Wait until the workspace's first index is built, when one is being built: a picker opened
+/// right after the editor started lists every note rather than none. Without a folder (no
+/// root yet) there is nothing to wait for.
+pub async fn first_index(state: &State) {
+    let mut indexed = state.indexed.subscribe();
+    if state.roots.read().map(|r| r.is_empty()).unwrap_or(true) {
+        return;
+    }
+    let built = indexed.wait_for(|built| *built);
+    if tokio::time::timeout(FIRST_INDEX_WAIT, built).await.is_err() {
+        tracing::warn!("symbols: the workspace is still being indexed; answering without its notes");
+    }
+}
+
+/// Live notes whose title or path matches the query as a subsequence, best first, then the
+/// skills; an empty list, never `null`, before the workspace is indexed.
+pub fn symbol(state: &State, params: WorkspaceSymbolParams) -> WorkspaceSymbolResponse {
     let query = params.query.to_lowercase();
     let now = state.opts.clock.now();
     let zone = state.opts.zone;
@@ -346,10 +368,10 @@ pub fn symbol(state: &State, params: WorkspaceSymbolParams) -> Option<WorkspaceS
                 Some(info)
             })
             .collect::<Vec<_>>()
-    })?;
-    let mut found = found;
+    });
+    let mut found = found.unwrap_or_default();
     found.extend(skill_symbols(state, &query));
-    Some(WorkspaceSymbolResponse::Flat(found))
+    WorkspaceSymbolResponse::Flat(found)
 }
 
 /// The skills with a file (each root's own, the user's) whose name matches the query, best

@@ -26,6 +26,7 @@ pub(super) fn adopt_index(client: &Client, state: &Arc<State>, index: Index) {
     if let Ok(mut slot) = state.index.write() {
         *slot = Some(index);
     }
+    state.indexed.send_replace(true);
     super::config_sync::apply_backoff_caps(state);
     // The locks held are looked up among the notes the index holds now.
     super::snapshots::refresh_world_and_locks(state);

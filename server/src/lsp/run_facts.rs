@@ -95,3 +95,22 @@ pub(super) fn memory_entries(state: &State, path: Option<&Path>) -> crate::ide::
         crate::memory::store::MemoryStore::new(&engine.root).load(&engine.rel(path)).map(|m| m.len())
     })
 }
+
+/// The note's analysis with its latest run's end put back, when its text lost it and this
+/// machine's run store kept it (`status::settled`: `u` in the editor after a run takes the
+/// result's fields out of the buffer but not `lastAttemptAt`); `None` when nothing changes.
+/// From memory: a run's end is read once per run id ([`super::world::World::run_end`]), and
+/// only for a note whose text shows its latest run started and not ended.
+pub(super) fn settled(
+    state: &State,
+    path: Option<&Path>,
+    analysis: &crate::note::Analysis,
+) -> Option<crate::note::Analysis> {
+    let live = analysis.live.as_ref()?;
+    let id = crate::status::awaiting_end(live)?;
+    let engine = state.engine_for(path?)?;
+    let end = state.world.run_end(&engine.root, id, || engine.recorded_end(id))?;
+    let mut settled = analysis.clone();
+    settled.live = Some(crate::status::settled(live, end)?);
+    Some(settled)
+}

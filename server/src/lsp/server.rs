@@ -150,7 +150,8 @@ impl LanguageServer for Backend {
     }
 
     async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
-        Ok(requests::symbol(&self.state, params))
+        requests::first_index(&self.state).await;
+        Ok(Some(requests::symbol(&self.state, params)))
     }
 
     async fn diagnostic(&self, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {

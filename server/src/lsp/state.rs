@@ -35,6 +35,9 @@ pub struct ClientCaps {
     pub encoding: Option<Encoding>,
     /// The client pulls diagnostics (`textDocument/diagnostic`); then none are pushed.
     pub pull_diagnostics: bool,
+    /// The client draws code lenses (`textDocument.codeLens`): the status lens is shown, and
+    /// the inlay hints leave the same status out (`ide::hints::Shown`).
+    pub code_lens: bool,
     pub lens_refresh: bool,
     pub hint_refresh: bool,
     pub diagnostic_refresh: bool,
@@ -89,6 +92,9 @@ pub struct State {
     /// What requests know of the disk, in memory (`world`): refreshed by file events and by
     /// the server's own changes, never read from the disk by a request.
     pub world: super::world::World,
+    /// True once the workspace's first index is built: `workspace/symbol` asked before waits
+    /// for it rather than answering nothing.
+    pub indexed: tokio::sync::watch::Sender<bool>,
 }
 
 impl State {
@@ -115,6 +121,7 @@ impl State {
             foreign_locks: Default::default(),
             client_uris: Mutex::new(Default::default()),
             world: Default::default(),
+            indexed: tokio::sync::watch::Sender::new(false),
         }
     }
 

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use crate::cost::LastRun;
 use crate::note::skills::SkillCatalog;
 use crate::note::tools::McpCatalog;
+use crate::status::RecordedEnd;
 
 /// One root's facts, as one consistent, owned view: a request takes the `Arc` once.
 #[derive(Debug, Default)]
@@ -37,6 +38,9 @@ pub struct World {
     canonical: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
     /// Per root, a run id → what that run cost (`None`: running, no totals, or pruned).
     last_runs: Mutex<HashMap<PathBuf, HashMap<String, Option<LastRun>>>>,
+    /// Per root, a run id → how it ended, when a success or a stop (`None`: running, failed,
+    /// or pruned): for a note whose text lost its latest run's end (`status::settled`).
+    run_ends: Mutex<HashMap<PathBuf, HashMap<String, Option<RecordedEnd>>>>,
     /// A note → how many entries its agent memory holds (or why it cannot be read).
     memory: Mutex<HashMap<PathBuf, crate::ide::memory::Entries>>,
     /// A note → the bodies its history keeps, as *Undo last run* compares them.
@@ -65,6 +69,7 @@ impl World {
         let mut all = self.roots.write().unwrap_or_else(std::sync::PoisonError::into_inner);
         all.retain(|r, _| roots.contains(r));
         unpoisoned(&self.last_runs).retain(|r, _| roots.contains(r));
+        unpoisoned(&self.run_ends).retain(|r, _| roots.contains(r));
     }
 
     /// Change one root's facts in place of a copy (a lock seen taken or released).
@@ -109,6 +114,22 @@ impl World {
         found
     }
 
+    /// How run `id` of `root` ended (a success or a stop), read with `read` the first time it is
+    /// asked for.
+    pub fn run_end(
+        &self,
+        root: &Path,
+        id: &str,
+        read: impl FnOnce() -> Option<RecordedEnd>,
+    ) -> Option<RecordedEnd> {
+        if let Some(known) = unpoisoned(&self.run_ends).get(root).and_then(|m| m.get(id)) {
+            return *known;
+        }
+        let found = read();
+        unpoisoned(&self.run_ends).entry(root.to_path_buf()).or_default().insert(id.to_owned(), found);
+        found
+    }
+
     /// The latest events routing gave the note at `rel` of `root`, newest first: the root's
     /// `done/` read the first time one is asked for, then only its new records, at
     /// [`World::events_done`].
@@ -132,6 +153,9 @@ impl World {
     /// Run `id`'s transcript changed (its final line written): read again when next asked.
     pub fn forget_run(&self, root: &Path, id: &str) {
         if let Some(m) = unpoisoned(&self.last_runs).get_mut(root) {
+            m.remove(id);
+        }
+        if let Some(m) = unpoisoned(&self.run_ends).get_mut(root) {
             m.remove(id);
         }
     }
@@ -181,5 +205,6 @@ impl World {
     /// Forget every cost of `root` known so far (a note changed its `lastRunId`).
     pub fn forget_runs(&self, root: &Path) {
         unpoisoned(&self.last_runs).remove(root);
+        unpoisoned(&self.run_ends).remove(root);
     }
 }

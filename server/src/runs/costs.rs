@@ -10,10 +10,12 @@ use std::io::{Read, Seek, SeekFrom};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use super::Engine;
 use super::store::is_run_id;
+use super::{Engine, Store};
 use crate::cost::{LastRun, RunTotals};
+use crate::note::model::Live;
 use crate::providers::RunEvent;
+use crate::status::{self, RecordedEnd};
 
 /// How much of a transcript's end is read to find its final line: the final line is short
 /// (an outcome, its one-line message and the totals).
@@ -45,11 +47,61 @@ impl Engine {
     /// What run `run_id` cost, read from the end of its transcript; `None` while it runs, for a
     /// run without totals (a command provider's), or once its transcript was pruned.
     pub fn last_run(&self, run_id: &str) -> Option<LastRun> {
+        let v = self.final_record(run_id)?;
+        let failed = match v["kind"].as_str()? {
+            "done" => false,
+            "failed" => true,
+            _ => return None,
+        };
+        Some(LastRun { id: run_id.to_owned(), failed, totals: totals_of(&v["data"])? })
+    }
+
+    /// The note as its latest run left it when its text lost the run's end and the store kept
+    /// it ([`status::settled`]); `None` otherwise, and always without a lookup for a note whose
+    /// text shows how its latest run ended.
+    pub fn settle(&self, live: &Live) -> Option<Live> {
+        self.store.settle(live)
+    }
+
+    /// [`Store::recorded_end`] of this engine's root.
+    pub fn recorded_end(&self, run_id: &str) -> Option<RecordedEnd> {
+        self.store.recorded_end(run_id)
+    }
+
+    /// The final line of run `run_id`'s transcript, parsed.
+    fn final_record(&self, run_id: &str) -> Option<Value> {
+        self.store.final_record(run_id)
+    }
+}
+
+impl Store {
+    /// How run `run_id` ended, when it succeeded or was stopped, from its transcript's final
+    /// line: what `status::settled` needs for a note whose text no longer says it (an undo in
+    /// the editor). `None` while it runs, for a failure or a skip, or once pruned.
+    pub fn recorded_end(&self, run_id: &str) -> Option<RecordedEnd> {
+        let v = self.final_record(run_id)?;
+        let at = DateTime::parse_from_rfc3339(v["at"].as_str()?).ok()?.to_utc();
+        match (v["kind"].as_str()?, v["message"].as_str()) {
+            ("done", _) => Some(RecordedEnd::Done(at)),
+            // A stop ends its transcript as a failure whose message is "stopped" (`runs::mod`).
+            ("failed", Some("stopped")) => Some(RecordedEnd::Stopped(at)),
+            _ => None,
+        }
+    }
+
+    /// [`status::settled`] with this store's record of the note's latest run, read only for a
+    /// note whose text shows that run started and not how it ended.
+    pub fn settle(&self, live: &Live) -> Option<Live> {
+        status::settled(live, self.recorded_end(status::awaiting_end(live)?)?)
+    }
+
+    /// The final line of run `run_id`'s transcript, parsed.
+    fn final_record(&self, run_id: &str) -> Option<Value> {
         if !is_run_id(run_id) {
             return None;
         }
         let dir = crate::workspace::confine::real_dir(
-            &self.root,
+            self.root(),
             &std::path::Path::new(super::store::STATE_DIR).join("runs"),
             false,
         )
@@ -57,14 +109,7 @@ impl Engine {
         let path = dir.join(format!("{run_id}.jsonl"));
         let file =
             crate::workspace::confine::open_nofollow(&path, std::fs::OpenOptions::new().read(true)).ok()?;
-        let line = final_line(file)?;
-        let v: Value = serde_json::from_str(&line).ok()?;
-        let failed = match v["kind"].as_str()? {
-            "done" => false,
-            "failed" => true,
-            _ => return None,
-        };
-        Some(LastRun { id: run_id.to_owned(), failed, totals: totals_of(&v["data"])? })
+        serde_json::from_str(&final_line(file)?).ok()
     }
 }
 

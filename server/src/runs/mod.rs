@@ -284,11 +284,37 @@ impl Engine {
         self.run_registered(spec, cancel, on_event).await
     }
 
+    /// [`Engine::run`] under a lock of the note the caller took ([`Engine::lock_for_edit`]) and
+    /// looked at the note under: nothing else can run the note between that look and the run
+    /// (`make-live --run` fills a new note once, whoever comes first: `cli::run::fill`).
+    pub async fn run_holding(
+        &self,
+        spec: RunSpec,
+        lock: store::NoteLock,
+        on_event: &mut (dyn FnMut(&RunEvent) + Send),
+    ) -> Outcome {
+        let Some(cancel) = self.registry.start(&spec.path) else {
+            return Outcome::Skipped("already running".to_owned());
+        };
+        self.run_with(spec, Some(lock), cancel, on_event).await
+    }
+
     /// Run a note whose slot the caller already took with `registry.start` (the scheduler
     /// reserves it before spawning, so it never fires the same note twice).
     pub async fn run_registered(
         &self,
         spec: RunSpec,
+        cancel: CancellationToken,
+        on_event: &mut (dyn FnMut(&RunEvent) + Send),
+    ) -> Outcome {
+        self.run_with(spec, None, cancel, on_event).await
+    }
+
+    /// A registered run, under `held` when the caller holds the note's lock already.
+    async fn run_with(
+        &self,
+        spec: RunSpec,
+        held: Option<store::NoteLock>,
         cancel: CancellationToken,
         on_event: &mut (dyn FnMut(&RunEvent) + Send),
     ) -> Outcome {
@@ -305,7 +331,7 @@ impl Engine {
             ));
         }
         let mut watch = None;
-        let outcome = self.run_locked(&spec, &rel, cancel, on_event, &mut watch).await;
+        let outcome = self.run_locked(&spec, &rel, held, cancel, on_event, &mut watch).await;
         self.registry.finish(&spec.path);
         // Once the note is free again (its lock released, no longer registered): what the
         // observer shows next (an editor's lenses and hints) no longer reads "updating".
@@ -321,11 +347,12 @@ impl Engine {
         &self,
         spec: &RunSpec,
         rel: &str,
+        held: Option<store::NoteLock>,
         cancel: CancellationToken,
         on_event: &mut (dyn FnMut(&RunEvent) + Send),
         watch: &mut Option<Box<dyn RunWatch>>,
     ) -> Outcome {
-        let _lock = match self.store.try_lock(rel) {
+        let _lock = match held.map_or_else(|| self.store.try_lock(rel), |l| Ok(Some(l))) {
             Ok(Some(l)) => l,
             Ok(None) => return Outcome::Skipped("running in another livenote process".to_owned()),
             Err(e) => return Outcome::Skipped(format!("cannot take the note's lock: {e}")),
@@ -364,7 +391,9 @@ impl Engine {
                 Err(host) => return Outcome::Skipped(format!("scheduled on {host}")),
                 Ok(Some(taken)) => failover = Some(taken),
                 Ok(None) => {
-                    let view = status::schedule_view(live, now, &self.zone);
+                    // A run the editor's undo took back out of the note still did its occurrence.
+                    let settled = self.settle(live);
+                    let view = status::schedule_view(settled.as_ref().unwrap_or(live), now, &self.zone);
                     if !view.decision.as_ref().is_some_and(schedule::Decision::is_due)
                         && self.missed_within(live, now).is_none()
                     {

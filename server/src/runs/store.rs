@@ -59,6 +59,11 @@ impl Store {
         Store { root: workspace_root.to_path_buf(), dir: workspace_root.join(STATE_DIR) }
     }
 
+    /// The workspace root the store belongs to.
+    pub(super) fn root(&self) -> &Path {
+        &self.root
+    }
+
     pub fn dir(&self) -> &Path {
         &self.dir
     }

@@ -19,6 +19,7 @@ mod next_fire;
 mod reaches_disk;
 mod refresh;
 mod resolve;
+mod shown;
 mod skills;
 mod sources;
 mod undo;

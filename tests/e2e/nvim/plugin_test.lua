@@ -274,8 +274,31 @@ check(':LiveMake asks what to keep current; an empty answer makes the note live 
   return (text(passive):gsub('\n', '⏎'))
 end)
 
+--- The inlay hints of `buf` as the server answers them now (asked here, not the ones Neovim
+--- fetched last), "line:label" each.
+local function hints_now(buf)
+  local client = assert(H.client_of(buf), 'no livenote client')
+  local params = {
+    textDocument = vim.lsp.util.make_text_document_params(buf),
+    range = { start = { line = 0, character = 0 }, ['end'] = { line = vim.api.nvim_buf_line_count(buf), character = 0 } },
+  }
+  local res = HAS_011 and client:request_sync('textDocument/inlayHint', params, H.WAIT_MS, buf)
+    or client.request_sync('textDocument/inlayHint', params, H.WAIT_MS, buf)
+  assert(res and not res.err, 'inlayHint: ' .. vim.inspect(res))
+  return vim.tbl_map(function(h)
+    return ('%d:%s'):format(h.position.line, type(h.label) == 'string' and h.label or vim.inspect(h.label))
+  end, res.result or {})
+end
+
 check('status lens: the new live note waits for trust (refreshed after the edit, unasked)', function()
-  return wait_lens(passive, '^Waiting for trust$')
+  local lens = wait_lens(passive, '^Waiting for trust$')
+  -- Neovim draws the lens and the hints of the `live:` line side by side: the status is said
+  -- by the lens alone, not again by a hint ("waiting for trust Waiting for trust").
+  local hints = hints_now(passive)
+  for _, h in ipairs(hints) do
+    assert(not h:lower():find('waiting for trust', 1, true), 'said twice, by a hint too: ' .. vim.inspect(hints))
+  end
+  return lens
 end)
 
 check(':LiveTrust trusts the workspace; the lens turns "● Live · never run"', function()
@@ -301,6 +324,13 @@ check(':LiveRun <context> updates the body; the lens says "updated just now"', f
     'the note lost its head:\n' .. text(passive)
   )
   local lens = wait_lens(passive, 'updated just now')
+  -- The command line does not keep saying "updating passive.md…": the run's end follows it.
+  local ended = wait_for('the run\'s end said after "updating"', function()
+    return message_since(from, 'passive.md: updated')
+  end, function()
+    return vim.inspect(notes)
+  end)
+  assert(notes[#notes].msg == ended.msg or not notes[#notes].msg:find('updating', 1, true), vim.inspect(notes))
   -- The buffer was clean before the run (saved above): the plugin wrote the run to disk with
   -- it, so the buffer is not modified (`:q` would not stop at E37) and the file has the run.
   local path = vim.api.nvim_buf_get_name(passive)
@@ -328,7 +358,7 @@ check(':LiveRun <context> updates the body; the lens says "updated just now"', f
     via_plugin == lens_refreshes,
     ('%d of %d refresh requests bypassed the plugin'):format(lens_refreshes - via_plugin, lens_refreshes)
   )
-  return ('%s (%d refresh requests, through the plugin)'):format(lens, lens_refreshes - refreshes)
+  return ('%s; %q (%d refresh requests, through the plugin)'):format(lens, ended.msg, lens_refreshes - refreshes)
 end)
 
 check(':LivePause / :LiveResume flip `active`; lens, hint and status follow', function()
@@ -549,6 +579,84 @@ check('a run into a buffer with unsaved changes keeps the run unsaved too; the d
   -- As the user may: throw the changes (and the run) away.
   ex('silent edit!')
   return ('disk unchanged, buffer modified (%d lines)'):format(#disk)
+end)
+
+check('a run another livenote process writes reaches the clean buffer and its lens, without :checktime', function()
+  local journal = open('journal.md')
+  assert(not vim.bo[journal].modified, 'journal.md has unsaved changes')
+  local path = vim.api.nvim_buf_get_name(journal)
+  -- `livenote run` in a shell, as `livenote watch` winning the race would: it writes the file.
+  local env = { LIVENOTE_DATA_DIR = data_dir, LIVENOTE_LOG = 'warn' }
+  local done = vim.system({ server_bin, 'run', 'journal.md' }, { cwd = ws, env = env, text = true }):wait(H.WAIT_MS)
+  assert(done.code == 0, 'livenote run: ' .. vim.inspect(done))
+  assert(table.concat(vim.fn.readfile(path), '\n'):find('context: none', 1, true), 'the run is not on disk')
+  wait_for('the buffer to show the run', function()
+    return count_lines(journal, '^context: none$') == 1
+  end, function()
+    return text(journal)
+  end)
+  assert(not vim.bo[journal].modified, 'the reloaded buffer is modified')
+  return wait_lens(journal, 'updated just now')
+end)
+
+check('`u` after a scheduled run into the buffer: the run is no failure to retry', function()
+  -- A new note due at once (never run), saved while open: the server's scheduler runs it into
+  -- the buffer, and the plugin writes the run with it (the buffer was clean).
+  vim.cmd.edit(vim.fn.fnameescape(ws .. '/yearly.md'))
+  local yearly = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(yearly, 0, -1, false, {
+    '---',
+    'live:',
+    '  objective: A note filled once a year.',
+    '  triggers:',
+    '    cronExpr: "0 0 1 1 *"',
+    '---',
+    '# Yearly',
+    '',
+    'old body',
+  })
+  -- An interactive Neovim closes the undo block each time it waits for input, so every
+  -- workspace/applyEdit is an undo step of its own; `nvim -l` never waits for input, so here
+  -- the undo sequence is broken after each edit the same way (|undo-break|).
+  local break_undo = function()
+    vim.cmd('let &undolevels = &undolevels')
+  end
+  break_undo()
+  local apply = vim.lsp.handlers['workspace/applyEdit']
+  vim.lsp.handlers['workspace/applyEdit'] = function(...)
+    local result = apply(...)
+    break_undo()
+    return result
+  end
+  -- Open in the server before the note exists on disk: its run then edits the buffer.
+  wait_for('livenote to attach to yearly.md', function()
+    return H.client_of(yearly)
+  end)
+  -- The server has the text (0.10 sends changes debounced), so the run's text is the saved one.
+  wait_lens(yearly, '^● Live · never run')
+  ex('silent write')
+  wait_for('the scheduled run in the buffer, written', function()
+    return count_lines(yearly, '^updated by the test$') == 1
+      and count_lines(yearly, '^  lastRunAt: ') == 1
+      and not vim.bo[yearly].modified
+  end, function()
+    local log = log_file and table.concat(vim.fn.readfile(log_file), '\n'):sub(-4000) or ''
+    return text(yearly) .. '\nmessages: ' .. vim.inspect(notes) .. '\nserver log:\n' .. log
+  end)
+  wait_lens(yearly, 'updated just now')
+  vim.lsp.handlers['workspace/applyEdit'] = apply
+  vim.cmd('silent undo')
+  assert(count_lines(yearly, '^old body$') == 1, 'undo did not bring the body back:\n' .. text(yearly))
+  assert(count_lines(yearly, '^  lastAttemptAt: ') == 1, 'lastAttemptAt went too:\n' .. text(yearly))
+  local hints = hints_now(yearly)
+  for _, h in ipairs(hints) do
+    assert(not h:find('retry', 1, true), 'an undone run reads as a failure to retry: ' .. vim.inspect(hints))
+  end
+  local lens = wait_lens(yearly, '^● Live · updated just now')
+  -- Leave nothing behind for the checks after this one.
+  ex('bwipeout!')
+  os.remove(ws .. '/yearly.md')
+  return ('%s; hints %s'):format(lens, table.concat(hints, ', '))
 end)
 
 check(':help livenote resolves from the shipped doc/tags, and every |link| in the help file has a tag', function()

@@ -150,7 +150,10 @@ function M.run(bufnr, context)
     context = nil
   end
   note_command(bufnr, 'Run now', 'livenote.run', { context }, function()
-    notify('updating ' .. vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t') .. '…')
+    local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t')
+    -- Its end is said too, in place of this message (follow.lua).
+    require('livenote.follow').expect_run(bufnr, name)
+    notify('updating ' .. name .. '…')
   end)
 end
 
@@ -222,6 +225,7 @@ local STATUS = {
   running = 'updating…',
   paused = 'paused',
   untrusted = 'waiting for trust',
+  stopped = 'stopped',
   failed = 'failed',
   invalid = 'invalid',
 }
@@ -245,7 +249,8 @@ function M.describe(item)
   elseif item.active ~= false and not triggers.cronExpr and not triggers.windows then
     table.insert(parts, triggers.eventMatchCriteria and 'on events' or 'manual only')
   end
-  if type(item.lastRunError) == 'string' and item.lastRunError ~= '' then
+  -- A stopped run's "stopped" is its status already.
+  if type(item.lastRunError) == 'string' and item.lastRunError ~= '' and item.status ~= 'stopped' then
     local reason = item.lastRunError:gsub('%s+', ' ')
     if #reason > 80 then
       reason = reason:sub(1, 77) .. '...'

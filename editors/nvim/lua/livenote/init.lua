@@ -55,13 +55,23 @@ end
 ---@param cfg livenote.Config
 ---@return vim.lsp.ClientConfig
 local function client_config(cfg)
-  -- A run's edit into a clean buffer is written to disk (run_edits.lua).
-  local handlers = { ['workspace/applyEdit'] = require('livenote.run_edits').on_apply_edit }
-  local capabilities = {}
+  -- A run's edit into a clean buffer is written to disk (run_edits.lua); a note another
+  -- livenote process changed is reloaded into its clean buffer (follow.lua).
+  local follow = require('livenote.follow')
+  local handlers = {
+    ['workspace/applyEdit'] = require('livenote.run_edits').on_apply_edit,
+    [follow.NOTES_CHANGED] = follow.on_notes_changed,
+  }
+  local capabilities = { experimental = { livenote = { notesChanged = true } } }
+  if cfg.codelens then
+    -- The lenses are shown (0.10 does not say so itself): the server then leaves the status
+    -- out of the inlay hints of the `live:` line, where it would read twice.
+    capabilities.textDocument = { codeLens = { dynamicRegistration = false } }
+  end
   if cfg.codelens and not lens.native() then
     -- Neovim 0.10/0.11 neither advertise nor handle workspace/codeLens/refresh; without it the
     -- server would never tell the editor that a run started or finished.
-    capabilities = { workspace = { codeLens = { refreshSupport = true } } }
+    capabilities.workspace = { codeLens = { refreshSupport = true } }
     handlers[lens.REFRESH] = lens.on_refresh
   end
   if not compat.has_011 then
@@ -126,6 +136,19 @@ function M.setup(opts)
       local client = vim.lsp.get_client_by_id(ev.data.client_id)
       if client and client.name == M.NAME then
         on_attach(client, ev.buf)
+      end
+    end,
+  })
+  vim.api.nvim_create_autocmd('LspProgress', {
+    group = group,
+    pattern = 'end',
+    desc = "livenote: say how a :LiveRun ended",
+    callback = function(ev)
+      local data = ev.data or {}
+      local client = data.client_id and vim.lsp.get_client_by_id(data.client_id)
+      if client and client.name == M.NAME then
+        local value = type(data.params) == 'table' and data.params.value or {}
+        require('livenote.follow').run_ended(type(value) == 'table' and value.message or nil)
       end
     end,
   })
