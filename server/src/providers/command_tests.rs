@@ -17,6 +17,7 @@ fn request(root: &Path) -> RunRequest {
         objective: "Keep the forecast for Paris current.".to_owned(),
         trigger: TriggerKind::Manual,
         context: Some("look at tomorrow".to_owned()),
+        event: None,
         body: "# Weather\n\nSunny.\n".to_owned(),
         now: Utc.with_ymd_and_hms(2025, 3, 4, 5, 6, 7).single().unwrap_or_default(),
         local_now: "2025-03-04T06:06:07+01:00".to_owned(),
