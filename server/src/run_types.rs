@@ -32,6 +32,8 @@ pub struct RunRequest {
     pub trigger: TriggerKind,
     /// Manual context text, or the event's criteria and payload.
     pub context: Option<String>,
+    /// The event an `event` run is for, as data; `None` for other runs.
+    pub event: Option<TriggerEvent>,
     /// The note body below the frontmatter.
     pub body: String,
     pub now: DateTime<Utc>,
@@ -61,6 +63,23 @@ pub struct RunRequest {
     /// Every other skill: the run message lists each in one line, and `load_skill` answers
     /// with its guidance.
     pub skill_catalog: Vec<crate::skills::Skill>,
+}
+
+/// The event an `event` run is for, as data: what a `command` provider's program reads as
+/// `event` beside `context`, which has the same event as Markdown for a model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TriggerEvent {
+    pub id: String,
+    pub source: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// As the event holds it: JSON stays JSON, a string stays a string, whole.
+    pub payload: serde_json::Value,
+    /// The note the event named (`null` when routing chose it).
+    pub target_file_path: Option<String>,
 }
 
 /// A note's memory as a run gets it.

@@ -363,7 +363,7 @@ impl Scheduler {
                 me.wake.notify_one();
                 return;
             };
-            let spec = RunSpec { path: path.clone(), trigger: kind, context: None };
+            let spec = RunSpec { path: path.clone(), trigger: kind, context: None, event: None };
             let outcome = me.engine.run_registered(spec, token, &mut |_| {}).await;
             drop(slot);
             // Only a run that reached the file: one left in an unsaved buffer
@@ -887,7 +887,7 @@ mod tests {
         assert!(pass.fired.is_empty(), "{pass:?}");
         assert_eq!(pass.next, Some(t("2026-11-23T09:10:00Z")), "wakes when the wait ends");
         // A scheduled run asked for directly (as a pass elsewhere would) is refused too.
-        let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Cron, context: None };
+        let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Cron, context: None, event: None };
         let refused = f.scheduler.engine.run(spec, &mut |_| {}).await;
         assert_eq!(refused, Outcome::Skipped("scheduled on elsewhere-of-issue-23".to_owned()));
         f.clock.set(t("2026-11-23T09:10:00Z"));
@@ -1109,7 +1109,7 @@ mod tests {
             let engine = engine.clone();
             let path = path.clone();
             tokio::spawn(async move {
-                let spec = RunSpec { path, trigger: TriggerKind::Manual, context: None };
+                let spec = RunSpec { path, trigger: TriggerKind::Manual, context: None, event: None };
                 engine.run(spec, &mut |_| {}).await
             })
         };
@@ -1128,7 +1128,7 @@ mod tests {
         assert!(note_text(f.dir.path()).contains("lastRunError: \"stopped\""));
         // The provider's timeout is 2 s: a hang is killed then.
         let started = std::time::Instant::now();
-        let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context: None };
+        let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context: None, event: None };
         let outcome = engine.run(spec, &mut |_| {}).await;
         assert!(started.elapsed() < Duration::from_secs(5));
         assert!(

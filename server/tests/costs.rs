@@ -219,8 +219,12 @@ async fn the_time_limit_fails_the_run_naming_its_key() {
         None,
     );
     let path = dir.path().join("weather.md");
-    let spec =
-        RunSpec { path: path.clone(), trigger: livenote::schedule::TriggerKind::Manual, context: None };
+    let spec = RunSpec {
+        path: path.clone(),
+        trigger: livenote::schedule::TriggerKind::Manual,
+        context: None,
+        event: None,
+    };
     let started = tokio::time::Instant::now();
     let outcome = engine.run(spec, &mut |_| {}).await;
     assert!(matches!(outcome, livenote::runs::Outcome::Failed { .. }), "{outcome:?}");

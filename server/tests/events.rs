@@ -133,6 +133,7 @@ impl EventRunner for FakeRunner {
     fn run<'a>(
         &'a self,
         note: &'a EventNote,
+        _event: &'a livenote::events::Event,
         context: String,
         _cancel: CancellationToken,
     ) -> BoxFuture<'a, Outcome> {
@@ -333,6 +334,7 @@ impl EventRunner for StoppingRunner {
     fn run<'a>(
         &'a self,
         _note: &'a EventNote,
+        _event: &'a livenote::events::Event,
         _context: String,
         _cancel: CancellationToken,
     ) -> BoxFuture<'a, Outcome> {
@@ -607,11 +609,13 @@ async fn the_engine_runs_the_note_with_the_event_as_context() {
         criteria: "Q3 anything".to_owned(),
         sources: None,
     };
-    let outcome = runner.run(&paused, "context".to_owned(), CancellationToken::new()).await;
+    let done_event = events::parse_event(&serde_json::to_string(&done).unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let outcome = runner.run(&paused, &done_event, "context".to_owned(), CancellationToken::new()).await;
     assert_eq!(outcome, Outcome::Skipped("the note is paused".to_owned()));
     // Nor is one whose `until` passed after routing (2026-05-07, before the system clock).
     let ended = EventNote { path: root.join("ended.md"), rel: "ended.md".to_owned(), ..paused };
-    let outcome = runner.run(&ended, "context".to_owned(), CancellationToken::new()).await;
+    let outcome = runner.run(&ended, &done_event, "context".to_owned(), CancellationToken::new()).await;
     assert_eq!(outcome, Outcome::Skipped("the note has expired (`until` has passed)".to_owned()));
     // The other notes were not touched.
     let b = std::fs::read_to_string(root.join("notes/b.md")).unwrap_or_default();
@@ -921,4 +925,51 @@ fn live_sources_narrows_the_events_a_note_takes() {
     assert_eq!(done(&targeted)["candidateFilePaths"], json!(["feeds.md"]), "{log}");
     let feeds = std::fs::read_to_string(cli.root.join("feeds.md")).unwrap_or_default();
     assert!(feeds.contains("Q3 by hand") && !feeds.contains("budget"), "{feeds}");
+}
+
+/// Issue 31: a `command` provider gets the event of an event run as data, `event` on stdin
+/// (its payload whole, JSON as JSON), beside `context`, the Markdown a model reads; a run that
+/// is not for an event has `"event": null`.
+#[test]
+fn a_command_provider_reads_the_event_as_data() {
+    // The note's new body: a marker, then the run as the program read it on stdin.
+    let cli = cli("printf 'stdin:\\n'; cat");
+    let payload = json!({"subject": "Dentist moved to 4pm", "attendees": ["a@example.com"], "n": 3});
+    let (code, id, err) = event(
+        &cli,
+        &["--source", "cal", "--type", "calendar.changed", "--target", "notes/b.md", "--json"],
+        payload.to_string().as_bytes(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let id = id.trim().to_owned();
+    let out = cli.livenote(&["tick", "."]).stdin(Stdio::null()).output().unwrap_or_else(|e| panic!("{e}"));
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{log}");
+    let stdin_of_last_run = || {
+        let b = std::fs::read_to_string(cli.root.join("notes/b.md")).unwrap_or_default();
+        let json = b.split("stdin:\n").nth(1).unwrap_or_default().trim().to_owned();
+        serde_json::from_str::<Value>(&json).unwrap_or_else(|e| panic!("{e}: {b}\n{log}"))
+    };
+    let run = stdin_of_last_run();
+    assert_eq!(run["trigger"], "event");
+    let created = run["event"]["createdAt"].as_str().unwrap_or_default().to_owned();
+    assert!(created.starts_with("20"), "{run}");
+    assert_eq!(
+        run["event"],
+        json!({
+            "id": id,
+            "source": "cal",
+            "type": "calendar.changed",
+            "createdAt": created,
+            "payload": payload,
+            "targetFilePath": "notes/b.md",
+        })
+    );
+    let context = run["context"].as_str().unwrap_or_default();
+    assert!(context.contains(&format!("id `{id}`")) && context.contains("**Payload:**"), "{context}");
+    // A manual run has no event.
+    let out = cli.livenote(&["run", "notes/b.md"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let run = stdin_of_last_run();
+    assert_eq!((run["trigger"].as_str(), &run["event"]), (Some("manual"), &Value::Null), "{run}");
 }

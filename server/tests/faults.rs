@@ -162,7 +162,7 @@ impl Ws {
 
 /// Run a note by hand on `engine`.
 pub async fn run_manual(engine: &Engine, path: &Path) -> Outcome {
-    let spec = RunSpec { path: path.to_path_buf(), trigger: TriggerKind::Manual, context: None };
+    let spec = RunSpec { path: path.to_path_buf(), trigger: TriggerKind::Manual, context: None, event: None };
     engine.run(spec, &mut |_| {}).await
 }
 

@@ -440,7 +440,7 @@ async fn a_message_gone_between_polls_brings_no_older_one_back() {
 fn mail_workspace(d: &Dovecot) -> common::Workspace {
     let echo = r#"printf '%s\n' "trigger: $LIVENOTE_TRIGGER" "$LIVENOTE_CONTEXT""#;
     let config = format!(
-        "{}\n[sources.mail]\nkind = \"imap\"\nhost = \"127.0.0.1\"\nport = {}\ntls = \"none\"\nusername = \"alice\"\npassword_env = \"LIVENOTE_TEST_IMAP_PASSWORD\"\n",
+        "{}\n[sources.mail]\nkind = \"imap\"\nhost = \"127.0.0.1\"\nport = {}\ntls = \"none\"\nusername = \"alice\"\npassword_env = \"LIVENOTE_TEST_IMAP_PASSWORD\"\nidle_min_gap = \"1s\"\n",
         common::command_config(echo),
         d.port
     );

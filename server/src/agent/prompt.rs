@@ -225,6 +225,7 @@ mod tests {
             objective: "Show the current time in Chicago in 12-hour format, one short line.\n".to_owned(),
             trigger,
             context: context.map(str::to_owned),
+            event: None,
             body: "\n3:00 PM\n".to_owned(),
             now: Utc.with_ymd_and_hms(2026, 5, 8, 15, 0, 0).single().unwrap_or_default(),
             local_now: "2026-05-08T10:00:00-05:00".to_owned(),

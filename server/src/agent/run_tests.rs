@@ -111,6 +111,7 @@ fn request(root: &Path, trigger: TriggerKind) -> RunRequest {
         objective: "Keep the time.".to_owned(),
         trigger,
         context: None,
+        event: None,
         body: "\n3:00 PM\n\n## Log\n\n- 3:00 PM\n".to_owned(),
         now: Utc.with_ymd_and_hms(2026, 5, 8, 16, 0, 0).single().unwrap_or_default(),
         local_now: "2026-05-08T11:00:00-05:00".to_owned(),

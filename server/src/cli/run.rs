@@ -73,7 +73,7 @@ fn run_as(
     let rel = engine.rel(&path);
     let outcome = runtime.block_on(async {
         let mut shutdown = super::signal::Shutdown::listen();
-        let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context };
+        let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context, event: None };
         // The run's steps (provider, process, tool calls) are progress, not news: `-v` shows
         // them; by default only the outcome is printed.
         let mut show = |e: &crate::providers::RunEvent| {

@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::watch::{
     IndexSource, Saids, build_index, event_notes, not_on_their_own, say_folder, scheduled_elsewhere,
 };
-use crate::events::{EngineRunner, EventNote, EventRunner, Processor};
+use crate::events::{EngineRunner, Event, EventNote, EventRunner, Processor};
 use crate::runs::{DiskIo, Engine, Outcome};
 use crate::schedule::{Clock, Zone};
 use crate::scheduler::{Firing, Memory, Scheduler};
@@ -314,11 +314,12 @@ impl EventRunner for Reporting {
     fn run<'a>(
         &'a self,
         note: &'a EventNote,
+        event: &'a Event,
         context: String,
         cancel: CancellationToken,
     ) -> crate::model::BoxFuture<'a, Outcome> {
         Box::pin(async move {
-            let outcome = self.inner.run(note, context, cancel).await;
+            let outcome = self.inner.run(note, event, context, cancel).await;
             // The tick gone (a signal) has nothing left to count.
             let _ = self.tx.send((note.path.clone(), outcome.clone()));
             outcome

@@ -548,7 +548,16 @@ pub struct ImapSourceConfig {
     /// The variable holding the password (never the password itself).
     pub password_env: String,
     pub mailbox: String,
+    /// The least time between two polls the server's IDLE asks for (`idle_min_gap`); a
+    /// reconnection waits twice this at first.
+    pub idle_min_gap: Duration,
 }
+
+/// `idle_min_gap` when it is not set.
+pub const DEFAULT_IDLE_MIN_GAP: Duration = Duration::from_secs(30);
+/// The least `idle_min_gap` taken: a folder's file must not turn a mailbox's IDLE into a
+/// stream of logins.
+pub const MIN_IDLE_MIN_GAP: Duration = Duration::from_secs(1);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebhookSourceConfig {

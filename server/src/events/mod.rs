@@ -46,6 +46,9 @@ pub const BATCH_SIZE: usize = 20;
 pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
 /// Event files larger than this are not parsed; they go to `done/` as malformed.
 pub const MAX_EVENT_FILE_BYTES: usize = 4 * 1024 * 1024;
+/// The largest event file [`create_event`] writes: under [`MAX_EVENT_FILE_BYTES`] with room
+/// for what a routing retry adds to it (`requeue_with`), so an event once queued is read back.
+pub const MAX_NEW_EVENT_BYTES: usize = MAX_EVENT_FILE_BYTES - 64 * 1024;
 /// Where file locks do not work, a claim this old is taken for a crashed processor's.
 pub const STALE_CLAIM: Duration = Duration::from_secs(10 * 60);
 /// How much of the payload a run's context carries (the agent can read files for more).
@@ -78,6 +81,18 @@ pub struct Event {
 }
 
 impl Event {
+    /// The event as a run gets it as data (`RunRequest::event`).
+    pub fn for_run(&self) -> crate::providers::TriggerEvent {
+        crate::providers::TriggerEvent {
+            id: self.id.clone(),
+            source: self.source.clone(),
+            kind: self.kind.clone(),
+            created_at: self.created_at.clone(),
+            payload: self.payload.clone(),
+            target_file_path: self.target_file_path.clone(),
+        }
+    }
+
     /// The payload as text: a string as it is, other JSON pretty-printed.
     pub fn payload_text(&self) -> String {
         match &self.payload {
@@ -114,6 +129,9 @@ pub enum EventError {
     /// The caller's input cannot make an event.
     #[error("{0}")]
     Invalid(String),
+    /// The event's file would be larger than the queue reads back ([`MAX_NEW_EVENT_BYTES`]).
+    #[error("{0}")]
+    TooLarge(String),
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },
 }

@@ -172,7 +172,8 @@ pub(super) async fn process_claim(
             }
             let mut results = Vec::new();
             for note in &candidates {
-                let outcome = runner.run(note, run_context(&event, &note.criteria), cancel.clone()).await;
+                let outcome =
+                    runner.run(note, &event, run_context(&event, &note.criteria), cancel.clone()).await;
                 log_outcome(&note.rel, &outcome, &|id| runner.last_run(id));
                 let (run_id, status, message) = match &outcome {
                     Outcome::Done { run_id, summary } => (Some(run_id), "done", summary.clone()),

@@ -136,8 +136,17 @@ pub fn new_id() -> String {
     g.generate().unwrap_or_else(|_| ulid::Ulid::new()).to_string()
 }
 
-/// Queue an event: written to a temp file in `events/`, then renamed into `pending/`, so a
-/// watcher never sees half a file. `target` is a workspace-relative note path.
+/// An event checked and encoded, not yet queued ([`write_event`]): a producer that must answer
+/// for it (a webhook) learns first whether it can be queued at all.
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    pub event: Event,
+    /// What its file holds.
+    text: String,
+}
+
+/// Queue an event ([`new_event`], then [`write_event`]). `target` is a workspace-relative
+/// note path.
 pub fn create_event(
     root: &Path,
     source: &str,
@@ -146,6 +155,23 @@ pub fn create_event(
     target: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<Event, EventError> {
+    let new = new_event(root, source, kind, payload, target, now)?;
+    write_event(root, &new)?;
+    Ok(new.event)
+}
+
+/// An event with a new id, checked and encoded as its file will hold it: refused when that
+/// file would be more than the queue reads back ([`MAX_NEW_EVENT_BYTES`]). The payload is
+/// measured as written, escapes and indentation included: a megabyte of control characters
+/// is six as JSON.
+pub fn new_event(
+    root: &Path,
+    source: &str,
+    kind: &str,
+    payload: Value,
+    target: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<NewEvent, EventError> {
     let source = source.trim();
     let kind = kind.trim();
     if source.is_empty() || kind.is_empty() {
@@ -174,15 +200,33 @@ pub fn create_event(
         target_file_path: target,
         extra: Map::new(),
     };
-    let text = serde_json::to_string_pretty(&event)
+    let mut text = serde_json::to_string_pretty(&event)
         .map_err(|e| EventError::Invalid(format!("cannot encode the event: {e}")))?;
+    text.push('\n');
+    if text.len() > MAX_NEW_EVENT_BYTES {
+        return Err(EventError::TooLarge(format!(
+            "the event would take {:.1} MiB as JSON (escapes and indentation included), more than the {:.1} MiB the queue takes",
+            mib(text.len()),
+            mib(MAX_NEW_EVENT_BYTES)
+        )));
+    }
+    Ok(NewEvent { event, text })
+}
+
+fn mib(bytes: usize) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+/// Put `new` into the queue: written to a temp file in `events/`, flushed to the disk, then
+/// renamed into `pending/`, so a watcher never sees half a file and a queued event survives a
+/// crash.
+pub fn write_event(root: &Path, new: &NewEvent) -> Result<(), EventError> {
     let dir = events_dir(root);
     ensure_dirs(root).map_err(io_err(&dir))?;
-    let dest = pending_dir(root).join(format!("{}.json", event.id));
+    let dest = pending_dir(root).join(format!("{}.json", new.event.id));
     let mut tmp =
         tempfile::Builder::new().prefix(".event-").suffix(".tmp").tempfile_in(&dir).map_err(io_err(&dir))?;
-    tmp.write_all(text.as_bytes()).map_err(io_err(&dest))?;
-    tmp.write_all(b"\n").map_err(io_err(&dest))?;
+    tmp.write_all(new.text.as_bytes()).map_err(io_err(&dest))?;
     tmp.as_file().sync_all().map_err(io_err(&dest))?;
     // No clobber: an id is never reused, even if two processes raced to the same one.
     tmp.persist_noclobber(&dest)
@@ -190,7 +234,7 @@ pub fn create_event(
     if let Ok(d) = File::open(pending_dir(root)) {
         let _ = d.sync_all();
     }
-    Ok(event)
+    Ok(())
 }
 
 /// A note path as the queue stores it: workspace-relative, without a leading `./`.

@@ -21,9 +21,12 @@ pub trait EventRunner: Send + Sync {
     fn trusted(&self) -> bool;
     /// For `processedAt`.
     fn now(&self) -> DateTime<Utc>;
+    /// Run `note` for `event`; `context` is the event as the run's message tells it
+    /// ([`run_context`]).
     fn run<'a>(
         &'a self,
         note: &'a EventNote,
+        event: &'a Event,
         context: String,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, Outcome>;
@@ -120,6 +123,7 @@ impl EventRunner for EngineRunner {
     fn run<'a>(
         &'a self,
         note: &'a EventNote,
+        event: &'a Event,
         context: String,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, Outcome> {
@@ -140,6 +144,7 @@ impl EventRunner for EngineRunner {
                         path: note.path.clone(),
                         trigger: TriggerKind::Event,
                         context: Some(context.clone()),
+                        event: Some(event.for_run()),
                     };
                     let rel = note.rel.as_str();
                     let mut log = |e: &RunEvent| tracing::debug!("{} {rel}: {}", e.kind, e.message);

@@ -157,6 +157,25 @@ fn create_event_writes_pending_atomically() {
     ));
 }
 
+/// What is refused is measured as written: a payload under the 1 MiB cap whose escapes make
+/// its file more than the queue reads back is refused before anything is written; one with
+/// room is written and read back whole.
+#[test]
+fn an_event_is_measured_as_its_file_holds_it() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path();
+    let controls = json!("\u{1}".repeat(1_000_000));
+    let refused = create_event(root, "hook", "webhook.post", controls, None, chrono::Utc::now());
+    assert!(matches!(&refused, Err(EventError::TooLarge(m)) if m.contains("5.7 MiB as JSON")), "{refused:?}");
+    assert!(pending_events(root).is_empty());
+    // 600,000 control characters are 3.4 MiB as JSON: under the bound, read back as written.
+    let fits = json!("\u{1}".repeat(600_000));
+    let e = create_event(root, "hook", "webhook.post", fits.clone(), None, chrono::Utc::now())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let back = read_event_file(&pending_dir(root).join(format!("{}.json", e.id)));
+    assert_eq!(back.map(|b| b.payload), Ok(fits));
+}
+
 #[test]
 fn exactly_one_claimant_wins() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -283,6 +302,7 @@ fn the_event_run_message_states_the_directive_once() {
         objective: "Keep Q3 current".to_owned(),
         trigger: crate::providers::TriggerKind::Event,
         context: Some(context),
+        event: None,
         body: "\nold body\n".to_owned(),
         now: chrono::Utc.with_ymd_and_hms(2026, 5, 8, 15, 0, 0).single().unwrap_or_default(),
         local_now: "2026-05-08T15:00:00+00:00".to_owned(),

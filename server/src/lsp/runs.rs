@@ -106,7 +106,7 @@ pub fn spawn_run(client: &Client, engine: Arc<Engine>, path: PathBuf, context: O
     tokio::spawn(async move {
         let rel = engine.rel(&path);
         tracing::info!("run {rel} (manual)");
-        let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context };
+        let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context, event: None };
         let outcome = engine.run(spec, &mut |_| {}).await;
         log_outcome(&rel, &outcome, &|id| engine.last_run(id));
         if let Outcome::Skipped(r) = &outcome {

@@ -301,7 +301,7 @@ impl Workspace {
         if let Some(error) = engine.needs_trust(&file) {
             return Err(format!("nothing ran: {error}"));
         }
-        let spec = RunSpec { path: file.clone(), trigger: TriggerKind::Manual, context };
+        let spec = RunSpec { path: file.clone(), trigger: TriggerKind::Manual, context, event: None };
         let mut log = |e: &RunEvent| tracing::info!("{} {rel}: {}", e.kind, e.message);
         let run = engine.run(spec, &mut log);
         tokio::pin!(run);

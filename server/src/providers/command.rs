@@ -51,7 +51,12 @@ struct StdinRun<'a> {
     title: Option<&'a str>,
     objective: &'a str,
     trigger: &'static str,
+    /// Markdown: what the user asked for a manual run; for an event run, the note's criteria,
+    /// the event and its payload as a model reads them.
     context: Option<&'a str>,
+    /// The event of an event run as data (`null` for other runs): `id`, `source`, `type`,
+    /// `createdAt`, `payload` (whole, JSON as JSON), `targetFilePath`.
+    event: Option<&'a super::TriggerEvent>,
     body: &'a str,
     now: String,
     local_now: &'a str,
@@ -517,6 +522,7 @@ fn stdin_run(req: &RunRequest) -> StdinRun<'_> {
         objective: &req.objective,
         trigger: req.trigger.as_str(),
         context: req.context.as_deref(),
+        event: req.event.as_ref(),
         body: &req.body,
         now: req.now.to_rfc3339_opts(SecondsFormat::Secs, true),
         local_now: &req.local_now,

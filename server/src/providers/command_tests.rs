@@ -17,6 +17,7 @@ fn request(root: &Path) -> RunRequest {
         objective: "Keep the forecast for Paris current.".to_owned(),
         trigger: TriggerKind::Manual,
         context: Some("look at tomorrow".to_owned()),
+        event: None,
         body: "# Weather\n\nSunny.\n".to_owned(),
         now: Utc.with_ymd_and_hms(2025, 3, 4, 5, 6, 7).single().unwrap_or_default(),
         local_now: "2025-03-04T06:06:07+01:00".to_owned(),
@@ -297,6 +298,14 @@ async fn stdin_carries_the_run_as_json() {
         crate::instructions::cut("notes/STYLE.md".to_owned(), "Short lines, always.", 5),
     ];
     req.max_chars = Some(4000);
+    req.event = Some(super::super::TriggerEvent {
+        id: "01JV0000000000000000000001".to_owned(),
+        source: "gmail".to_owned(),
+        kind: "email.synced".to_owned(),
+        created_at: "2025-03-04T05:00:00Z".to_owned(),
+        payload: serde_json::json!({"subject": "Rain", "to": ["a@example.com"]}),
+        target_file_path: None,
+    });
     let now = req.now;
     req.memory
         .entries
@@ -323,6 +332,14 @@ async fn stdin_carries_the_run_as_json() {
             "objective": "Keep the forecast for Paris current.",
             "trigger": "event",
             "context": "look at tomorrow",
+            "event": {
+                "id": "01JV0000000000000000000001",
+                "source": "gmail",
+                "type": "email.synced",
+                "createdAt": "2025-03-04T05:00:00Z",
+                "payload": {"subject": "Rain", "to": ["a@example.com"]},
+                "targetFilePath": null,
+            },
             "body": "# Weather\n\nSunny.\n",
             "now": "2025-03-04T05:06:07Z",
             "localNow": "2025-03-04T06:06:07+01:00",

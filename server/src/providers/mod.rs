@@ -12,7 +12,8 @@ pub mod command;
 use tokio_util::sync::CancellationToken;
 
 pub use crate::run_types::{
-    BoxFuture, EditReply, EditSink, ProviderError, RunEvent, RunMemory, RunOutput, RunRequest, TriggerKind,
+    BoxFuture, EditReply, EditSink, ProviderError, RunEvent, RunMemory, RunOutput, RunRequest, TriggerEvent,
+    TriggerKind,
 };
 pub use command::run_command;
 

@@ -50,6 +50,8 @@ pub struct RunSpec {
     pub trigger: TriggerKind,
     /// Manual context text, or the event's criteria and payload.
     pub context: Option<String>,
+    /// The event of an `event` run, as data (`RunRequest::event`).
+    pub event: Option<providers::TriggerEvent>,
 }
 
 impl RunSpec {

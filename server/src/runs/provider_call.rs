@@ -93,6 +93,7 @@ impl Engine {
             objective: live.objective.clone().unwrap_or_default(),
             trigger: spec.trigger,
             context: spec.context.clone(),
+            event: spec.event.clone(),
             body: text[region].to_owned(),
             now,
             local_now: local.to_rfc3339_opts(SecondsFormat::Secs, false),

@@ -3,10 +3,17 @@
 //! itself stays [`super::poller::poll_source`]'s, under the source's lock, so what is seen
 //! and queued has one home; a watcher only says when (the poller starts the watchers). A server without IDLE, or a connection
 //! that fails, leaves the source to its `every`, as before.
+//!
+//! A mail server is treated with care: however often it reports a change, a watcher asks for
+//! at most one poll per `idle_min_gap` (each poll is a login); a change within the gap is
+//! polled when the gap ends, with whatever else came meanwhile. A connection that fails is
+//! tried again after twice the gap, doubled at each failure in a row: only a connection that
+//! waited once on IDLE counts as working, so a server that logs in and then fails is not
+//! reconnected to at a steady pace.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
@@ -19,8 +26,6 @@ use crate::runs::Engine;
 /// How long one IDLE waits before it is renewed: under the 29 minutes after which RFC 2177
 /// lets a server drop an idle client.
 const IDLE_WAIT: Duration = Duration::from_secs(25 * 60);
-/// The first wait before connecting again after a failure; doubled at each failure in a row.
-const RETRY_FIRST: Duration = Duration::from_secs(60);
 /// The longest wait before connecting again.
 const RETRY_MAX: Duration = Duration::from_secs(30 * 60);
 
@@ -116,12 +121,13 @@ async fn watch(
 ) {
     let settings = imap::ImapSettings::of(&cfg);
     let home = state::Home::of(&engine);
+    let gap = cfg.idle_min_gap;
     let mut failures: u32 = 0;
     let mut said: Option<String> = None;
     loop {
         let ended = tokio::select! {
             () = stop.cancelled() => return,
-            ended = session(&home, &name, &settings, &pokes, &mut failures) => ended,
+            ended = session(&home, &name, &settings, gap, &pokes, &mut failures) => ended,
         };
         match ended {
             Ended::NoIdle => {
@@ -133,7 +139,7 @@ async fn watch(
             }
             Ended::Failed(e) => {
                 failures = failures.saturating_add(1);
-                let wait = RETRY_FIRST.saturating_mul(1 << failures.min(6).saturating_sub(1)).min(RETRY_MAX);
+                let wait = retry_wait(gap, failures);
                 // Once per change of error: a server down for a night is one line, not hundreds.
                 if said.as_deref() != Some(e.as_str()) {
                     tracing::warn!(
@@ -151,12 +157,26 @@ async fn watch(
     }
 }
 
+/// The wait before connecting again after `failures` failures in a row: twice the gap, doubled
+/// at each, at most [`RETRY_MAX`].
+fn retry_wait(gap: Duration, failures: u32) -> Duration {
+    let doublings = failures.saturating_sub(1).min(16);
+    gap.saturating_mul(2).saturating_mul(1 << doublings).min(RETRY_MAX)
+}
+
+/// How long a change reported at `now` waits before its poke, the last poke having been at
+/// `last`: nothing once `gap` has passed since.
+fn wait_before_poke(last: Option<Instant>, now: Instant, gap: Duration) -> Duration {
+    last.map_or(Duration::ZERO, |at| gap.saturating_sub(now.saturating_duration_since(at)))
+}
+
 /// One connection: log in, note where the mailbox is, then IDLE until it fails. A change the
 /// saved state has not seen yet (mail that came while no connection waited) is a poke too.
 async fn session(
     home: &state::Home,
     name: &str,
     settings: &imap::ImapSettings,
+    gap: Duration,
     pokes: &Pokes,
     failures: &mut u32,
 ) -> Ended {
@@ -181,20 +201,33 @@ async fn session(
         .ok()
         .and_then(|st| st.cursor.get("imap").cloned())
         .and_then(|v| serde_json::from_value(v).ok());
+    let mut last_poke = None;
     if saved.is_some_and(|c| c.uid_validity != now.uid_validity || c.last_uid < now.last_uid) {
         pokes.poke(name);
+        last_poke = Some(Instant::now());
     }
     if *failures > 0 {
         tracing::info!("source {name}: IDLE again on {}", settings.server());
     } else {
         tracing::info!("source {name}: waiting for new mail on {} (IDLE)", settings.server());
     }
-    *failures = 0;
     loop {
-        match s.wait_for_change(IDLE_WAIT).await {
+        let change = s.wait_for_change(IDLE_WAIT).await;
+        if change.is_ok() {
+            // The connection works: a later failure starts the backoff over.
+            *failures = 0;
+        }
+        match change {
             Ok(Change::Changed) => {
-                tracing::debug!("source {name}: the server reports a change");
+                let wait = wait_before_poke(last_poke, Instant::now(), gap);
+                tracing::debug!(
+                    "source {name}: the server reports a change; polling in {} ms",
+                    wait.as_millis()
+                );
+                // Off IDLE meanwhile: what comes during the wait is in that poll too.
+                tokio::time::sleep(wait).await;
                 pokes.poke(name);
+                last_poke = Some(Instant::now());
             }
             Ok(Change::Quiet) => {}
             Err(e) => return Ended::Failed(e.to_string()),
@@ -205,6 +238,21 @@ async fn session(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pokes_keep_the_gap_and_reconnections_back_off() {
+        let gap = Duration::from_secs(30);
+        let t0 = Instant::now();
+        assert_eq!(wait_before_poke(None, t0, gap), Duration::ZERO, "the first change is polled at once");
+        let later = |s| t0 + Duration::from_secs(s);
+        assert_eq!(wait_before_poke(Some(t0), later(1), gap), Duration::from_secs(29));
+        assert_eq!(wait_before_poke(Some(t0), later(30), gap), Duration::ZERO);
+        assert_eq!(wait_before_poke(Some(later(5)), t0, gap), gap, "a clock read out of order waits the gap");
+        let mins: Vec<u64> = (1..=7).map(|f| retry_wait(gap, f).as_secs() / 60).collect();
+        assert_eq!(mins, [1, 2, 4, 8, 16, 30, 30]);
+        assert_eq!(retry_wait(Duration::from_secs(1), 1), Duration::from_secs(2));
+        assert_eq!(retry_wait(gap, u32::MAX), RETRY_MAX);
+    }
 
     #[test]
     fn a_poke_wakes_the_poller_and_is_used_once() {

@@ -11,7 +11,8 @@
 //! Every read is bounded: each command has [`IO_TIMEOUT`], and the bytes one connection may
 //! read between two resets are capped ([`MAX_READ_BYTES`]), so a server that streams without end
 //! ends the poll with an error instead of filling memory. The password is never logged and never
-//! part of an error: whatever a server says back is scrubbed of it before it is shown.
+//! part of an error: whatever a server says back is shown only when no spelling of the password
+//! is in it (`secret.rs`), and then not at all.
 
 use std::fmt;
 use std::io;
@@ -50,8 +51,10 @@ pub const MAX_READ_BYTES: u64 = 256 * 1024 * 1024;
 /// Each command's answer (and the connect, TLS handshake and greeting) must come within this.
 pub const IO_TIMEOUT: Duration = Duration::from_secs(30);
 
+mod secret;
 mod settings;
-pub use settings::{ImapSettings, Password, Tls, is_loopback_host};
+pub use secret::Password;
+pub use settings::{ImapSettings, Tls, is_loopback_host};
 
 /// Why a poll failed. None of them carries the password.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -245,7 +248,7 @@ impl MailSession {
                 .map_err(|_| timeout_err("STARTTLS"))?
                 .map_err(|e| ImapError::Tls {
                     server: server.clone(),
-                    reason: format!("the server refused STARTTLS: {}", password.scrub(&e.to_string())),
+                    reason: format!("the server refused STARTTLS: {}", reason_with(password, &e)),
                 })?;
             // Whatever the server sent after its OK is dropped with the client's buffer: only
             // what comes through TLS counts (the STARTTLS injection attack).
@@ -261,15 +264,12 @@ impl MailSession {
             .map_err(|(e, _)| ImapError::Login {
                 server: server.clone(),
                 user: settings.username.clone(),
-                reason: password.scrub(&imap_reason(&e)),
+                reason: reason_with(password, &e),
             })?;
         let capabilities = tokio::time::timeout(IO_TIMEOUT, session.capabilities())
             .await
             .map_err(|_| timeout_err("CAPABILITY"))?
-            .map_err(|e| ImapError::Protocol {
-                server: server.clone(),
-                reason: password.scrub(&imap_reason(&e)),
-            })?;
+            .map_err(|e| ImapError::Protocol { server: server.clone(), reason: reason_with(password, &e) })?;
         let idle = capabilities.has_str("IDLE");
         tracing::debug!(server = %server, user = %settings.username, idle, "connected to imap server");
         Ok(MailSession {
@@ -298,7 +298,7 @@ impl MailSession {
     }
 
     fn protocol(&self, e: &async_imap::error::Error) -> ImapError {
-        ImapError::Protocol { server: self.server(), reason: self.password.scrub(&imap_reason(e)) }
+        ImapError::Protocol { server: self.server(), reason: reason_with(&self.password, e) }
     }
 
     fn timeout(&self, what: &str) -> ImapError {
@@ -330,7 +330,7 @@ impl MailSession {
                     server: self.server(),
                     user: self.settings.username.clone(),
                     mailbox: mailbox_name,
-                    reason: self.password.scrub(&imap_reason(&e)),
+                    reason: reason_with(&self.password, &e),
                 });
             }
             Ok(Ok(m)) => m,
@@ -536,14 +536,15 @@ fn tls_config() -> Result<Arc<rustls::ClientConfig>, String> {
     Ok(Arc::new(config))
 }
 
-/// A server's NO/BAD text or the transport's error, one line.
-fn imap_reason(e: &async_imap::error::Error) -> String {
+/// A server's NO/BAD text or the transport's error, one line: withheld whole when it repeats
+/// the password in any spelling, checked before it is cut (a cut could leave half of it).
+fn reason_with(password: &Password, e: &async_imap::error::Error) -> String {
     use async_imap::error::Error;
     let text = match e {
         Error::No(text) | Error::Bad(text) => text.clone(),
         other => other.to_string(),
     };
-    one_line(&text, 300)
+    one_line(&password.server_text(&text), 300)
 }
 
 #[cfg(test)]

@@ -69,7 +69,7 @@ fn password_comes_from_the_named_variable_and_is_never_shown() {
     let env = |name: &str| (name == "MAIL_PASSWORD").then(|| "hunter2".to_owned());
     let password = s.password(env).unwrap();
     assert_eq!(format!("{password:?}"), "Password([hidden])");
-    assert_eq!(password.scrub("LOGIN failed for hunter2"), "LOGIN failed for [password]");
+    assert_eq!(password.server_text("LOGIN failed for hunter2"), super::secret::WITHHELD);
     let err = s.password(|_| None).unwrap_err();
     expect!["the environment variable MAIL_PASSWORD (`password_env`) is not set or empty"]
         .assert_eq(&err.to_string());

@@ -403,6 +403,7 @@ mod tests {
                 username: user.into(),
                 password_env: "P".into(),
                 mailbox: mailbox.into(),
+                idle_min_gap: crate::config::DEFAULT_IDLE_MIN_GAP,
             })
         };
         let feed = |url: &str| SourceKind::Feed { url: url.into() };

@@ -3,7 +3,15 @@
 //! `X-Hub-Signature-256` (HMAC-SHA256 of the body with `secret_env`) becomes one event; the
 //! body is the payload (JSON kept as JSON; a non-JSON content type kept as text). Anything
 //! else is answered with a status and never ends the listener: 401 without the secret, 413
-//! over [`MAX_BODY`], 400 for a body that is not what it says, 404/405 elsewhere.
+//! over [`MAX_BODY`] (or for an event whose file would be larger than the queue takes), 400 for
+//! a body that is not what it says, 404/405 elsewhere.
+//!
+//! A request is answered 202 only once its event is on disk. Requests are not each made to
+//! wait for the source's state lock: they queue in memory for one writer per listener, which
+//! takes the lock once for all that are waiting, writes their events, records their delivery
+//! ids and saves the state once, then answers each. A burst is therefore queued, not refused;
+//! 503 with `Retry-After` is kept for what is really overload (the lock held elsewhere for
+//! [`LOCK_WAIT`], a queue that cannot be written).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -15,7 +23,7 @@ use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response, StatusCode};
 use serde_json::{Value, json};
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::{Notify, Semaphore, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{Env, ProcessEnv, SourceConfig, SourceKind, WebhookSourceConfig};
@@ -29,8 +37,14 @@ const MAX_CONNECTIONS: usize = 64;
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// The longest one connection is served, whatever it does.
 const CONNECTION_TIMEOUT: Duration = Duration::from_secs(30);
-/// How long a request waits for the source's state (another request of the same source).
-const LOCK_TRIES: u32 = 50;
+/// How long the writer waits for the source's state lock (held by another process, briefly)
+/// before it answers the requests waiting 503.
+const LOCK_WAIT: Duration = Duration::from_secs(10);
+/// Requests whose events wait for the writer: more than can be served at once is never
+/// needed, so a full queue is a writer that stopped keeping up.
+const QUEUE: usize = MAX_CONNECTIONS;
+/// The `Retry-After` of a 503, in seconds.
+const RETRY_AFTER: &str = "5";
 
 /// The listeners of one root, by source name, each with the configuration it listens with.
 #[derive(Default)]
@@ -118,6 +132,16 @@ struct Hook {
     event_type: String,
     cfg: WebhookSourceConfig,
     events_wake: Arc<Notify>,
+    /// To the writer ([`write_events`]).
+    queue: mpsc::Sender<Waiting>,
+}
+
+/// A request's event, checked and encoded, waiting for the writer; its answer goes back on
+/// `answer`.
+struct Waiting {
+    delivery: Option<String>,
+    event: crate::events::NewEvent,
+    answer: oneshot::Sender<Response<Full<Bytes>>>,
 }
 
 /// Bind and serve until `stop`. Returns the bound address.
@@ -133,13 +157,17 @@ fn listen(
     std_listener.set_nonblocking(true)?;
     let listener = tokio::net::TcpListener::from_std(std_listener)?;
     let addr = listener.local_addr()?;
+    let (queue, waiting) = mpsc::channel(QUEUE);
     let hook = Arc::new(Hook {
         engine,
         name: name.to_owned(),
         event_type: source.event_type.clone(),
         cfg: cfg.clone(),
         events_wake,
+        queue,
     });
+    // The writer ends when the listener and its last request are gone (the queue closes).
+    tokio::spawn(write_events(hook.engine.clone(), hook.name.clone(), hook.events_wake.clone(), waiting));
     tokio::spawn(serve(listener, hook, stop));
     Ok(addr)
 }
@@ -195,6 +223,13 @@ fn reply(status: StatusCode, body: Value) -> Response<Full<Bytes>> {
 
 fn error(status: StatusCode, message: &str) -> Response<Full<Bytes>> {
     reply(status, json!({ "error": message }))
+}
+
+/// 503: the event cannot be kept now; the sender is told when to try again.
+fn unavailable(message: &str) -> Response<Full<Bytes>> {
+    let mut r = error(StatusCode::SERVICE_UNAVAILABLE, message);
+    r.headers_mut().insert(hyper::header::RETRY_AFTER, hyper::header::HeaderValue::from_static(RETRY_AFTER));
+    r
 }
 
 async fn handle(hook: &Hook, req: Request<Incoming>) -> Response<Full<Bytes>> {
@@ -255,52 +290,138 @@ fn payload(content_type: &str, body: &[u8]) -> Result<Value, &'static str> {
     }
 }
 
-/// Queue the event, once per delivery id when the sender gives one (GitHub's redelivery).
+/// Hand the event to the writer and wait for its answer. An event whose file would be larger
+/// than the queue takes is refused here, before anything is written: 413, never a 202 for an
+/// event the queue would then drop.
 async fn accept(hook: &Hook, delivery: Option<String>, payload: Value) -> Response<Full<Bytes>> {
     let root = &hook.engine.root;
-    let home = super::state::Home::of(&hook.engine);
-    let name = &hook.name;
-    let mut lock = None;
-    for _ in 0..LOCK_TRIES {
-        match super::state::try_lock(&home, name) {
-            Ok(Some(l)) => {
-                lock = Some(l);
-                break;
-            }
-            Ok(None) => tokio::time::sleep(Duration::from_millis(20)).await,
-            Err(e) => {
-                tracing::warn!("source {name}: cannot lock its state: {e}");
-                return error(StatusCode::SERVICE_UNAVAILABLE, "cannot keep the event now");
-            }
-        }
-    }
-    if lock.is_none() {
-        return error(StatusCode::SERVICE_UNAVAILABLE, "busy; try again");
-    }
-    let mut st = super::state::load(&home, name).unwrap_or_default();
-    st.kind = "webhook".to_owned();
-    let id = delivery.unwrap_or_else(crate::events::new_id);
-    let version = super::version_of(&payload);
-    if !st.is_new(&id, &version) {
-        return reply(StatusCode::OK, json!({ "duplicate": id }));
-    }
     let now = hook.engine.clock.now();
-    let event = match crate::events::create_event(root, name, &hook.event_type, payload, None, now) {
+    let event = match crate::events::new_event(root, &hook.name, &hook.event_type, payload, None, now) {
         Ok(e) => e,
+        Err(crate::events::EventError::TooLarge(why)) => return error(StatusCode::PAYLOAD_TOO_LARGE, &why),
         Err(e) => {
-            tracing::warn!("source {name}: cannot queue a request: {e}");
+            tracing::warn!("source {}: cannot queue a request: {e}", hook.name);
             return error(StatusCode::BAD_REQUEST, "cannot queue it as an event");
         }
     };
-    tracing::info!("source {name}: queued {} for a request", event.id);
-    st.record(&id, &version);
-    st.events_queued += 1;
-    let _ = st.succeeded(now, None);
-    if let Err(e) = super::state::save(&home, name, &st) {
-        tracing::warn!("source {name}: cannot save its state: {e}");
+    let (answer, answered) = oneshot::channel();
+    match hook.queue.try_send(Waiting { delivery, event, answer }) {
+        Ok(()) => {}
+        Err(mpsc::error::TrySendError::Full(_)) => {
+            tracing::warn!("source {}: {QUEUE} requests wait to be written; refusing one", hook.name);
+            return unavailable("busy; try again");
+        }
+        Err(mpsc::error::TrySendError::Closed(_)) => return unavailable("not listening any more"),
     }
-    hook.events_wake.notify_one();
-    reply(StatusCode::ACCEPTED, json!({ "id": event.id }))
+    // Dropped unanswered: the writer failed (it says why in the log).
+    answered.await.unwrap_or_else(|_| unavailable("cannot keep the event now"))
+}
+
+/// The writer of one listener: takes every request waiting, writes their events under the
+/// source's lock ([`write_batch`], off the runtime's threads), and answers each.
+async fn write_events(
+    engine: Arc<Engine>,
+    name: String,
+    events_wake: Arc<Notify>,
+    mut waiting: mpsc::Receiver<Waiting>,
+) {
+    while let Some(first) = waiting.recv().await {
+        let mut batch = vec![first];
+        while let Ok(more) = waiting.try_recv() {
+            batch.push(more);
+        }
+        let (engine, name2) = (engine.clone(), name.clone());
+        match tokio::task::spawn_blocking(move || write_batch(&engine, &name2, batch)).await {
+            Ok(true) => events_wake.notify_one(),
+            Ok(false) => {}
+            // Its requests, unanswered, are told 503.
+            Err(e) => tracing::warn!("source {name}: writing events failed: {e}"),
+        }
+    }
+}
+
+/// Write `batch`'s events, once per delivery id when the sender gives one (GitHub's
+/// redelivery), save the source's state, then answer each request: 202 once its event is on
+/// disk, 200 for a delivery already queued, 503 when it cannot be kept. Returns whether any
+/// event was queued.
+fn write_batch(engine: &Engine, name: &str, batch: Vec<Waiting>) -> bool {
+    let root = &engine.root;
+    let home = super::state::Home::of(engine);
+    let _lock = match lock_within(&home, name, LOCK_WAIT) {
+        Ok(lock) => lock,
+        Err(why) => {
+            tracing::warn!("source {name}: {why}; {} requests answered 503", batch.len());
+            for w in batch {
+                let _ = w.answer.send(unavailable("busy; try again"));
+            }
+            return false;
+        }
+    };
+    let mut st = super::state::load(&home, name).unwrap_or_else(|e| {
+        tracing::warn!("source {name}: cannot read its state ({e}); starting afresh");
+        super::state::SourceState::default()
+    });
+    st.kind = "webhook".to_owned();
+    let mut answers = Vec::with_capacity(batch.len());
+    let mut queued = 0u64;
+    for Waiting { delivery, event, answer } in batch {
+        // The client is gone (it gave up, or its connection timed out): it was told nothing,
+        // so nothing is kept; it will send again.
+        if answer.is_closed() {
+            continue;
+        }
+        let version = super::version_of(&event.event.payload);
+        if let Some(d) = &delivery
+            && !st.is_new(d, &version)
+        {
+            answers.push((answer, reply(StatusCode::OK, json!({ "duplicate": d }))));
+            continue;
+        }
+        let id = event.event.id.clone();
+        match crate::events::write_event(root, &event) {
+            Ok(()) => {
+                tracing::info!("source {name}: queued {id} for a request");
+                if let Some(d) = &delivery {
+                    st.record(d, &version);
+                }
+                st.events_queued += 1;
+                queued += 1;
+                answers.push((answer, reply(StatusCode::ACCEPTED, json!({ "id": id }))));
+            }
+            Err(e) => {
+                tracing::warn!("source {name}: cannot queue a request: {e}");
+                answers.push((answer, unavailable("cannot keep the event now")));
+            }
+        }
+    }
+    if queued > 0 {
+        let _ = st.succeeded(engine.clock.now(), None);
+        // The events are queued whatever happens here; only a redelivery's dedupe is lost.
+        if let Err(e) = super::state::save(&home, name, &st) {
+            tracing::warn!("source {name}: cannot save its state: {e}");
+        }
+    }
+    for (answer, response) in answers {
+        let _ = answer.send(response);
+    }
+    queued > 0
+}
+
+/// The source's state lock, waited for up to `wait` (another process may hold it briefly).
+fn lock_within(
+    home: &super::state::Home,
+    name: &str,
+    wait: Duration,
+) -> Result<super::state::SourceLock, String> {
+    let deadline = std::time::Instant::now() + wait;
+    loop {
+        match super::state::try_lock(home, name) {
+            Ok(Some(lock)) => return Ok(lock),
+            Ok(None) if std::time::Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            Ok(None) => return Err(format!("its state stayed locked for {} s", wait.as_secs())),
+            Err(e) => return Err(format!("cannot lock its state: {e}")),
+        }
+    }
 }
 
 /// Whether `header` is `Bearer <the token_env variable's value>`, compared in constant time.

@@ -305,7 +305,8 @@ impl World {
     }
 
     async fn run(&self) -> Outcome {
-        let spec = RunSpec { path: self.path.clone(), trigger: TriggerKind::Manual, context: None };
+        let spec =
+            RunSpec { path: self.path.clone(), trigger: TriggerKind::Manual, context: None, event: None };
         self.engine.run(spec, &mut |_| {}).await
     }
 }
@@ -404,7 +405,7 @@ async fn a_buffer_that_never_takes_the_edit_fails_the_run() {
         config,
         None,
     );
-    let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context: None };
+    let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context: None, event: None };
     let outcome = engine.run(spec, &mut |_| {}).await;
     // Nothing reached the buffer, not even lastAttemptAt: the run could not start.
     assert!(matches!(&outcome, Outcome::Skipped(r) if r.contains("did not apply")), "{outcome:?}");

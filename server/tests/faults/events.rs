@@ -38,6 +38,7 @@ impl EventRunner for Recorder {
     fn run<'a>(
         &'a self,
         note: &'a EventNote,
+        _event: &'a livenote::events::Event,
         context: String,
         _cancel: CancellationToken,
     ) -> BoxFuture<'a, Outcome> {

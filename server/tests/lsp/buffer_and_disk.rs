@@ -216,7 +216,7 @@ async fn run_once(note: &str, output: &str, target: Target) -> (String, String) 
     };
     let clock = ManualClock::new(harness::now());
     let engine = Engine::new(&root, Arc::new(clock), Zone::Named(chrono_tz::UTC), io, config, None);
-    let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context: None };
+    let spec = RunSpec { path: path.clone(), trigger: TriggerKind::Manual, context: None, event: None };
     let outcome = match engine.run(spec, &mut |_| {}).await {
         Outcome::Done { summary, .. } => format!("done: {summary}"),
         Outcome::Failed { error, .. } => format!("failed: {error}"),

@@ -24,6 +24,7 @@ const SOURCE_KEYS: &[&str] = &[
     "username",
     "password_env",
     "mailbox",
+    "idle_min_gap",
     "listen",
     "token_env",
     "secret_env",
@@ -63,6 +64,7 @@ pub(super) struct PartialSource {
     username: Option<Set<String>>,
     password_env: Option<Set<String>>,
     mailbox: Option<String>,
+    idle_min_gap: Option<Duration>,
     listen: Option<Set<String>>,
     token_env: Option<Set<String>>,
     secret_env: Option<Set<String>>,
@@ -90,6 +92,7 @@ impl PartialSource {
             username: None,
             password_env: None,
             mailbox: None,
+            idle_min_gap: None,
             listen: None,
             token_env: None,
             secret_env: None,
@@ -178,6 +181,15 @@ pub(super) fn apply_source(acc: &mut Partial, entry: &Entry, cx: &mut Cx<'_>) {
                 s.username = cx.string(&key, &f.node).map(|value| Set { value, at }).or(s.username.take());
             }
             "mailbox" => s.mailbox = cx.string(&key, &f.node).or(s.mailbox.take()),
+            "idle_min_gap" => match cx.duration(&key, &f.node) {
+                Some(d) if d < crate::config::MIN_IDLE_MIN_GAP => {
+                    let message =
+                        format!("`{key}` must be at least 1s: a mail server is not polled more often");
+                    cx.report(f.node.span.clone(), Some(&key), message);
+                }
+                Some(d) => s.idle_min_gap = Some(d),
+                None => {}
+            },
             "listen" => {
                 s.listen = cx.string(&key, &f.node).map(|value| Set { value, at }).or(s.listen.take());
             }
@@ -309,6 +321,7 @@ pub(super) fn build_source(
                     .clone()
                     .filter(|m| !m.trim().is_empty())
                     .unwrap_or_else(|| "INBOX".to_owned()),
+                idle_min_gap: s.idle_min_gap.unwrap_or(crate::config::DEFAULT_IDLE_MIN_GAP),
             })
         }
         "webhook" => {
@@ -454,6 +467,7 @@ enabled = false
         );
         let SourceKind::Imap(imap) = &s["mail"].kind else { panic!("{:?}", s["mail"]) };
         assert_eq!((imap.port, imap.tls, imap.mailbox.as_str()), (993, ImapTls::Implicit, "INBOX"));
+        assert_eq!(imap.idle_min_gap, crate::config::DEFAULT_IDLE_MIN_GAP);
         assert_eq!((s["mail"].every, s["mail"].event_type.as_str()), (min(5), "mail.message"));
         assert_eq!((s["gh"].every, s["gh"].event_type.as_str()), (None, "webhook.post"));
         let script = &s["script"];
@@ -555,5 +569,29 @@ enabled = false
             assert!(all.contains(want), "{want}:\n{all}");
         }
         assert_eq!(c.broken_sources.keys().collect::<Vec<_>>(), ["f", "m", "w", "z"]);
+    }
+
+    /// A mailbox's IDLE gap: as set, but never under a second (a folder's file must not make
+    /// a mail server a stream of logins); a value refused leaves the default.
+    #[test]
+    fn the_idle_gap_is_at_least_a_second() {
+        let mail = |gap: &str| {
+            format!(
+                "[sources.mail]\nkind = \"imap\"\nhost = \"127.0.0.1\"\ntls = \"none\"\nusername = \"u\"\npassword_env = \"P\"\nidle_min_gap = \"{gap}\"\n"
+            )
+        };
+        let gap_of = |c: &Config| match &c.sources["mail"].kind {
+            SourceKind::Imap(i) => i.idle_min_gap,
+            other => panic!("{other:?}"),
+        };
+        let (c, problems) = layers(&[(&mail("2m"), Origin::Workspace)]);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(gap_of(&c), std::time::Duration::from_secs(120));
+        let (c, problems) = layers(&[(&mail("200ms"), Origin::Workspace)]);
+        assert_eq!(gap_of(&c), crate::config::DEFAULT_IDLE_MIN_GAP);
+        assert!(
+            problems.join("\n").contains("`sources.mail.idle_min_gap` must be at least 1s"),
+            "{problems:?}"
+        );
     }
 }

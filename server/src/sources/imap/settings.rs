@@ -1,13 +1,12 @@
 //! A mailbox source's settings: the server, how the connection is protected, the account and
 //! where its password comes from; checked before any connection (`tls = "none"` only to a
-//! loopback address), and the password kept out of every message.
+//! loopback address); the password itself is `secret.rs`'s.
 
-use std::fmt;
 use std::net::IpAddr;
 
 use serde::{Deserialize, Serialize};
 
-use super::{DEFAULT_MAILBOX, ImapError};
+use super::{DEFAULT_MAILBOX, ImapError, Password};
 
 /// How the connection is protected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -126,25 +125,4 @@ pub fn is_loopback_host(host: &str) -> bool {
     host.eq_ignore_ascii_case("localhost")
         || host.to_ascii_lowercase().ends_with(".localhost")
         || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
-}
-
-/// A password, never printed.
-#[derive(Clone)]
-pub struct Password(pub(super) String);
-
-impl Password {
-    pub fn new(secret: impl Into<String>) -> Password {
-        Password(secret.into())
-    }
-
-    /// `text` with every occurrence of the password replaced: for whatever a server says back.
-    pub(super) fn scrub(&self, text: &str) -> String {
-        if self.0.is_empty() { text.to_owned() } else { text.replace(&self.0, "[password]") }
-    }
-}
-
-impl fmt::Debug for Password {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Password([hidden])")
-    }
 }
