@@ -204,8 +204,7 @@ fn a_draft_never_starts_a_run_only_the_users_run_does() {
     assert!(ws.note().contains("lastRunAt: "), "{}", ws.note());
 }
 
-const WEATHER: &str =
-    "---\nlive:\n  objective: Show the weather in Chicago.\n  triggers:\n    cronExpr: \"0 7 * * *\"\n---\n# Weather\n\nSunny.\n";
+const WEATHER: &str = "---\nlive:\n  objective: Show the weather in Chicago.\n  triggers:\n    cronExpr: \"0 7 * * *\"\n---\n# Weather\n\nSunny.\n";
 
 /// Issue 32 §5: on a live note, `--describe` without a model adds the sentence to the
 /// objective and keeps the cron, and says so; it used to write the sentence as the whole
@@ -215,7 +214,10 @@ fn describe_on_a_live_note_without_a_model_extends_the_objective() {
     let ws = Workspace::with_note("", WEATHER);
     let (code, out, err) = make_live(&ws, &["n.md", "--describe", "also keep an eye on the pollen count"]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("livenote: warning: n.md: your sentence was added to the objective, not a draft: "), "{err}");
+    assert!(
+        err.contains("livenote: warning: n.md: your sentence was added to the objective, not a draft: "),
+        "{err}"
+    );
     expect![[r#"
         extended n.md from your sentence: objective extended, schedule kept (cron "0 7 * * *")
           objective: Show the weather in Chicago. also keep an eye on the pollen count
@@ -262,7 +264,10 @@ fn describe_on_a_live_note_drafts_the_extended_block() {
     );
     assert!(model.requests()[0].system_prompt().contains("Extend them, never replace them"));
     let after = ws.note();
-    assert!(after.contains("eventMatchCriteria: \"Pollen alerts\"") && after.contains("0 7 * * *"), "{after}");
+    assert!(
+        after.contains("eventMatchCriteria: \"Pollen alerts\"") && after.contains("0 7 * * *"),
+        "{after}"
+    );
 
     let (code, out, err) = make_live(&ws, &["n.md", "--describe", "and the UV index"]);
     assert_eq!(code, 0, "{err}");
@@ -291,16 +296,25 @@ fn mcp_make_live_extends_a_live_note_and_runs_only_when_asked() {
     ));
     let ws = Workspace::with_note(&model_config(&model), WEATHER);
     let mut mcp = common::Mcp::start(&ws.root, ws.data.path());
-    let (error, text) =
-        mcp.call("make_live", serde_json::json!({"path": "n.md", "describe": "also keep an eye on the pollen count"}));
+    let (error, text) = mcp.call(
+        "make_live",
+        serde_json::json!({"path": "n.md", "describe": "also keep an eye on the pollen count"}),
+    );
     assert!(!error, "{text}");
     let answer: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
-    assert_eq!(answer["draft"]["changes"], "objective extended, schedule kept (cron \"0 7 * * *\")", "{answer}");
+    assert_eq!(
+        answer["draft"]["changes"], "objective extended, schedule kept (cron \"0 7 * * *\")",
+        "{answer}"
+    );
     assert_eq!(answer["draft"]["wasLive"], true, "{answer}");
     assert!(answer.get("run").is_none(), "{answer}");
     assert_eq!(model.requests().len(), 1, "the draft only: {answer}");
     assert!(model.requests()[0].run_message().contains("{\"objective\":\"Show the weather in Chicago.\""));
-    assert!(ws.note().contains("objective: \"Show the weather in Chicago. Also the pollen count.\""), "{}", ws.note());
+    assert!(
+        ws.note().contains("objective: \"Show the weather in Chicago. Also the pollen count.\""),
+        "{}",
+        ws.note()
+    );
     assert!(!ws.note().contains("lastAttemptAt"), "{}", ws.note());
     // The caller's `run` runs the note once.
     let (error, text) = mcp.call(

@@ -973,7 +973,9 @@ printf '%s\n' "trigger: $LIVENOTE_TRIGGER" "$LIVENOTE_CONTEXT""#;
         "{second:#?}"
     );
     assert!(
-        second.iter().any(|l| l.contains(&format!("event {id}: resumed: 1 of 2 candidates finished before; offered to the rest: notes/b.md"))),
+        second.iter().any(|l| l.contains(&format!(
+            "event {id}: resumed: 1 of 2 candidates finished before; offered to the rest: notes/b.md"
+        ))),
         "{second:#?}"
     );
     let record = read_json(&done);

@@ -157,8 +157,12 @@ pub(super) async fn process_claim(
             let resumed = read_progress(root, &id);
             let (rels, mut progress) = match resumed {
                 Some(progress) => {
-                    let left: Vec<&str> =
-                        progress.candidates.iter().map(String::as_str).filter(|r| !progress.finished(r)).collect();
+                    let left: Vec<&str> = progress
+                        .candidates
+                        .iter()
+                        .map(String::as_str)
+                        .filter(|r| !progress.finished(r))
+                        .collect();
                     tracing::info!(
                         "event {id}: resumed: {} of {} finished before; offered to the rest: {}",
                         progress.results.len(),

@@ -87,7 +87,9 @@ pub fn write_progress(root: &Path, id: &str, progress: &Progress) {
         }
     };
     if let Err(e) = write_atomic(&path, &text) {
-        tracing::warn!("event {id}: cannot record its progress: {e}; a crash now would run its candidates again");
+        tracing::warn!(
+            "event {id}: cannot record its progress: {e}; a crash now would run its candidates again"
+        );
     }
 }
 

@@ -1,8 +1,8 @@
 use super::*;
 use crate::config::Config;
+use chrono::{DateTime, Utc};
 use serde_json::json;
 use std::path::PathBuf;
-use chrono::{DateTime, Utc};
 use tokio_util::sync::CancellationToken;
 
 fn event(payload: Value) -> Event {

@@ -240,7 +240,10 @@ fn outside_input_writes_no_lasting_rules() {
     assert!(m.delete_as(&event, "mail").unwrap_or_default());
     let seen = m.get("seen").cloned().unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((seen.pinned, seen.origin.as_deref()), (false, Some("event run 01RUN")));
-    assert_eq!(m.get("style").map(|e| (e.content.as_str(), e.pinned)).ok(), Some(("Temperatures in °C.", true)));
+    assert_eq!(
+        m.get("style").map(|e| (e.content.as_str(), e.pinned)).ok(),
+        Some(("Temperatures in °C.", true))
+    );
     assert!(section(&m, &q).contains("| `seen` (saved by an event run) |"), "{}", section(&m, &q));
     ok(m.save("seen", "checked by hand", None, t(4), &q));
     assert_eq!(m.get("seen").map(|e| e.origin.clone()).ok(), Some(None));

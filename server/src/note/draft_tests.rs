@@ -245,7 +245,8 @@ fn a_draft_that_drops_the_objective_is_not_written() {
     .assert_eq(&written(text, &w));
     // Punctuation and case may move; the words stay, in their order.
     let kept = r#"{"objective": "show the weather in Chicago, and keep an eye on the pollen count.", "triggers": [{"cron": "0 7 * * *"}]}"#;
-    let w = choose(text, "pollen", Ok(kept.to_owned()), &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    let w =
+        choose(text, "pollen", Ok(kept.to_owned()), &Options::default()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(w.fallback, None);
     assert_eq!(w.change.describe(), "objective extended, schedule kept (cron \"0 7 * * *\")");
 }

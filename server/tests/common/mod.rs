@@ -345,7 +345,8 @@ impl Mcp {
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let v = serde_json::from_str::<serde_json::Value>(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+                let v = serde_json::from_str::<serde_json::Value>(&line)
+                    .unwrap_or_else(|e| panic!("{e}: {line}"));
                 if tx.send(v).is_err() {
                     return;
                 }

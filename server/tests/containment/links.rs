@@ -157,7 +157,10 @@ fn a_note_path_through_a_link_out_of_the_workspace_is_refused_by_every_command()
     write(&top.join("private/keep.md"), "# Keep\n");
     let clone = tempfile::tempdir_in(&top).unwrap_or_else(|e| panic!("{e}"));
     std::fs::create_dir_all(clone.path().join(".git")).unwrap_or_else(|e| panic!("{e}"));
-    write(&clone.path().join("daily/2026-05-08.md"), "---\nlive:\n  objective: Today.\n---\n# Today\n\nold\n");
+    write(
+        &clone.path().join("daily/2026-05-08.md"),
+        "---\nlive:\n  objective: Today.\n---\n# Today\n\nold\n",
+    );
     let ws = crate::common::Workspace::in_dir(clone, &crate::common::command_config("echo replaced"));
     std::fs::create_dir_all(ws.root.join("notes")).unwrap_or_else(|e| panic!("{e}"));
     link("../../victim.md", &ws.root.join("notes/today.md"));
@@ -181,7 +184,8 @@ fn a_note_path_through_a_link_out_of_the_workspace_is_refused_by_every_command()
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(
-            err.contains("is a symlink to") && err.contains("livenote never follows a link out of a workspace"),
+            err.contains("is a symlink to")
+                && err.contains("livenote never follows a link out of a workspace"),
             "{args:?}: {err}"
         );
         assert_eq!(std::fs::read_to_string(top.join("victim.md")).unwrap_or_default(), victim, "{args:?}");

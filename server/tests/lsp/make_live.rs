@@ -322,9 +322,17 @@ async fn make_live_extends_a_live_note_and_only_the_editor_runs_it() {
         "livenote: n.md: extended from the model's draft: objective extended, schedule kept (cron \"0 7 * * *\")"
     );
     let asked = model.requests()[0].run_message();
-    assert!(asked.contains("{\"objective\":\"Show the weather in Chicago.\",\"triggers\":[{\"cron\":\"0 7 * * *\"}]}"), "{asked}");
+    assert!(
+        asked.contains(
+            "{\"objective\":\"Show the weather in Chicago.\",\"triggers\":[{\"cron\":\"0 7 * * *\"}]}"
+        ),
+        "{asked}"
+    );
     let after = c.doc(&uri).text;
-    assert!(after.contains("objective: \"Show the weather in Chicago. Also the pollen count.\"\n"), "{after}");
+    assert!(
+        after.contains("objective: \"Show the weather in Chicago. Also the pollen count.\"\n"),
+        "{after}"
+    );
     assert!(after.contains("cronExpr: \"0 7 * * *\"") && !after.contains("lastAttemptAt"), "{after}");
     // The editor's explicit choice runs it; a run the draft had started would have taken this
     // draft's reply (and the note's lock) and left the count at four.
