@@ -281,4 +281,44 @@ mod tests {
         );
         assert!(create_folder(&at("new/deeper")).is_ok() && at("new/deeper").is_dir());
     }
+
+    /// A link on the way must stay inside the workspace of the place it sits in (issue 32).
+    #[test]
+    fn a_link_out_of_the_workspace_is_refused() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let top = std::fs::canonicalize(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let ws = top.join("ws");
+        for d in [ws.join(".git"), ws.join("notes/daily"), top.join("away")] {
+            std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{e}"));
+        }
+        for f in [top.join("victim.md"), ws.join("notes/daily/today.md"), top.join("away/a.md")] {
+            std::fs::write(f, "# x\n").unwrap_or_else(|e| panic!("{e}"));
+        }
+        let link = |to: &str, at: &str| {
+            std::os::unix::fs::symlink(to, ws.join(at)).unwrap_or_else(|e| panic!("{e}"));
+        };
+        link("../../victim.md", "notes/today.md");
+        link("daily/today.md", "notes/alias.md");
+        link("../away", "away");
+        link("notes/today.md", "chain.md");
+        assert!(note(&ws.join("notes/alias.md")).is_ok());
+        assert!(note(&ws.join("notes/daily/../alias.md")).is_ok());
+        for bad in ["notes/today.md", "away/a.md", "chain.md"] {
+            let e = err(note(&ws.join(bad)));
+            assert!(
+                e.contains("is a symlink to") && e.contains(&format!("outside {}", ws.display())),
+                "{bad}: {e}"
+            );
+        }
+        assert!(err(note_folder(&ws.join("away"))).contains("outside"));
+        assert!(note_folder(&ws.join("notes")).is_ok());
+        // A workspace without a marker: the link's own folder is its bound.
+        let plain = top.join("plain");
+        std::fs::create_dir_all(plain.join("sub")).unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink("../../victim.md", plain.join("sub/v.md"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            err(note(&plain.join("sub/v.md"))).contains(&format!("outside {}", plain.join("sub").display()))
+        );
+    }
 }
