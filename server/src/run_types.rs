@@ -82,6 +82,17 @@ pub struct TriggerEvent {
     pub target_file_path: Option<String>,
 }
 
+impl RunRequest {
+    /// Who this run is to the note's memory: a run an event started brings outside text (an
+    /// email, a feed item, anything `livenote event` was given), and writes no lasting rules.
+    pub fn memory_author(&self) -> crate::memory::Author {
+        match self.trigger {
+            TriggerKind::Event => crate::memory::Author::Outside(format!("event run {}", self.run_id)),
+            _ => crate::memory::Author::Own,
+        }
+    }
+}
+
 /// A note's memory as a run gets it.
 #[derive(Debug, Clone, Default)]
 pub struct RunMemory {

@@ -175,24 +175,156 @@ fn explicit_triggers_create_a_note_and_invalid_ones_write_nothing() {
     assert!(err.contains("HH:MM-HH:MM"), "{err}");
 }
 
+/// Issue 32 §5: a draft never starts a run. A reply saying `"runNow": true` used to run the note
+/// without `--run`; only the user's `--run` runs it.
 #[test]
-fn a_draft_that_asks_for_a_run_runs_the_note_once() {
+fn a_draft_never_starts_a_run_only_the_users_run_does() {
     let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
     let reply = r#"{"objective": "A haiku about autumn.", "triggers": [], "runNow": true}"#;
     let model = runtime.block_on(MockModelServer::start(
         Flavor::OpenAi,
-        vec![ScriptedReply::Text(reply.into()), ScriptedReply::Text("Nothing to change yet.".into())],
+        vec![
+            ScriptedReply::Text(reply.into()),
+            ScriptedReply::Text(reply.into()),
+            ScriptedReply::Text("Nothing to change yet.".into()),
+        ],
     ));
     let dir = tempdir();
     write(&dir.path().join("n.md"), "# Autumn\n");
     let ws = Workspace::in_dir(dir, &model_config(&model));
     let (code, out, err) = make_live(&ws, &["n.md", "--describe", "a haiku about autumn, write it now"]);
     assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out, "made n.md live from the model's draft: A haiku about autumn. (manual only)\n");
+    assert_eq!(model.requests().len(), 1, "the draft only, no run: {out}{err}");
+    assert!(!ws.note().contains("lastRunAt") && !ws.note().contains("lastAttemptAt"), "{}", ws.note());
+    // The user's `--run` runs it, once.
+    let (code, out, err) = make_live(&ws, &["n.md", "--describe", "a haiku about autumn", "--run"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(model.requests().len(), 3, "the draft, then the run: {out}{err}");
+    assert!(ws.note().contains("lastRunAt: "), "{}", ws.note());
+}
+
+const WEATHER: &str = "---\nlive:\n  objective: Show the weather in Chicago.\n  triggers:\n    cronExpr: \"0 7 * * *\"\n---\n# Weather\n\nSunny.\n";
+
+/// Issue 32 §5: on a live note, `--describe` without a model adds the sentence to the
+/// objective and keeps the cron, and says so; it used to write the sentence as the whole
+/// objective and say "manual only" while the cron stayed.
+#[test]
+fn describe_on_a_live_note_without_a_model_extends_the_objective() {
+    let ws = Workspace::with_note("", WEATHER);
+    let (code, out, err) = make_live(&ws, &["n.md", "--describe", "also keep an eye on the pollen count"]);
+    assert_eq!(code, 0, "{err}");
     assert!(
-        out.starts_with("made n.md live from the model's draft: A haiku about autumn. (manual only)\n"),
-        "{out}"
+        err.contains("livenote: warning: n.md: your sentence was added to the objective, not a draft: "),
+        "{err}"
     );
-    assert_eq!(model.requests().len(), 2, "the draft, then the run: {out}{err}");
+    expect![[r#"
+        extended n.md from your sentence: objective extended, schedule kept (cron "0 7 * * *")
+          objective: Show the weather in Chicago. also keep an eye on the pollen count
+    "#]]
+    .assert_eq(&out);
+    expect![[r#"
+        ---
+        live:
+          objective: "Show the weather in Chicago. also keep an eye on the pollen count"
+          triggers:
+            cronExpr: "0 7 * * *"
+        ---
+        # Weather
+
+        Sunny.
+    "#]]
+    .assert_eq(&ws.note());
+}
+
+/// Issue 32 §5: with a model, the drafting request shows the note's current block and asks for
+/// it extended; the draft keeps the objective's words and the output says what changed. A
+/// draft that drops the objective is not written: the sentence is added instead.
+#[test]
+fn describe_on_a_live_note_drafts_the_extended_block() {
+    let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
+    let extended = r#"{"objective": "Show the weather in Chicago, and keep an eye on the pollen count: today's level.", "triggers": [{"cron": "0 7 * * *"}, {"event": "Pollen alerts"}]}"#;
+    let replaced = r#"{"objective": "Track the pollen count.", "triggers": []}"#;
+    let model = runtime.block_on(MockModelServer::start(
+        Flavor::OpenAi,
+        vec![ScriptedReply::Text(extended.into()), ScriptedReply::Text(replaced.into())],
+    ));
+    let ws = Workspace::with_note(&model_config(&model), WEATHER);
+    let (code, out, err) = make_live(&ws, &["n.md", "--describe", "also keep an eye on the pollen count"]);
+    assert_eq!(code, 0, "{err}");
+    expect![[r#"
+        extended n.md from the model's draft: objective extended, schedule changed (was cron "0 7 * * *", now cron "0 7 * * *", events "Pollen alerts")
+          objective: Show the weather in Chicago, and keep an eye on the pollen count: today's level.
+    "#]]
+    .assert_eq(&out);
+    let asked = model.requests()[0].run_message();
+    assert!(
+        asked.contains("## The note's live block now (extend it)\n\n{\"objective\":\"Show the weather in Chicago.\",\"triggers\":[{\"cron\":\"0 7 * * *\"}]}"),
+        "{asked}"
+    );
+    assert!(model.requests()[0].system_prompt().contains("Extend them, never replace them"));
+    let after = ws.note();
+    assert!(
+        after.contains("eventMatchCriteria: \"Pollen alerts\"") && after.contains("0 7 * * *"),
+        "{after}"
+    );
+
+    let (code, out, err) = make_live(&ws, &["n.md", "--describe", "and the UV index"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("the model's draft leaves out words of the note's objective"), "{err}");
+    assert!(out.starts_with("extended n.md from your sentence: objective extended, schedule kept (cron \"0 7 * * *\", events \"Pollen alerts\")\n"), "{out}");
+    assert!(
+        ws.note().contains("objective: \"Show the weather in Chicago, and keep an eye on the pollen count: today's level. and the UV index\""),
+        "{}",
+        ws.note()
+    );
+}
+
+/// Issue 32 §5 over MCP: `make_live` with `describe` extends a live note as the command line
+/// does and answers what changed; a draft's `runNow` runs nothing, the caller's `run` does.
+#[test]
+fn mcp_make_live_extends_a_live_note_and_runs_only_when_asked() {
+    let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
+    let extended = r#"{"objective": "Show the weather in Chicago. Also the pollen count.", "triggers": [{"cron": "0 7 * * *"}], "runNow": true}"#;
+    let model = runtime.block_on(MockModelServer::start(
+        Flavor::OpenAi,
+        vec![
+            ScriptedReply::Text(extended.into()),
+            ScriptedReply::Text(extended.into()),
+            ScriptedReply::Text("Nothing to change yet.".into()),
+        ],
+    ));
+    let ws = Workspace::with_note(&model_config(&model), WEATHER);
+    let mut mcp = common::Mcp::start(&ws.root, ws.data.path());
+    let (error, text) = mcp.call(
+        "make_live",
+        serde_json::json!({"path": "n.md", "describe": "also keep an eye on the pollen count"}),
+    );
+    assert!(!error, "{text}");
+    let answer: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(
+        answer["draft"]["changes"], "objective extended, schedule kept (cron \"0 7 * * *\")",
+        "{answer}"
+    );
+    assert_eq!(answer["draft"]["wasLive"], true, "{answer}");
+    assert!(answer.get("run").is_none(), "{answer}");
+    assert_eq!(model.requests().len(), 1, "the draft only: {answer}");
+    assert!(model.requests()[0].run_message().contains("{\"objective\":\"Show the weather in Chicago.\""));
+    assert!(
+        ws.note().contains("objective: \"Show the weather in Chicago. Also the pollen count.\""),
+        "{}",
+        ws.note()
+    );
+    assert!(!ws.note().contains("lastAttemptAt"), "{}", ws.note());
+    // The caller's `run` runs the note once.
+    let (error, text) = mcp.call(
+        "make_live",
+        serde_json::json!({"path": "n.md", "describe": "also the pollen count", "run": true}),
+    );
+    assert!(!error, "{text}");
+    let answer: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(answer["run"]["outcome"], "done", "{answer}");
+    assert_eq!(model.requests().len(), 3, "{answer}");
     assert!(ws.note().contains("lastRunAt: "), "{}", ws.note());
 }
 

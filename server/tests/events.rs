@@ -973,3 +973,73 @@ fn a_command_provider_reads_the_event_as_data() {
     let run = stdin_of_last_run();
     assert_eq!((run["trigger"].as_str(), &run["event"]), (Some("manual"), &Value::Null), "{run}");
 }
+
+/// Issue 32 §4: `watch` killed with SIGKILL while the second of an event's two candidates
+/// runs. Restarted, it offers the event only to the candidate that did not finish: a.md ran
+/// once, b.md ran to the end once. The whole event used to be replayed, a.md's run too.
+#[cfg(unix)]
+#[test]
+fn a_crash_mid_event_never_reruns_a_candidate_that_finished() {
+    // b.md's run waits for `release`, announcing its process group in `b.pid` first.
+    let script = r#"echo "start $LIVENOTE_NOTE_PATH" >> runs.log
+if [ "$LIVENOTE_NOTE_PATH" = notes/b.md ]; then
+  echo $$ > b.pid
+  while [ ! -e release ]; do sleep 0.05; done
+fi
+echo "end $LIVENOTE_NOTE_PATH" >> runs.log
+printf '%s\n' "trigger: $LIVENOTE_TRIGGER" "$LIVENOTE_CONTEXT""#;
+    let cli = cli(script);
+    let (code, id, err) =
+        event(&cli, &["--source", "gmail", "--type", "email.synced"], b"Q3 planning at the dentist");
+    assert_eq!(code, 0, "{err}");
+    let id = id.trim().to_owned();
+    let w = cli.watch(&[]);
+    let pid_file = cli.root.join("b.pid");
+    wait_until("b.md's run", 30, || std::fs::read_to_string(&pid_file).is_ok_and(|s| s.ends_with('\n')));
+    let first = w.stop();
+    // The provider runs in a process group of its own and outlives a killed watcher: end it
+    // too, as the machine's crash would.
+    let pgid = std::fs::read_to_string(&pid_file).unwrap_or_default().trim().to_owned();
+    let killed = std::process::Command::new("kill")
+        .args(["-9", "--", &format!("-{pgid}")])
+        .status()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(killed.success(), "kill -9 -{pgid}");
+    let pgid: i32 = pgid.parse().unwrap_or_else(|e| panic!("{pgid:?}: {e}"));
+    wait_until("the provider's end", 10, || !common::group_running(pgid));
+    let log = cli.root.join("runs.log");
+    let lines = || std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(lines(), "start a.md\nend a.md\nstart notes/b.md\n", "{first:#?}");
+    let done = events::done_dir(&cli.root).join(format!("{id}.json"));
+    assert!(!done.exists());
+
+    write(&cli.root.join("release"), "");
+    let mut w = cli.watch(&[]);
+    let progress = events::events_dir(&cli.root).join("progress");
+    // Done, its progress forgotten and its claim released, in that order.
+    wait_until("the event", 30, || {
+        done.exists() && files(&progress).is_empty() && files(&events::processing_dir(&cli.root)).is_empty()
+    });
+    w.wait_for("processed ok=2");
+    let second = w.stop();
+    assert_eq!(
+        lines(),
+        "start a.md\nend a.md\nstart notes/b.md\nstart notes/b.md\nend notes/b.md\n",
+        "{second:#?}"
+    );
+    assert!(
+        second.iter().any(|l| l.contains(&format!(
+            "event {id}: resumed: 1 of 2 candidates finished before; offered to the rest: notes/b.md"
+        ))),
+        "{second:#?}"
+    );
+    let record = read_json(&done);
+    assert_eq!(record["candidateFilePaths"], json!(["a.md", "notes/b.md"]), "{record}");
+    assert_eq!(record["error"], Value::Null, "{record}");
+    assert_eq!(record["runIds"].as_array().map(Vec::len), Some(2), "{record}");
+    assert_eq!(record["results"][0]["filePath"], "a.md", "{record}");
+    assert_eq!(record["results"][1]["status"], "done", "{record}");
+    // a.md holds the event once, from its one run.
+    let a = std::fs::read_to_string(cli.root.join("a.md")).unwrap_or_default();
+    assert_eq!(a.matches("Q3 planning at the dentist").count(), 1, "{a}");
+}

@@ -262,8 +262,12 @@ fn an_assistant_makes_runs_and_manages_live_notes() {
         p.sort();
         p
     };
-    assert_eq!(props("make_live"), ["cronExpr", "eventMatchCriteria", "objective", "path", "windows"]);
-    assert_eq!(schema("make_live").unwrap_or_default()["required"], json!(["path", "objective"]));
+    assert_eq!(
+        props("make_live"),
+        ["cronExpr", "describe", "eventMatchCriteria", "objective", "path", "run", "windows"]
+    );
+    // `objective` or `describe`: the tool refuses a call with neither.
+    assert_eq!(schema("make_live").unwrap_or_default()["required"], json!(["path"]));
     assert_eq!(props("run_note"), ["context", "path"]);
     assert_eq!(props("set_active"), ["active", "path"]);
     assert_eq!(props("check"), ["path"]);

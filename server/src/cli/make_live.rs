@@ -1,7 +1,8 @@
 //! `livenote make-live NOTE`: a note made live (created when missing) with the objective and
 //! triggers given, or with a block the configured model drafts from `--describe`'s sentence;
 //! `livenote mcp`'s `make_live` does the work (`mcp_server::ops`), so both refuse the same
-//! things and write the same bytes. `--run` (or a draft saying the user asked for it) runs the
+//! things and write the same bytes. On a live note `--describe` extends the block (the
+//! objective kept word for word) and says what changed. `--run`, and nothing else, runs the
 //! note once afterwards, as `livenote run`, unless a `watch` beside it filled the new block
 //! first: the first fill happens once (`run::fill`).
 
@@ -63,18 +64,32 @@ pub fn run(args: Args, out: &mut impl Write, err: &mut impl Write) -> Result<u8>
     drop(runtime);
     let created = if answer["created"] == Value::Bool(true) { " (created)" } else { "" };
     let draft = &answer["draft"];
-    match (draft["drafted"].as_bool(), draft["fallback"].as_str()) {
+    let changes = draft["changes"].as_str().unwrap_or_default();
+    let objective = crate::text::short::one_line(draft["objective"].as_str().unwrap_or_default(), 120);
+    match (draft["drafted"].as_bool(), draft["wasLive"].as_bool()) {
+        // A live note, extended: say what changed, and the objective it has now.
+        (Some(drafted), Some(true)) => {
+            if !drafted {
+                writeln!(
+                    err,
+                    "livenote: warning: {rel}: your sentence was added to the objective, not a draft: {}",
+                    draft["fallback"].as_str().unwrap_or_default()
+                )?;
+            }
+            let from = if drafted { "the model's draft" } else { "your sentence" };
+            writeln!(out, "extended {rel} from {from}: {changes}")?;
+            writeln!(out, "  objective: {objective}")?;
+        }
         (Some(true), _) => writeln!(
             out,
-            "made {rel} live{created} from the model's draft: {} ({})",
-            crate::text::short::one_line(draft["objective"].as_str().unwrap_or_default(), 120),
+            "made {rel} live{created} from the model's draft: {objective} ({})",
             draft["triggers"].as_str().unwrap_or_default()
         )?,
-        (Some(false), why) => {
+        (Some(false), _) => {
             writeln!(
                 err,
                 "livenote: warning: {rel}: the template was written, not a draft: {}",
-                why.unwrap_or_default()
+                draft["fallback"].as_str().unwrap_or_default()
             )?;
             writeln!(
                 out,
@@ -94,7 +109,8 @@ pub fn run(args: Args, out: &mut impl Write, err: &mut impl Write) -> Result<u8>
             crate::text::escape::terminal(d["message"].as_str().unwrap_or_default())
         )?;
     }
-    if args.run || draft["runNow"] == Value::Bool(true) {
+    // Only the user's `--run` runs the note: never a draft, whatever the model answered.
+    if args.run {
         out.flush()?;
         return super::run::fill(file, Some(root), args.clock_file, since);
     }
@@ -112,7 +128,7 @@ fn locate(note: &Path, workspace: Option<&Path>) -> Result<(PathBuf, PathBuf)> {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
-        crate::workspace::given::folder(parent)?.join(name)
+        crate::workspace::given::note_folder(parent)?.join(name)
     };
     let root = match workspace {
         Some(d) => crate::workspace::given::folder(d).context("--workspace")?,

@@ -91,9 +91,10 @@ pub fn run(
                 Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(entry)?)?,
                 Format::Text => {
                     let pin = if entry.pinned { ", pinned" } else { "" };
+                    let from = entry.origin.as_ref().map(|o| format!(", saved by {o}")).unwrap_or_default();
                     writeln!(
                         out,
-                        "{} (updated {}{pin})\n\n{}",
+                        "{} (updated {}{pin}{from})\n\n{}",
                         entry.key,
                         timestamp(entry.updated),
                         entry.content
@@ -147,8 +148,9 @@ fn list(rel: &str, memory: &Memory, format: Format, out: &mut impl Write) -> Res
     let width = entries.iter().map(|e| e.key.len()).max().unwrap_or(0);
     for e in entries {
         let pin = if e.pinned { "[pinned] " } else { "" };
+        let from = e.origin.as_ref().map(|o| format!("[saved by {o}] ")).unwrap_or_default();
         let preview = crate::text::short::one_line(&e.content, 80);
-        writeln!(out, "{:<width$}  {}  {pin}{preview}", e.key, timestamp(e.updated))?;
+        writeln!(out, "{:<width$}  {}  {pin}{from}{preview}", e.key, timestamp(e.updated))?;
     }
     Ok(())
 }

@@ -111,7 +111,9 @@ pub enum Command {
     /// `--describe` lets the configured model draft the objective, triggers, tools and skills
     /// from one sentence, the note's title and first lines; a draft that would not be valid is
     /// never written: the sentence becomes the objective (manual only) and a warning says why,
-    /// as it does without a model provider. `livenote mcp`'s `make_live` does the same edit.
+    /// as it does without a model provider. On a live note the sentence extends the block: the
+    /// objective keeps every word, and the output says what changed. `livenote mcp`'s
+    /// `make_live` does the same edit.
     #[command(name = "make-live")]
     MakeLive {
         /// The note (`.md`); its folder must exist.
@@ -132,7 +134,7 @@ pub enum Command {
         /// configured model to draft the block from.
         #[arg(long, value_name = "TEXT", conflicts_with_all = ["objective", "cron", "window", "event"])]
         describe: Option<String>,
-        /// Run the note once afterwards, as `livenote run` (a draft may ask for this too).
+        /// Run the note once afterwards, as `livenote run` (nothing else runs it: not a draft).
         #[arg(long)]
         run: bool,
         /// The workspace folder (default: found from the note).

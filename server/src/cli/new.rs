@@ -32,7 +32,7 @@ pub fn run(name: &str, path: Option<PathBuf>, out: &mut impl Write, err: &mut im
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let file = crate::workspace::given::folder(parent)?.join(file_name);
+    let file = crate::workspace::given::note_folder(parent)?.join(file_name);
     let root = crate::workspace::note_root(&file);
     let own = root.join("templates").join(format!("{name}.md"));
     let (text, from) = if own.is_file() {

@@ -23,6 +23,7 @@
 //! an [`EventRunner`] (the run engine in production).
 
 mod processing;
+mod progress;
 mod queue;
 pub mod recent;
 mod routing;
@@ -35,6 +36,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 pub use processing::*;
+pub use progress::*;
 pub use queue::*;
 pub use routing::*;
 pub use runner::*;

@@ -152,55 +152,101 @@ pub(super) async fn process_claim(
             {
                 notes.push(n);
             }
-            let Routed { candidates, mut errors, routing_failed } =
-                candidates(root, &event, &notes, router, cancel).await;
-            if cancel.is_cancelled() {
-                requeue(root, &claim);
-                return None;
-            }
-            if routing_failed && retry_routing(root, &claim, &mut event, &errors, runner.now()) {
-                return None;
-            }
-            let rels: Vec<&str> = candidates.iter().map(|n| n.rel.as_str()).collect();
-            match rels.as_slice() {
-                [] => tracing::info!("event {id}: no candidate note"),
-                _ => tracing::info!(
-                    "event {id}: dispatching to {}: {}",
-                    crate::text::count(rels.len(), "candidate"),
-                    rels.join(", ")
-                ),
-            }
-            let mut results = Vec::new();
-            for note in &candidates {
-                let outcome =
-                    runner.run(note, &event, run_context(&event, &note.criteria), cancel.clone()).await;
-                log_outcome(&note.rel, &outcome, &|id| runner.last_run(id));
-                let (run_id, status, message) = match &outcome {
-                    Outcome::Done { run_id, summary } => (Some(run_id), "done", summary.clone()),
-                    Outcome::Failed { run_id, error } => {
-                        errors.push(format!("{}: {error}", note.rel));
-                        (Some(run_id), "failed", error.clone())
-                    }
-                    Outcome::Stopped { run_id } => {
-                        errors.push(format!("{}: stopped", note.rel));
-                        (Some(run_id), "stopped", "stopped".to_owned())
-                    }
-                    Outcome::Skipped(reason) => {
-                        errors.push(format!("{}: skipped ({reason})", note.rel));
-                        (None, "skipped", reason.clone())
-                    }
-                };
-                if let Some(r) = run_id.filter(|r| !r.is_empty()) {
-                    result.run_ids.push(r.clone());
+            // An earlier attempt that died mid-event recorded the candidates and those that
+            // finished: they are not asked or run again.
+            let resumed = read_progress(root, &id);
+            let (rels, mut progress) = match resumed {
+                Some(progress) => {
+                    let left: Vec<&str> = progress
+                        .candidates
+                        .iter()
+                        .map(String::as_str)
+                        .filter(|r| !progress.finished(r))
+                        .collect();
+                    tracing::info!(
+                        "event {id}: resumed: {} of {} finished before; offered to the rest: {}",
+                        progress.results.len(),
+                        crate::text::count(progress.candidates.len(), "candidate"),
+                        if left.is_empty() { "none".to_owned() } else { left.join(", ") }
+                    );
+                    (progress.candidates.clone(), progress)
                 }
-                results.push(
-                    json!({"filePath": note.rel, "runId": run_id, "status": status, "message": message}),
-                );
+                None => {
+                    let Routed { candidates, errors, routing_failed } =
+                        candidates(root, &event, &notes, router, cancel).await;
+                    if cancel.is_cancelled() {
+                        requeue(root, &claim);
+                        return None;
+                    }
+                    if routing_failed && retry_routing(root, &claim, &mut event, &errors, runner.now()) {
+                        return None;
+                    }
+                    let rels: Vec<String> = candidates.iter().map(|n| n.rel.clone()).collect();
+                    match rels.as_slice() {
+                        [] => tracing::info!("event {id}: no candidate note"),
+                        _ => tracing::info!(
+                            "event {id}: dispatching to {}: {}",
+                            crate::text::count(rels.len(), "candidate"),
+                            rels.join(", ")
+                        ),
+                    }
+                    let progress = Progress { candidates: rels.clone(), results: Vec::new(), errors };
+                    if !rels.is_empty() {
+                        write_progress(root, &id, &progress);
+                    }
+                    (rels, progress)
+                }
+            };
+            for rel in &rels {
+                if progress.finished(rel) {
+                    continue;
+                }
+                let (run_id, status, message) = match notes.iter().find(|n| &n.rel == rel) {
+                    Some(note) => {
+                        let outcome = runner
+                            .run(note, &event, run_context(&event, &note.criteria), cancel.clone())
+                            .await;
+                        // A run ended by this processor's shutdown did not finish: the event
+                        // comes back for it.
+                        let shut_down = matches!(outcome, Outcome::Stopped { .. } | Outcome::Skipped(_));
+                        if cancel.is_cancelled() && shut_down {
+                            requeue(root, &claim);
+                            return None;
+                        }
+                        log_outcome(&note.rel, &outcome, &|id| runner.last_run(id));
+                        match outcome {
+                            Outcome::Done { run_id, summary } => (Some(run_id), "done", summary),
+                            Outcome::Failed { run_id, error } => (Some(run_id), "failed", error),
+                            Outcome::Stopped { run_id } => (Some(run_id), "stopped", "stopped".to_owned()),
+                            Outcome::Skipped(reason) => (None, "skipped", reason),
+                        }
+                    }
+                    // Routed in an earlier attempt, and no longer takes events (paused,
+                    // deleted, no longer valid) by the time the event came back.
+                    None => (None, "skipped", "the note no longer takes events".to_owned()),
+                };
+                match status {
+                    "done" => {}
+                    "stopped" => progress.errors.push(format!("{rel}: stopped")),
+                    "skipped" => progress.errors.push(format!("{rel}: skipped ({message})")),
+                    _ => progress.errors.push(format!("{rel}: {message}")),
+                }
+                progress
+                    .results
+                    .push(json!({"filePath": rel, "runId": run_id, "status": status, "message": message}));
+                // Recorded before the next candidate runs: a crash from here on never runs
+                // this one again for this event.
+                write_progress(root, &id, &progress);
                 if cancel.is_cancelled() {
                     requeue(root, &claim);
                     return None;
                 }
             }
+            let Progress { results, errors, .. } = progress;
+            result.run_ids = results
+                .iter()
+                .filter_map(|r| r["runId"].as_str().filter(|r| !r.is_empty()).map(str::to_owned))
+                .collect();
             tracing::info!(
                 "event {id}: processed ok={} errors={}",
                 results.iter().filter(|r| r["status"] == "done").count(),
@@ -213,7 +259,7 @@ pub(super) async fn process_claim(
             record.remove(ROUTING_RETRY_AT);
             record.remove(ROUTING_ERROR);
             record.insert("results".to_owned(), Value::Array(results));
-            result.candidate_file_paths = rels.iter().map(|s| (*s).to_owned()).collect();
+            result.candidate_file_paths = rels;
             result.error = (!errors.is_empty()).then(|| errors.join("; "));
         }
     }

@@ -40,7 +40,7 @@ pub fn done_dir(root: &Path) -> PathBuf {
 /// Create the queue's folders (and `.livenote/.gitignore`, as the run store does), each a
 /// real folder: a linked `.livenote`, `events` or `pending/` is refused, never written through.
 pub fn ensure_dirs(root: &Path) -> std::io::Result<()> {
-    for sub in ["events/pending", "events/processing", "events/done"] {
+    for sub in ["events/pending", "events/processing", "events/done", "events/progress"] {
         crate::runs::store::state_dir(root, sub)?;
     }
     Ok(())
@@ -50,7 +50,7 @@ pub fn ensure_dirs(root: &Path) -> std::io::Result<()> {
 /// link, not a folder), so that a linked `.livenote` is reported when a watcher starts rather
 /// than at the first event.
 pub fn check_dirs(root: &Path) -> std::io::Result<()> {
-    for sub in ["events/pending", "events/processing", "events/done"] {
+    for sub in ["events/pending", "events/processing", "events/done", "events/progress"] {
         match crate::workspace::confine::real_dir(
             root,
             &Path::new(crate::workspace::STATE_DIR).join(sub),
@@ -359,9 +359,12 @@ pub(super) fn recover_stale(root: &Path, stale_after: Duration) {
         let Some(name) = path.file_name() else { continue };
         let id = id_of(&path);
         if done_dir(root).join(name).exists() {
+            super::progress::remove_progress(root, &id);
             let _ = std::fs::remove_file(&path);
             continue;
         }
+        // Its progress stays: the event, claimed again, runs only the candidates that did not
+        // finish.
         match std::fs::rename(&path, pending_dir(root).join(name)) {
             Ok(()) => tracing::warn!("event {id}: recovered an abandoned claim; it runs again"),
             Err(e) => tracing::warn!("event {id}: cannot recover the abandoned claim: {e}"),
@@ -400,13 +403,16 @@ fn event_from_bytes(read: std::io::Result<Vec<u8>>) -> Result<Event, (String, Op
     parse_event(&text).map_err(|e| (e, Some(truncate_chars(&text, MAX_RAW_CHARS))))
 }
 
-/// Record the event in `done/` and release the claim. If the record cannot be written (a
-/// full disk), the claimed file itself moves to `done/` so the queue still moves on.
+/// Record the event in `done/`, forget its progress and release the claim, in that order: a
+/// crash in between leaves a claim that recovery drops because `done/` has it. If the record
+/// cannot be written (a full disk), the claimed file itself moves to `done/` so the queue
+/// still moves on.
 pub(super) fn finish(root: &Path, claim: &Claim, record: &Value) {
     let dest = done_dir(root).join(&claim.name);
     let text = serde_json::to_string_pretty(record).unwrap_or_default() + "\n";
     match write_atomic(&dest, &text) {
         Ok(()) => {
+            super::progress::remove_progress(root, &id_of(&claim.path));
             if let Err(e) = std::fs::remove_file(&claim.path) {
                 tracing::warn!("event {}: cannot remove the claim: {e}", id_of(&claim.path));
             }
@@ -415,6 +421,8 @@ pub(super) fn finish(root: &Path, claim: &Claim, record: &Value) {
             tracing::warn!("event {}: cannot write the done record: {e}", id_of(&claim.path));
             if let Err(e) = std::fs::rename(&claim.path, &dest) {
                 tracing::warn!("event {}: cannot move the event to done/: {e}", id_of(&claim.path));
+            } else {
+                super::progress::remove_progress(root, &id_of(&claim.path));
             }
         }
     }

@@ -1,7 +1,9 @@
 use super::*;
 use crate::config::Config;
+use chrono::{DateTime, Utc};
 use serde_json::json;
 use std::path::PathBuf;
+use tokio_util::sync::CancellationToken;
 
 fn event(payload: Value) -> Event {
     Event {
@@ -144,7 +146,7 @@ fn create_event_writes_pending_atomically() {
     let leftovers: Vec<_> = std::fs::read_dir(events_dir(root))
         .map(|r| r.flatten().map(|e| e.file_name()).collect())
         .unwrap_or_default();
-    assert_eq!(leftovers.len(), 3, "no temp file left: {leftovers:?}");
+    assert_eq!(leftovers.len(), 4, "no temp file left: {leftovers:?}");
     assert!(root.join(".livenote/.gitignore").exists());
     assert!(matches!(
         create_event(root, " ", "t", json!("p"), None, chrono::Utc::now()),
@@ -322,4 +324,104 @@ fn the_event_run_message_states_the_directive_once() {
     assert_eq!(m.matches("leave the note unchanged").count(), 1, "{m}");
     assert_eq!(m.to_lowercase().matches("decide whether").count(), 1, "{m}");
     assert!(m.contains("Q3 planning moved to Tuesday") && m.contains("Emails about Q3 planning"), "{m}");
+}
+
+/// Runs each note, recording it; cancels `cancel` during the run of `cancel_on` (a shutdown
+/// of the processor mid-run), which then ends as stopped.
+struct Recording {
+    runs: std::sync::Mutex<Vec<String>>,
+    cancel_on: Option<(String, CancellationToken)>,
+}
+
+impl EventRunner for Recording {
+    fn trusted(&self) -> bool {
+        true
+    }
+
+    fn now(&self) -> DateTime<Utc> {
+        DateTime::UNIX_EPOCH
+    }
+
+    fn run<'a>(
+        &'a self,
+        note: &'a EventNote,
+        _event: &'a Event,
+        _context: String,
+        _cancel: CancellationToken,
+    ) -> crate::model::BoxFuture<'a, crate::runs::Outcome> {
+        Box::pin(async move {
+            let mut runs = self.runs.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            runs.push(note.rel.clone());
+            if let Some((rel, cancel)) = &self.cancel_on
+                && *rel == note.rel
+            {
+                cancel.cancel();
+                return crate::runs::Outcome::Stopped { run_id: format!("r{}", runs.len()) };
+            }
+            crate::runs::Outcome::Done { run_id: format!("r{}", runs.len()), summary: "ok".to_owned() }
+        })
+    }
+}
+
+fn queued(root: &Path, payload: &str) {
+    ensure_dirs(root).unwrap_or_else(|e| panic!("{e}"));
+    let e = json!({"id": "01P", "source": "s", "type": "t", "createdAt": "c", "payload": payload});
+    std::fs::write(pending_dir(root).join("01P.json"), e.to_string()).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// A processor stopped during the second candidate's run records the first as finished; the
+/// event comes back and runs the second alone. `done/` has both results and no progress stays.
+#[tokio::test]
+async fn a_requeued_event_runs_only_the_candidates_that_did_not_finish() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path();
+    queued(root, "Q3 offsite at the dentist");
+    let notes = || vec![note("a.md", "Q3 planning"), note("b.md", "dentist")];
+    let cancel = CancellationToken::new();
+    let first = Recording { runs: Default::default(), cancel_on: Some(("b.md".to_owned(), cancel.clone())) };
+    let done = process_pending(root, &notes, &KeywordRouter, &first, &cancel).await;
+    assert!(done.is_empty());
+    assert_eq!(pending_events(root).len(), 1, "the event is back in pending/");
+    let progress = read_progress(root, "01P").unwrap_or_else(|| panic!("no progress"));
+    assert_eq!(progress.candidates, ["a.md", "b.md"]);
+    assert!(progress.finished("a.md") && !progress.finished("b.md"), "{progress:?}");
+
+    let second = Recording { runs: Default::default(), cancel_on: None };
+    let done = process_pending(root, &notes, &KeywordRouter, &second, &CancellationToken::new()).await;
+    assert_eq!(second.runs.lock().map(|r| r.clone()).unwrap_or_default(), ["b.md"]);
+    assert_eq!(done.len(), 1);
+    assert_eq!(done[0].candidate_file_paths, ["a.md", "b.md"]);
+    assert_eq!(done[0].run_ids, ["r1", "r1"]);
+    assert_eq!(done[0].error, None);
+    assert_eq!(read_progress(root, "01P"), None);
+    let record = read_done(root, "01P").unwrap_or_default();
+    assert_eq!(record["results"].as_array().map(Vec::len), Some(2), "{record}");
+}
+
+/// Progress names the candidates routing chose: routing is not asked again, and a candidate
+/// that no longer takes events by then is recorded as skipped rather than run.
+#[tokio::test]
+async fn recorded_progress_stands_in_for_routing() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path();
+    queued(root, "nothing the keywords match");
+    let progress = Progress {
+        candidates: vec!["a.md".to_owned(), "gone.md".to_owned(), "b.md".to_owned()],
+        results: vec![json!({"filePath": "a.md", "runId": "r0", "status": "done", "message": "ok"})],
+        errors: Vec::new(),
+    };
+    write_progress(root, "01P", &progress);
+    assert_eq!(read_progress(root, "01P"), Some(progress));
+    let notes = || vec![note("a.md", "Q3 planning"), note("b.md", "dentist")];
+    let runner = Recording { runs: Default::default(), cancel_on: None };
+    let done = process_pending(root, &notes, &KeywordRouter, &runner, &CancellationToken::new()).await;
+    assert_eq!(runner.runs.lock().map(|r| r.clone()).unwrap_or_default(), ["b.md"]);
+    assert_eq!(done[0].run_ids, ["r0", "r1"]);
+    assert_eq!(done[0].error.as_deref(), Some("gone.md: skipped (the note no longer takes events)"));
+    // An unreadable progress file is no progress: the event is routed as a new one.
+    queued(root, "Q3 again");
+    std::fs::write(events_dir(root).join("progress/01P.json"), "{oops").unwrap_or_else(|e| panic!("{e}"));
+    let runner = Recording { runs: Default::default(), cancel_on: None };
+    process_pending(root, &notes, &KeywordRouter, &runner, &CancellationToken::new()).await;
+    assert_eq!(runner.runs.lock().map(|r| r.clone()).unwrap_or_default(), ["a.md"]);
 }

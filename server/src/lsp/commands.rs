@@ -253,11 +253,37 @@ async fn make_live(
     }
     let drafted = drafted.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     tracing::info!("make live {rel}");
-    if let Some(why) = drafted.as_ref().and_then(|w| w.fallback.as_ref()) {
-        warn(format!("livenote: {rel}: made live from the template (your sentence as the objective, manual only): {why}"))
-            .await;
+    match &drafted {
+        // A live note was extended: say what changed, and why not from a draft if it was not.
+        Some(w) if w.change.was_live() => {
+            let changes = w.change.describe();
+            match &w.fallback {
+                Some(why) => {
+                    warn(format!(
+                        "livenote: {rel}: your sentence was added to the objective ({changes}), not a draft: {why}"
+                    ))
+                    .await;
+                }
+                None => {
+                    client
+                        .show_message(
+                            MessageType::INFO,
+                            format!("livenote: {rel}: extended from the model's draft: {changes}"),
+                        )
+                        .await;
+                }
+            }
+        }
+        Some(w) => {
+            if let Some(why) = &w.fallback {
+                warn(format!("livenote: {rel}: made live from the template (your sentence as the objective, manual only): {why}"))
+                    .await;
+            }
+        }
+        None => {}
     }
-    if run || drafted.is_some_and(|w| w.draft.run_now) {
+    // Only the editor's explicit choice runs the note: never a draft.
+    if run {
         super::runs::spawn_run(&client, engine, path, None);
     }
 }

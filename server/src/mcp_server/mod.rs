@@ -68,6 +68,8 @@ pub struct MakeLiveArgs {
     pub path: String,
     /// What the note should keep being: what to show, from where, how fresh, in what layout.
     /// Replaces the objective of a note that is live already (pass the whole new text).
+    /// Required unless `describe` is given.
+    #[serde(default)]
     pub objective: String,
     /// A 5-field cron expression in local time (`minute hour day-of-month month
     /// day-of-week`, Monday = 1, 0 and 7 = Sunday), e.g. `0 9 * * 1-5`. Omit to keep the
@@ -79,6 +81,15 @@ pub struct MakeLiveArgs {
     /// Which incoming events should update the note, in words ("Emails about the Q3 budget").
     /// Omit to keep the note's; `""` removes it.
     pub event_match_criteria: Option<String>,
+    /// One sentence of what the note should keep current, instead of `objective` and the
+    /// triggers: the workspace's configured model drafts the block. A live note is extended:
+    /// its objective is kept word for word with the sentence added; `draft.changes` in the
+    /// answer says what changed.
+    pub describe: Option<String>,
+    /// Run the note once after it is written (as `run_note`). Nothing else starts a run: not a
+    /// draft, whatever it says.
+    #[serde(default)]
+    pub run: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -172,17 +183,37 @@ impl Server {
     }
 
     #[tool(
-        description = "Make a note live, or change a live note: adds a `live:` block with this objective and these triggers to a passive note (creating the note if it does not exist), or replaces the objective and the triggers given of a live note. Answers the note's diagnostics; refused, with nothing written, when the result would have errors (an invalid cron, a malformed window). The make_live_note prompt explains good objectives and triggers.",
-        annotations(destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+        description = "Make a note live, or change a live note: adds a `live:` block with this objective and these triggers to a passive note (creating the note if it does not exist), or replaces the objective and the triggers given of a live note. With `describe` (one sentence) instead, the configured model drafts the block, and a live note is extended, never replaced. Answers the note's diagnostics; refused, with nothing written, when the result would have errors (an invalid cron, a malformed window). `run: true` runs the note once afterwards. The make_live_note prompt explains good objectives and triggers.",
+        annotations(destructive_hint = false, idempotent_hint = false, open_world_hint = true)
     )]
-    async fn make_live(&self, Parameters(a): Parameters<MakeLiveArgs>) -> Result<CallToolResult, McpError> {
+    async fn make_live(
+        &self,
+        Parameters(a): Parameters<MakeLiveArgs>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let describe = a.describe.filter(|d| !d.trim().is_empty());
         let args = MakeLive {
-            path: a.path,
+            path: a.path.clone(),
             objective: a.objective,
             triggers: rewrite_triggers(a.cron_expr, a.windows, a.event_match_criteria),
-            describe: None,
+            describe,
         };
-        answer(self.workspace.make_live(&args).await)
+        let mut made = match self.workspace.make_live(&args).await {
+            Ok(v) => v,
+            Err(refusal) => return answer(Err(refusal)),
+        };
+        // Only the caller's `run` runs the note: the note is made live either way, so a run
+        // that fails is reported beside it, not as the tool's failure.
+        if a.run {
+            let run = match self.workspace.run_note(&a.path, None, ctx.ct.clone()).await {
+                Ok(v) => v,
+                Err(error) => serde_json::json!({ "outcome": "failed", "error": error }),
+            };
+            if let Some(o) = made.as_object_mut() {
+                o.insert("run".into(), run);
+            }
+        }
+        answer(Ok(made))
     }
 
     #[tool(

@@ -232,7 +232,9 @@ impl Workspace {
                     "fallback": w.fallback,
                     "objective": w.draft.objective,
                     "triggers": note::draft::describe_triggers(&w.draft),
-                    "runNow": w.draft.run_now,
+                    // What changed, in words: a live note is extended, and the user reads how.
+                    "wasLive": w.change.was_live(),
+                    "changes": w.change.describe(),
                 }),
             );
         }

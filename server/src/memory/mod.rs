@@ -8,6 +8,10 @@
 //!   is refused. Deleting an absent key succeeds (idempotent); showing one is an error that
 //!   names the keys there are.
 //! - The run message carries [`section`]: a table newest first, pinned entries in full.
+//! - Outside input writes no lasting rules (issue 32): a run started by an event ([`Author::
+//!   Outside`]) may save and delete unpinned entries, each saved one marked with its origin,
+//!   but cannot pin an entry, nor change, unpin or delete a pinned one: a pinned entry is read
+//!   in full by every later run, and an event's text is anyone's.
 //!
 //! This file is pure (entries in, entries or text out, the time given); `store.rs` keeps one
 //! JSON file per note under `.livenote/memory/`.
@@ -38,6 +42,20 @@ pub struct Entry {
     pub pinned: bool,
     /// When it was last saved (RFC 3339 in the file).
     pub updated: DateTime<Utc>,
+    /// Set when a run fed from outside saved it (`event run <run id>`): later runs see where it
+    /// came from. Cleared when the note's own run or its user saves the key again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
+}
+
+/// Who changes a memory, for what they may change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Author {
+    /// The note's own runs (scheduled, manual) and its user.
+    Own,
+    /// A run whose input came from outside (an event, from a source or `livenote event`): its
+    /// entries are marked with this origin, and pinned ones are out of its reach.
+    Outside(String),
 }
 
 /// Why a memory change was refused; the text is what the model (or the user) reads.
@@ -57,6 +75,10 @@ pub enum MemoryError {
     TooMany { key: String, max: usize },
     #[error("no memory entry `{key}`{}", known_keys(.known))]
     NotFound { key: String, known: Vec<String> },
+    #[error(
+        "`{key}` is not saved: this run was started by an event, and an event's text never pins memory or changes a pinned entry (pinned entries are read in full by every later run); save it unpinned under another key if it matters"
+    )]
+    PinnedFromOutside { key: String },
 }
 
 fn known_keys(known: &[String]) -> String {
@@ -132,8 +154,9 @@ impl Memory {
         self.entries.get(key).ok_or_else(|| MemoryError::NotFound { key: key.to_owned(), known: self.keys() })
     }
 
-    /// Insert or update `key`. `pinned`: `None` keeps an existing entry's flag (false for a new
-    /// one). Updating an existing key is exempt from the count cap.
+    /// Insert or update `key` as the note's own run or its user. `pinned`: `None` keeps an
+    /// existing entry's flag (false for a new one). Updating an existing key is exempt from the
+    /// count cap.
     pub fn save(
         &mut self,
         key: &str,
@@ -142,7 +165,30 @@ impl Memory {
         now: DateTime<Utc>,
         quotas: &MemoryConfig,
     ) -> Result<Saved, MemoryError> {
+        self.save_as(&Author::Own, key, content, pinned, now, quotas)
+    }
+
+    /// [`Memory::save`] by `author`: from outside, never pinned and never over a pinned entry,
+    /// and marked with its origin.
+    pub fn save_as(
+        &mut self,
+        author: &Author,
+        key: &str,
+        content: &str,
+        pinned: Option<bool>,
+        now: DateTime<Utc>,
+        quotas: &MemoryConfig,
+    ) -> Result<Saved, MemoryError> {
         check_key(key)?;
+        let origin = match author {
+            Author::Own => None,
+            Author::Outside(origin) => {
+                if pinned == Some(true) || self.entries.get(key).is_some_and(|e| e.pinned) {
+                    return Err(MemoryError::PinnedFromOutside { key: key.to_owned() });
+                }
+                Some(origin.clone())
+            }
+        };
         if content.len() > quotas.max_bytes {
             return Err(MemoryError::TooLarge {
                 key: key.to_owned(),
@@ -158,7 +204,7 @@ impl Memory {
         let pinned = pinned.unwrap_or_else(|| existing.is_some_and(|e| e.pinned));
         self.entries.insert(
             key.to_owned(),
-            Entry { key: key.to_owned(), content: content.to_owned(), pinned, updated: now },
+            Entry { key: key.to_owned(), content: content.to_owned(), pinned, updated: now, origin },
         );
         Ok(saved)
     }
@@ -206,7 +252,15 @@ impl Memory {
 
     /// Remove `key`; whether it was there. Deleting an absent key is no error.
     pub fn delete(&mut self, key: &str) -> Result<bool, MemoryError> {
+        self.delete_as(&Author::Own, key)
+    }
+
+    /// [`Memory::delete`] by `author`: from outside, never a pinned entry.
+    pub fn delete_as(&mut self, author: &Author, key: &str) -> Result<bool, MemoryError> {
         check_key(key)?;
+        if matches!(author, Author::Outside(_)) && self.entries.get(key).is_some_and(|e| e.pinned) {
+            return Err(MemoryError::PinnedFromOutside { key: key.to_owned() });
+        }
         Ok(self.entries.remove(key).is_some())
     }
 
@@ -215,6 +269,7 @@ impl Memory {
     /// with why, the rest is applied. Pinned flags of updated entries are kept.
     pub fn apply_changes(
         &mut self,
+        author: &Author,
         changes: &serde_json::Map<String, serde_json::Value>,
         now: DateTime<Utc>,
         quotas: &MemoryConfig,
@@ -222,8 +277,8 @@ impl Memory {
         let mut refused = Vec::new();
         for (key, value) in changes {
             let r = match value {
-                serde_json::Value::Null => self.delete(key).map(|_| ()),
-                serde_json::Value::String(s) => self.save(key, s, None, now, quotas).map(|_| ()),
+                serde_json::Value::Null => self.delete_as(author, key).map(|_| ()),
+                serde_json::Value::String(s) => self.save_as(author, key, s, None, now, quotas).map(|_| ()),
                 other => {
                     refused.push(format!(
                         "`{key}`: the value must be a string (to save) or null (to delete), not {}",
@@ -287,7 +342,14 @@ pub fn section(memory: &Memory, quotas: &MemoryConfig) -> String {
     let entries = memory.newest_first();
     for e in &entries {
         let pin = if e.pinned { " (pinned)" } else { "" };
-        s.push_str(&format!("| `{}`{pin} | {} | {} |\n", e.key, timestamp(e.updated), preview(&e.content)));
+        // An entry an event's run saved says so: what an outside message led to, not a finding.
+        let from = if e.origin.is_some() { " (saved by an event run)" } else { "" };
+        s.push_str(&format!(
+            "| `{}`{pin}{from} | {} | {} |\n",
+            e.key,
+            timestamp(e.updated),
+            preview(&e.content)
+        ));
     }
     for e in entries.iter().filter(|e| e.pinned) {
         s.push_str(&format!("\n### `{}` (pinned)\n\n{}\n", e.key, e.content.trim_end()));

@@ -4,10 +4,16 @@
 //! there is no model, or its draft cannot be used, the template: the sentence as the
 //! objective, manual only. Pure: the model call itself is the edge's (`authoring.rs`).
 //!
+//! A note that is live already is extended, never replaced (issue 32): the model is shown
+//! the current block and asked for the extended one, and a draft whose objective leaves out
+//! words of the current objective is not used; the template adds the sentence to the
+//! objective and keeps the triggers. [`Change`] says what changed. A draft never starts a run:
+//! only the user's `--run`, the editor's explicit choice or the MCP caller's `run` does.
+//!
 //! Decisions where issue 25 is silent:
-//! - A draft for a note that is live already replaces its objective and every trigger (what the
-//!   sentence describes is the whole schedule); `tools`/`skills` are replaced only when the
-//!   draft names them. The template changes the objective only.
+//! - A draft for a note that is live already replaces every trigger with the draft's (asked to
+//!   repeat the current ones unless the sentence changes when the note runs; the change is
+//!   reported); `tools`/`skills` are replaced only when the draft names them.
 //! - One `cronExpr` per note: a draft with two cron triggers is not used (the template is
 //!   written instead, saying why), rather than one of them silently dropped.
 //! - Errors refuse a draft, and so does a tool or skill the workspace does not have (the model
@@ -28,7 +34,7 @@ on the note's triggers and follows its objective. The user describes in one sent
 note should keep current; you answer with the note's settings.
 
 Answer with one JSON object and nothing else:
-{\"objective\": \"...\", \"triggers\": [...], \"tools\": [...], \"skills\": [...], \"runNow\": false}
+{\"objective\": \"...\", \"triggers\": [...], \"tools\": [...], \"skills\": [...]}
 
 - objective: what the note should keep being, for the agent: what to show, from where, how \
 fresh, in what layout. Two to four plain sentences, in the user's language.
@@ -43,7 +49,11 @@ the note, in words.
 - tools: only names from the list of available tools, and only when the note needs them; \
 omit otherwise.
 - skills: only names from the list of available skills, and only when one fits; omit otherwise.
-- runNow: true only when the user asks for a first run right away.";
+
+When the note is live already, its current settings come with the request, in the same form. \
+Extend them, never replace them: the objective is the current objective word for word with what \
+the user wants added; the triggers are the current ones unless the user asks to change when the \
+note runs; tools and skills are the current ones plus what the request needs.";
 
 /// What the model is told about the note and what it may name.
 #[derive(Debug, Clone, Copy, Default)]
@@ -83,6 +93,11 @@ pub fn prompt(text: &str, s: &Setting<'_>) -> String {
     } else {
         out.push_str(&format!("First lines:\n\n{first}"));
     }
+    if let Some(now) = current(text) {
+        out.push_str("\n## The note's live block now (extend it)\n\n");
+        out.push_str(&now.as_json());
+        out.push('\n');
+    }
     out.push_str("\n## Available tools\n\n");
     if s.tools.is_empty() {
         out.push_str("(none: omit `tools`)\n");
@@ -110,8 +125,6 @@ pub struct Draft {
     pub event: Option<String>,
     pub tools: Option<Vec<String>>,
     pub skills: Option<Vec<String>>,
-    /// The user asked for a first run right away.
-    pub run_now: bool,
 }
 
 /// Why a draft is not written.
@@ -172,11 +185,7 @@ pub fn parse_reply(reply: &str) -> Result<Draft, DraftError> {
     }
     draft.tools = names(&v, "tools")?;
     draft.skills = names(&v, "skills")?;
-    draft.run_now = match v.get("runNow").or_else(|| v.get("run_now")) {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => return Err(shape("has a `runNow` that is not true or false")),
-    };
+    // Anything else (a `runNow` of an older prompt, say) is ignored: a draft never starts a run.
     Ok(draft)
 }
 
@@ -239,6 +248,151 @@ pub fn template(sentence: &str) -> Draft {
     Draft { objective: sentence.trim().to_owned(), ..Draft::default() }
 }
 
+/// A live note's block as it is: what a draft extends.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Current {
+    pub objective: String,
+    pub cron: Option<String>,
+    pub windows: Vec<(String, String)>,
+    pub event: Option<String>,
+    pub tools: Option<Vec<String>>,
+    pub skills: Option<Vec<String>>,
+}
+
+impl Current {
+    /// In the form the model answers in, so that it can repeat what it keeps.
+    fn as_json(&self) -> String {
+        let mut triggers = Vec::new();
+        if let Some(c) = &self.cron {
+            triggers.push(serde_json::json!({ "cron": c }));
+        }
+        for (start, end) in &self.windows {
+            triggers.push(serde_json::json!({ "window": { "start": start, "end": end } }));
+        }
+        if let Some(e) = &self.event {
+            triggers.push(serde_json::json!({ "event": e }));
+        }
+        let mut v = serde_json::json!({ "objective": self.objective, "triggers": triggers });
+        if let Some(t) = &self.tools {
+            v["tools"] = serde_json::json!(t);
+        }
+        if let Some(s) = &self.skills {
+            v["skills"] = serde_json::json!(s);
+        }
+        v.to_string()
+    }
+
+    /// The schedule part, as a draft holds it.
+    fn schedule(&self) -> (Option<&str>, &[(String, String)], Option<&str>) {
+        (self.cron.as_deref(), &self.windows, self.event.as_deref())
+    }
+}
+
+/// The live block of `text`, when it has one.
+pub fn current(text: &str) -> Option<Current> {
+    let live = super::analyze(text, &super::Options::default()).live?;
+    let blank = |s: &String| s.trim().is_empty();
+    Some(Current {
+        objective: live.objective.clone().unwrap_or_default().trim().to_owned(),
+        cron: live.cron_expr.as_ref().map(|c| c.value.clone()).filter(|c| !blank(c)),
+        windows: live
+            .windows
+            .iter()
+            .filter_map(|w| Some((w.start_text.clone()?, w.end_text.clone()?)))
+            .collect(),
+        event: live.event_match_criteria.clone().filter(|e| !blank(e)),
+        tools: live.tool_names(),
+        skills: live.skills.as_ref().map(|_| live.skill_names()),
+    })
+}
+
+/// The words of `text`, lower-cased, without punctuation: what "word for word" compares.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+}
+
+/// Whether `text` says everything `part` says, its words in their order and together.
+fn says(text: &str, part: &str) -> bool {
+    let (text, part) = (words(text), words(part));
+    part.is_empty() || text.windows(part.len()).any(|w| w == part.as_slice())
+}
+
+/// `objective` with `sentence` added: the user's words, both kept as typed. A sentence the
+/// objective already says adds nothing.
+pub fn extend(objective: &str, sentence: &str) -> String {
+    let (objective, sentence) = (objective.trim(), sentence.trim());
+    if objective.is_empty() {
+        return sentence.to_owned();
+    }
+    if sentence.is_empty() || says(objective, sentence) {
+        return objective.to_owned();
+    }
+    let ends_a_sentence = objective.ends_with(['.', '!', '?', ':', ';', '…']);
+    format!("{objective}{} {sentence}", if ends_a_sentence { "" } else { "." })
+}
+
+/// What happened to the objective.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectiveChange {
+    /// The note was not live: the objective is new.
+    Set,
+    /// The current objective, with more said.
+    Extended,
+    /// The current objective already said it.
+    Kept,
+}
+
+/// What "Make live…" changed, for the message the user reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub objective: ObjectiveChange,
+    /// The note's triggers before, in words ([`describe_triggers`]); `None` for a note that was
+    /// not live.
+    pub schedule_before: Option<String>,
+    /// The triggers written, in words.
+    pub schedule: String,
+}
+
+impl Change {
+    fn of(before: Option<&Current>, draft: &Draft) -> Change {
+        let schedule = describe_triggers(draft);
+        let Some(before) = before else {
+            return Change { objective: ObjectiveChange::Set, schedule_before: None, schedule };
+        };
+        let objective = if words(&draft.objective) == words(&before.objective) {
+            ObjectiveChange::Kept
+        } else {
+            ObjectiveChange::Extended
+        };
+        let was = Draft {
+            cron: before.cron.clone(),
+            windows: before.windows.clone(),
+            event: before.event.clone(),
+            ..Draft::default()
+        };
+        Change { objective, schedule_before: Some(describe_triggers(&was)), schedule }
+    }
+
+    /// Whether the note was live before.
+    pub fn was_live(&self) -> bool {
+        self.schedule_before.is_some()
+    }
+
+    /// `objective extended, schedule kept (cron "0 7 * * *")`, `objective set, cron "0 8 * * 1"`.
+    pub fn describe(&self) -> String {
+        let objective = match self.objective {
+            ObjectiveChange::Set => "objective set",
+            ObjectiveChange::Extended => "objective extended",
+            ObjectiveChange::Kept => "objective kept (it says this already)",
+        };
+        match &self.schedule_before {
+            None => format!("{objective}, {}", self.schedule),
+            Some(was) if *was == self.schedule => format!("{objective}, schedule kept ({was})"),
+            Some(was) => format!("{objective}, schedule changed (was {was}, now {})", self.schedule),
+        }
+    }
+}
+
 /// The edits that write `draft` into `text` (a live note's triggers replaced by the draft's),
 /// refused when the result would have errors (with the validator's messages) under `options`.
 pub fn edits(text: &str, draft: &Draft, options: &super::Options<'_>) -> Result<Vec<TextEdit>, DraftError> {
@@ -293,29 +447,55 @@ pub struct Written {
     pub edits: Vec<TextEdit>,
     /// Why the template was written instead of a model's draft; `None` for the model's.
     pub fallback: Option<String>,
+    pub change: Change,
 }
 
 /// The model's draft when `reply` holds a usable one, else the template with the reason
 /// (`reply`'s error: no model, the call failed). Errs only when not even the template can be
-/// written (the frontmatter cannot be edited, or the note would have errors anyway).
+/// written (the frontmatter cannot be edited, or the note would have errors anyway). On a live
+/// note the draft must keep every word of the objective, and the template adds the sentence to
+/// it, keeping the triggers.
 pub fn choose(
     text: &str,
     sentence: &str,
     reply: Result<String, String>,
     options: &super::Options<'_>,
 ) -> Result<Written, DraftError> {
+    let before = current(text);
     let why = match reply.map_err(|e| e.to_string()).and_then(|r| {
         let draft = parse_reply(&r).map_err(|e| e.to_string())?;
+        if let Some(b) = &before
+            && !says(&draft.objective, &b.objective)
+        {
+            return Err(format!(
+                "the model's draft leaves out words of the note's objective (\"{}\")",
+                crate::text::short::one_line(&b.objective, 80)
+            ));
+        }
         let edits = edits(text, &draft, options).map_err(|e| e.to_string())?;
-        Ok(Written { draft, edits, fallback: None })
+        let change = Change::of(before.as_ref(), &draft);
+        Ok(Written { draft, edits, fallback: None, change })
     }) {
         Ok(written) => return Ok(written),
         Err(why) => why,
     };
-    // The template changes the objective only: a live note keeps its triggers.
-    let draft = template(sentence);
+    // The template extends the objective only: a live note keeps its triggers, tools and skills.
+    let draft = match &before {
+        Some(b) => {
+            let (cron, windows, event) = b.schedule();
+            Draft {
+                objective: extend(&b.objective, sentence),
+                cron: cron.map(str::to_owned),
+                windows: windows.to_vec(),
+                event: event.map(str::to_owned),
+                ..Draft::default()
+            }
+        }
+        None => template(sentence),
+    };
     let edits = write(text, &draft, false, options)?;
-    Ok(Written { draft, edits, fallback: Some(why) })
+    let change = Change::of(before.as_ref(), &draft);
+    Ok(Written { draft, edits, fallback: Some(why), change })
 }
 
 /// The triggers of a draft in words, for a message: `cron "0 8 * * 1", window 09:00–12:00`.

@@ -22,7 +22,6 @@ fn a_reply_in_a_fence_with_prose_is_read() {
             event: Some("Rust release announcements".into()),
             tools: Some(vec!["web".into()]),
             skills: None,
-            run_now: true,
         }
     );
     assert_eq!(
@@ -38,7 +37,6 @@ fn triggers_spelled_as_the_note_spells_them_are_read() {
     assert_eq!(d.cron.as_deref(), Some("@daily"));
     assert_eq!(d.windows, vec![("07:00".to_owned(), "08:00".to_owned())]);
     assert_eq!(d.event.as_deref(), Some("mail"));
-    assert!(!d.run_now);
 }
 
 #[test]
@@ -60,10 +58,6 @@ fn replies_that_are_not_a_draft_say_why() {
             "the model's draft has `triggers` that is not a list",
         ),
         ("{\"objective\": \"x\", \"tools\": [1]}", "the model's draft has `tools` holding a non-string: 1"),
-        (
-            "{\"objective\": \"x\", \"runNow\": \"yes\"}",
-            "the model's draft has a `runNow` that is not true or false",
-        ),
         (
             "{\"objective\": \"x\", \"triggers\": [{\"window\": {\"start\": \"09:00\"}}]}",
             "the model's draft has a window without a start or an end: {\"window\":{\"start\":\"09:00\"}}",
@@ -188,14 +182,14 @@ fn a_tool_the_workspace_does_not_have_refuses_the_draft() {
 }
 
 #[test]
-fn a_draft_replaces_a_live_notes_triggers_and_the_template_keeps_them() {
+fn a_draft_replaces_a_live_notes_triggers_and_the_template_extends_its_objective() {
     let text = "---\nlive:\n  objective: old\n  triggers:\n    cronExpr: \"@hourly\"\n    eventMatchCriteria: mail\n  tools: [time]\n  lastRunAt: \"2026-11-20T08:00:00Z\"\n---\n";
-    let reply = r#"{"objective": "new", "triggers": [{"window": {"start": "09:00", "end": "12:00"}}], "tools": ["web", "github.list_issues"]}"#;
+    let reply = r#"{"objective": "old, and new", "triggers": [{"window": {"start": "09:00", "end": "12:00"}}], "tools": ["web", "github.list_issues"]}"#;
     let w = choose(text, "s", Ok(reply.to_owned()), &Options::default()).unwrap_or_else(|e| panic!("{e}"));
     expect![[r#"
         ---
         live:
-          objective: "new"
+          objective: "old, and new"
           triggers:
             windows:
               - startTime: "09:00"
@@ -205,12 +199,16 @@ fn a_draft_replaces_a_live_notes_triggers_and_the_template_keeps_them() {
         ---
     "#]]
     .assert_eq(&written(text, &w));
+    assert_eq!(
+        w.change.describe(),
+        "objective extended, schedule changed (was cron \"@hourly\", events \"mail\", now window 09:00–12:00)"
+    );
     let t = choose(text, "the sentence", Err("no model".into()), &Options::default())
         .unwrap_or_else(|e| panic!("{e}"));
     expect![[r#"
         ---
         live:
-          objective: "the sentence"
+          objective: "old. the sentence"
           triggers:
             cronExpr: "@hourly"
             eventMatchCriteria: mail
@@ -219,6 +217,66 @@ fn a_draft_replaces_a_live_notes_triggers_and_the_template_keeps_them() {
         ---
     "#]]
     .assert_eq(&written(text, &t));
+    assert_eq!(t.change.describe(), "objective extended, schedule kept (cron \"@hourly\", events \"mail\")");
+    assert_eq!(describe_triggers(&t.draft), "cron \"@hourly\", events \"mail\"");
+}
+
+/// Issue 32 §5: the user's words are extended, never replaced. A draft that drops words of a
+/// live note's objective is not written; the sentence is added to the objective instead.
+#[test]
+fn a_draft_that_drops_the_objective_is_not_written() {
+    let text = "---\nlive:\n  objective: Show the weather in Chicago.\n  triggers:\n    cronExpr: \"0 7 * * *\"\n---\n# W\n";
+    let reply = r#"{"objective": "Track the pollen count.", "triggers": []}"#;
+    let w = choose(text, "also keep an eye on the pollen count", Ok(reply.to_owned()), &Options::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        w.fallback.as_deref(),
+        Some("the model's draft leaves out words of the note's objective (\"Show the weather in Chicago.\")")
+    );
+    expect![[r#"
+        ---
+        live:
+          objective: "Show the weather in Chicago. also keep an eye on the pollen count"
+          triggers:
+            cronExpr: "0 7 * * *"
+        ---
+        # W
+    "#]]
+    .assert_eq(&written(text, &w));
+    // Punctuation and case may move; the words stay, in their order.
+    let kept = r#"{"objective": "show the weather in Chicago, and keep an eye on the pollen count.", "triggers": [{"cron": "0 7 * * *"}]}"#;
+    let w =
+        choose(text, "pollen", Ok(kept.to_owned()), &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(w.fallback, None);
+    assert_eq!(w.change.describe(), "objective extended, schedule kept (cron \"0 7 * * *\")");
+}
+
+#[test]
+fn extend_keeps_both_and_adds_nothing_twice() {
+    assert_eq!(extend("Show the weather.", "also pollen"), "Show the weather. also pollen");
+    assert_eq!(extend("Show the weather", " also pollen "), "Show the weather. also pollen");
+    assert_eq!(extend("", "also pollen"), "also pollen");
+    assert_eq!(extend("Show the weather.", ""), "Show the weather.");
+    assert_eq!(extend("Show the weather and the pollen.", "the Pollen"), "Show the weather and the pollen.");
+    let text = "---\nlive:\n  objective: Show the weather and the pollen.\n---\n";
+    let w = choose(text, "the pollen", Err("no model".into()), &Options::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(w.change.describe(), "objective kept (it says this already), schedule kept (manual only)");
+}
+
+/// The model is shown a live note's block in the form it answers in, to extend it.
+#[test]
+fn the_prompt_of_a_live_note_carries_its_block() {
+    let text = "---\nlive:\n  objective: Show the weather in Chicago.\n  triggers:\n    cronExpr: \"0 7 * * *\"\n  tools: [web]\n---\n# Weather\n";
+    let p = prompt(text, &Setting { sentence: "also the pollen count", ..Setting::default() });
+    assert!(
+        p.contains("## The note's live block now (extend it)\n\n{\"objective\":\"Show the weather in Chicago.\",\"tools\":[\"web\"],\"triggers\":[{\"cron\":\"0 7 * * *\"}]}\n"),
+        "{p}"
+    );
+    assert!(SYSTEM_PROMPT.contains("Extend them, never replace them"));
+    assert!(!SYSTEM_PROMPT.contains("runNow"));
+    let passive = prompt("# Weather\n", &Setting { sentence: "x", ..Setting::default() });
+    assert!(!passive.contains("live block now"), "{passive}");
 }
 
 #[test]
@@ -259,7 +317,7 @@ mod model {
 
     proptest! {
         /// Whatever the model answers, what `choose` writes leaves a note without errors, or
-        /// nothing is written at all.
+        /// nothing is written at all; and a live note keeps every word of its objective.
         #[test]
         fn nothing_invalid_is_ever_written(
             objective in "[a-z \"]{0,12}",
@@ -278,7 +336,11 @@ mod model {
                 let after = apply(text, &w.edits).unwrap_or_else(|e| panic!("{e:?}"));
                 let analysis = crate::note::analyze(&after, &Options::default());
                 prop_assert!(analysis.diagnostics.iter().all(|d| d.severity != Severity::Error), "{after}");
-                prop_assert!(analysis.live.is_some());
+                let objective = analysis.live.and_then(|l| l.objective);
+                prop_assert!(objective.is_some(), "{after}");
+                if live {
+                    prop_assert!(says(&objective.unwrap_or_default(), "before"), "{after}");
+                }
             }
         }
     }

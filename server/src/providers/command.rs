@@ -223,7 +223,7 @@ async fn apply_memory(
         (Ok(c), None) => c,
     };
     let mut memory = req.memory.entries.clone();
-    for why in memory.apply_changes(&changes, req.now, &req.memory.quotas) {
+    for why in memory.apply_changes(&req.memory_author(), &changes, req.now, &req.memory.quotas) {
         warn(format!("refused: {why}"));
     }
     if memory == req.memory.entries {

@@ -4,7 +4,7 @@
 
 use std::fs::{FileType, Metadata};
 use std::io::ErrorKind;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// What a command wanted at a path, for the words of its errors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +40,11 @@ pub enum GivenError {
     BadLink { shown: String, reason: String },
     #[error("{shown}: {reason}")]
     Io { shown: String, reason: String },
+    /// A symlink on the way whose target lies outside the workspace of the link's own place.
+    #[error(
+        "{shown}: {link} is a symlink to {target}, outside {root}; livenote never follows a link out of a workspace (name the note by its own path)"
+    )]
+    LeavesFolder { shown: String, link: String, target: String, root: String },
 }
 
 impl GivenError {
@@ -126,14 +131,67 @@ pub fn folder(path: &Path) -> Result<PathBuf, GivenError> {
     }
 }
 
-/// An existing note (a regular file), canonical.
+/// An existing note (a regular file), canonical. Every command that takes a note path comes
+/// here: a symlink on the way out of the note's workspace is refused ([`stays_inside`]).
 pub fn note(path: &Path) -> Result<PathBuf, GivenError> {
     match existing(path, Want::Note)? {
-        (p, m) if m.is_file() => Ok(p),
+        (p, m) if m.is_file() => {
+            stays_inside(path)?;
+            Ok(p)
+        }
         (_, m) => {
             Err(GivenError::WrongKind { shown: shown(path), kind: kind_of(m.file_type()), want: Want::Note })
         }
     }
+}
+
+/// The existing folder a new note is to be created in, canonical, refused as [`note`] refuses
+/// a link out of the workspace.
+pub fn note_folder(path: &Path) -> Result<PathBuf, GivenError> {
+    let folder = folder(path)?;
+    stays_inside(path)?;
+    Ok(folder)
+}
+
+/// Refuse a path with a symlink on the way (the note itself, or a folder above it) whose target
+/// lies outside the workspace of the link's own place (`note_root` of where the link is: the
+/// folder with `.livenote.toml`, `.livenote/` or `.git` above it, else the link's folder), as the
+/// walk refuses such a link: a clone's `notes/today.md -> ../../victim.md` never makes a command
+/// read, run or rewrite a file outside the clone. Links are followed one at a time, each judged
+/// from the real folder it sits in, so a system link (`/var -> /private/var`) is fine.
+pub fn stays_inside(path: &Path) -> Result<(), GivenError> {
+    let io = |e: std::io::Error| GivenError::Io { shown: shown(path), reason: e.to_string() };
+    let mut at = if path.is_absolute() { PathBuf::new() } else { std::fs::canonicalize(".").map_err(io)? };
+    for part in path.components() {
+        match part {
+            Component::Prefix(_) | Component::RootDir => at.push(part.as_os_str()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                at.pop();
+            }
+            Component::Normal(name) => {
+                let next = at.join(name);
+                let is_link = std::fs::symlink_metadata(&next).is_ok_and(|m| m.file_type().is_symlink());
+                if !is_link {
+                    at = next;
+                    continue;
+                }
+                let target = std::fs::canonicalize(&next).map_err(io)?;
+                let root = super::note_root(&next);
+                let root = std::fs::canonicalize(&root).unwrap_or(root);
+                if !super::is_within(&target, &root) {
+                    return Err(GivenError::LeavesFolder {
+                        shown: shown(path),
+                        link: next.display().to_string(),
+                        target: target.display().to_string(),
+                        root: root.display().to_string(),
+                    });
+                }
+                at = target;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The folder itself, or the folder of a note, canonical. A path that does not exist is an
@@ -222,5 +280,45 @@ mod tests {
             format!("{}: cannot create it: {} is a file, not a folder", shown("n.md/sub"), shown("n.md"))
         );
         assert!(create_folder(&at("new/deeper")).is_ok() && at("new/deeper").is_dir());
+    }
+
+    /// A link on the way must stay inside the workspace of the place it sits in (issue 32).
+    #[test]
+    fn a_link_out_of_the_workspace_is_refused() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let top = std::fs::canonicalize(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let ws = top.join("ws");
+        for d in [ws.join(".git"), ws.join("notes/daily"), top.join("away")] {
+            std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{e}"));
+        }
+        for f in [top.join("victim.md"), ws.join("notes/daily/today.md"), top.join("away/a.md")] {
+            std::fs::write(f, "# x\n").unwrap_or_else(|e| panic!("{e}"));
+        }
+        let link = |to: &str, at: &str| {
+            std::os::unix::fs::symlink(to, ws.join(at)).unwrap_or_else(|e| panic!("{e}"));
+        };
+        link("../../victim.md", "notes/today.md");
+        link("daily/today.md", "notes/alias.md");
+        link("../away", "away");
+        link("notes/today.md", "chain.md");
+        assert!(note(&ws.join("notes/alias.md")).is_ok());
+        assert!(note(&ws.join("notes/daily/../alias.md")).is_ok());
+        for bad in ["notes/today.md", "away/a.md", "chain.md"] {
+            let e = err(note(&ws.join(bad)));
+            assert!(
+                e.contains("is a symlink to") && e.contains(&format!("outside {}", ws.display())),
+                "{bad}: {e}"
+            );
+        }
+        assert!(err(note_folder(&ws.join("away"))).contains("outside"));
+        assert!(note_folder(&ws.join("notes")).is_ok());
+        // A workspace without a marker: the link's own folder is its bound.
+        let plain = top.join("plain");
+        std::fs::create_dir_all(plain.join("sub")).unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink("../../victim.md", plain.join("sub/v.md"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            err(note(&plain.join("sub/v.md"))).contains(&format!("outside {}", plain.join("sub").display()))
+        );
     }
 }

@@ -6,7 +6,7 @@
 // reported as dead code in that crate.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -329,5 +329,79 @@ pub fn wait_or_kill(child: &mut Child, timeout: Duration) -> Option<std::process
             }
             Err(e) => panic!("wait for the child process: {e}"),
         }
+    }
+}
+
+/// `livenote mcp` over stdio, driven by raw JSON-RPC: one message a line each way.
+pub struct Mcp {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: mpsc::Receiver<serde_json::Value>,
+    next: i64,
+}
+
+impl Mcp {
+    pub fn start(root: &Path, data: &Path) -> Mcp {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_livenote"))
+            .args(["mcp", "."])
+            .current_dir(root)
+            .env("LIVENOTE_DATA_DIR", data)
+            .env("LIVENOTE_CONFIG_DIR", data)
+            .env("TZ", "UTC")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let stdin = child.stdin.take().unwrap_or_else(|| panic!("no stdin"));
+        let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let v = serde_json::from_str::<serde_json::Value>(&line)
+                    .unwrap_or_else(|e| panic!("{e}: {line}"));
+                if tx.send(v).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut mcp = Mcp { child, stdin, lines, next: 1 };
+        mcp.request(
+            "initialize",
+            serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
+        );
+        mcp.send(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        mcp
+    }
+
+    pub fn send(&mut self, msg: &serde_json::Value) {
+        writeln!(self.stdin, "{msg}").unwrap_or_else(|e| panic!("{e}"));
+        self.stdin.flush().unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    pub fn request(&mut self, method: &str, params: serde_json::Value) -> serde_json::Value {
+        let id = self.next;
+        self.next += 1;
+        self.send(&serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let msg = self.lines.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|e| panic!("{e}"));
+            if msg["id"] == id {
+                return msg;
+            }
+        }
+    }
+
+    /// A tool call's answer: whether it is a tool error, and its text.
+    pub fn call(&mut self, tool: &str, args: serde_json::Value) -> (bool, String) {
+        let r = self.request("tools/call", serde_json::json!({"name": tool, "arguments": args}));
+        let text = r["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned();
+        (r["result"]["isError"] == true, text)
+    }
+}
+
+impl Drop for Mcp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

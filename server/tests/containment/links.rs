@@ -5,16 +5,13 @@
 //! only on the link's own name: `readme.txt -> .env`, `notes/cfg.txt -> ../.git/config`,
 //! `AGENTS.md -> .git/config` and links into a nested `sub/.git/` or `sub/.livenote/`.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::process::Command;
 
 use livenote::model::testing::{Flavor, MockModelServer, ScriptedReply};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::common::{tempdir, write};
+use crate::common::{Mcp, tempdir, write};
 
 const KEY: &str = "sk-test-LINKS-5151";
 
@@ -115,79 +112,6 @@ fn links_to_hidden_or_ignored_files_show_nothing_to_the_model() {
     );
 }
 
-/// `livenote mcp` over stdio: one JSON-RPC message a line each way.
-struct Mcp {
-    child: std::process::Child,
-    stdin: std::process::ChildStdin,
-    lines: mpsc::Receiver<Value>,
-    next: i64,
-}
-
-impl Mcp {
-    fn start(root: &Path, data: &Path) -> Mcp {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_livenote"))
-            .args(["mcp", "."])
-            .current_dir(root)
-            .env("LIVENOTE_DATA_DIR", data)
-            .env("LIVENOTE_CONFIG_DIR", data)
-            .env("TZ", "UTC")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{e}"));
-        let stdin = child.stdin.take().unwrap_or_else(|| panic!("no stdin"));
-        let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let v = serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
-                if tx.send(v).is_err() {
-                    return;
-                }
-            }
-        });
-        let mut mcp = Mcp { child, stdin, lines, next: 1 };
-        mcp.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
-        );
-        mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        mcp
-    }
-
-    fn send(&mut self, msg: &Value) {
-        writeln!(self.stdin, "{msg}").unwrap_or_else(|e| panic!("{e}"));
-        self.stdin.flush().unwrap_or_else(|e| panic!("{e}"));
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next;
-        self.next += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let msg = self.lines.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|e| panic!("{e}"));
-            if msg["id"] == id {
-                return msg;
-            }
-        }
-    }
-
-    /// A tool call's answer: whether it is a tool error, and its text.
-    fn call(&mut self, tool: &str, args: Value) -> (bool, String) {
-        let r = self.request("tools/call", json!({"name": tool, "arguments": args}));
-        let text = r["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned();
-        (r["result"]["isError"] == true, text)
-    }
-}
-
-impl Drop for Mcp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// Links into a nested `sub/.git/` or `sub/.livenote/` are refused by `make_live` and
 /// `note_status` like the top-level ones: nothing is written there, nothing is read.
 #[test]
@@ -218,4 +142,59 @@ fn mcp_paths_through_links_into_nested_private_folders_are_refused() {
         std::fs::read_to_string(root.join("sub/.git/hooks/README.md")).unwrap_or_default(),
         "# hooks\n"
     );
+}
+
+/// Issue 32 §5: a clone holding `notes/today.md -> ../../victim.md` (and a folder `inbox ->
+/// ../private`). Every command that takes a note path refuses the link as the walk does, and
+/// nothing outside the clone is read, run or written; `make-live --run` used to write a `live:`
+/// block into `victim.md` and `run` to rewrite it again. A link inside the clone still works.
+#[test]
+fn a_note_path_through_a_link_out_of_the_workspace_is_refused_by_every_command() {
+    let outer = tempdir();
+    let top = outer.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
+    let victim = "---\nlive:\n  objective: Mine.\n---\n# Victim\n\nmy words\n";
+    write(&top.join("victim.md"), victim);
+    write(&top.join("private/keep.md"), "# Keep\n");
+    let clone = tempfile::tempdir_in(&top).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir_all(clone.path().join(".git")).unwrap_or_else(|e| panic!("{e}"));
+    write(
+        &clone.path().join("daily/2026-05-08.md"),
+        "---\nlive:\n  objective: Today.\n---\n# Today\n\nold\n",
+    );
+    let ws = crate::common::Workspace::in_dir(clone, &crate::common::command_config("echo replaced"));
+    std::fs::create_dir_all(ws.root.join("notes")).unwrap_or_else(|e| panic!("{e}"));
+    link("../../victim.md", &ws.root.join("notes/today.md"));
+    link("../private", &ws.root.join("inbox"));
+    link("daily/2026-05-08.md", &ws.root.join("today.md"));
+    let private_before = crate::common::files(&top.join("private"));
+
+    let commands: [&[&str]; 9] = [
+        &["make-live", "notes/today.md", "--objective", "x", "--run"],
+        &["make-live", "inbox/new.md", "--objective", "x"],
+        &["run", "notes/today.md"],
+        &["undo", "notes/today.md"],
+        &["restore", "notes/today.md", "01JTESTRUN"],
+        &["history", "notes/today.md"],
+        &["diff", "notes/today.md"],
+        &["stop", "notes/today.md"],
+        &["memory", "notes/today.md"],
+    ];
+    for args in commands {
+        let out = ws.livenote(args).output().unwrap_or_else(|e| panic!("{e}"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("is a symlink to")
+                && err.contains("livenote never follows a link out of a workspace"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(std::fs::read_to_string(top.join("victim.md")).unwrap_or_default(), victim, "{args:?}");
+        assert_eq!(crate::common::files(&top.join("private")), private_before, "{args:?}");
+    }
+    assert!(!top.join(".livenote").exists(), "no state was written outside the clone");
+    // A link that stays inside the clone is the note it leads to.
+    let out = ws.livenote(&["run", "today.md"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let today = std::fs::read_to_string(ws.root.join("daily/2026-05-08.md")).unwrap_or_default();
+    assert!(today.ends_with("# Today\n\nreplaced\n"), "{today}");
 }

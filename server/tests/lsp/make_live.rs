@@ -280,3 +280,71 @@ async fn make_live_with_run_runs_the_note_once() {
     assert!(after.ends_with("# Greeting\n\nAgent wrote this.\n"), "{after}");
     c.shutdown().await;
 }
+
+/// Issue 32 §5 over the protocol: `livenote.makeLive` with a sentence on a live note shows the
+/// model the current block, writes the extended one and says what changed; the draft's
+/// `runNow` runs nothing, the editor's `run: true` runs the note once.
+#[tokio::test]
+async fn make_live_extends_a_live_note_and_only_the_editor_runs_it() {
+    let draft = r#"{"objective": "Show the weather in Chicago. Also the pollen count.", "triggers": [{"cron": "0 7 * * *"}], "runNow": true}"#;
+    let model = MockModelServer::start(
+        Flavor::OpenAi,
+        vec![
+            ScriptedReply::Text(draft.into()),
+            ScriptedReply::Text(draft.into()),
+            ScriptedReply::Text("Nothing to change yet.".into()),
+        ],
+    )
+    .await;
+    // Paused: the scheduler would run the note on its own meanwhile.
+    let text = "---\nlive:\n  objective: Show the weather in Chicago.\n  active: false\n  triggers:\n    cronExpr: \"0 7 * * *\"\n---\n# Weather\n\nSunny.\n";
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(root.path().join(".livenote.toml"), config(&model)).unwrap_or_else(|e| panic!("{e}"));
+    let mut c = start(root, &[("n.md", text)]).await;
+    let uri = c.open("n.md", text).await;
+    c.diagnostics(&uri, 1).await;
+    let res = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "livenote.makeLive", "arguments": [uri, {"describe": "also keep an eye on the pollen count", "run": false}]}),
+        )
+        .await;
+    assert!(res.get("error").is_none(), "{res}");
+    let message = loop {
+        let shown = c.next_notification("window/showMessage").await;
+        let message = shown["message"].as_str().unwrap_or_default().to_owned();
+        if message.contains("n.md") {
+            break message;
+        }
+    };
+    assert_eq!(
+        message,
+        "livenote: n.md: extended from the model's draft: objective extended, schedule kept (cron \"0 7 * * *\")"
+    );
+    let asked = model.requests()[0].run_message();
+    assert!(
+        asked.contains(
+            "{\"objective\":\"Show the weather in Chicago.\",\"triggers\":[{\"cron\":\"0 7 * * *\"}]}"
+        ),
+        "{asked}"
+    );
+    let after = c.doc(&uri).text;
+    assert!(
+        after.contains("objective: \"Show the weather in Chicago. Also the pollen count.\"\n"),
+        "{after}"
+    );
+    assert!(after.contains("cronExpr: \"0 7 * * *\"") && !after.contains("lastAttemptAt"), "{after}");
+    // The editor's explicit choice runs it; a run the draft had started would have taken this
+    // draft's reply (and the note's lock) and left the count at four.
+    let res = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "livenote.makeLive", "arguments": [uri, {"describe": "and the pollen count", "run": true}]}),
+        )
+        .await;
+    assert!(res.get("error").is_none(), "{res}");
+    c.progress("end").await;
+    assert_eq!(model.requests().len(), 3, "two drafts and one run");
+    assert!(c.doc(&uri).text.contains("lastRunAt: "), "{}", c.doc(&uri).text);
+    c.shutdown().await;
+}

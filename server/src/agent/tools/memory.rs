@@ -6,6 +6,9 @@
 //! run holds the note's lock, so nothing else writes the file meanwhile, and a fact the model
 //! saved before a later step failed (a limit, a timeout) is still true and still worth
 //! keeping. What the model is told was saved is what the next run reads.
+//!
+//! In a run started by an event the tools work for unpinned entries only (`memory::Author`):
+//! pinning, or changing or deleting a pinned entry, is a tool error, and nothing is written.
 
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
@@ -13,7 +16,7 @@ use serde_json::{Value, json};
 
 use super::{ToolError, parse_args};
 use crate::memory::store::MemoryStore;
-use crate::memory::{Memory, MemoryConfig, Saved, timestamp};
+use crate::memory::{Author, Memory, MemoryConfig, Saved, timestamp};
 use crate::model::ToolSpec;
 use crate::run_types::RunRequest;
 
@@ -36,6 +39,8 @@ pub struct MemoryTools {
     unreadable: Option<String>,
     /// Entries saved in this run are stamped with the run's time (time is the engine's).
     now: DateTime<Utc>,
+    /// An event's run: its saves are marked, and pinned entries are out of its reach.
+    author: Author,
 }
 
 #[derive(Debug, Deserialize)]
@@ -60,6 +65,7 @@ impl MemoryTools {
             quotas: req.memory.quotas,
             unreadable: req.memory.unreadable.clone(),
             now: req.now,
+            author: req.memory_author(),
         }
     }
 
@@ -80,7 +86,7 @@ impl MemoryTools {
                 let a: SaveArgs = parse_args(name, args)?;
                 let mut next = self.memory.clone();
                 let saved = next
-                    .save(&a.key, &a.content, a.pinned, self.now, &self.quotas)
+                    .save_as(&self.author, &a.key, &a.content, a.pinned, self.now, &self.quotas)
                     .map_err(|e| ToolError::new(e.to_string()))?;
                 self.write(next).await?;
                 let what = match saved {
@@ -97,7 +103,7 @@ impl MemoryTools {
             MEMORY_DELETE => {
                 let a: KeyArgs = parse_args(name, args)?;
                 let mut next = self.memory.clone();
-                if !next.delete(&a.key).map_err(|e| ToolError::new(e.to_string()))? {
+                if !next.delete_as(&self.author, &a.key).map_err(|e| ToolError::new(e.to_string()))? {
                     return Ok(format!("`{}` was not in the memory; nothing to delete", a.key));
                 }
                 self.write(next).await?;
@@ -140,7 +146,7 @@ pub fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             MEMORY_SAVE,
-            "Save a fact in this note's memory for its later runs (what the note itself should not show: sources that worked, what you already checked). Saving an existing key replaces it. `pinned: true` shows the entry in full in every run's message.",
+            "Save a fact in this note's memory for its later runs (what the note itself should not show: sources that worked, what you already checked). Saving an existing key replaces it. `pinned: true` shows the entry in full in every run's message (not in a run started by an event: such a run cannot pin, nor change a pinned entry).",
             json!({
                 "type": "object",
                 "properties": {
