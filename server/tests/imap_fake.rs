@@ -1,7 +1,7 @@
 //! The IMAP source against a tiny IMAP server written here, on 127.0.0.1, for what Dovecot
 //! (tests/imap.rs) cannot be made to do (issue 31): echo the LOGIN line in its refusal, report a
 //! change 50 ms after each IDLE, drop the connection at each IDLE. Through the binary: the
-//! password never reaches the log, `livenote sources poll` or `.livenote/sources/NAME.json` in
+//! password never reaches the log, `livenote sources poll` or the source's state file in
 //! any spelling; IDLE asks for at most one poll per `idle_min_gap`; reconnections back off.
 
 mod common;
@@ -135,7 +135,8 @@ fn a_server_echoing_the_login_line_never_shows_the_password() {
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
     let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    let state = std::fs::read_to_string(ws.root.join(".livenote/sources/mail.json")).unwrap_or_default();
+    let state = ws.source_state("mail").and_then(|p| std::fs::read_to_string(p).ok()).unwrap_or_default();
+    assert!(!state.is_empty(), "the source's state was written");
     let listed = ws.livenote(&["sources", "--format", "json"]).output().unwrap_or_else(|e| panic!("{e}"));
     let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
     // The password's middle, as it is, escaped, percent-encoded, as bytes: in no spelling
