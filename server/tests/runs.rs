@@ -239,6 +239,10 @@ fn consecutive_failures_back_off_exponentially_and_list_shows_the_retry() {
         ws.livenote(&["list", "--at", "2026-11-23T09:12:00Z"]).output().unwrap_or_else(|e| panic!("{e}"));
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("retry 2026-11-23T09:15:31+00:00 (2nd failure)"), "{text}");
+    // LAST RUN stays in its column beside a retry (issue 34: the retry pushed it out).
+    let lines: Vec<&str> = text.lines().collect();
+    let column = lines[0].find("LAST RUN").unwrap_or_else(|| panic!("{text}"));
+    assert!(lines[1].get(column..).is_some_and(|t| t.starts_with("2026-11-23T08:00:01")), "{text}");
     // A run by hand that succeeds starts the count afresh.
     std::fs::remove_file(ws.root.join("broken")).unwrap_or_else(|e| panic!("{e}"));
     let clock = ws.clock().display().to_string();

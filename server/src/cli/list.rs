@@ -67,16 +67,21 @@ fn table(
     // A file name can hold terminal escapes: shown, never acted on.
     let paths: Vec<_> = items.iter().map(|i| terminal(&i.path)).collect();
     let width = paths.iter().map(|p| p.chars().count()).max().unwrap_or(4).max(4);
-    writeln!(out, "{:<width$}  {:<9}  {:<6}  {:<25}  LAST RUN", "NOTE", "STATUS", "DUE", "NEXT")?;
-    for (i, path) in items.iter().zip(&paths) {
-        // A failing note's next fire is its retry: say so, with the count.
-        let next = match &i.retry_at {
+    // A failing note's next fire is its retry: say so, with the count. The column is as wide
+    // as its longest entry, so LAST RUN stays in its own column beside a retry.
+    let nexts: Vec<String> = items
+        .iter()
+        .map(|i| match &i.retry_at {
             Some(at) => format!("retry {} ({} failure)", when(at), crate::text::count::ordinal(i.failures)),
             None => i.next_due.as_deref().map_or_else(|| "-".to_owned(), when),
-        };
+        })
+        .collect();
+    let next_width = nexts.iter().map(|n| n.chars().count()).max().unwrap_or(0).max(25);
+    writeln!(out, "{:<width$}  {:<9}  {:<6}  {:<next_width$}  LAST RUN", "NOTE", "STATUS", "DUE", "NEXT")?;
+    for ((i, path), next) in items.iter().zip(&paths).zip(&nexts) {
         writeln!(
             out,
-            "{:<width$}  {:<9}  {:<6}  {:<25}  {}",
+            "{:<width$}  {:<9}  {:<6}  {:<next_width$}  {}",
             path,
             i.status,
             i.due.unwrap_or("-"),

@@ -40,7 +40,7 @@ struct Row {
     name: String,
     /// `feed`, `ics`, `imap`, `webhook`, `command`; `null` for a source that cannot be used.
     kind: Option<&'static str>,
-    /// `polled`, `listens`, `disabled`, `untrusted` (the folder is not trusted: no source polls
+    /// `new` (polled when due, not polled yet), `polled`, `listens`, `disabled`, `untrusted` (the folder is not trusted: no source polls
     /// into it), `other-folders` (a source of the user's own file whose `folders` leaves this
     /// one out), `elsewhere` (`[scheduler] host` names another machine), `broken`
     /// (misconfigured: see `lastError`).
@@ -80,13 +80,12 @@ pub fn list(dir: Option<PathBuf>, format: Format, out: &mut impl Write) -> Resul
             _ if refused.is_some() => "untrusted",
             _ if elsewhere.is_some() => "elsewhere",
             SourceKind::Webhook(_) => "listens",
+            // Not "polled" before it has been: its first poll is due now.
+            _ if st.last_poll.is_none() && st.failures == 0 => "new",
             _ => "polled",
         };
-        let next = if status == "polled" {
-            due_at(cfg, &st).filter(|t| *t > DateTime::<Utc>::MIN_UTC)
-        } else {
-            None
-        };
+        let polls = matches!(status, "polled" | "new");
+        let next = if polls { due_at(cfg, &st).filter(|t| *t > DateTime::<Utc>::MIN_UTC) } else { None };
         rows.push(Row {
             name: name.clone(),
             kind: Some(cfg.kind.name()),
@@ -94,7 +93,7 @@ pub fn list(dir: Option<PathBuf>, format: Format, out: &mut impl Write) -> Resul
             last_poll: time(st.last_poll),
             items_seen: st.items_seen,
             events_queued: st.events_queued,
-            next_poll: time(next).or_else(|| (status == "polled").then(|| "now".to_owned())),
+            next_poll: time(next).or_else(|| polls.then(|| "now".to_owned())),
             last_error: st.last_error.clone(),
             failures: st.failures,
         });
@@ -143,9 +142,10 @@ pub fn list(dir: Option<PathBuf>, format: Format, out: &mut impl Write) -> Resul
             let names: Vec<String> = rows.iter().map(|r| terminal(&r.name).into_owned()).collect();
             let w = names.iter().map(|n| n.chars().count()).max().unwrap_or(4).max(4);
             let dash = || "-".to_owned();
+            let sw = rows.iter().map(|r| r.status.len()).max().unwrap_or(0).max(9);
             writeln!(
                 out,
-                "{:<w$}  {:<7}  {:<9}  {:<20}  {:>5}  {:<20}  LAST ERROR",
+                "{:<w$}  {:<7}  {:<sw$}  {:<20}  {:>5}  {:<20}  LAST ERROR",
                 "NAME", "KIND", "STATUS", "LAST POLL", "SEEN", "NEXT POLL"
             )?;
             for (r, name) in rows.iter().zip(&names) {
@@ -155,7 +155,7 @@ pub fn list(dir: Option<PathBuf>, format: Format, out: &mut impl Write) -> Resul
                     .map_or_else(dash, |e| crate::text::short::clip(&terminal(e), 120));
                 writeln!(
                     out,
-                    "{name:<w$}  {:<7}  {:<9}  {:<20}  {:>5}  {:<20}  {error}",
+                    "{name:<w$}  {:<7}  {:<sw$}  {:<20}  {:>5}  {:<20}  {error}",
                     r.kind.unwrap_or("-"),
                     r.status,
                     r.last_poll.clone().unwrap_or_else(dash),

@@ -23,7 +23,6 @@
 //! an [`EventRunner`] (the run engine in production).
 
 mod processing;
-mod progress;
 mod queue;
 pub mod recent;
 mod routing;
@@ -36,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 pub use processing::*;
-pub use progress::*;
+pub use queue::progress::*;
 pub use queue::*;
 pub use routing::*;
 pub use runner::*;

@@ -17,6 +17,10 @@ use std::time::SystemTime;
 use super::*;
 use crate::workspace::write::write_atomic;
 
+/// How far each event got (its candidates, each finished one's result): part of the queue's
+/// files, cleared with the claim that owns it.
+pub mod progress;
+
 // ---------------------------------------------------------------------------------------------
 // The queue's folders
 
@@ -359,7 +363,7 @@ pub(super) fn recover_stale(root: &Path, stale_after: Duration) {
         let Some(name) = path.file_name() else { continue };
         let id = id_of(&path);
         if done_dir(root).join(name).exists() {
-            super::progress::remove_progress(root, &id);
+            progress::remove_progress(root, &id);
             let _ = std::fs::remove_file(&path);
             continue;
         }
@@ -412,7 +416,7 @@ pub(super) fn finish(root: &Path, claim: &Claim, record: &Value) {
     let text = serde_json::to_string_pretty(record).unwrap_or_default() + "\n";
     match write_atomic(&dest, &text) {
         Ok(()) => {
-            super::progress::remove_progress(root, &id_of(&claim.path));
+            progress::remove_progress(root, &id_of(&claim.path));
             if let Err(e) = std::fs::remove_file(&claim.path) {
                 tracing::warn!("event {}: cannot remove the claim: {e}", id_of(&claim.path));
             }
@@ -422,7 +426,7 @@ pub(super) fn finish(root: &Path, claim: &Claim, record: &Value) {
             if let Err(e) = std::fs::rename(&claim.path, &dest) {
                 tracing::warn!("event {}: cannot move the event to done/: {e}", id_of(&claim.path));
             } else {
-                super::progress::remove_progress(root, &id_of(&claim.path));
+                progress::remove_progress(root, &id_of(&claim.path));
             }
         }
     }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::queue::{open_event, real_queue_dir};
+use super::{open_event, real_queue_dir};
 use crate::workspace::write::write_atomic;
 
 /// The largest progress file read back: candidates and their one-line results.
