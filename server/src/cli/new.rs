@@ -62,7 +62,9 @@ pub fn run(name: &str, path: Option<PathBuf>, out: &mut impl Write, err: &mut im
     let now = crate::schedule::Clock::now(&crate::schedule::SystemClock);
     let shown = rel.to_string();
     let checked =
-        crate::survey::check(&[file.clone()], now, &crate::schedule::Zone::Local, &|_| shown.clone());
+        crate::survey::check(std::slice::from_ref(&file), now, &crate::schedule::Zone::Local, &|_| {
+            shown.clone()
+        });
     let items = checked.items;
     for i in &items {
         let message = crate::text::escape::terminal(&i.message);
