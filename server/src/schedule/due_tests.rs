@@ -781,3 +781,97 @@ fn nothing_is_due_from_until_on() {
     assert_eq!(due(&input, until, &Utc), Decision::NotDue(SkipReason::Expired { since: until }));
     assert_eq!(next_due(&input, until, &Utc), None);
 }
+
+#[test]
+fn an_occurrence_slept_through_is_missed_until_the_next() {
+    let c = cron("0 8 * * *");
+    let mut input = ScheduleInput {
+        active: true,
+        cron: Some(&c),
+        windows: &[],
+        last_run_at: Some(at("2026-11-22T08:00:04Z")),
+        last_attempt_at: Some(at("2026-11-22T08:00:01Z")),
+        until: None,
+        failures: 0,
+        last_stopped_at: None,
+        max_backoff: MAX_BACKOFF,
+    };
+    // Inside the grace it is due, not missed; past it, missed, until the next occurrence.
+    assert_eq!(missed(&input, at("2026-11-23T08:01:00Z"), &UTC), None);
+    let slept = Missed {
+        at: at("2026-11-23T08:00:00Z"),
+        until: at("2026-11-23T08:02:00Z"),
+        trigger: DueTrigger::Cron { occurrence: Some(at("2026-11-23T08:00:00Z")) },
+    };
+    assert_eq!(missed(&input, at("2026-11-23T09:30:00Z"), &UTC), Some(slept));
+    assert_eq!(missed(&input, at("2026-11-24T07:59:00Z"), &UTC), Some(slept));
+    assert_eq!(missed(&input, at("2026-11-24T08:00:30Z"), &UTC), None);
+    // An attempt (a failed one too) served it.
+    input.last_attempt_at = Some(at("2026-11-23T08:00:02Z"));
+    assert_eq!(missed(&input, at("2026-11-23T09:30:00Z"), &UTC), None);
+    // A note that never ran is due, not missed; a paused one misses nothing.
+    input.last_attempt_at = None;
+    input.last_run_at = None;
+    assert_eq!(missed(&input, at("2026-11-23T09:30:00Z"), &UTC), None);
+    input.last_run_at = Some(at("2026-11-22T08:00:04Z"));
+    input.active = false;
+    assert_eq!(missed(&input, at("2026-11-23T09:30:00Z"), &UTC), None);
+}
+
+#[test]
+fn a_band_slept_through_is_missed_once_it_closes() {
+    let w = windows(&[("08:00", "09:00"), ("12:00", "13:00")]);
+    let input = ScheduleInput {
+        active: true,
+        cron: None,
+        windows: &w,
+        last_run_at: Some(at("2026-11-22T12:10:00Z")),
+        last_attempt_at: Some(at("2026-11-22T12:10:00Z")),
+        until: None,
+        failures: 0,
+        last_stopped_at: None,
+        max_backoff: MAX_BACKOFF,
+    };
+    // Open and not run: due. Closed without a run: missed, until the next band opens.
+    assert_eq!(missed(&input, at("2026-11-23T08:30:00Z"), &UTC), None);
+    let morning = Missed {
+        at: at("2026-11-23T08:00:00Z"),
+        // The end minute counts: the band closes at 09:01.
+        until: at("2026-11-23T09:01:00Z"),
+        trigger: DueTrigger::Window { index: 0 },
+    };
+    assert_eq!(missed(&input, at("2026-11-23T10:00:00Z"), &UTC), Some(morning));
+    assert_eq!(missed(&input, at("2026-11-23T12:30:00Z"), &UTC), None);
+    assert_eq!(missed(&input, at("2026-11-23T13:00:01Z"), &UTC).map(|m| m.at), Some(at("2026-11-23T12:00:00Z")));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 512,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// A missed occurrence is one that can no longer fire and that nothing served: never while
+    /// the note is due, always after the latest stamp, over by the time it is named.
+    #[test]
+    fn a_missed_occurrence_is_over_and_unserved(c in case()) {
+        let cron = c.cron.map(cron);
+        let input = ScheduleInput {
+            active: c.active,
+            cron: cron.as_ref(),
+            windows: &c.windows,
+            last_run_at: c.last_run,
+            last_attempt_at: c.last_attempt,
+            until: None,
+            failures: c.failures,
+            last_stopped_at: c.stopped,
+            max_backoff: c.max_backoff,
+        };
+        if let Some(m) = missed(&input, c.now, &c.tz) {
+            prop_assert!(!due(&input, c.now, &c.tz).is_due());
+            prop_assert!(m.at <= c.now && m.until < c.now, "{m:?} at {}", c.now);
+            prop_assert!(c.last_run.max(c.last_attempt).is_some_and(|s| s < m.at), "{m:?}");
+        }
+    }
+}
