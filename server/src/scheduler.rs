@@ -154,16 +154,6 @@ pub struct Memory {
     said_missed: HashMap<PathBuf, DateTime<Utc>>,
 }
 
-/// A catch-up as the log says it: "2h", "45m", "90s".
-fn human(d: chrono::TimeDelta) -> String {
-    let s = d.num_seconds();
-    match s {
-        s if s % 3600 == 0 && s > 0 => format!("{}h", s / 3600),
-        s if s % 60 == 0 && s > 0 => format!("{}m", s / 60),
-        s => format!("{s}s"),
-    }
-}
-
 /// What a log line says of a note's state: [`status::status`] without what the run lines say
 /// already (running, failed) or the folder's line (untrusted).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -468,21 +458,24 @@ impl Scheduler {
     ) {
         let now = self.engine.clock.now();
         let zone = &self.engine.zone;
-        let rel = self.engine.rel(&path);
         let catch_up = self.engine.catch_up();
         if catch_up.is_none_or(|within| now - missed.until > within) {
             if memory.said_missed.get(&path) == Some(&missed.at) {
                 return;
             }
+            let rel = self.engine.rel(&path);
             memory.said_missed.insert(path, missed.at);
             let at = crate::ide::text::at_local(missed.at, now, zone);
             let next = next.map(|n| format!("; next at {}", crate::ide::text::at_local(n, now, zone)));
             let why = match catch_up {
                 None => " (`[scheduler] catch_up` runs a missed occurrence late)".to_owned(),
-                Some(within) => format!(", longer ago than the catch-up ({})", human(within)),
+                Some(within) => format!(
+                    ", longer ago than the catch-up ({})",
+                    crate::config::format_duration(within.to_std().unwrap_or_default())
+                ),
             };
             tracing::info!(
-                "missed {rel}: its occurrence at {at} passed while nothing here ran it (asleep or off){}{why}",
+                "missed {rel}: its occurrence at {at} passed while nothing here ran it (the machine asleep or off, no livenote running){}{why}",
                 next.unwrap_or_default()
             );
             return;
@@ -506,7 +499,8 @@ impl Scheduler {
         }
         let how = if self.engine.catch_up_flag.is_some() { "--catch-up" } else { "[scheduler] catch_up" };
         tracing::info!(
-            "catch up {rel}: its occurrence at {} was not run (within {how})",
+            "catch up {}: its occurrence at {} was not run (within {how})",
+            self.engine.rel(&path),
             crate::runs::timestamp(missed.at)
         );
         memory.said_missed.remove(&path);
@@ -545,7 +539,8 @@ impl Scheduler {
         let served = self.engine.io.read(&path).ok().is_none_or(|text| {
             let analysis = note::analyze(&text, &self.engine.schedule_options());
             analysis.live.as_ref().is_none_or(|l| {
-                status::failover_due(&self.engine.attempted(&path, l), after, now, &self.engine.zone).is_none()
+                status::failover_due(&self.engine.attempted(&path, l), after, now, &self.engine.zone)
+                    .is_none()
             })
         });
         if served {
@@ -663,9 +658,10 @@ impl Scheduler {
         }
         let ours = self.landed().remove(path) == Some(hash);
         let analysis = note::analyze(&text, &self.engine.schedule_options());
-        let view = analysis.live.as_ref().map(|live| {
-            status::schedule_view(&self.engine.attempted(path, live), now, &self.engine.zone)
-        });
+        let view = analysis
+            .live
+            .as_ref()
+            .map(|live| status::schedule_view(&self.engine.attempted(path, live), now, &self.engine.zone));
         if view.as_ref().is_some_and(|v| v.due().is_some()) {
             memory.settled.remove(path);
             return true;

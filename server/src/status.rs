@@ -669,12 +669,21 @@ mod tests {
         // In flight (no end yet): held back as any run in flight is.
         let running = Attempt { ran_at: None, ..ran.clone() };
         let decision = schedule_view(&with_attempt(&disk, Some(&running)), at, &tz).decision;
-        assert!(matches!(decision, Some(Decision::NotDue(schedule::SkipReason::Backoff { .. }))), "{decision:?}");
+        assert!(
+            matches!(decision, Some(Decision::NotDue(schedule::SkipReason::Backoff { .. }))),
+            "{decision:?}"
+        );
         // The file says more than it did when the run started (saved, run elsewhere): it speaks.
-        let saved = live(Some("0 * * * *"), &[], Some(t("2026-11-23T09:00:40Z")), Some(t("2026-11-23T09:00:30Z")));
+        let saved =
+            live(Some("0 * * * *"), &[], Some(t("2026-11-23T09:00:40Z")), Some(t("2026-11-23T09:00:30Z")));
         assert!(matches!(with_attempt(&saved, Some(&ran)), Cow::Borrowed(_)));
         // A record that adds nothing later than the file's own stamps changes nothing.
-        let older = Attempt { attempt_at: t("2026-11-23T08:00:00Z"), ran_at: None, disk: DiskStamps::of(&saved), ..ran };
+        let older = Attempt {
+            attempt_at: t("2026-11-23T08:00:00Z"),
+            ran_at: None,
+            disk: DiskStamps::of(&saved),
+            ..ran
+        };
         assert!(matches!(with_attempt(&saved, Some(&older)), Cow::Borrowed(_)));
         assert!(matches!(with_attempt(&disk, None), Cow::Borrowed(_)));
     }

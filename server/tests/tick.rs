@@ -370,7 +370,12 @@ fn a_tick_off_the_host_takes_over_a_frequent_note_the_host_abandoned() {
         assert_eq!(done_runs(&ws.root), 1, "{cron}");
         ws.set_clock(owed);
         let out = tick_as(&ws, "laptop");
-        assert_eq!(run_lines(&out).first().map(String::as_str), Some("fire n.md (cron)"), "{cron}: {}", stderr(&out));
+        assert_eq!(
+            run_lines(&out).first().map(String::as_str),
+            Some("fire n.md (cron)"),
+            "{cron}: {}",
+            stderr(&out)
+        );
         assert_eq!(done_runs(&ws.root), 2, "{cron}");
     }
 }
@@ -478,7 +483,10 @@ fn an_occurrence_slept_through_is_said_not_run() {
         stdout(&out)
     };
     let text = list("text");
-    assert!(text.contains("    missed 2026-11-23T08:00:00+00:00: nothing ran it then (asleep or off)"), "{text}");
+    assert!(
+        text.contains("    missed 2026-11-23T08:00:00+00:00: nothing ran it then (asleep or off)"),
+        "{text}"
+    );
     let json: serde_json::Value = serde_json::from_str(&list("json")).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(json[0]["missed"], "2026-11-23T08:00:00+00:00", "{json}");
     let out = tick(&ws, &[]);

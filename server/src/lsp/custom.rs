@@ -115,7 +115,9 @@ fn each_item(state: &State, mut f: impl FnMut(&std::path::Path, &str)) {
                 }
                 // A run into another editor's buffer that the file does not show yet: not what
                 // the entry's memos were made from.
-                std::borrow::Cow::Owned(live) => f(path, &item(&live, status::Upcoming::at(&live, now, &zone))),
+                std::borrow::Cow::Owned(live) => {
+                    f(path, &item(&live, status::Upcoming::at(&live, now, &zone)))
+                }
             }
         }
     });

@@ -28,7 +28,6 @@ use crate::note::model::Live;
 use crate::status::{Attempt, DiskStamps};
 use crate::workspace::{NotePath, confine, state, write};
 
-
 /// The folder under `.livenote/`.
 pub const SUB: &str = "attempts";
 /// A record is a few hundred bytes; anything much larger is not one.
@@ -143,11 +142,8 @@ impl Attempts {
             self.load();
             return;
         }
-        let Some(name) = path
-            .strip_prefix(&dir)
-            .ok()
-            .filter(|p| p.components().count() == 1)
-            .and_then(|p| p.to_str())
+        let Some(name) =
+            path.strip_prefix(&dir).ok().filter(|p| p.components().count() == 1).and_then(|p| p.to_str())
         else {
             return;
         };
@@ -276,7 +272,14 @@ impl super::Engine {
     /// now; on disk, any record of an earlier buffer run goes (the file speaks for itself). A
     /// record that cannot be written is said; the run goes on (the lock still keeps every
     /// other run of the note out while it lasts).
-    pub(super) fn record_start(&self, rel: &str, path: &Path, run_id: &str, at: DateTime<Utc>, buffered: bool) {
+    pub(super) fn record_start(
+        &self,
+        rel: &str,
+        path: &Path,
+        run_id: &str,
+        at: DateTime<Utc>,
+        buffered: bool,
+    ) {
         let done = if buffered {
             let disk = crate::workspace::read_note(path)
                 .ok()

@@ -6,14 +6,12 @@ fn t(s: u32) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 23, 15, 7, s).single().unwrap_or_default()
 }
 
-
 fn live(text: &str) -> Live {
     let analysis = crate::note::analyze(text, &crate::note::Options::default());
     analysis.live.unwrap_or_else(|| panic!("no live block in {text}"))
 }
 
-const NEVER_RUN: &str =
-    "---\nlive:\n  objective: o\n  triggers:\n    windows:\n      - startTime: \"00:00\"\n        endTime: \"23:59\"\n---\n";
+const NEVER_RUN: &str = "---\nlive:\n  objective: o\n  triggers:\n    windows:\n      - startTime: \"00:00\"\n        endTime: \"23:59\"\n---\n";
 
 #[test]
 fn a_buffer_run_is_known_to_another_process_until_the_file_says_more() {

@@ -167,7 +167,11 @@ impl Engine {
 
     /// The note's block as the due checks take it: with this machine's record of a run into an
     /// editor's buffer that the file does not show yet ([`attempts`], SPEC 3). From memory.
-    pub fn attempted<'a>(&self, path: &Path, live: &'a note::model::Live) -> std::borrow::Cow<'a, note::model::Live> {
+    pub fn attempted<'a>(
+        &self,
+        path: &Path,
+        live: &'a note::model::Live,
+    ) -> std::borrow::Cow<'a, note::model::Live> {
         self.attempts.apply(path, live)
     }
 

@@ -462,3 +462,7 @@ fn next_window_edge<Tz: TimeZone>(input: &ScheduleInput, t: DateTime<Utc>, tz: &
 #[cfg(test)]
 #[path = "due_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "missed_tests.rs"]
+mod missed_tests;
