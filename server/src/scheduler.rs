@@ -150,6 +150,8 @@ pub struct Memory {
     run_ids: HashMap<PathBuf, Option<String>>,
     /// Another machine's run was said (once per scheduler: once per folder and process).
     said_foreign: bool,
+    /// The missed occurrence said of each note ([`Scheduler::missed`]), said once.
+    said_missed: HashMap<PathBuf, DateTime<Utc>>,
 }
 
 /// What a log line says of a note's state: [`status::status`] without what the run lines say
@@ -273,7 +275,10 @@ impl Scheduler {
         let mut before = memory.states.take();
         let mut states = HashMap::with_capacity(notes.len());
         for (path, entry) in notes {
-            let Some(live) = &entry.live else { continue };
+            let Some(on_disk) = &entry.live else { continue };
+            // A run of this machine into an editor's buffer counts as the file's own stamps do.
+            let attempted = self.engine.attempted(&path, on_disk);
+            let live = attempted.as_ref();
             let state = NoteState::of(live, now, &self.engine.zone);
             if let Some(before) = &mut before {
                 let was = before.remove(&path);
@@ -299,7 +304,11 @@ impl Scheduler {
                 }
                 continue;
             }
-            let upcoming = entry.schedule.upcoming(live, now, &self.engine.zone);
+            let upcoming = match &attempted {
+                std::borrow::Cow::Borrowed(l) => entry.schedule.upcoming(l, now, &self.engine.zone),
+                // The record is not the file the memo was made from.
+                std::borrow::Cow::Owned(l) => status::Upcoming::at(l, now, &self.engine.zone),
+            };
             match upcoming.due {
                 // Inside a folder with its own, untrusted `.livenote.toml`: the root's trust
                 // does not extend there (`livenote list` shows it untrusted).
@@ -326,8 +335,8 @@ impl Scheduler {
                     if let Some(n) = upcoming.next_due.filter(|n| *n > now) {
                         pass.next = Some(pass.next.map_or(n, |p| p.min(n)));
                     }
-                    if self.engine.catch_up.is_some() {
-                        self.catch_up(path, live, memory, &mut pass);
+                    if let Some(missed) = upcoming.missed {
+                        self.missed(path, missed, upcoming.next_due, memory, &mut pass);
                     }
                 }
             }
@@ -434,20 +443,43 @@ impl Scheduler {
         }
     }
 
-    /// `tick --catch-up` ([`Engine::missed_within`]): a note whose latest occurrence was
-    /// missed by less than the catch-up, with neither a success nor an attempt since, from any
-    /// machine, is fired once (the pass came past the cron's grace). A failed catch-up is
-    /// retried by the usual rule, after backoff.
-    fn catch_up(
+    /// A note whose latest occurrence passed without a run ([`status::missed`]: the machine
+    /// asleep or off, nothing running). Within the catch-up ([`Engine::missed_within`]: `tick
+    /// --catch-up`, `[scheduler] catch_up`) it is fired once, late (a failed catch-up is retried
+    /// by the usual rule, after backoff); otherwise it is said once per occurrence, as the
+    /// note's status names it ("missed 08:00"), and not replayed (SPEC 3).
+    fn missed(
         self: &Arc<Self>,
         path: PathBuf,
-        live: &note::model::Live,
+        missed: crate::schedule::Missed,
+        next: Option<DateTime<Utc>>,
         memory: &mut Memory,
         pass: &mut Pass,
     ) {
         let now = self.engine.clock.now();
-        let missed = |l: &note::model::Live| self.engine.missed_within(l, now);
-        let Some(since) = missed(live) else { return };
+        let zone = &self.engine.zone;
+        let catch_up = self.engine.catch_up();
+        if catch_up.is_none_or(|within| now - missed.until > within) {
+            if memory.said_missed.get(&path) == Some(&missed.at) {
+                return;
+            }
+            let rel = self.engine.rel(&path);
+            memory.said_missed.insert(path, missed.at);
+            let at = crate::ide::text::at_local(missed.at, now, zone);
+            let next = next.map(|n| format!("; next at {}", crate::ide::text::at_local(n, now, zone)));
+            let why = match catch_up {
+                None => " (`[scheduler] catch_up` runs a missed occurrence late)".to_owned(),
+                Some(within) => format!(
+                    ", longer ago than the catch-up ({})",
+                    crate::config::format_duration(within.to_std().unwrap_or_default())
+                ),
+            };
+            tracing::info!(
+                "missed {rel}: its occurrence at {at} passed while nothing here ran it (the machine asleep or off, no livenote running){}{why}",
+                next.unwrap_or_default()
+            );
+            return;
+        }
         if memory.recently.contains_key(&path)
             || self.engine.untrusted_nested_folder(&path).is_some()
             || self.still_skipped(&path, now).is_some()
@@ -457,18 +489,22 @@ impl Scheduler {
         // The text the run would edit: an unsaved buffer or another machine may have served it.
         let served = self.engine.io.read(&path).ok().is_none_or(|text| {
             let analysis = note::analyze(&text, &self.engine.schedule_options());
-            analysis.live.as_ref().is_none_or(|l| missed(l).is_none())
+            analysis
+                .live
+                .as_ref()
+                .is_none_or(|l| self.engine.missed_within(&self.engine.attempted(&path, l), now).is_none())
         });
         if served {
             return;
         }
+        let how = if self.engine.catch_up_flag.is_some() { "--catch-up" } else { "[scheduler] catch_up" };
         tracing::info!(
-            "catch up {}: its occurrence at {} was not run (within --catch-up)",
+            "catch up {}: its occurrence at {} was not run (within {how})",
             self.engine.rel(&path),
-            crate::runs::timestamp(since)
+            crate::runs::timestamp(missed.at)
         );
-        let kind = if live.cron.is_some() { TriggerKind::Cron } else { TriggerKind::Window };
-        self.fire(path, kind, memory, pass);
+        memory.said_missed.remove(&path);
+        self.fire(path, TriggerKind::from(missed.trigger), memory, pass);
     }
 
     /// A note of a folder whose host is another machine: fired only as a failover (it waited
@@ -502,10 +538,10 @@ impl Scheduler {
         // The text the run would edit, as for any fire: an unsaved buffer may have run it.
         let served = self.engine.io.read(&path).ok().is_none_or(|text| {
             let analysis = note::analyze(&text, &self.engine.schedule_options());
-            analysis
-                .live
-                .as_ref()
-                .is_none_or(|l| status::failover_due(l, after, now, &self.engine.zone).is_none())
+            analysis.live.as_ref().is_none_or(|l| {
+                status::failover_due(&self.engine.attempted(&path, l), after, now, &self.engine.zone)
+                    .is_none()
+            })
         });
         if served {
             return;
@@ -623,9 +659,11 @@ impl Scheduler {
         let ours = self.landed().remove(path) == Some(hash);
         let analysis = note::analyze(&text, &self.engine.schedule_options());
         let view = analysis.live.as_ref().map(|live| {
-            // A run the editor's undo took back out of the text still did its occurrence.
-            let settled = self.engine.settle(live);
-            status::schedule_view(settled.as_ref().unwrap_or(live), now, &self.engine.zone)
+            // A run of this machine into a buffer counts (the run store's record), and a run
+            // the editor's undo took back out of the text still did its occurrence.
+            let attempted = self.engine.attempted(path, live);
+            let settled = self.engine.settle(&attempted);
+            status::schedule_view(settled.as_ref().unwrap_or(&attempted), now, &self.engine.zone)
         });
         if view.as_ref().is_some_and(|v| v.due().is_some()) {
             memory.settled.remove(path);
@@ -1239,8 +1277,9 @@ mod tests {
         let ran = buffer.text();
         assert!(ran.contains("lastRunAt"), "{ran}");
         assert_eq!(note_text(f.dir.path()), NOTE, "the run went to the buffer, not the file");
-        // Ticks every 2 s through the grace window (the refire pause over each time): one
-        // decision, nothing fired.
+        // Ticks every 2 s through the grace window (the refire pause over each time): the run
+        // store's record of the buffer's run counts as the file's stamps would (issue 32 §2), so
+        // the note is not due, not even a decision to take.
         let (mut fired, mut settled) = (0, 0);
         for _ in 0..40 {
             f.clock.advance(TimeDelta::seconds(2));
@@ -1250,23 +1289,31 @@ mod tests {
             settled += pass.settled.len();
             settle(&f).await;
         }
+        assert_eq!((fired, settled), (0, 0));
+        // The user throws the unsaved run away: the occurrence was attempted all the same.
+        buffer.set(NOTE);
+        memory.recently.clear();
+        assert_eq!(f.scheduler.pass(&mut memory).fired.len(), 0);
+        // The next occurrence is due on disk; the buffer says a run the store does not know of
+        // served it (typed, or pasted in): decided once, nothing fired.
+        f.clock.set(t("2026-11-23T10:00:00.500Z"));
+        buffer.set(&NOTE.replace("  triggers:", "  lastRunAt: \"2026-11-23T10:00:00.200Z\"\n  triggers:"));
+        let (mut fired, mut settled) = (0, 0);
+        for _ in 0..20 {
+            memory.recently.clear();
+            let pass = f.scheduler.pass(&mut memory);
+            fired += pass.fired.len();
+            settled += pass.settled.len();
+            settle(&f).await;
+            f.clock.advance(TimeDelta::seconds(2));
+        }
         assert_eq!((fired, settled), (0, 1));
-        // The user throws the unsaved run away: the buffer is due again, so the note runs.
+        // The buffer without it: due again, so the note runs.
         buffer.set(NOTE);
         memory.recently.clear();
         assert_eq!(f.scheduler.pass(&mut memory).fired.len(), 1);
         settle(&f).await;
-        assert!(buffer.text().contains("lastRunAt"));
-        // Still unsaved: one decision again, then the next occurrence is due in the buffer too.
-        memory.recently.clear();
-        let pass = f.scheduler.pass(&mut memory);
-        assert_eq!((pass.fired.len(), pass.settled.len()), (0, 1));
-        let next = pass.next.unwrap_or_default();
-        assert!(next >= t("2026-11-23T10:00:00Z") && next < t("2026-11-23T10:00:01Z"), "wakes at {next}");
-        f.clock.set(t("2026-11-23T10:00:00.500Z"));
-        memory.recently.clear();
-        assert_eq!(f.scheduler.pass(&mut memory).fired.len(), 1);
-        settle(&f).await;
+        assert!(buffer.text().contains("lastRunAt: \"2026-11-23T10:00:4"), "{}", buffer.text());
     }
 
     #[cfg(unix)]

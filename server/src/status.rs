@@ -8,7 +8,7 @@ use chrono::{DateTime, SecondsFormat, TimeZone, Utc};
 use serde::Serialize;
 
 use crate::note::model::Live;
-use crate::schedule::{self, Decision, DueTrigger, ScheduleInput, Window};
+use crate::schedule::{self, Decision, DueTrigger, Missed, ScheduleInput, Window};
 
 /// The status of a live note, most urgent first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -219,6 +219,78 @@ fn with_input<Tz: TimeZone, R>(live: &Live, scope: Scope, tz: &Tz, f: impl FnOnc
     })
 }
 
+/// A run of the note that this machine started into an editor's buffer, as the run store keeps
+/// it (`runs::attempts`): SPEC 3, an attempt made by any process on this machine counts for
+/// every other, even while its result sits in an unsaved buffer and the file says nothing of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attempt {
+    pub attempt_at: DateTime<Utc>,
+    /// When it succeeded (its `lastRunAt`).
+    pub ran_at: Option<DateTime<Utc>>,
+    /// When it was stopped (its `lastStoppedAt`).
+    pub stopped_at: Option<DateTime<Utc>>,
+    /// The stamps the file held when the run started. While it still holds them the run's
+    /// result has not reached it (the buffer is unsaved), and the record counts; once the file
+    /// says anything else (the buffer saved, another run, the user's edit, a new note at the same
+    /// path) the file speaks for itself.
+    pub disk: DiskStamps,
+}
+
+/// A note's run stamps as its file holds them: what [`Attempt::disk`] compares.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DiskStamps {
+    pub last_run_id: Option<String>,
+    pub last_attempt_at: Option<DateTime<Utc>>,
+    pub last_run_at: Option<DateTime<Utc>>,
+}
+
+impl DiskStamps {
+    pub fn of(live: &Live) -> DiskStamps {
+        DiskStamps {
+            last_run_id: live.last_run_id.clone(),
+            last_attempt_at: live.last_attempt_at,
+            last_run_at: live.last_run_at,
+        }
+    }
+
+    fn held_by(&self, live: &Live) -> bool {
+        self.last_run_id == live.last_run_id
+            && self.last_attempt_at == live.last_attempt_at
+            && self.last_run_at == live.last_run_at
+    }
+}
+
+/// The note's block as every due check takes it: each of `lastAttemptAt`, `lastRunAt` and
+/// `lastStoppedAt` the later of the note's and the run store's record ([`Attempt`]), when the
+/// record is news to the text (see [`Attempt::disk`]). Borrowed when it adds nothing.
+pub fn with_attempt<'a>(live: &'a Live, attempt: Option<&Attempt>) -> std::borrow::Cow<'a, Live> {
+    use std::borrow::Cow;
+    let Some(a) = attempt.filter(|a| a.disk.held_by(live)) else { return Cow::Borrowed(live) };
+    let later = |mine: Option<DateTime<Utc>>, theirs: Option<DateTime<Utc>>| {
+        theirs.filter(|t| mine.is_none_or(|m| *t > m))
+    };
+    let (tried, ran, stopped) = (
+        later(live.last_attempt_at, Some(a.attempt_at)),
+        later(live.last_run_at, a.ran_at),
+        later(live.last_stopped_at, a.stopped_at),
+    );
+    if tried.is_none() && ran.is_none() && stopped.is_none() {
+        return Cow::Borrowed(live);
+    }
+    let mut l = live.clone();
+    l.last_attempt_at = tried.or(l.last_attempt_at);
+    l.last_stopped_at = stopped.or(l.last_stopped_at);
+    if let Some(ran) = ran {
+        l.last_run_at = Some(ran);
+        // Its success is the latest word: the failures before it are over.
+        if l.last_attempt_at.is_none_or(|t| ran >= t) {
+            l.last_run_error = None;
+            l.failures = 0;
+        }
+    }
+    Cow::Owned(l)
+}
+
 /// Whether a machine other than the folder's host may take the note over at `at`
 /// ([`schedule::host::failover_due`] over the note's block): the instant it has waited since.
 pub fn failover_due<Tz: TimeZone>(
@@ -268,18 +340,30 @@ impl Retry {
     }
 }
 
+/// The note's latest occurrence when it passed without a run ([`schedule::missed`] over the
+/// note's block): "missed 08:00". `None` for invalid notes.
+pub fn missed<Tz: TimeZone>(live: &Live, at: DateTime<Utc>, tz: &Tz) -> Option<Missed> {
+    if live.has_errors {
+        return None;
+    }
+    with_input(live, Scope::All, tz, |input| schedule::missed(input, at, tz))
+}
+
 /// What status surfaces show of a note's schedule at an instant: the trigger that makes it due
-/// then, if any, and when it is next due.
+/// then, if any, when it is next due, and the occurrence it missed when it is not due.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Upcoming {
     pub due: Option<DueTrigger>,
     pub next_due: Option<DateTime<Utc>>,
+    pub missed: Option<Missed>,
 }
 
 impl Upcoming {
     pub fn at<Tz: TimeZone>(live: &Live, at: DateTime<Utc>, tz: &Tz) -> Upcoming {
         let view = schedule_view(live, at, tz);
-        Upcoming { due: view.due(), next_due: view.next_due }
+        let due = view.due();
+        let missed = if due.is_none() { missed(live, at, tz) } else { None };
+        Upcoming { due, next_due: view.next_due, missed }
     }
 
     /// [`Upcoming::at`] for an instant a user asks about (`livenote list --at`): a cron
@@ -288,6 +372,9 @@ impl Upcoming {
         let mut up = Upcoming::at(live, at, tz);
         if up.due.is_none() && !live.has_errors {
             up.due = with_input(live, Scope::All, tz, |input| schedule::due_asked(input, at, tz).trigger());
+            if up.due.is_some() {
+                up.missed = None;
+            }
         }
         up
     }
@@ -307,17 +394,37 @@ impl Upcoming {
 pub struct ScheduleMemo(Mutex<Option<Quiet>>);
 
 /// A span of instants in which the note is not due: from `from` to `next_due` (exclusive;
-/// `None`: for ever).
+/// `None`: for ever), cut short at `ends` (see [`quiet_end`]); `missed` holds all along it.
 #[derive(Debug, Clone, Copy)]
 struct Quiet {
     from: DateTime<Utc>,
     next_due: Option<DateTime<Utc>>,
+    ends: Option<DateTime<Utc>>,
+    missed: Option<Missed>,
 }
 
 impl Quiet {
     fn covers(&self, at: DateTime<Utc>) -> bool {
-        self.from <= at && self.next_due.is_none_or(|n| at < n)
+        self.from <= at && self.next_due.is_none_or(|n| at < n) && self.ends.is_none_or(|e| at < e)
     }
+}
+
+/// Where a quiet span from `from` may stop answering the same [`Missed`]: where a backoff
+/// ends, a stamp written ahead of the clock is reached, or `until` passes. Between those
+/// instants no occurrence begins unserved without making the note due, so what it missed
+/// stays what it was.
+fn quiet_end<Tz: TimeZone>(live: &Live, from: DateTime<Utc>, tz: &Tz) -> Option<DateTime<Utc>> {
+    let ahead = |t: Option<DateTime<Utc>>| t.filter(|t| *t > from);
+    [
+        backoff_until(live, from, tz),
+        ahead(live.last_attempt_at),
+        ahead(live.last_run_at),
+        ahead(live.last_stopped_at),
+        ahead(live.until_instant(tz)),
+    ]
+    .into_iter()
+    .flatten()
+    .min()
 }
 
 impl ScheduleMemo {
@@ -329,10 +436,15 @@ impl ScheduleMemo {
         if let Some(quiet) = *slot
             && quiet.covers(at)
         {
-            return Upcoming { due: None, next_due: quiet.next_due };
+            return Upcoming { due: None, next_due: quiet.next_due, missed: quiet.missed };
         }
         let up = Upcoming::at(live, at, tz);
-        *slot = up.due.is_none().then_some(Quiet { from: at, next_due: up.next_due });
+        *slot = up.due.is_none().then(|| Quiet {
+            from: at,
+            next_due: up.next_due,
+            ends: quiet_end(live, at, tz),
+            missed: up.missed,
+        });
         up
     }
 }
@@ -433,6 +545,10 @@ pub struct ListItem {
     /// `[scheduler] host` names another one than this; left out otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scheduled_on: Option<String>,
+    /// The latest occurrence when it passed without a run (the machine asleep or off, nothing
+    /// running), local time, until the next one; left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missed: Option<String>,
 }
 
 /// The triggers as written in the note.
@@ -507,6 +623,9 @@ pub fn list_item_from<Tz: TimeZone>(
         retry_at: Retry::of(live, upcoming.next_due)
             .map(|r| r.at.with_timezone(tz).fixed_offset().to_rfc3339_opts(SecondsFormat::Secs, false)),
         scheduled_on: facts.scheduled_on.map(str::to_owned),
+        missed: upcoming
+            .missed
+            .map(|m| m.at.with_timezone(tz).fixed_offset().to_rfc3339_opts(SecondsFormat::Secs, false)),
     }
 }
 
@@ -575,9 +694,10 @@ mod tests {
         let memo = ScheduleMemo::default();
         let from = |m: &ScheduleMemo| m.0.lock().ok().and_then(|q| q.map(|q| q.from));
         let next = Some(t("2026-11-23T10:00:00.001Z"));
-        assert_eq!(memo.upcoming(&l, t("2026-11-23T09:10:00Z"), &tz), Upcoming { due: None, next_due: next });
+        let quiet = Upcoming { due: None, next_due: next, missed: None };
+        assert_eq!(memo.upcoming(&l, t("2026-11-23T09:10:00Z"), &tz), quiet);
         // Later in the span: the same answer, not recomputed.
-        assert_eq!(memo.upcoming(&l, t("2026-11-23T09:59:59Z"), &tz), Upcoming { due: None, next_due: next });
+        assert_eq!(memo.upcoming(&l, t("2026-11-23T09:59:59Z"), &tz), quiet);
         assert_eq!(from(&memo), Some(t("2026-11-23T09:10:00Z")));
         // At the next due instant: due, and nothing is remembered.
         let at = t("2026-11-23T10:00:00.001Z");
@@ -590,6 +710,44 @@ mod tests {
     }
 
     #[test]
+    fn a_run_into_a_buffer_counts_while_the_file_holds_what_it_held() {
+        use std::borrow::Cow;
+        let tz = chrono_tz::UTC;
+        let at = t("2026-11-23T09:01:00Z");
+        let disk = live(Some("0 * * * *"), &[], None, None);
+        let ran = Attempt {
+            attempt_at: t("2026-11-23T09:00:30Z"),
+            ran_at: Some(t("2026-11-23T09:00:40Z")),
+            stopped_at: None,
+            disk: DiskStamps::default(),
+        };
+        assert!(schedule_view(&disk, at, &tz).due().is_some(), "never run on disk");
+        let seen = with_attempt(&disk, Some(&ran));
+        assert_eq!((seen.last_attempt_at, seen.last_run_at), (Some(ran.attempt_at), ran.ran_at));
+        assert_eq!(schedule_view(&seen, at, &tz).due(), None, "served by the buffer's run");
+        // In flight (no end yet): held back as any run in flight is.
+        let running = Attempt { ran_at: None, ..ran.clone() };
+        let decision = schedule_view(&with_attempt(&disk, Some(&running)), at, &tz).decision;
+        assert!(
+            matches!(decision, Some(Decision::NotDue(schedule::SkipReason::Backoff { .. }))),
+            "{decision:?}"
+        );
+        // The file says more than it did when the run started (saved, run elsewhere): it speaks.
+        let saved =
+            live(Some("0 * * * *"), &[], Some(t("2026-11-23T09:00:40Z")), Some(t("2026-11-23T09:00:30Z")));
+        assert!(matches!(with_attempt(&saved, Some(&ran)), Cow::Borrowed(_)));
+        // A record that adds nothing later than the file's own stamps changes nothing.
+        let older = Attempt {
+            attempt_at: t("2026-11-23T08:00:00Z"),
+            ran_at: None,
+            disk: DiskStamps::of(&saved),
+            ..ran
+        };
+        assert!(matches!(with_attempt(&saved, Some(&older)), Cow::Borrowed(_)));
+        assert!(matches!(with_attempt(&disk, None), Cow::Borrowed(_)));
+    }
+
+    #[test]
     fn the_item_memo_is_remade_when_anything_it_shows_changes() {
         let memo = ItemMemo::default();
         let made = std::cell::Cell::new(0);
@@ -599,7 +757,7 @@ mod tests {
         };
         let root = Some(Path::new("/vault"));
         let facts = RunFacts { trusted: Some(true), ..RunFacts::default() };
-        let quiet = Upcoming { due: None, next_due: Some(t("2026-11-23T10:00:00Z")) };
+        let quiet = Upcoming { due: None, next_due: Some(t("2026-11-23T10:00:00Z")), missed: None };
         assert_eq!(&*memo.json(root, facts, quiet, false, make), "item 1");
         // The same inputs: the same bytes, not made again.
         assert_eq!(&*memo.json(root, facts, quiet, false, make), "item 1");
@@ -616,6 +774,7 @@ mod tests {
         let due = Upcoming {
             due: Some(DueTrigger::Window { index: 0 }),
             next_due: Some(t("2026-11-23T10:00:00Z")),
+            missed: None,
         };
         assert_eq!(&*memo.json(root, off, due, false, make), "item 6");
         assert_eq!(&*memo.json(Some(Path::new("/vault/sub")), off, due, false, make), "item 7");

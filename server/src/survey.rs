@@ -78,6 +78,8 @@ pub struct Facts {
     max_backoff: chrono::TimeDelta,
     /// `[scheduler] host` when it names another machine than this one.
     scheduled_on: Option<&'static str>,
+    /// Runs into an editor's buffer that the files do not show yet, counted as their stamps.
+    attempts: crate::runs::attempts::Attempts,
 }
 
 impl Facts {
@@ -94,7 +96,10 @@ impl Facts {
         let scheduled_on = crate::schedule::host::Placement::of(config.scheduler.host.as_deref(), &me)
             .elsewhere()
             .map(crate::machine::interned);
+        let attempts = crate::runs::attempts::Attempts::new(root);
+        attempts.load();
         Facts {
+            attempts,
             root: root.to_path_buf(),
             shown_from: root.to_path_buf(),
             store: crate::runs::Store::new(root),
@@ -139,6 +144,7 @@ impl Facts {
             ..Default::default()
         };
         let title = workspace::index::note_title(analysis.title, heading, file);
+        let live = self.attempts.apply(file, &live).into_owned();
         // A run undone in the editor still ran: its end, from this machine's run store.
         let live = self.store.settle(&live).unwrap_or(live);
         let upcoming = status::Upcoming::asked(&live, at, zone);

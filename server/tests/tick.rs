@@ -313,14 +313,7 @@ fn a_tick_off_the_host_fires_only_by_failover() {
     let config =
         format!("[scheduler]\nhost = \"nas\"\nfailover_after = \"30m\"\n{}", command_config("echo new body"));
     let ws = Workspace::in_dir(dir, &config);
-    let tick_as = |me: &str| {
-        let clock = ws.clock().display().to_string();
-        ws.livenote(&["tick", "--clock-file", clock.as_str(), "."])
-            .env("LIVENOTE_HOST", me)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap_or_else(|e| panic!("{e}"))
-    };
+    let tick_as = |me: &str| tick_as(&ws, me);
     ws.set_clock("2026-11-23T09:00:30Z");
     let out = tick_as("laptop");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -334,6 +327,67 @@ fn a_tick_off_the_host_fires_only_by_failover() {
     ws.set_clock("2026-11-23T09:40:00Z");
     assert!(run_lines(&tick_as("laptop")).is_empty());
     assert_eq!(done_runs(&ws.root), 1);
+}
+
+/// Issue 32 §1: the host ("nas") stopped five weeks ago. An hourly note (`failover_after =
+/// "2h"`) and a minutely one (`"1h"`): the current occurrence of neither is ever that old, but no
+/// machine attempted them for weeks, so a tick on the laptop takes each over, once per
+/// occurrence, and then waits `failover_after` again from the occurrence after its own run.
+#[test]
+fn a_tick_off_the_host_takes_over_a_frequent_note_the_host_abandoned() {
+    let abandoned = |cron: &str| {
+        format!(
+            "---\nlive:\n  objective: count\n  triggers:\n    cronExpr: \"{cron}\"\n  lastRunAt: \"2026-10-19T09:00:04.000Z\"\n  lastAttemptAt: \"2026-10-19T09:00:01.000Z\"\n---\n# Count\n\nold body\n"
+        )
+    };
+    for (cron, after, quiet, owed) in [
+        ("0 * * * *", "2h", "2026-11-23T11:59:00Z", "2026-11-23T12:00:30Z"),
+        ("* * * * *", "1h", "2026-11-23T10:00:40Z", "2026-11-23T10:01:30Z"),
+    ] {
+        let dir = tempdir();
+        write(&dir.path().join("n.md"), &abandoned(cron));
+        let config = format!(
+            "[scheduler]\nhost = \"nas\"\nfailover_after = \"{after}\"\n{}",
+            command_config("echo new body")
+        );
+        let ws = Workspace::in_dir(dir, &config);
+        ws.set_clock("2026-11-23T09:00:30Z");
+        let out = tick_as(&ws, "laptop");
+        assert_eq!(out.status.code(), Some(0), "{cron}: {}", stderr(&out));
+        assert_eq!(
+            run_lines(&out),
+            ["fire n.md (cron)", "done n.md: Updated: new body"],
+            "{cron}: {}",
+            stderr(&out)
+        );
+        assert!(stderr(&out).contains("failover n.md: due since 2026-10-19"), "{cron}: {}", stderr(&out));
+        // Once per occurrence, and not again until the next has waited `failover_after`.
+        for at in ["2026-11-23T09:00:50Z", quiet] {
+            ws.set_clock(at);
+            let out = tick_as(&ws, "laptop");
+            assert!(run_lines(&out).is_empty(), "{cron} at {at}: {}", stderr(&out));
+        }
+        assert_eq!(done_runs(&ws.root), 1, "{cron}");
+        ws.set_clock(owed);
+        let out = tick_as(&ws, "laptop");
+        assert_eq!(
+            run_lines(&out).first().map(String::as_str),
+            Some("fire n.md (cron)"),
+            "{cron}: {}",
+            stderr(&out)
+        );
+        assert_eq!(done_runs(&ws.root), 2, "{cron}");
+    }
+}
+
+/// `livenote tick` on the machine named `me` (`LIVENOTE_HOST`).
+fn tick_as(ws: &Workspace, me: &str) -> Output {
+    let clock = ws.clock().display().to_string();
+    ws.livenote(&["tick", "--clock-file", clock.as_str(), "."])
+        .env("LIVENOTE_HOST", me)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A schedule that starts late (GitHub Actions runs minutes after the hour): past the 2-minute
@@ -370,4 +424,109 @@ fn catch_up_serves_an_occurrence_the_schedule_reached_late() {
     let bad = tick(&ws, &["--catch-up", "soon"]);
     assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
     assert!(stderr(&bad).contains("--catch-up \"soon\""), "{}", stderr(&bad));
+}
+
+/// Issue 32 §3: a slow source never costs a scheduled run. A `command` source takes a few
+/// seconds, by the end of which the clock says the 2-minute grace of the note's 09:00
+/// occurrence has passed; the note was due when the tick started, and runs beside the poll.
+#[test]
+fn a_slow_source_never_costs_a_scheduled_run() {
+    let slow = r#"
+[sources.slow]
+kind = "command"
+command = ["sh", "-c", 'sleep 3; printf 2026-11-23T09:05:00Z > "$SLOW_CLOCK.tmp"; mv "$SLOW_CLOCK.tmp" "$SLOW_CLOCK"; echo "{\"id\": \"1\", \"payload\": {\"title\": \"slow\"}}"']
+"#;
+    let ws = Workspace::with_note(&format!("{}{slow}", command_config("echo new body")), HOURLY);
+    ws.set_clock("2026-11-23T09:00:30Z");
+    let clock = ws.clock().display().to_string();
+    let out = ws
+        .livenote(&["tick", "--clock-file", &clock, "."])
+        .env("SLOW_CLOCK", &clock)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(run_lines(&out), ["fire n.md (cron)", "done n.md: Updated: new body"], "{}", stderr(&out));
+    assert!(stderr(&out).contains("1 source polled, 1 note fired"), "{}", stderr(&out));
+    // Decided, and run, at the tick's instant; the poll ended past the grace.
+    assert!(ws.note().contains("lastRunAt: \"2026-11-23T09:00:30.000Z\""), "{}", ws.note());
+    assert_eq!(std::fs::read_to_string(ws.clock()).unwrap_or_default(), "2026-11-23T09:05:00Z");
+}
+
+/// Daily at 08:00, ran yesterday: the machine sleeps through today's 08:00 and wakes at 09:30.
+const DAILY: &str = "---\nlive:\n  objective: the day\n  triggers:\n    cronExpr: \"0 8 * * *\"\n  lastAttemptAt: \"2026-11-22T08:00:01.000Z\"\n  lastRunAt: \"2026-11-22T08:00:04.000Z\"\n---\n# Day\n\nyesterday\n";
+
+/// Issue 32 §3: without `[scheduler] catch_up` (the default) an occurrence slept through is not
+/// replayed, but said: `watch` logs it once, `livenote list` names it (text and JSON), and a
+/// tick says it too.
+#[test]
+fn an_occurrence_slept_through_is_said_not_run() {
+    let ws = Workspace::with_note(&command_config("echo new body"), DAILY);
+    ws.set_clock("2026-11-23T07:59:00Z");
+    let mut watch = ws.watch_clock();
+    // The machine sleeps; the clock jumps past 08:00 and its grace.
+    ws.set_clock("2026-11-23T09:30:00Z");
+    watch.wait_for("missed n.md: its occurrence at 08:00 passed while nothing here ran it");
+    std::thread::sleep(Duration::from_millis(500));
+    ws.set_clock("2026-11-23T09:31:00Z");
+    std::thread::sleep(Duration::from_millis(500));
+    let log = watch.stop();
+    assert_eq!(log.iter().filter(|l| l.contains("missed n.md")).count(), 1, "said once: {log:#?}");
+    assert!(log.iter().any(|l| l.contains("next at tomorrow 08:00")), "{log:#?}");
+    assert_eq!(done_runs(&ws.root), 0, "{log:#?}");
+    let list = |format: &str| {
+        let out = ws
+            .livenote(&["list", "--format", format, "--at", "2026-11-23T09:30:00Z"])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let text = list("text");
+    assert!(
+        text.contains("    missed 2026-11-23T08:00:00+00:00: nothing ran it then (asleep or off)"),
+        "{text}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&list("json")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(json[0]["missed"], "2026-11-23T08:00:00+00:00", "{json}");
+    let out = tick(&ws, &[]);
+    assert!(run_lines(&out).is_empty(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("missed n.md"), "{}", stderr(&out));
+    // Past the next occurrence nothing is missed any more.
+    let list = ws
+        .livenote(&["list", "--format", "json", "--at", "2026-11-24T08:00:30Z"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!stdout(&list).contains("\"missed\""), "{}", stdout(&list));
+}
+
+/// Issue 32 §3: `[scheduler] catch_up = "2h"`: `watch` serves an occurrence slept through, once,
+/// when it wakes; one slept through by longer than that is said, not run; a tick serves it too.
+#[test]
+fn catch_up_serves_an_occurrence_slept_through_once() {
+    let config = format!("[scheduler]\ncatch_up = \"2h\"\n{}", command_config("echo new body"));
+    let ws = Workspace::with_note(&config, DAILY);
+    ws.set_clock("2026-11-23T07:59:00Z");
+    let mut watch = ws.watch_clock();
+    ws.set_clock("2026-11-23T09:30:00Z");
+    watch.wait_for("done n.md");
+    ws.set_clock("2026-11-23T09:45:00Z");
+    std::thread::sleep(Duration::from_millis(600));
+    let log = watch.stop();
+    assert!(
+        log.iter().any(|l| l.contains("catch up n.md: its occurrence at 2026-11-23T08:00:00.000Z was not run (within [scheduler] catch_up)")),
+        "{log:#?}"
+    );
+    assert_eq!(done_runs(&ws.root), 1, "{log:#?}");
+    assert!(ws.note().contains("lastRunAt: \"2026-11-23T09:30:00.000Z\""), "{}", ws.note());
+    // The next day the machine wakes at 11:00, three hours late: said, not run.
+    ws.set_clock("2026-11-24T11:00:00Z");
+    let out = tick(&ws, &[]);
+    assert!(run_lines(&out).is_empty(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("longer ago than the catch-up (2h)"), "{}", stderr(&out));
+    // At 09:00 a tick serves it, as `watch` did.
+    ws.set_clock("2026-11-24T09:00:00Z");
+    let out = tick(&ws, &[]);
+    assert_eq!(run_lines(&out), ["fire n.md (cron)", "done n.md: Updated: new body"], "{}", stderr(&out));
+    assert_eq!(done_runs(&ws.root), 2);
 }

@@ -35,6 +35,7 @@ pub fn run(dir: Option<PathBuf>, format: Format, at: Option<&str>, out: &mut imp
         for item in &mut items {
             item.next_due = item.next_due.take().map(|t| in_offset(&t, offset));
             item.retry_at = item.retry_at.take().map(|t| in_offset(&t, offset));
+            item.missed = item.missed.take().map(|t| in_offset(&t, offset));
         }
     }
     match format {
@@ -103,6 +104,11 @@ fn table(
             i.last_run_error.as_ref().filter(|_| i.status != status::Status::Stopped.as_str())
         {
             writeln!(out, "    error: {}", terminal(&crate::text::short::one_line(error, ERROR_CHARS)))?;
+        }
+        // Its latest occurrence passed without a run: said, as `[scheduler] catch_up` is off
+        // or it is older than that.
+        if let Some(missed) = &i.missed {
+            writeln!(out, "    missed {}: nothing ran it then (asleep or off)", when(missed))?;
         }
         // `[scheduler] host` names another machine: the times above are when it fires there.
         if let Some(host) = &i.scheduled_on {

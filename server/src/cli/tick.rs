@@ -1,12 +1,15 @@
 //! `livenote tick [DIR]`: one pass for an external scheduler (cron, a systemd timer, a CI
-//! schedule, a Kubernetes CronJob). It polls the sources that are due (each once, as `watch`'s
-//! loop would now, unless `--no-sources`), fires what `watch` would fire at this instant (the
-//! scheduler's own pass: the same decision of what is due) and processes the pending events
-//! (the event processor's own pass), the sources' new ones among them, waits for those runs and
-//! exits: 0, 1 when a run or a source's poll failed, 2 on a usage or trust error. Its log is `watch`'s: one line per fire, skip, done and failed
-//! on stderr. What keeps two ticks, or a tick beside `watch` or an editor, from running a note
-//! twice is what keeps two `watch`es from it: a run writes `lastAttemptAt` first, under the
-//! note's lock, and re-checks that the note is due once it holds the lock.
+//! schedule, a Kubernetes CronJob). It fires what `watch` would fire at the instant it starts
+//! (the scheduler's own pass: the same decision of what is due), and beside those runs polls
+//! the sources that are due (each once, as `watch`'s loop would now, unless `--no-sources`),
+//! then processes the pending events (the event processor's own pass), the sources' new ones
+//! among them; a slow source never costs a scheduled run its grace. It waits for those runs
+//! and exits: 0, 1 when a run or a source's poll failed, 2 on a usage or trust error. Its log
+//! is `watch`'s: one line per fire, skip, done and failed on stderr. What keeps two ticks, or a
+//! tick beside `watch` or an editor, from running a note twice is what keeps two `watch`es from
+//! it: a run writes `lastAttemptAt` first (or, into an editor's buffer, its record in
+//! `.livenote/attempts/`), under the note's lock, and re-checks that the note is due once it
+//! holds the lock.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -97,7 +100,7 @@ async fn tick(root: &Path, clock: Arc<dyn Clock>, pass: Pass) -> Result<u8> {
         .map(|(r, config)| {
             let mut engine =
                 Engine::new(&r, clock.clone(), Zone::Local, Arc::new(DiskIo), config, trust.clone());
-            engine.catch_up = catch_up;
+            engine.catch_up_flag = catch_up;
             Arc::new(engine)
         })
         .collect();
@@ -130,20 +133,9 @@ async fn tick(root: &Path, clock: Arc<dyn Clock>, pass: Pass) -> Result<u8> {
     }
 
     let cancel = CancellationToken::new();
-    // First the sources: what they queue is processed by this tick's pass over the queues.
-    let mut polled = Polled::default();
-    if sources {
-        tokio::select! {
-            p = poll_sources(&engines, &cancel) => polled = p,
-            signal = shutdown.recv() => {
-                cancel.cancel();
-                tracing::warn!("stop ticking {}: {signal}; sources under way are cut short", root.display());
-                return Ok(1);
-            }
-        }
-    }
-
     let (tx, mut rx) = unbounded_channel();
+    // What is due is decided now, at the instant the tick starts: a slow source polled beside
+    // the runs costs none of them its grace.
     let mut fired = 0;
     for engine in engines.iter().filter(|e| e.unattended_runs()) {
         let source = IndexSource { index: index.clone(), root: engine.root.clone() };
@@ -151,21 +143,18 @@ async fn tick(root: &Path, clock: Arc<dyn Clock>, pass: Pass) -> Result<u8> {
             Arc::new(Scheduler::one_shot(engine.clone(), Arc::new(source), Firing::Report(tx.clone())));
         fired += scheduler.pass(&mut Memory::default()).fired.len();
     }
-    // Every root's queue with something in it, the untrusted ones too: their processor says
-    // that their events wait.
-    let mut queues = Vec::new();
-    for engine in engines.iter().filter(|e| crate::events::has_work(&e.root)) {
-        let router = match engine.config.read() {
-            Ok(c) => crate::events::router_for(&c),
-            Err(_) => Arc::new(crate::events::KeywordRouter),
-        };
-        let runner = Reporting { inner: EngineRunner::new(engine.clone()), tx: tx.clone() };
-        let processor = Processor::new(&engine.root, router, Arc::new(runner), event_notes(engine, &index));
-        let cancel = cancel.clone();
-        queues.push(tokio::spawn(async move { processor.process(&cancel).await.len() }));
-    }
-    // The channel closes once every fired run and every queue's pass has ended: each holds a
-    // sender until then.
+    // Beside those runs: the sources, then the queues, so that what a poll queued is processed
+    // in this tick.
+    let polls_then_queues = {
+        let (engines, index, cancel, tx) = (engines.clone(), index.clone(), cancel.clone(), tx.clone());
+        tokio::spawn(async move {
+            let polled = if sources { poll_sources(&engines, &cancel).await } else { Polled::default() };
+            let events = process_queues(&engines, &index, &tx, &cancel).await;
+            (polled, events)
+        })
+    };
+    // The channel closes once every fired run, the polls and every queue's pass have ended:
+    // each holds a sender until then.
     drop(tx);
     let mut tally = Tally::default();
     loop {
@@ -179,15 +168,15 @@ async fn tick(root: &Path, clock: Arc<dyn Clock>, pass: Pass) -> Result<u8> {
                 // `lastAttemptAt` and are tried again after the backoff (a Stop would end the
                 // occurrence instead).
                 cancel.cancel();
-                tracing::warn!("stop ticking {}: {signal}; runs under way are cut short", root.display());
+                tracing::warn!(
+                    "stop ticking {}: {signal}; runs and sources under way are cut short",
+                    root.display()
+                );
                 return Ok(1);
             }
         }
     }
-    let mut events = 0;
-    for q in queues {
-        events += q.await.unwrap_or(0);
-    }
+    let (polled, events) = polls_then_queues.await.unwrap_or_default();
     let sources = match (polled.polled, polled.failed) {
         (0, _) => String::new(),
         (n, 0) => format!("{} polled, ", crate::text::count(n, "source")),
@@ -203,6 +192,33 @@ async fn tick(root: &Path, clock: Arc<dyn Clock>, pass: Pass) -> Result<u8> {
         tally.skipped
     );
     Ok(u8::from(tally.failed > 0 || polled.failed > 0))
+}
+
+/// One pass over every root's queue with something in it (the untrusted ones too: their
+/// processor says that their events wait), each event run's outcome sent on `tx`; how many
+/// events were processed.
+async fn process_queues(
+    engines: &[Arc<Engine>],
+    index: &Arc<RwLock<Index>>,
+    tx: &UnboundedSender<(PathBuf, Outcome)>,
+    cancel: &CancellationToken,
+) -> usize {
+    let mut queues = Vec::new();
+    for engine in engines.iter().filter(|e| crate::events::has_work(&e.root)) {
+        let router = match engine.config.read() {
+            Ok(c) => crate::events::router_for(&c),
+            Err(_) => Arc::new(crate::events::KeywordRouter),
+        };
+        let runner = Reporting { inner: EngineRunner::new(engine.clone()), tx: tx.clone() };
+        let processor = Processor::new(&engine.root, router, Arc::new(runner), event_notes(engine, index));
+        let cancel = cancel.clone();
+        queues.push(tokio::spawn(async move { processor.process(&cancel).await.len() }));
+    }
+    let mut events = 0;
+    for q in queues {
+        events += q.await.unwrap_or(0);
+    }
+    events
 }
 
 /// What a tick's polls came to.

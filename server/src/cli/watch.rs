@@ -303,7 +303,7 @@ pub(super) fn scheduled_elsewhere(engine: &Engine) -> Option<String> {
     let host = engine.scheduled_on()?;
     let failover = match engine.failover_after() {
         Some(after) => format!(
-            ", or when a note waited {} with no attempt from any machine (`failover_after`)",
+            ", or when no machine attempted a due note for {} (`failover_after`)",
             crate::config::format_duration(after.to_std().unwrap_or_default())
         ),
         None => String::new(),

@@ -133,6 +133,7 @@ struct Partial {
     max_concurrent_runs: Option<usize>,
     host: Option<String>,
     failover_after: Option<Duration>,
+    catch_up: Option<Duration>,
     machine_name: Option<String>,
     keep: Option<usize>,
     runs_keep: Option<usize>,
@@ -278,7 +279,7 @@ const AGENT_KEYS: &[&str] = &[
     "max_tokens",
 ];
 const SCHEDULER_KEYS: &[&str] =
-    &["enabled", "exclude", "max_backoff", "max_concurrent_runs", "host", "failover_after"];
+    &["enabled", "exclude", "max_backoff", "max_concurrent_runs", "host", "failover_after", "catch_up"];
 const MACHINE_KEYS: &[&str] = &["name"];
 const HISTORY_KEYS: &[&str] = &["keep", "runs_keep", "events_keep"];
 const MEMORY_KEYS: &[&str] = &["max_keys", "max_bytes"];
@@ -391,6 +392,7 @@ fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
                         "failover_after" => {
                             acc.failover_after = cx.duration(&key, &f.node).or(acc.failover_after);
                         }
+                        "catch_up" => acc.catch_up = cx.duration(&key, &f.node).or(acc.catch_up),
                         _ => cx.unknown(&key, f, SCHEDULER_KEYS),
                     }
                 }
@@ -535,6 +537,7 @@ fn finish(
             max_concurrent_runs: acc.max_concurrent_runs.unwrap_or(defaults.scheduler.max_concurrent_runs),
             host: acc.host.filter(|h| !h.is_empty()),
             failover_after: acc.failover_after,
+            catch_up: acc.catch_up,
         },
         history: HistoryConfig {
             keep: acc.keep.unwrap_or(defaults.history.keep),

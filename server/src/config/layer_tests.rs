@@ -612,6 +612,21 @@ fn max_concurrent_runs_is_read_bounded_and_misspellings_are_named() {
 }
 
 #[test]
+fn scheduler_catch_up_is_a_duration_and_off_by_default() {
+    assert_eq!(one("").0.scheduler.catch_up, None);
+    let (config, problems) = one("[scheduler]\ncatch_up = \"2h\"\n");
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(config.scheduler.catch_up, Some(Duration::from_secs(7200)));
+    let (config, problems) = one("[scheduler]\ncatch_up = true\n");
+    assert_eq!(config.scheduler.catch_up, None);
+    let said = messages(&problems);
+    assert!(said.iter().any(|m| m.contains("`scheduler.catch_up` must be a duration")), "{said:?}");
+    let (_, problems) = one("[scheduler]\ncatchup = \"2h\"\n");
+    let said = messages(&problems);
+    assert!(said.iter().any(|m| m.contains("(did you mean `catch_up`?)")), "{said:?}");
+}
+
+#[test]
 fn scheduler_host_and_failover_are_read_and_misspellings_are_named() {
     let (config, problems) = one("[scheduler]\nhost = \" nas \"\nfailover_after = \"2h\"\n");
     assert!(problems.is_empty(), "{problems:?}");

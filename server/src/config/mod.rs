@@ -210,6 +210,11 @@ pub struct SchedulerConfig {
     /// `failover_after`: how long a note may stay due with no attempt from any machine
     /// before a machine other than `host` runs it.
     pub failover_after: Option<Duration>,
+    /// `catch_up`: an occurrence missed while the machine slept or was off (past a cron's
+    /// grace, after a window's band) that ended less than this ago is run late, once, by
+    /// `watch`, the editor and `tick`; `None` (the default): missed occurrences are not
+    /// replayed (SPEC 3), only named in the log and the note's status.
+    pub catch_up: Option<Duration>,
 }
 
 /// The range `[scheduler] max_backoff` accepts: no shorter than the first wait (5 minutes,
@@ -239,6 +244,7 @@ impl Default for SchedulerConfig {
             max_concurrent_runs: DEFAULT_MAX_CONCURRENT_RUNS,
             host: None,
             failover_after: None,
+            catch_up: None,
         }
     }
 }

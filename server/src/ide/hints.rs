@@ -11,7 +11,9 @@
 //! - On a paused or expired note cron and window hints drop their schedule part for the same
 //!   reason (an expired note's "opens 14:00" would promise a run that never comes; its `until`
 //!   hint says "ended").
-//! - A cron or window that is due but held back by the backoff reads "due in 3 min".
+//! - A cron or window that is due but held back by the backoff reads "due in 3 min"; a cron
+//!   whose latest occurrence passed without a run (the machine asleep or off) reads "missed
+//!   08:00" before its next time, until the next occurrence.
 //! - Windows: "opens 13:00" before today's band, "due now" inside it, "due in 3 min" inside it
 //!   during a backoff that ends before the band does, "done today" once a successful run landed
 //!   in it (after its start, as the scheduler counts), "closed today" after it without one, and
@@ -142,9 +144,13 @@ pub fn inlay_hints<Tz: TimeZone>(ctx: &Ctx<Tz>, range: Range<usize>, shown: Show
                 (_, Some(next)) => Some(format!("next {}", at_local(next, ctx.now, ctx.tz))),
                 (_, None) => None,
             };
-            if let Some(when) = when {
+            // The cron's latest occurrence passed without a run (asleep, off), until the next.
+            let missed = status::missed(live, ctx.now, ctx.tz)
+                .filter(|m| matches!(m.trigger, crate::schedule::DueTrigger::Cron { .. }))
+                .map(|m| format!("missed {}", at_local(m.at, ctx.now, ctx.tz)));
+            for part in missed.into_iter().chain(when) {
                 label.push_str(" · ");
-                label.push_str(&when);
+                label.push_str(&part);
             }
         }
         push(expr.span.end, label, cron_tooltip(ctx, cron));

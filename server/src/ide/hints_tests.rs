@@ -79,6 +79,24 @@ fn ran_five_minutes_ago() {
 }
 
 #[test]
+fn an_occurrence_slept_through_is_named_until_the_next() {
+    check(
+        &hourly("  lastAttemptAt: \"2026-11-22T13:00:01Z\"\n  lastRunAt: \"2026-11-22T13:00:05Z\"\n"),
+        expect![[r#"
+            ---
+            live:
+              objective: Show the time in Chicago.
+              triggers:
+                cronExpr: "0 * * * *"[every hour · missed 09:00 · next 10:00]
+              lastAttemptAt: "2026-11-22T13:00:01Z"
+              lastRunAt: "2026-11-22T13:00:05Z"[yesterday]
+            ---
+            # Chicago time
+        "#]],
+    );
+}
+
+#[test]
 fn failed_in_backoff() {
     check(
         &hourly(

@@ -8,7 +8,9 @@
 //! - "Invalid: fix N errors" counts error diagnostics; an invalid note gets no `Run now`, since
 //!   the run could only fail (the diagnostics say what to fix first).
 //! - A healthy note's lens ends with "due now", "next <time>", "manual only" (no triggers) or
-//!   "on events" (only `eventMatchCriteria`); nothing when no fire time can be computed.
+//!   "on events" (only `eventMatchCriteria`); nothing when no fire time can be computed. Before
+//!   it, "missed 08:00" when the latest occurrence passed without a run (the machine asleep or
+//!   off), until the next one.
 //! - `Pause`/`Resume` appear only when the rewrite can be done (not on a flow-style `live:`),
 //!   like the code actions, so a button never answers with an error.
 //! - A passive note has one lens on its first line, "Make live" (the status bar's passive
@@ -154,6 +156,13 @@ fn status_text<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live, state: Status) -> Strin
 fn schedule_parts<Tz: TimeZone>(ctx: &Ctx<Tz>, live: &Live) -> Vec<String> {
     let mut parts = Vec::new();
     let view = status::schedule_view(live, ctx.now, ctx.tz);
+    // Its latest occurrence passed without a run (asleep, off): said before the next.
+    if !ctx.facts.scheduling_off
+        && ctx.facts.scheduled_on.is_none()
+        && let Some(m) = status::missed(live, ctx.now, ctx.tz)
+    {
+        parts.push(format!("missed {}", at_local(m.at, ctx.now, ctx.tz)));
+    }
     let when = match &view.decision {
         // Triggers are kept but nothing fires: say so rather than promise a time.
         _ if ctx.facts.scheduling_off => Some("scheduling off".to_owned()),
@@ -265,6 +274,21 @@ live:
             &hourly(""),
             expect![[r#"
                 3:1 ● Live · never run · due now
+                3:1 Run now [livenote.run]
+                3:1 Pause [livenote.setActive false]
+            "#]],
+        );
+    }
+
+    #[test]
+    fn an_occurrence_slept_through_is_named_until_the_next() {
+        // Ran at 07:00; the 08:00 and 09:00 occurrences passed with nothing running it: the
+        // latest is named, as `list` and the log name it.
+        let ran = "  lastAttemptAt: \"2026-11-23T13:00:01Z\"\n  lastRunAt: \"2026-11-23T13:00:05Z\"\n";
+        check(
+            &hourly(ran),
+            expect![[r#"
+                3:1 ● Live · updated 2 h ago · missed 09:00 · next 10:00
                 3:1 Run now [livenote.run]
                 3:1 Pause [livenote.setActive false]
             "#]],

@@ -21,7 +21,7 @@ pub fn ago(t: DateTime<Utc>, now: DateTime<Utc>) -> String {
 }
 
 /// A future instant in local time, as short as is unambiguous: "15:00" today, "tomorrow 09:00",
-/// "Mon 09:00" within a week, "24 Nov 09:00" after that.
+/// "Mon 09:00" within a week, "24 Nov 09:00" after that; of the past, "yesterday 08:00".
 pub fn at_local<Tz: TimeZone>(t: DateTime<Utc>, now: DateTime<Utc>, tz: &Tz) -> String {
     // Naive local times format without requiring the zone's offset to be displayable.
     let local = t.with_timezone(tz).naive_local();
@@ -32,6 +32,8 @@ pub fn at_local<Tz: TimeZone>(t: DateTime<Utc>, now: DateTime<Utc>, tz: &Tz) -> 
     match days {
         0 => hm.to_string(),
         1 => format!("tomorrow {hm}"),
+        // A past instant: an occurrence missed last night.
+        -1 => format!("yesterday {hm}"),
         2..=6 => format!("{} {hm}", local.format("%a")),
         _ => format!("{} {hm}", local.format("%-d %b")),
     }

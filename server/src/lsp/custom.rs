@@ -99,16 +99,26 @@ fn each_item(state: &State, mut f: impl FnMut(&std::path::Path, &str)) {
         for (path, entry, live) in idx.live_notes() {
             // Shown from the folder opened, a nested root's notes included.
             let root = idx.shown_root_of(path);
+            let attempted = facts.attempted(path, live);
             let facts = facts.facts(Some(path));
-            let upcoming = entry.schedule.upcoming(live, now, &zone);
-            let expired = live.expired(now, &zone);
-            let json = entry.list_item.json(root, facts, upcoming, expired, || {
+            let item = |live: &crate::note::model::Live, upcoming| {
                 let rel = root.and_then(|r| path.strip_prefix(r).ok()).unwrap_or(path);
                 let (rel, title) = (rel.display().to_string(), entry.title.clone());
-                let item = status::list_item_from(rel, title, live, facts, upcoming, now, &zone);
-                item_json(&item)
-            });
-            f(path, &json);
+                item_json(&status::list_item_from(rel, title, live, facts, upcoming, now, &zone))
+            };
+            match attempted {
+                std::borrow::Cow::Borrowed(live) => {
+                    let upcoming = entry.schedule.upcoming(live, now, &zone);
+                    let expired = live.expired(now, &zone);
+                    let json = entry.list_item.json(root, facts, upcoming, expired, || item(live, upcoming));
+                    f(path, &json);
+                }
+                // A run into another editor's buffer that the file does not show yet: not what
+                // the entry's memos were made from.
+                std::borrow::Cow::Owned(live) => {
+                    f(path, &item(&live, status::Upcoming::at(&live, now, &zone)))
+                }
+            }
         }
     });
 }

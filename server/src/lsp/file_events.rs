@@ -134,6 +134,11 @@ async fn register_watcher(client: &Client) -> bool {
                 glob_pattern: GlobPattern::String("**/.livenote/history/**".to_owned()),
                 kind: None,
             },
+            // Runs into another editor's buffer, which every due check counts.
+            FileSystemWatcher {
+                glob_pattern: GlobPattern::String("**/.livenote/attempts/*".to_owned()),
+                kind: None,
+            },
         ],
     };
     let registration = Registration {
@@ -214,6 +219,7 @@ fn world_changed(state: &Arc<State>, path: &Path) -> bool {
             // looked there announces nothing of its own.
             (None, _) => {
                 super::snapshots::refresh_locks(state, engine);
+                engine.attempts.load();
                 state.world.forget_runs(&engine.root);
                 state.world.forget_memory(&engine.root);
                 state.world.forget_undo(&engine.root);

@@ -55,6 +55,19 @@ impl FactsCache {
         root.and_then(|r| self.root_facts(r)).is_some_and(|f| f.trusted)
     }
 
+    /// The note's block with its root's record of a run into an editor's buffer that its file
+    /// does not show yet (`runs::attempts`, kept in memory): what the due checks count.
+    pub(super) fn attempted<'a>(
+        &self,
+        path: &Path,
+        live: &'a crate::note::model::Live,
+    ) -> std::borrow::Cow<'a, crate::note::model::Live> {
+        match super::state::engine_among(&self.engines, path) {
+            Some(engine) => engine.attempted(path, live),
+            None => std::borrow::Cow::Borrowed(live),
+        }
+    }
+
     pub(super) fn facts(&self, path: Option<&Path>) -> RunFacts {
         let engine = path.and_then(|p| super::state::engine_among(&self.engines, p));
         let registry_runs = |e: &Arc<crate::runs::Engine>, p: &Path| {

@@ -233,6 +233,8 @@ pub(super) fn refresh_world_and_locks(state: &State) {
     refresh_world(state);
     for engine in state.engines() {
         refresh_locks(state, &engine);
+        // Runs into another editor's buffer recorded before the watcher looked.
+        engine.attempts.load();
     }
 }
 

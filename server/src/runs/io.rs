@@ -30,6 +30,11 @@ pub trait NoteIo: Send + Sync {
     fn bypasses_buffers(&self, _path: &Path) -> bool {
         false
     }
+    /// Whether a run's writes to `path` go to an editor's buffer, where no other process sees
+    /// them until the user saves (the run store then records the run: `runs::attempts`).
+    fn edits_buffer(&self, _path: &Path) -> bool {
+        false
+    }
 }
 
 /// The edits `compute` wants on `text`, without those that would write what is already there
@@ -132,6 +137,10 @@ impl<E: Editor> BufferIo<E> {
 impl<E: Editor> NoteIo for BufferIo<E> {
     fn bypasses_buffers(&self, path: &Path) -> bool {
         self.editor.open(path).is_none()
+    }
+
+    fn edits_buffer(&self, path: &Path) -> bool {
+        self.editor.open(path).is_some()
     }
 
     fn read(&self, path: &Path) -> Result<String, String> {

@@ -5,6 +5,7 @@
 //! Edits go through a [`NoteIo`]: the file on disk (atomic, compare-and-swap) or, in the
 //! language server, the open editor buffer.
 
+pub mod attempts;
 pub mod costs;
 pub mod history;
 pub mod identity;
@@ -23,7 +24,7 @@ use provider_call::{CONFLICT, Steps};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, SecondsFormat, SubsecRound, Utc};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -90,12 +91,12 @@ pub struct Engine {
     pub trust: Option<TrustStore>,
     pub registry: Registry,
     pub store: Store,
+    /// This machine's runs into editor buffers (`attempts`), as every due check counts them.
+    pub attempts: attempts::Attempts,
     /// Told of every run that starts and ends (the language server shows `$/progress`).
     pub observer: RwLock<Option<Arc<dyn RunObserver>>>,
-    /// `livenote tick --catch-up`: scheduled runs also serve a cron occurrence missed by less
-    /// than this (an external schedule that starts late), with no success or attempt since;
-    /// `None` everywhere else (the grace alone, SPEC 3).
-    pub catch_up: Option<chrono::TimeDelta>,
+    /// `livenote tick --catch-up`, in place of `[scheduler] catch_up` ([`Engine::catch_up`]).
+    pub catch_up_flag: Option<chrono::TimeDelta>,
     /// Run ids: time-based from the engine's clock, and still in creation order when two runs
     /// start in the same millisecond (a frozen test clock, a burst of events).
     ids: std::sync::Mutex<ulid::Generator>,
@@ -137,19 +138,43 @@ impl Engine {
             trust,
             registry: Registry::default(),
             store: Store::new(root),
+            attempts: {
+                let a = attempts::Attempts::new(root);
+                a.load();
+                a
+            },
             observer: RwLock::new(None),
-            catch_up: None,
+            catch_up_flag: None,
             ids: std::sync::Mutex::new(ulid::Generator::new()),
         }
     }
 
-    /// The occurrence a scheduled run at `now` may still serve under `--catch-up`: it began
-    /// less than `catch_up` ago and nothing (no success, no attempt, from any machine) happened
-    /// since. The instant it began.
-    pub fn missed_within(&self, live: &note::model::Live, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
-        let within = self.catch_up?;
-        status::failover_due(live, chrono::TimeDelta::zero(), now, &self.zone)
-            .filter(|since| now - *since <= within)
+    /// How late a missed occurrence may still run: `livenote tick --catch-up`, else
+    /// `[scheduler] catch_up` (read at each use: a config reload applies at once); `None`: a
+    /// missed occurrence is not replayed (SPEC 3).
+    pub fn catch_up(&self) -> Option<chrono::TimeDelta> {
+        self.catch_up_flag.or_else(|| {
+            let within = self.config.read().ok()?.scheduler.catch_up?;
+            chrono::TimeDelta::from_std(within).ok()
+        })
+    }
+
+    /// The occurrence a scheduled run at `now` may still serve late ([`Engine::catch_up`]): it
+    /// was missed (nothing, from any machine, served it: [`status::missed`]) and its time to
+    /// fire ended no longer than the catch-up ago.
+    pub fn missed_within(&self, live: &note::model::Live, now: DateTime<Utc>) -> Option<schedule::Missed> {
+        let within = self.catch_up()?;
+        status::missed(live, now, &self.zone).filter(|m| now - m.until <= within)
+    }
+
+    /// The note's block as the due checks take it: with this machine's record of a run into an
+    /// editor's buffer that the file does not show yet ([`attempts`], SPEC 3). From memory.
+    pub fn attempted<'a>(
+        &self,
+        path: &Path,
+        live: &'a note::model::Live,
+    ) -> std::borrow::Cow<'a, note::model::Live> {
+        self.attempts.apply(path, live)
     }
 
     pub fn rel(&self, path: &Path) -> crate::workspace::NotePath {
@@ -385,19 +410,27 @@ impl Engine {
             return Outcome::Skipped("the live block has errors; fix them first".to_owned());
         }
         let now = self.clock.now();
+        // Whether this run's writes go to an editor's buffer, which no other process sees until
+        // the user saves: the run store then records it (`attempts`).
+        let buffered = io.edits_buffer(&spec.path);
         // A failover run is owed by its wait, not by the grace of an occurrence (the host had
         // that), so it is checked in place of `due`.
         let mut failover = None;
         if spec.scheduled() {
-            match self.placement_of(live, now) {
+            // A run of this machine into a buffer counts as the file's own stamps do; read
+            // afresh, under the lock its writer held.
+            let record = self.attempts.read(rel);
+            let checked = status::with_attempt(live, record.as_ref());
+            let checked = checked.as_ref();
+            match self.placement_of(checked, now) {
                 Err(host) => return Outcome::Skipped(format!("scheduled on {host}")),
                 Ok(Some(taken)) => failover = Some(taken),
                 Ok(None) => {
                     // A run the editor's undo took back out of the note still did its occurrence.
-                    let settled = self.settle(live);
-                    let view = status::schedule_view(settled.as_ref().unwrap_or(live), now, &self.zone);
+                    let settled = self.settle(checked);
+                    let view = status::schedule_view(settled.as_ref().unwrap_or(checked), now, &self.zone);
                     if !view.decision.as_ref().is_some_and(schedule::Decision::is_due)
-                        && self.missed_within(live, now).is_none()
+                        && self.missed_within(checked, now).is_none()
                     {
                         return Outcome::Skipped("no longer due".to_owned());
                     }
@@ -427,6 +460,7 @@ impl Engine {
             Ok(t) => Some(t),
             Err(e) => return Outcome::Skipped(format!("cannot write the note: {e}")),
         };
+        self.record_start(rel, &spec.path, &run_id, now, buffered);
         let mut transcript = self.store.transcript(&run_id).ok();
         let log = |event: &RunEvent, transcript: &mut Option<store::Transcript>| {
             if let Some(t) = transcript.as_mut() {
@@ -488,6 +522,8 @@ impl Engine {
             }
             tracing::warn!("snapshot {rel}: {e}");
         }
+        // How the run ended, for its record when it went to a buffer.
+        let mut record_end = attempts::End::Failed;
         // What the run did and cost, added up from its events (`cost`), for its final line.
         let mut totals = crate::cost::RunTotals::default();
         let mut forward = |e: &RunEvent| {
@@ -530,7 +566,9 @@ impl Engine {
                     .filter(|s| !s.trim().is_empty())
                     .unwrap_or_else(|| summary::of_body(&output.body));
                 let summary = one_line(&summary, 200);
-                let done = timestamp(self.clock.now());
+                let done_at = self.clock.now().trunc_subsecs(3);
+                let done = timestamp(done_at);
+                record_end = if vetoed { attempts::End::Vetoed } else { attempts::End::Ran(done_at) };
                 // One result (a command provider's, or a model's last word after its steps
                 // landed): what the user changed meanwhile wins line by line, the rest lands,
                 // and what did not is said in the summary rather than dropped in silence.
@@ -589,6 +627,16 @@ impl Engine {
             Err(providers::ProviderError::Stopped) => self.stopped(io, &spec.path, &run_id).await,
             Err(e) => self.fail(io, &spec.path, &run_id, e.to_string()).await,
         };
+        if buffered {
+            let end = match &outcome {
+                Outcome::Done { .. } => record_end,
+                Outcome::Stopped { .. } => attempts::End::Stopped(self.clock.now()),
+                _ => attempts::End::Failed,
+            };
+            if let Err(e) = self.attempts.ended((rel, &spec.path), &run_id, end) {
+                tracing::warn!("record the end of run {run_id} of {rel}: {e}");
+            }
+        }
         // For undo and `livenote history` (runs/history.rs): what the run left.
         // (The text of the result's own write when there was one: a keystroke right after it
         // is the user's, not the run's.)

@@ -258,6 +258,51 @@ pub fn next_due<Tz: TimeZone>(input: &ScheduleInput, after: DateTime<Utc>, tz: &
     None
 }
 
+/// The note's latest occurrence when it passed without a run: nothing (no success, no attempt,
+/// from any machine) served it, and it can no longer fire (past a cron occurrence's grace, after
+/// a window's band). What the status names ("missed 08:00") and what `[scheduler] catch_up`
+/// serves late.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Missed {
+    /// The occurrence, or the start of the window's band.
+    pub at: DateTime<Utc>,
+    /// The last instant it could have fired: the end of the cron's grace, of the window's band.
+    pub until: DateTime<Utc>,
+    /// The trigger it was of (a cron with its occurrence, or the window).
+    pub trigger: DueTrigger,
+}
+
+/// The latest occurrence (cron occurrence or window band) that began at or before `now`, when
+/// it passed without a run ([`Missed`]). `None` when it is served, still fires (inside its
+/// grace or band), when the note is due now or once its backoff ends (a window open while a cron
+/// occurrence passed), when it is paused, expired or manual only, and for a note with no
+/// `lastRunAt` or `lastAttemptAt` at all: it is due at once (a cron) or was not live then as
+/// far as anyone knows (a window).
+pub fn missed<Tz: TimeZone>(input: &ScheduleInput, now: DateTime<Utc>, tz: &Tz) -> Option<Missed> {
+    // A note that fires now, or once its backoff ends, misses nothing.
+    match due(input, now, tz) {
+        Decision::NotDue(SkipReason::Waiting { .. }) => {}
+        _ => return None,
+    }
+    let latest_stamp = input.last_run_at.max(input.last_attempt_at)?;
+    let cron = input.cron.and_then(|c| c.prev_before(now, tz)).map(|p| Missed {
+        at: p,
+        until: p + CRON_GRACE,
+        trigger: DueTrigger::Cron { occurrence: Some(p) },
+    });
+    let bands = input.windows.iter().enumerate().flat_map(|(index, w)| {
+        bands_around(w, now, tz).filter(|b| b.start <= now).map(move |b| Missed {
+            at: b.start,
+            until: b.end,
+            trigger: DueTrigger::Window { index },
+        })
+    });
+    // The latest to begin; of two beginning together, the one that lasts longer (a band still
+    // open is not missed because a cron occurrence at its start is past its grace).
+    let last = cron.into_iter().chain(bands).max_by_key(|m| (m.at, m.until))?;
+    (now > last.until && latest_stamp < last.at).then_some(last)
+}
+
 /// When the backoff after the latest attempt ends, while it holds scheduled runs back at
 /// `now`. Only an attempt that has not succeeded backs off (a run in flight, or a failure:
 /// `lastAttemptAt` later than `lastRunAt`, or no `lastRunAt`); after a success the cycle
@@ -417,3 +462,7 @@ fn next_window_edge<Tz: TimeZone>(input: &ScheduleInput, t: DateTime<Utc>, tz: &
 #[cfg(test)]
 #[path = "due_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "missed_tests.rs"]
+mod missed_tests;

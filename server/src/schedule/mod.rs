@@ -13,7 +13,8 @@ pub mod zone;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use cron::{CronField, CronParseError, CronSchedule, presets};
 pub use due::{
-    CronSkip, Decision, DueTrigger, ScheduleInput, SkipReason, WindowSkip, due, due_asked, next_due,
+    CronSkip, Decision, DueTrigger, Missed, ScheduleInput, SkipReason, WindowSkip, due, due_asked, missed,
+    next_due,
 };
 pub use trigger::TriggerKind;
 pub use until::Until;

@@ -14,6 +14,9 @@ pub enum FileEvent {
     TrustStore,
     /// A markdown note: re-read it into the index.
     Note,
+    /// A record of a run into an editor's buffer (`.livenote/attempts/`, `runs::attempts`), or
+    /// its folder: read it again, the scheduler re-plans.
+    Attempt,
     /// Nothing the triggers care about.
     Other,
 }
@@ -29,6 +32,8 @@ pub fn classify(root: &Path, trust_file: Option<&Path>, path: &Path) -> FileEven
         // counts too: a file renamed into it before a recursive watcher added its watch is
         // found by the pass this wakes.
         FileEvent::EventQueue
+    } else if path.starts_with(root.join(crate::workspace::STATE_DIR).join(crate::runs::attempts::SUB)) {
+        FileEvent::Attempt
     } else if path == crate::config::workspace_config_path(root) {
         FileEvent::FolderConfig
     } else if crate::workspace::is_markdown(path)
@@ -61,6 +66,9 @@ mod tests {
         assert_eq!(k("/ws/sub/.livenote.toml"), FileEvent::Other);
         assert_eq!(k("/ws/notes/a.md"), FileEvent::Note);
         assert_eq!(k("/ws/.livenote/history/x/a.md"), FileEvent::Other);
+        assert_eq!(k("/ws/.livenote/attempts/a.md-1234abcd.json"), FileEvent::Attempt);
+        assert_eq!(k("/ws/.livenote/attempts"), FileEvent::Attempt);
+        assert_eq!(k("/ws/sub/.livenote/attempts/a.json"), FileEvent::Other);
         assert_eq!(k("/elsewhere/a.md"), FileEvent::Other);
         assert_eq!(k("/ws/image.png"), FileEvent::Other);
     }

@@ -105,6 +105,12 @@ impl RootService {
                 }
                 changed
             }
+            FileEvent::Attempt => {
+                // Another process's run into its editor's buffer: counted from now on.
+                self.engine.attempts.refresh(path);
+                self.scheduler_wake.notify_one();
+                false
+            }
             FileEvent::Other => false,
         };
         (kind, changed)

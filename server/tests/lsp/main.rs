@@ -1,6 +1,7 @@
 //! Protocol tests: the real language server driven in-process over framed JSON-RPC, with
 //! fixtures where `$0` marks the cursor and expect-test snapshots of what an editor receives.
 
+mod attempts;
 mod budget;
 mod buffer_and_disk;
 mod cancel;
