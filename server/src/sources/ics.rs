@@ -240,10 +240,11 @@ pub fn digest_within(
     }
     let over_budget = (spending.cut_short > 0).then(|| {
         format!(
-            "the calendar's recurrences are too many to expand in one poll (more than {} occurrences or {} s): {} left out or cut short",
+            "the calendar's recurrences are too many to expand in one poll (more than {} occurrences or {} s): {} {} left out or cut short",
             count::grouped(budget.steps),
             budget.time.as_secs_f64(),
-            count::count(spending.cut_short, "recurring event")
+            count::grouped(spending.cut_short),
+            count::plural(spending.cut_short, "recurring event")
         )
     });
     if let Some(p) = &over_budget {
