@@ -36,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
 });
 
 fn analyze(text: &str) -> note::Analysis {
-    note::analyze(text, &Options { providers: None, mcp: None, scan_body: false })
+    note::analyze(text, &Options { providers: None, mcp: None, skills: None, scan_body: false, max_backoff: None })
 }
 
 /// Keys of the frontmatter's outline, for the operations that take a position.
@@ -164,6 +164,8 @@ fn check(op: u8, flags: u8, arg: &str, text: &str) {
                             assert_eq!(live.last_run_error, value.filter(|s| !s.trim().is_empty()))
                         }
                         RuntimeField::LastRunAt | RuntimeField::LastAttemptAt => {}
+                        // Not among the fields this target writes (it takes the first five).
+                        RuntimeField::Failures | RuntimeField::LastStoppedAt => {}
                     }
                     assert!(live.runtime_span(field.key()).is_some());
                     for t in [&mut after, &mut b] {

@@ -820,3 +820,119 @@ fn a_remote_feed_cannot_redirect_a_poll_to_this_machine() {
     assert_eq!(queued.len(), 1, "{err}{queued:?}");
     assert!(queued[0]["payload"].to_string().contains("Bug fixes."), "{}", queued[0]);
 }
+
+/// A calendar of `n` events repeating every second since 1990 (issue 31: 2,000 of them are
+/// 250 KB).
+fn every_second_since_1990(n: usize) -> String {
+    let mut out = String::from("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n");
+    for i in 0..n {
+        out.push_str(&format!(
+            "BEGIN:VEVENT\r\nUID:s{i}@example.org\r\nSUMMARY:Tick {i}\r\nDTSTART:19900101T000000Z\r\nRRULE:FREQ=SECONDLY\r\nEND:VEVENT\r\n"
+        ));
+    }
+    out.push_str("END:VCALENDAR\r\n");
+    out
+}
+
+/// The events `source` queued, whether pending, being processed or done.
+fn events_of(root: &Path, source: &str) -> Vec<Value> {
+    let mut all = Vec::new();
+    for dir in [events::pending_dir(root), events::processing_dir(root), events::done_dir(root)] {
+        for f in files(&dir) {
+            let text = std::fs::read_to_string(dir.join(f)).unwrap_or_default();
+            all.push(serde_json::from_str::<Value>(&text).unwrap_or(Value::Null));
+        }
+    }
+    all.retain(|e| e["source"] == source);
+    all
+}
+
+/// Issue 31: two such calendars held both of `watch`'s runtime workers for minutes, and a
+/// webhook POST got no answer in 60 s. Each is read off the runtime within its budget: the
+/// webhook answers at once, and each digest says first what was left out, as the log does.
+#[test]
+fn hostile_calendars_hold_up_no_webhook_and_their_digests_say_what_was_left_out() {
+    let port = free_port();
+    let mut sources = format!(
+        "[sources.hook]\nkind = \"webhook\"\nlisten = \"127.0.0.1:{port}\"\npath = \"/hook\"\ntoken_env = \"HOOK_TOKEN\"\n"
+    );
+    let calendars = ["cal1", "cal2"];
+    for name in calendars {
+        sources
+            .push_str(&format!("[sources.{name}]\nkind = \"ics\"\npath = \"{name}.ics\"\nbackfill = true\n"));
+    }
+    let ws = workspace(&sources);
+    for name in calendars {
+        write(&ws.root.join(format!("{name}.ics")), &every_second_since_1990(2_000));
+    }
+    assert!(std::fs::metadata(ws.root.join("cal1.ics")).is_ok_and(|m| m.len() > 200_000));
+    ws.set_clock("2026-03-10T06:00:00Z");
+    let clock = ws.clock().display().to_string();
+    let mut w = ws.watch_env(&["--clock-file", &clock], &[("HOOK_TOKEN", "t0ken")]);
+    // The calendars' polls start before the listener is bound: they are under way now.
+    w.wait_for("source hook: listening on");
+    let started = std::time::Instant::now();
+    let auth = "Content-Type: application/json\r\nAuthorization: Bearer t0ken\r\n";
+    let (code, answer) = post(port, auth, br#"{"release": "widget release 4.0"}"#);
+    let took = started.elapsed();
+    assert_eq!(code, 202, "{answer}");
+    assert!(took < Duration::from_secs(5), "the webhook answered after {took:?}");
+    for _ in calendars {
+        w.wait_for(": the calendar's recurrences are too many to expand in one poll");
+    }
+    wait_until("both digests done", 30, || files(&events::done_dir(&ws.root)).len() == 3);
+    let logs = w.stop();
+    for name in calendars {
+        let said = format!("WARN source {name}: the calendar's recurrences are too many");
+        assert!(logs.iter().any(|l| l.contains(&said)), "{logs:#?}");
+        let digest = &events_of(&ws.root, name)[0];
+        let first = digest["payload"]["problems"][0].as_str().unwrap_or_default();
+        assert!(first.contains("(more than 1,000,000 occurrences or 2 s): "), "{digest}\n{logs:#?}");
+        assert!(first.ends_with("recurring events left out or cut short"), "{first}");
+    }
+    let s = sources_json(&ws);
+    assert!(s["cal1"]["lastError"].is_null() && s["cal2"]["lastError"].is_null(), "{s}");
+}
+
+/// Issue 31: a calendar whose line endings mix LF and CRLF (an export edited by hand) was
+/// refused at a valid line; it reads as its CRLF twin. A calendar that truly cannot be read
+/// names the line that is wrong, counted in the file.
+#[test]
+fn a_calendar_with_mixed_line_endings_is_read_and_a_broken_one_names_its_wrong_line() {
+    let ws = workspace("[sources.cal]\nkind = \"ics\"\npath = \"cal.ics\"\nbackfill = true\n");
+    let cal = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sources/berlin-standup.ics"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // LF for the lines of the time zone block, CRLF elsewhere: line 35 (END:VEVENT) is where
+    // the parser gave up.
+    let mixed: String = cal
+        .split_inclusive("\r\n")
+        .enumerate()
+        .map(|(i, l)| if (4..21).contains(&i) { l.replace("\r\n", "\n") } else { l.to_owned() })
+        .collect();
+    write(&ws.root.join("cal.ics"), &mixed);
+    ws.set_clock("2026-03-27T06:00:00Z");
+    let (code, out, err) = poll(&ws, "cal", &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    let queued = pending(&ws.root);
+    assert_eq!(queued.len(), 1, "{out}{queued:?}");
+    let events = &queued[0]["payload"]["events"];
+    assert_eq!(events[0]["title"], "Stand-up", "{events}");
+    // 09:00 in Berlin, read in the tests' zone (UTC).
+    assert_eq!(events[0]["start"], "2026-03-27T08:00:00Z", "{events}");
+    // A VEVENT closed as a VTODO, after a folded line.
+    let broken = mixed
+        .replace("SUMMARY:Stand-up\r\n", "SUMMARY:Stand-\n up\r\n")
+        .replace("END:VEVENT\r\n", "END:VTODO\r\n");
+    write(&ws.root.join("cal.ics"), &broken);
+    ws.set_clock("2026-03-28T06:00:00Z");
+    let (code, _, err) = poll(&ws, "cal", &[]);
+    assert_eq!(code, 1, "{err}");
+    let s = sources_json(&ws);
+    assert_eq!(
+        s["cal"]["lastError"],
+        "not an iCalendar file: line 36: END:VTODO does not close BEGIN:VEVENT of line 22",
+        "{s}"
+    );
+}

@@ -530,3 +530,40 @@ fn catch_up_serves_an_occurrence_slept_through_once() {
     assert_eq!(run_lines(&out), ["fire n.md (cron)", "done n.md: Updated: new body"], "{}", stderr(&out));
     assert_eq!(done_runs(&ws.root), 2);
 }
+
+/// Issue 31: a calendar event lasting 99,999,999 weeks from today overflowed a date-time sum:
+/// `livenote tick` panicked (exit 101) before it fired the due note. The duration is now a
+/// problem of the digest; the tick polls the calendar, fires the note and exits 0.
+#[test]
+fn a_calendar_event_lasting_past_the_end_of_time_stops_no_tick() {
+    let dir = tempdir();
+    write(&dir.path().join("n.md"), HOURLY);
+    write(
+        &dir.path().join("cal.ics"),
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:forever@example.org\r\nSUMMARY:Forever\r\nDTSTART:20261123T100000Z\r\nDURATION:P99999999W\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
+    );
+    let config = format!(
+        "{}\n[sources.cal]\nkind = \"ics\"\npath = \"cal.ics\"\nbackfill = true\n",
+        command_config("echo new body")
+    );
+    let ws = Workspace::in_dir(dir, &config);
+    ws.set_clock("2026-11-23T09:00:30Z");
+    let out = tick(&ws, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(run_lines(&out), ["fire n.md (cron)", "done n.md: Updated: new body"], "{}", stderr(&out));
+    assert!(stderr(&out).contains("1 source polled, 1 note fired, 1 event processed"), "{}", stderr(&out));
+    assert_eq!(done_runs(&ws.root), 1);
+    let done = livenote::events::done_dir(&ws.root);
+    let records: Vec<serde_json::Value> = common::files(&done)
+        .iter()
+        .filter_map(|f| serde_json::from_str(&std::fs::read_to_string(done.join(f)).ok()?).ok())
+        .collect();
+    let [digest] = records.as_slice() else { panic!("{records:?}") };
+    let payload = &digest["payload"];
+    assert_eq!(payload["events"][0]["title"], "Forever", "{payload}");
+    assert_eq!(
+        payload["problems"],
+        serde_json::json!(["`Forever`: its DURATION `P99999999W` is not understood"]),
+        "{payload}"
+    );
+}

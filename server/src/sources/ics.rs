@@ -45,6 +45,9 @@ const MAX_OCCURRENCES: u16 = 1_000;
 /// Occurrences of one recurring event walked through from its DTSTART at most: a daily event
 /// for 270 years, an hourly one for 11.
 const MAX_STEPS: usize = 100_000;
+/// The longest DURATION read (ten thousand years): with four-digit years, every start plus a
+/// length stays within what a date-time can hold.
+const MAX_DURATION: TimeDelta = TimeDelta::days(3_652_425);
 /// Nesting of BEGIN blocks allowed: real calendars nest three deep (VCALENDAR > VEVENT >
 /// VALARM); the parser recurses per level.
 const MAX_DEPTH: usize = 8;
@@ -52,6 +55,22 @@ const MAX_DEPTH: usize = 8;
 const MAX_FIELD: usize = 300;
 /// Problems reported at most (a calendar with thousands of broken events says so once).
 const MAX_PROBLEMS: usize = 10;
+
+/// What expanding one calendar's recurrences may cost in one poll, over all its events: each
+/// event is bounded on its own too ([`MAX_STEPS`]), but two thousand of them from 1990 at
+/// `FREQ=SECONDLY` are 200 million steps. Past the budget the events not yet expanded are left
+/// out, and the digest says so first among its `problems`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// Occurrences walked through, summed over the calendar's recurring events.
+    pub steps: usize,
+    pub time: Duration,
+}
+
+impl Budget {
+    /// A million occurrences (about a third of a second in a release build) or two seconds.
+    pub const CALENDAR: Budget = Budget { steps: 1_000_000, time: Duration::from_secs(2) };
+}
 
 /// Why bytes are not a calendar.
 #[derive(Debug, thiserror::Error)]
@@ -107,6 +126,9 @@ pub struct Digest {
     /// tells "moved out of the window" from "deleted". Not kept between polls.
     #[serde(skip)]
     known: BTreeSet<String>,
+    /// The problem of a spent [`Budget`], also first in `problems`. Not kept between polls.
+    #[serde(skip)]
+    over_budget: Option<String>,
 }
 
 /// An event whose time changed, with where it was.
@@ -137,10 +159,23 @@ impl Changes {
     }
 }
 
-/// The digest of `bytes` for the local day of `now` in `zone` and the `horizon` after it.
+/// The digest of `bytes` for the local day of `now` in `zone` and the `horizon` after it,
+/// within [`Budget::CALENDAR`]. CPU-bound for up to the budget's time: call it off the async
+/// runtime's workers.
 pub fn digest(bytes: &[u8], zone: Zone, now: DateTime<Utc>, horizon: Duration) -> Result<Digest, IcsError> {
+    digest_within(bytes, zone, now, horizon, Budget::CALENDAR)
+}
+
+/// [`digest`] within `budget`.
+pub fn digest_within(
+    bytes: &[u8],
+    zone: Zone,
+    now: DateTime<Utc>,
+    horizon: Duration,
+    budget: Budget,
+) -> Result<Digest, IcsError> {
     let text = String::from_utf8_lossy(bytes);
-    let first = text.trim_start_matches('\u{feff}').trim_start().lines().next().unwrap_or("");
+    let first = text.trim_start_matches('\u{feff}').trim_start().split(['\r', '\n']).next().unwrap_or("");
     if !first.trim_end().eq_ignore_ascii_case("BEGIN:VCALENDAR") {
         // Typically a login or error page served with 200 in place of the calendar.
         return Err(IcsError::Malformed(format!(
@@ -148,10 +183,10 @@ pub fn digest(bytes: &[u8], zone: Zone, now: DateTime<Utc>, horizon: Duration) -
             one_line(first, 40)
         )));
     }
-    let unfolded = icalendar::parser::unfold(&text);
-    check_depth(&unfolded)?;
-    let roots =
-        icalendar::parser::read_components(&unfolded).map_err(|e| IcsError::Malformed(parse_error(&e)))?;
+    let unfolded = Unfolded::of(text.trim_start_matches('\u{feff}'));
+    check_blocks(&unfolded)?;
+    let roots = icalendar::parser::read_components(&unfolded.text)
+        .map_err(|e| IcsError::Malformed(parse_error(&e, &unfolded)))?;
     let window = Window::of(zone, now, horizon);
     let mut problems = Problems::default();
     let mut raw: Vec<RawEvent> = Vec::new();
@@ -181,11 +216,12 @@ pub fn digest(bytes: &[u8], zone: Zone, now: DateTime<Utc>, horizon: Duration) -
         }
     }
     let mut events = Vec::new();
+    let mut spending = Spending::of(budget);
     for (masters, overrides) in by_uid.values() {
         let replaced: BTreeSet<String> =
             overrides.iter().filter_map(|o| o.recurrence_id.as_ref().map(When::key)).collect();
         for m in masters {
-            for occ in m.occurrences(&window, &mut problems) {
+            for occ in m.occurrences(&window, &mut problems, &mut spending) {
                 let instance = m.recurs().then(|| occ.start.key());
                 if instance.as_ref().is_some_and(|i| replaced.contains(i)) {
                     continue;
@@ -202,6 +238,18 @@ pub fn digest(bytes: &[u8], zone: Zone, now: DateTime<Utc>, horizon: Duration) -
             }
         }
     }
+    let over_budget = (spending.cut_short > 0).then(|| {
+        format!(
+            "the calendar's recurrences are too many to expand in one poll (more than {} occurrences or {} s): {} {} left out or cut short",
+            count::grouped(budget.steps),
+            budget.time.as_secs_f64(),
+            count::grouped(spending.cut_short),
+            count::plural(spending.cut_short, "recurring event")
+        )
+    });
+    if let Some(p) = &over_budget {
+        problems.first(p.clone());
+    }
     events.sort_by(|a, b| (sort_key(a), &a.uid, &a.instance).cmp(&(sort_key(b), &b.uid, &b.instance)));
     events.dedup_by(|a, b| a.key() == b.key());
     if events.len() > MAX_EVENTS {
@@ -216,7 +264,15 @@ pub fn digest(bytes: &[u8], zone: Zone, now: DateTime<Utc>, horizon: Duration) -
         events,
         problems: problems.0,
         known,
+        over_budget,
     })
+}
+
+impl Digest {
+    /// The problem of a spent [`Budget`] (the poller logs it).
+    pub fn over_budget(&self) -> Option<&str> {
+        self.over_budget.as_deref()
+    }
 }
 
 /// Whether the poller may send its validators (and take a 304 as "nothing new"): only on the
@@ -455,9 +511,16 @@ impl Window {
             let last = tomorrow.checked_add_days(chrono::Days::new(days)).unwrap_or(tomorrow);
             midnight(zone, last)
         } else {
-            midnight(zone, tomorrow) + TimeDelta::from_std(horizon).unwrap_or(TimeDelta::zero())
+            let horizon = TimeDelta::from_std(horizon).unwrap_or(TimeDelta::zero());
+            let from = midnight(zone, tomorrow);
+            from.checked_add_signed(horizon).unwrap_or(from)
         };
-        let last = (end - TimeDelta::seconds(1)).with_timezone(&zone).date_naive().max(date);
+        let last = end
+            .checked_sub_signed(TimeDelta::seconds(1))
+            .unwrap_or(end)
+            .with_timezone(&zone)
+            .date_naive()
+            .max(date);
         Window { zone, date, start, end, last }
     }
 
@@ -480,7 +543,10 @@ fn midnight(zone: Zone, date: NaiveDate) -> DateTime<Utc> {
 fn local_instant(zone: Zone, t: NaiveDateTime) -> DateTime<Utc> {
     zone.from_local_datetime(&t)
         .earliest()
-        .or_else(|| zone.from_local_datetime(&(t + TimeDelta::hours(1))).earliest())
+        .or_else(|| {
+            let later = t.checked_add_signed(TimeDelta::hours(1))?;
+            zone.from_local_datetime(&later).earliest()
+        })
         .map(|d| d.with_timezone(&Utc))
         .unwrap_or_else(|| Utc.from_utc_datetime(&t))
 }
@@ -490,4 +556,4 @@ use read::*;
 
 #[cfg(test)]
 #[path = "ics_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -43,10 +43,23 @@ fn render(d: &Digest) -> String {
     out
 }
 
+/// The calendar's budget in steps, without its time: what a test expects does not depend on
+/// how busy the machine is.
+const STEPS_ONLY: Budget = Budget { steps: Budget::CALENDAR.steps, time: Duration::from_secs(3_600) };
+
 #[track_caller]
 fn check(ics: &str, zone: Zone, now: DateTime<Utc>, expect: Expect) {
-    let d = digest(ics.as_bytes(), zone, now, DEFAULT_HORIZON).unwrap();
+    let d = digest_within(ics.as_bytes(), zone, now, DEFAULT_HORIZON, STEPS_ONLY).unwrap();
     expect.assert_eq(&render(&d));
+}
+
+/// `n` events repeating every second since 1990: the hostile calendar of issue 31 (2,000 of
+/// them are 250 KB).
+pub(crate) fn every_second_since_1990(n: usize) -> String {
+    let bodies: Vec<String> = (0..n)
+        .map(|i| format!("UID:s{i:04}\nSUMMARY:Tick {i}\nDTSTART:19900101T000000Z\nRRULE:FREQ=SECONDLY"))
+        .collect();
+    cal(&bodies.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
 fn render_changes(c: &Changes) -> String {
@@ -341,10 +354,131 @@ fn malformed_calendars_are_clear_errors() {
         e("<html>nope</html>"),
         "not an iCalendar file: it starts with `<html>nope</html>`, not BEGIN:VCALENDAR"
     );
-    expect!["not an iCalendar file: cannot be read at line 2: BEGIN:VEVENT"]
+    expect!["not an iCalendar file: line 2: BEGIN:VEVENT is never closed (no END:VEVENT)"]
         .assert_eq(&e("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\n"));
     let deep = format!("BEGIN:VCALENDAR\r\n{}", "BEGIN:X\r\n".repeat(100_000));
-    assert_eq!(e(&deep), "not an iCalendar file: BEGIN blocks nested more than 8 deep");
+    assert_eq!(e(&deep), "not an iCalendar file: BEGIN blocks nested more than 8 deep at line 9");
+}
+
+/// The stand-up calendar with LF and CRLF taking turns, a folded line split across both.
+fn mixed_endings() -> String {
+    STANDUP
+        .replace("LOCATION:Room 4\\, second floor\r\n", "LOCATION:Room 4\\, sec\n ond floor\r\n")
+        .split_inclusive("\r\n")
+        .enumerate()
+        .map(|(i, l)| if i % 2 == 0 { l.replace("\r\n", "\n") } else { l.to_owned() })
+        .collect()
+}
+
+#[test]
+fn lf_crlf_mixed_and_cr_line_endings_read_alike() {
+    let read = |text: &str| {
+        digest(text.as_bytes(), BERLIN, at(2026, 3, 28, 12), DEFAULT_HORIZON)
+            .map(|d| render(&d))
+            .unwrap_or_else(|e| e.to_string())
+    };
+    let want = read(STANDUP);
+    assert!(want.contains("Stand-up @ Room 4, second floor"), "{want}");
+    let mixed = mixed_endings();
+    assert!(mixed.matches("\r\n").count() * 3 > mixed.matches('\n').count(), "{mixed}");
+    assert!(mixed.matches("\r\n").count() * 3 < mixed.matches('\n').count() * 2, "{mixed}");
+    for (what, text) in [
+        ("LF", STANDUP.replace("\r\n", "\n")),
+        ("mixed", mixed_endings()),
+        ("CR", STANDUP.replace("\r\n", "\r")),
+        (
+            "blank lines and no final line break",
+            STANDUP.replace("END:VALARM\r\n", "END:VALARM\n\n\r\n").trim_end().to_owned(),
+        ),
+    ] {
+        assert_eq!(read(&text), want, "{what}");
+    }
+}
+
+#[test]
+fn a_calendar_that_cannot_be_read_names_the_line_that_is_wrong() {
+    let e = |text: &str| {
+        digest(text.as_bytes(), BERLIN, at(2026, 3, 28, 12), DEFAULT_HORIZON).unwrap_err().to_string()
+    };
+    // Lines are counted in the file: the folded ones before count too.
+    let folded = "BEGIN:VCALENDAR\nX-LONG:a\r\n b\n c\nBEGIN:VEVENT\nDTSTART:20260328T100000Z\nEND:VTODO\nEND:VCALENDAR\n";
+    expect!["not an iCalendar file: line 7: END:VTODO does not close BEGIN:VEVENT of line 5"]
+        .assert_eq(&e(folded));
+    expect!["not an iCalendar file: line 3: END:VEVENT closes no BEGIN"]
+        .assert_eq(&e("BEGIN:VCALENDAR\nEND:VCALENDAR\nEND:VEVENT\n"));
+    expect![[r#"not an iCalendar file: cannot be read at line 5: X-B;ALTREP="cid:x"y:z"#]]
+        .assert_eq(&e("BEGIN:VCALENDAR\r\nX-A:1\n 2\r\n 3\nX-B;ALTREP=\"cid:x\"y:z\nEND:VCALENDAR\n"));
+}
+
+#[test]
+fn durations_and_dates_at_the_edge_of_time_are_problems_not_panics() {
+    // Each of these overflowed a date-time sum, or may: issue 31 (`livenote tick` exited 101).
+    let ics = cal(&[
+        "UID:a\nSUMMARY:Forever\nDTSTART:20260310T100000Z\nDURATION:P99999999W",
+        "UID:b\nSUMMARY:Far end\nDTSTART:20260310T110000Z\nDTEND:99991231T235959Z\nRRULE:FREQ=DAILY;COUNT=2",
+        "UID:c\nSUMMARY:Six-digit year\nDTSTART:+2621430101T000000",
+        "UID:d\nSUMMARY:Long ago\nDTSTART;VALUE=DATE:00000101\nRRULE:FREQ=YEARLY\nDURATION:-P9999999999D",
+        "UID:e\nSUMMARY:Floating forever\nDTSTART:20260311T100000\nDURATION:P3652425DT1S",
+    ]);
+    check(
+        &ics,
+        Zone::Named(chrono_tz::UTC),
+        at(2026, 3, 10, 6),
+        expect![[r#"
+            2026-03-10 [2026-03-10T00:00:00+00:00 .. 2026-03-13T00:00:00+00:00)
+            2026-03-10T10:00:00Z .. 2026-03-10T10:00:00Z  Forever
+            2026-03-10T11:00:00Z .. 9999-12-31T23:59:59Z  Far end
+            2026-03-11T10:00:00Z .. 2026-03-11T10:00:00Z  Floating forever
+            2026-03-11T11:00:00Z .. +10000-01-01T23:59:59Z  Far end
+            problem: `Forever`: its DURATION `P99999999W` is not understood
+            problem: a date `+2621430101T000000` that is not understood
+            problem: an event without a readable DTSTART was skipped
+            problem: `Long ago`: its DURATION `-P9999999999D` is not understood
+            problem: `Floating forever`: its DURATION `P3652425DT1S` is not understood
+        "#]],
+    );
+}
+
+#[test]
+fn a_calendar_past_its_budget_leaves_the_rest_out_and_says_so_first() {
+    let mut bodies: Vec<String> = (0..12)
+        .map(|i| format!("UID:s{i:02}\nSUMMARY:Tick {i}\nDTSTART:19900101T000000Z\nRRULE:FREQ=SECONDLY"))
+        .collect();
+    // Expanded before the dense ones (in the order of their UIDs), and a one-off event, which
+    // costs nothing.
+    bodies.push("UID:a-daily\nSUMMARY:Daily\nDTSTART:20260301T090000Z\nRRULE:FREQ=DAILY".to_owned());
+    bodies.push("UID:z-once\nSUMMARY:Once\nDTSTART:20260311T100000Z".to_owned());
+    let ics = cal(&bodies.iter().map(String::as_str).collect::<Vec<_>>());
+    let read = |budget| {
+        let d = digest_within(
+            ics.as_bytes(),
+            Zone::Named(chrono_tz::UTC),
+            at(2026, 3, 10, 6),
+            DEFAULT_HORIZON,
+            budget,
+        )
+        .unwrap();
+        (render(&d), d.over_budget().map(str::to_owned))
+    };
+    let (text, over) = read(Budget { steps: 1_000, time: Duration::from_secs(3_600) });
+    expect![[r#"
+        2026-03-10 [2026-03-10T00:00:00+00:00 .. 2026-03-13T00:00:00+00:00)
+        2026-03-10T09:00:00Z .. 2026-03-10T09:00:00Z  Daily
+        2026-03-11T09:00:00Z .. 2026-03-11T09:00:00Z  Daily
+        2026-03-11T10:00:00Z .. 2026-03-11T10:00:00Z  Once
+        2026-03-12T09:00:00Z .. 2026-03-12T09:00:00Z  Daily
+        problem: the calendar's recurrences are too many to expand in one poll (more than 1,000 occurrences or 3600 s): 12 recurring events left out or cut short
+    "#]]
+    .assert_eq(&text);
+    assert!(over.is_some_and(|p| text.contains(&p)));
+    // Out of time before the first step: every recurring event is left out, the one-off is not.
+    let (text, _) = read(Budget { steps: 1_000, time: Duration::ZERO });
+    expect![[r#"
+        2026-03-10 [2026-03-10T00:00:00+00:00 .. 2026-03-13T00:00:00+00:00)
+        2026-03-11T10:00:00Z .. 2026-03-11T10:00:00Z  Once
+        problem: the calendar's recurrences are too many to expand in one poll (more than 1,000 occurrences or 0 s): 13 recurring events left out or cut short
+    "#]]
+    .assert_eq(&text);
 }
 
 #[test]
@@ -378,6 +512,10 @@ fn durations_read_rfc5545() {
     assert_eq!(parse_duration("1H"), None);
     assert_eq!(parse_duration("P1"), None);
     assert_eq!(parse_duration("P99999999999999999D"), None);
+    // Each part in range, the sum not: it overflowed.
+    assert_eq!(parse_duration("P106751991167DT1000000000000S"), None);
+    assert_eq!(parse_duration("P99999999W"), None);
+    assert_eq!(parse_duration("P3652425D"), Some(MAX_DURATION));
 }
 
 mod model {

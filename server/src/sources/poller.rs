@@ -3,11 +3,13 @@
 //! the root's service: `watch` and the language server alike).
 
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, Utc};
+use futures::FutureExt;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
@@ -101,7 +103,7 @@ pub async fn poll_source(cfg: &SourceConfig, cx: &PollCx<'_>) -> Result<PollRepo
     };
     st.kind = cfg.kind.name().to_owned();
     st.made_for = made_for;
-    let fetched = fetch(cfg, cx, &mut st).await;
+    let fetched = caught(fetch(cfg, cx, &mut st)).await;
     let items = match fetched {
         Ok(items) => items,
         Err(FetchError::NotPolled(why)) => return Err(PollError::NotPolled(why)),
@@ -210,7 +212,8 @@ async fn feed_items(url: &str, st: &mut SourceState) -> Result<Vec<Item>, String
         .await
         .map_err(|e| e.to_string())?;
     let fetch::Fetched::Body { bytes, validators } = fetched else { return Ok(Vec::new()) };
-    let parsed = feed::parse(&bytes, Some(url)).map_err(|e| e.to_string())?;
+    let base = url.to_owned();
+    let parsed = off_thread(move || feed::parse(&bytes, Some(&base))).await?.map_err(|e| e.to_string())?;
     st.cursor = serde_json::json!({ "validators": validators });
     Ok(parsed.entries.iter().map(|e| Item::from_parts(e.to_item())).collect())
 }
@@ -240,11 +243,45 @@ async fn ics_items(
         .await
         .map_err(|e| e.to_string())?;
     let fetch::Fetched::Body { bytes, validators } = fetched else { return Ok(Vec::new()) };
-    let digest = ics::digest(&bytes, cx.zone, cx.now, horizon).map_err(|e| e.to_string())?;
+    let (zone, now) = (cx.zone, cx.now);
+    let digest =
+        off_thread(move || ics::digest(&bytes, zone, now, horizon)).await?.map_err(|e| e.to_string())?;
+    if let Some(problem) = digest.over_budget() {
+        tracing::warn!("source {}: {problem}", cx.name);
+    }
     let changes = ics::changes(prev.as_ref(), &digest);
     let item = Item::from_parts(digest.to_item(&changes));
     st.cursor = serde_json::json!({ "validators": validators, "digest": digest });
     Ok(vec![item])
+}
+
+/// A panic in one source's poll (a parser's bug on what a server sent) is that source's
+/// failure, with its backoff: it never ends `tick`, `watch` or the language server.
+async fn caught<T>(poll: impl Future<Output = Result<T, FetchError>>) -> Result<T, FetchError> {
+    AssertUnwindSafe(poll)
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|panic| Err(FetchError::Failed(panicked(panic.as_ref()))))
+}
+
+/// `parse` on a thread of the blocking pool: a calendar's expansion or a large feed takes up
+/// to seconds of CPU, which on one of the runtime's two workers would hold up every request,
+/// webhook and run of the process meanwhile. Its panic is an error.
+async fn off_thread<T: Send + 'static>(parse: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
+    tokio::task::spawn_blocking(parse).await.map_err(|e| match e.try_into_panic() {
+        Ok(panic) => panicked(panic.as_ref()),
+        Err(e) => format!("the poll was cut short: {e}"),
+    })
+}
+
+/// What a poll's panic says, as its error.
+fn panicked(panic: &(dyn std::any::Any + Send)) -> String {
+    let what = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("no message");
+    format!("the poll failed on a bug in livenote (please report it): {}", short(what))
 }
 
 /// A mailbox's new messages since the saved cursor (UIDVALIDITY and the last UID).
@@ -535,3 +572,7 @@ async fn run(engine: Arc<Engine>, events_wake: Arc<Notify>, wake: Arc<Notify>, s
         h.abort();
     }
 }
+
+#[cfg(test)]
+#[path = "poller_tests.rs"]
+mod tests;

@@ -119,6 +119,13 @@ impl RawEvent {
         };
         let start = when("DTSTART", problems)?;
         let title = text("SUMMARY").unwrap_or_else(|| "(no title)".to_owned());
+        let duration = text("DURATION").and_then(|d| {
+            let parsed = parse_duration(&d);
+            if parsed.is_none() {
+                problems.push(format!("`{title}`: its DURATION `{}` is not understood", one_line(&d, 40)));
+            }
+            parsed
+        });
         let uid = text("UID")
             .map(|u| clip(&u, MAX_FIELD))
             .unwrap_or_else(|| format!("hash:{}", hash(&[title.as_str(), start.key().as_str()])));
@@ -141,7 +148,7 @@ impl RawEvent {
             location: text("LOCATION"),
             status: status.to_owned(),
             end: when("DTEND", problems),
-            duration: text("DURATION").and_then(|d| parse_duration(&d)),
+            duration,
             rrules: props("RRULE").map(|p| p.val.as_str().trim().to_owned()).collect(),
             rdates,
             exdates,
@@ -173,7 +180,14 @@ impl RawEvent {
 
     /// The occurrences that may meet the window (with a day's margin either side, which
     /// wall-clock times need before they are placed in the local zone).
-    pub(super) fn occurrences(&self, window: &Window, problems: &mut Problems) -> Vec<Occurrence> {
+    /// Each occurrence walked through is a step of `spending`, the calendar's budget: once it
+    /// is spent, a recurring event gets the occurrences found so far and no more.
+    pub(super) fn occurrences(
+        &self,
+        window: &Window,
+        problems: &mut Problems,
+        spending: &mut Spending,
+    ) -> Vec<Occurrence> {
         let length = self.length();
         if !self.recurs() {
             return vec![Occurrence { start: self.start.clone(), length }];
@@ -209,9 +223,20 @@ impl RawEvent {
                 set = set.exdate(t);
             }
         }
+        if spending.is_spent() {
+            spending.cut_short += 1;
+            return Vec::new();
+        }
         let margin = TimeDelta::days(1);
-        let after = (window.start - length - margin).with_timezone(&carrier);
-        let before = (window.end + margin).with_timezone(&carrier);
+        // Checked: a length of thousands of years reaches past what a date-time can hold.
+        let after = window
+            .start
+            .checked_sub_signed(length)
+            .and_then(|t| t.checked_sub_signed(margin))
+            .unwrap_or(DateTime::<Utc>::MIN_UTC)
+            .with_timezone(&carrier);
+        let before =
+            window.end.checked_add_signed(margin).unwrap_or(DateTime::<Utc>::MAX_UTC).with_timezone(&carrier);
         // By hand rather than `all()`, which walks every occurrence from DTSTART to the window
         // without a bound: `FREQ=SECONDLY` from 1990 is a billion steps. `limit()` bounds the
         // search for each next one (a rule that never matches).
@@ -219,6 +244,10 @@ impl RawEvent {
         for (step, t) in set.limit().into_iter().enumerate() {
             if step >= MAX_STEPS || found.len() >= usize::from(MAX_OCCURRENCES) {
                 problems.push(format!("`{}`: its recurrence is too dense to expand this far", self.title));
+                break;
+            }
+            if !spending.step() {
+                spending.cut_short += 1;
                 break;
             }
             if t > before {
@@ -242,7 +271,7 @@ impl RawEvent {
         let (start, end, all_day) = match &occ.start {
             When::Date(d) => {
                 let days = occ.length.num_days().max(1);
-                let last = d.checked_add_signed(TimeDelta::days(days - 1)).unwrap_or(*d);
+                let last = TimeDelta::try_days(days - 1).and_then(|n| d.checked_add_signed(n)).unwrap_or(*d);
                 let (from, to) = (midnight(zone, *d), midnight(zone, last.succ_opt().unwrap_or(last)));
                 if !window.meets(from, to) {
                     return None;
@@ -250,7 +279,8 @@ impl RawEvent {
                 (d.to_string(), last.to_string(), true)
             }
             When::Floating(t) => {
-                let (from, to) = (local_instant(zone, *t), local_instant(zone, *t + occ.length));
+                let end = t.checked_add_signed(occ.length).unwrap_or(*t);
+                let (from, to) = (local_instant(zone, *t), local_instant(zone, end));
                 if !window.meets(from, to) {
                     return None;
                 }
@@ -258,7 +288,7 @@ impl RawEvent {
             }
             other => {
                 let from = other.instant(zone);
-                let to = from + occ.length;
+                let to = from.checked_add_signed(occ.length).unwrap_or(from);
                 if !window.meets(from, to) {
                     return None;
                 }
@@ -314,14 +344,25 @@ pub(super) fn read_when(p: &Property<'_>, problems: &mut Problems) -> Vec<When> 
     out
 }
 
+/// RFC 5545's forms only (`20260310`, `20260310T100000`, `20260310T100000Z`): chrono alone also
+/// takes a signed year of six digits, and arithmetic on an instant near the edge of what it
+/// can hold overflows. Four-digit years and durations of at most [`MAX_DURATION`] keep every
+/// sum in range.
 pub(super) fn parse_when(value: &str, tz: Option<chrono_tz::Tz>) -> Option<When> {
+    let digits = |s: Option<&str>| s.is_some_and(|s| s.bytes().all(|b| b.is_ascii_digit()));
     if value.len() == 8 {
+        if !digits(Some(value)) {
+            return None;
+        }
         return NaiveDate::parse_from_str(value, "%Y%m%d").ok().map(When::Date);
     }
     let (naive, utc) = match value.strip_suffix(['Z', 'z']) {
         Some(v) => (v, true),
         None => (value, false),
     };
+    if naive.len() != 15 || !digits(naive.get(..8)) || !digits(naive.get(9..)) {
+        return None;
+    }
     let t = NaiveDateTime::parse_from_str(naive, "%Y%m%dT%H%M%S").ok()?;
     Some(match (utc, tz) {
         (true, _) => When::Utc(Utc.from_utc_datetime(&t)),
@@ -389,7 +430,7 @@ pub(super) fn parse_duration(s: &str) -> Option<TimeDelta> {
             unit => {
                 let n: i64 = number.parse().ok()?;
                 number.clear();
-                total += match (unit, in_time) {
+                let part = match (unit, in_time) {
                     ('W', false) => TimeDelta::try_weeks(n)?,
                     ('D', false) => TimeDelta::try_days(n)?,
                     ('H', true) => TimeDelta::try_hours(n)?,
@@ -397,41 +438,155 @@ pub(super) fn parse_duration(s: &str) -> Option<TimeDelta> {
                     ('S', true) => TimeDelta::try_seconds(n)?,
                     _ => return None,
                 };
+                total = total.checked_add(&part)?;
             }
         }
     }
-    if !number.is_empty() {
+    if !number.is_empty() || total > MAX_DURATION {
         return None;
     }
     Some(if negative { -total } else { total })
 }
 
+// ---------------------------------------------------------------------------------------------
+// Lines
+
+/// A calendar's text as the parser reads it: every line ending CRLF, folded lines joined, with
+/// the line of the file each line starts at (for errors that name it).
+pub(super) struct Unfolded {
+    pub(super) text: String,
+    /// `lines[i]`: the file's line number (1-based) of line `i + 1` of `text`.
+    lines: Vec<usize>,
+}
+
+impl Unfolded {
+    /// Real calendars mix LF and CRLF (exports edited by hand, feeds concatenated), and a lone
+    /// CR ends a line in old Mac exports: the parser reads a value up to the next CRLF, so one
+    /// LF line would swallow the lines after it. Every line ends in CRLF here, which also
+    /// keeps that search short. Blank lines carry nothing and are dropped.
+    pub(super) fn of(text: &str) -> Unfolded {
+        let mut out = String::with_capacity(text.len() + text.len() / 16);
+        let mut lines = Vec::new();
+        let physical = text.split('\n').flat_map(|l| l.strip_suffix('\r').unwrap_or(l).split('\r'));
+        for (i, line) in physical.enumerate() {
+            match line.strip_prefix([' ', '\t']) {
+                // A continuation (RFC 5545 3.1): the line break and the one blank go.
+                Some(rest) if !lines.is_empty() => {
+                    out.truncate(out.len() - 2);
+                    out.push_str(rest);
+                }
+                _ if line.is_empty() => continue,
+                _ => {
+                    out.push_str(line);
+                    lines.push(i + 1);
+                }
+            }
+            out.push_str("\r\n");
+        }
+        Unfolded { text: out, lines }
+    }
+
+    /// The file's line number of line `n` (1-based) of the text.
+    fn line_of(&self, n: usize) -> usize {
+        n.checked_sub(1).and_then(|i| self.lines.get(i)).copied().unwrap_or(n)
+    }
+
+    fn numbered(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.text.split("\r\n").zip(self.lines.iter().copied()).map(|(l, n)| (n, l))
+    }
+}
+
 /// The parser's first complaint (`0: at line 2, in Satisfy:` over the line, then more) as
-/// "cannot be read at line 2: BEGIN:VEVENT".
-pub(super) fn parse_error(e: &str) -> String {
+/// "cannot be read at line 2: BEGIN:VEVENT", the line counted in the file.
+pub(super) fn parse_error(e: &str, unfolded: &Unfolded) -> String {
     let mut lines = e.lines().skip_while(|l| !l.contains("at line "));
-    let line = lines.next().and_then(|l| l.split("at line ").nth(1)).and_then(|r| r.split(',').next());
+    let line = lines
+        .next()
+        .and_then(|l| l.split("at line ").nth(1))
+        .and_then(|r| r.split(',').next())
+        .and_then(|n| n.trim().parse::<usize>().ok());
     match (line, lines.next()) {
-        (Some(line), Some(text)) => one_line(&format!("cannot be read at line {line}: {text}"), 200),
+        (Some(line), Some(text)) => {
+            one_line(&format!("cannot be read at line {}: {text}", unfolded.line_of(line)), 200)
+        }
         _ => one_line(e, 200),
     }
 }
 
-pub(super) fn check_depth(text: &str) -> Result<(), IcsError> {
-    let mut depth = 0usize;
-    for line in text.lines() {
-        let line = line.trim_start();
-        let starts = |p: &str| line.get(..p.len()).is_some_and(|head| head.eq_ignore_ascii_case(p));
-        if starts("BEGIN:") {
-            depth += 1;
-            if depth > MAX_DEPTH {
-                return Err(IcsError::Malformed(format!("BEGIN blocks nested more than {MAX_DEPTH} deep")));
+/// BEGIN and END lines pair up, at most [`MAX_DEPTH`] deep. Checked before the parser, which
+/// recurses per level and, on a block left open or closed by another name, names where it gave
+/// up rather than the line that is wrong.
+pub(super) fn check_blocks(unfolded: &Unfolded) -> Result<(), IcsError> {
+    let mut open: Vec<(&str, usize)> = Vec::new();
+    let bad = |s: String| Err(IcsError::Malformed(one_line(&s, 200)));
+    for (n, line) in unfolded.numbered() {
+        let name = |p: &str| {
+            line.get(..p.len()).filter(|head| head.eq_ignore_ascii_case(p)).and_then(|_| line.get(p.len()..))
+        };
+        if let Some(begun) = name("BEGIN:") {
+            open.push((begun, n));
+            if open.len() > MAX_DEPTH {
+                return bad(format!("BEGIN blocks nested more than {MAX_DEPTH} deep at line {n}"));
             }
-        } else if starts("END:") {
-            depth = depth.saturating_sub(1);
+        } else if let Some(ended) = name("END:") {
+            match open.pop() {
+                Some((begun, _)) if begun == ended => {}
+                Some((begun, at)) => {
+                    return bad(format!("line {n}: END:{ended} does not close BEGIN:{begun} of line {at}"));
+                }
+                None => return bad(format!("line {n}: END:{ended} closes no BEGIN")),
+            }
         }
     }
-    Ok(())
+    match open.last() {
+        Some((begun, at)) => bad(format!("line {at}: BEGIN:{begun} is never closed (no END:{begun})")),
+        None => Ok(()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The budget
+
+/// What is left of one calendar's [`Budget`] while its recurrences are expanded.
+pub(super) struct Spending {
+    steps_left: usize,
+    taken: usize,
+    until: Option<std::time::Instant>,
+    spent: bool,
+    /// Recurring events left out, or cut short, because the budget was spent.
+    pub(super) cut_short: usize,
+}
+
+impl Spending {
+    pub(super) fn of(budget: Budget) -> Spending {
+        Spending {
+            steps_left: budget.steps,
+            taken: 0,
+            until: std::time::Instant::now().checked_add(budget.time),
+            spent: false,
+            cut_short: 0,
+        }
+    }
+
+    /// One occurrence walked through; false once the budget is spent. The clock is read every
+    /// few steps (one step of `rrule` costs about as much as reading it).
+    pub(super) fn step(&mut self) -> bool {
+        if self.spent {
+            return false;
+        }
+        let late = self.taken.is_multiple_of(8) && self.until.is_some_and(|u| std::time::Instant::now() >= u);
+        if self.steps_left == 0 || late {
+            self.spent = true;
+            return false;
+        }
+        self.steps_left -= 1;
+        self.taken += 1;
+        true
+    }
+
+    pub(super) fn is_spent(&self) -> bool {
+        self.spent
+    }
 }
 
 /// Problems, each once, at most [`MAX_PROBLEMS`].
@@ -443,5 +598,11 @@ impl Problems {
         if self.0.len() < MAX_PROBLEMS && !self.0.contains(&p) {
             self.0.push(p);
         }
+    }
+
+    /// `p` ahead of the others, however many there are: what matters most about the digest.
+    pub(super) fn first(&mut self, p: String) {
+        self.0.insert(0, p);
+        self.0.truncate(MAX_PROBLEMS);
     }
 }
