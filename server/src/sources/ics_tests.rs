@@ -427,9 +427,9 @@ fn durations_and_dates_at_the_edge_of_time_are_problems_not_panics() {
         expect![[r#"
             2026-03-10 [2026-03-10T00:00:00+00:00 .. 2026-03-13T00:00:00+00:00)
             2026-03-10T10:00:00Z .. 2026-03-10T10:00:00Z  Forever
-            2026-03-10T11:00:00Z .. 9999-12-31T23:59:59Z  Far end
+            2026-03-10T11:00:00Z .. 9999-12-30T00:00:00Z  Far end
             2026-03-11T10:00:00Z .. 2026-03-11T10:00:00Z  Floating forever
-            2026-03-11T11:00:00Z .. +10000-01-01T23:59:59Z  Far end
+            2026-03-11T11:00:00Z .. 9999-12-30T00:00:00Z  Far end
             problem: `Forever`: its DURATION `P99999999W` is not understood
             problem: a date `+2621430101T000000` that is not understood
             problem: an event without a readable DTSTART was skipped
