@@ -167,10 +167,11 @@ pub enum Command {
         /// nothing (nothing is written).
         #[arg(long)]
         dry_run: bool,
-        /// Also fire a note whose latest cron occurrence began less than DURATION ago (`15m`,
-        /// `1h`) and was neither run nor tried since, by any machine: for schedules that start
-        /// late (GitHub Actions, a CronJob every few minutes), past the 2-minute grace a
-        /// long-running scheduler keeps. One run per occurrence.
+        /// Also fire a note whose latest occurrence was neither run nor tried, by any machine,
+        /// and could last fire (the end of a cron's 2-minute grace, of a window's band) no more
+        /// than DURATION ago (`15m`, `1h`): for schedules that start late (GitHub Actions, a
+        /// CronJob every few minutes). One run per occurrence. In place of the folder's
+        /// `[scheduler] catch_up` for this tick.
         #[arg(long, value_name = "DURATION")]
         catch_up: Option<String>,
         /// Leave the sources (`[sources.NAME]`) unpolled: fire and process only what is
