@@ -202,7 +202,9 @@ impl RawEvent {
             // RFC 5545's rules are ASCII; `rrule` slices a BYDAY value by bytes and panicked
             // on `-1SUÅ` (found by the `ics` fuzz target).
             let parsed = if rule.is_ascii() {
-                rule.parse::<rrule::RRule<rrule::Unvalidated>>().and_then(|r| r.validate(dtstart)).map_err(|e| e.to_string())
+                rule.parse::<rrule::RRule<rrule::Unvalidated>>()
+                    .and_then(|r| r.validate(dtstart))
+                    .map_err(|e| e.to_string())
             } else {
                 Err("it is not ASCII".to_owned())
             };
@@ -325,7 +327,8 @@ pub(super) fn rfc3339(zone: Zone, t: DateTime<Utc>) -> String {
 /// 10000 or beyond ends on 30 December 9999 (found by the `ics` fuzz target: its end read
 /// `+10000-01-01T13:44:59+13:45`, which no RFC 3339 reader takes).
 fn shown_instant(t: DateTime<Utc>) -> DateTime<Utc> {
-    let day = |y, m, d| NaiveDate::from_ymd_opt(y, m, d).unwrap_or_default().and_time(NaiveTime::MIN).and_utc();
+    let day =
+        |y, m, d| NaiveDate::from_ymd_opt(y, m, d).unwrap_or_default().and_time(NaiveTime::MIN).and_utc();
     t.clamp(day(1, 1, 2), day(9_999, 12, 30))
 }
 
