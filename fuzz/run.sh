@@ -7,8 +7,8 @@
 # Crashes land in fuzz/artifacts/<target>/. Reproduce one (or check every seed) with
 #   bash fuzz/run.sh <target> -- fuzz/artifacts/<target>/crash-...
 #   bash fuzz/run.sh <target> -- fuzz/seeds/<target> -- -runs=0
-# LIVENOTE_FUZZ_BUILD adds cargo-fuzz build options (fuzz/ci.sh passes `--dev`: an unoptimised
-# build, minutes faster to make, for its short runs).
+# LIVENOTE_FUZZ_BUILD adds cargo-fuzz build options (fuzz/ci.sh passes `--dev --sanitizer none`:
+# an unoptimised build without AddressSanitizer, many minutes faster to make, for its short runs).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -10,7 +10,10 @@ use livenote::text::edit;
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let providers = ["local".to_owned()];
-    let a = note::analyze(text, &Options { providers: Some(&providers), mcp: None, scan_body: true });
+    let a = note::analyze(
+        text,
+        &Options { providers: Some(&providers), mcp: None, skills: None, scan_body: true, max_backoff: None },
+    );
     for d in &a.diagnostics {
         assert!(d.range.end <= text.len() && text.is_char_boundary(d.range.start) && text.is_char_boundary(d.range.end));
         for f in &d.fixes {

@@ -413,6 +413,7 @@ fn a_calendar_that_cannot_be_read_names_the_line_that_is_wrong() {
 #[test]
 fn durations_and_dates_at_the_edge_of_time_are_problems_not_panics() {
     // Each of these overflowed a date-time sum, or may: issue 31 (`livenote tick` exited 101).
+    // An end past the year 9999 is shown as 30 December 9999, which RFC 3339 can write.
     let ics = cal(&[
         "UID:a\nSUMMARY:Forever\nDTSTART:20260310T100000Z\nDURATION:P99999999W",
         "UID:b\nSUMMARY:Far end\nDTSTART:20260310T110000Z\nDTEND:99991231T235959Z\nRRULE:FREQ=DAILY;COUNT=2",
@@ -427,9 +428,9 @@ fn durations_and_dates_at_the_edge_of_time_are_problems_not_panics() {
         expect![[r#"
             2026-03-10 [2026-03-10T00:00:00+00:00 .. 2026-03-13T00:00:00+00:00)
             2026-03-10T10:00:00Z .. 2026-03-10T10:00:00Z  Forever
-            2026-03-10T11:00:00Z .. 9999-12-31T23:59:59Z  Far end
+            2026-03-10T11:00:00Z .. 9999-12-30T00:00:00Z  Far end
             2026-03-11T10:00:00Z .. 2026-03-11T10:00:00Z  Floating forever
-            2026-03-11T11:00:00Z .. +10000-01-01T23:59:59Z  Far end
+            2026-03-11T11:00:00Z .. 9999-12-30T00:00:00Z  Far end
             problem: `Forever`: its DURATION `P99999999W` is not understood
             problem: a date `+2621430101T000000` that is not understood
             problem: an event without a readable DTSTART was skipped
@@ -498,6 +499,47 @@ fn broken_events_are_skipped_with_a_problem() {
             2026-03-28T11:00:00Z .. 2026-03-28T11:00:00Z  Fine
             problem: an event without a readable DTSTART was skipped
             problem: `Bad rule`: its recurrence rule is not understood (RRule parsing error: `SOMETIMES` is not a valid frequency.)
+        "#]],
+    );
+}
+
+/// A rule that never matches costs `rrule`'s whole search (100,000 months here) in one step:
+/// the steps cannot bound such a calendar, its time does (at most one search over it).
+#[test]
+fn rules_that_never_match_are_bounded_by_the_calendars_time() {
+    let bodies: Vec<String> = (0..200)
+        .map(|i| {
+            format!("UID:n{i:03}\nSUMMARY:Never {i}\nDTSTART:20260101T090000Z\nRRULE:FREQ=MONTHLY;BYDAY=-1SU;BYSETPOS=2")
+        })
+        .collect();
+    let ics = cal(&bodies.iter().map(String::as_str).collect::<Vec<_>>());
+    let budget = Budget { steps: Budget::CALENDAR.steps, time: Duration::from_millis(300) };
+    let started = std::time::Instant::now();
+    let d = digest_within(
+        ics.as_bytes(),
+        Zone::Named(chrono_tz::UTC),
+        at(2026, 3, 10, 6),
+        DEFAULT_HORIZON,
+        budget,
+    )
+    .unwrap();
+    let took = started.elapsed();
+    assert!(d.over_budget().is_some_and(|p| p.contains("or 0.3 s)")), "{:?}", d.problems);
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+#[test]
+fn a_rule_that_is_not_ascii_is_a_problem_not_a_panic() {
+    // `rrule` sliced `-1SUÅ` inside the Å and panicked (found by the `ics` fuzz target).
+    let ics = cal(&["UID:r\nSUMMARY:Last Sunday\nDTSTART:20260301T090000Z\nRRULE:FREQ=MONTHLY;BYDAY=-1SUÅ"]);
+    check(
+        &ics,
+        Zone::Named(chrono_tz::UTC),
+        at(2026, 3, 1, 6),
+        expect![[r#"
+            2026-03-01 [2026-03-01T00:00:00+00:00 .. 2026-03-04T00:00:00+00:00)
+            2026-03-01T09:00:00Z .. 2026-03-01T09:00:00Z  Last Sunday
+            problem: `Last Sunday`: its recurrence rule is not understood (it is not ASCII)
         "#]],
     );
 }
