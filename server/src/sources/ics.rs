@@ -62,13 +62,15 @@ const MAX_PROBLEMS: usize = 10;
 /// out, and the digest says so first among its `problems`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
-    /// Occurrences walked through, summed over the calendar's recurring events.
+    /// Steps, summed over the calendar's recurring events: each event begun, each occurrence
+    /// walked through.
     pub steps: usize,
     pub time: Duration,
 }
 
 impl Budget {
-    /// A million occurrences (about a third of a second in a release build) or two seconds.
+    /// A million steps or two seconds (at about 25 µs a step, a debug build reaches the time
+    /// first).
     pub const CALENDAR: Budget = Budget { steps: 1_000_000, time: Duration::from_secs(2) };
 }
 
@@ -240,7 +242,7 @@ pub fn digest_within(
     }
     let over_budget = (spending.cut_short > 0).then(|| {
         format!(
-            "the calendar's recurrences are too many to expand in one poll (more than {} occurrences or {} s): {} {} left out or cut short",
+            "the calendar's recurrences are too many to expand in one poll (its budget is {} steps or {} s): {} {} left out or cut short",
             count::grouped(budget.steps),
             budget.time.as_secs_f64(),
             count::grouped(spending.cut_short),

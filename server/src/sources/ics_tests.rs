@@ -468,7 +468,7 @@ fn a_calendar_past_its_budget_leaves_the_rest_out_and_says_so_first() {
         2026-03-11T09:00:00Z .. 2026-03-11T09:00:00Z  Daily
         2026-03-11T10:00:00Z .. 2026-03-11T10:00:00Z  Once
         2026-03-12T09:00:00Z .. 2026-03-12T09:00:00Z  Daily
-        problem: the calendar's recurrences are too many to expand in one poll (more than 1,000 occurrences or 3600 s): 12 recurring events left out or cut short
+        problem: the calendar's recurrences are too many to expand in one poll (its budget is 1,000 steps or 3600 s): 12 recurring events left out or cut short
     "#]]
     .assert_eq(&text);
     assert!(over.is_some_and(|p| text.contains(&p)));
@@ -477,7 +477,7 @@ fn a_calendar_past_its_budget_leaves_the_rest_out_and_says_so_first() {
     expect![[r#"
         2026-03-10 [2026-03-10T00:00:00+00:00 .. 2026-03-13T00:00:00+00:00)
         2026-03-11T10:00:00Z .. 2026-03-11T10:00:00Z  Once
-        problem: the calendar's recurrences are too many to expand in one poll (more than 1,000 occurrences or 0 s): 13 recurring events left out or cut short
+        problem: the calendar's recurrences are too many to expand in one poll (its budget is 1,000 steps or 0 s): 13 recurring events left out or cut short
     "#]]
     .assert_eq(&text);
 }
