@@ -131,6 +131,11 @@ pub struct Digest {
     /// The problem of a spent [`Budget`], also first in `problems`. Not kept between polls.
     #[serde(skip)]
     over_budget: Option<String>,
+    /// UIDs of the recurring events the budget left out or cut short: what this digest does not
+    /// know. Kept between polls, so that an event read again is not "added", nor one left out
+    /// "cancelled".
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    cut: BTreeSet<String>,
 }
 
 /// An event whose time changed, with where it was.
@@ -219,11 +224,17 @@ pub fn digest_within(
     }
     let mut events = Vec::new();
     let mut spending = Spending::of(budget);
+    let mut cut = BTreeSet::new();
     for (masters, overrides) in by_uid.values() {
         let replaced: BTreeSet<String> =
             overrides.iter().filter_map(|o| o.recurrence_id.as_ref().map(When::key)).collect();
         for m in masters {
-            for occ in m.occurrences(&window, &mut problems, &mut spending) {
+            let cut_before = spending.cut_short;
+            let occurrences = m.occurrences(&window, &mut problems, &mut spending);
+            if spending.cut_short > cut_before {
+                cut.insert(m.uid.clone());
+            }
+            for occ in occurrences {
                 let instance = m.recurs().then(|| occ.start.key());
                 if instance.as_ref().is_some_and(|i| replaced.contains(i)) {
                     continue;
@@ -267,6 +278,7 @@ pub fn digest_within(
         problems: problems.0,
         known,
         over_budget,
+        cut,
     })
 }
 
@@ -305,6 +317,8 @@ pub fn changes(prev: Option<&Digest>, now: &Digest) -> Changes {
         let key = e.key();
         match before.get(&key) {
             None if e.status == "cancelled" => {}
+            // Not read last time (the calendar's budget was spent before it).
+            None if prev.cut.contains(&e.uid) => {}
             // In view only because the window moved on: nothing happened to it.
             None if !starts_before_end(e, prev) => {}
             None => out.added.push(e.clone()),
@@ -323,7 +337,8 @@ pub fn changes(prev: Option<&Digest>, now: &Digest) -> Changes {
     }
     for old in &prev.events {
         let key = old.key();
-        if after.contains_key(&key) || old.status == "cancelled" || !ends_after_start(old, now) {
+        let unread = now.cut.contains(&old.uid);
+        if after.contains_key(&key) || old.status == "cancelled" || !ends_after_start(old, now) || unread {
             continue;
         }
         if now.known.contains(&key) {

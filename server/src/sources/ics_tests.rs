@@ -528,6 +528,44 @@ fn rules_that_never_match_are_bounded_by_the_calendars_time() {
     assert!(took < Duration::from_secs(5), "{took:?}");
 }
 
+/// A poll past the budget does not know the events it left out: they are neither cancelled
+/// then nor added when a later poll reads them again (and the digest that says so survives
+/// the source's state file).
+#[test]
+fn events_the_budget_left_out_are_neither_cancelled_nor_added() {
+    let ics = cal(&[
+        "UID:a-once\nSUMMARY:Once\nDTSTART:20260311T100000Z",
+        "UID:b-daily\nSUMMARY:Daily\nDTSTART:20260301T090000Z\nRRULE:FREQ=DAILY",
+    ]);
+    let read = |time| {
+        let budget = Budget { steps: 1_000, time };
+        digest_within(
+            ics.as_bytes(),
+            Zone::Named(chrono_tz::UTC),
+            at(2026, 3, 10, 6),
+            DEFAULT_HORIZON,
+            budget,
+        )
+        .unwrap()
+    };
+    let full = read(Duration::from_secs(3_600));
+    let cut = read(Duration::ZERO);
+    assert_eq!((full.events.len(), cut.events.len()), (4, 1));
+    let kept: Digest = serde_json::from_value(serde_json::to_value(&cut).unwrap()).unwrap();
+    for (from, to) in [(&full, &cut), (&kept, &full), (&cut, &full)] {
+        assert_eq!(render_changes(&changes(Some(from), to)), "");
+    }
+    // Out of the window for real, it is cancelled as before.
+    let gone = digest(
+        cal(&["UID:a-once\nSUMMARY:Once\nDTSTART:20260311T100000Z"]).as_bytes(),
+        Zone::Named(chrono_tz::UTC),
+        at(2026, 3, 10, 6),
+        DEFAULT_HORIZON,
+    )
+    .unwrap();
+    assert_eq!(render_changes(&changes(Some(&full), &gone)).lines().count(), 3);
+}
+
 #[test]
 fn a_rule_that_is_not_ascii_is_a_problem_not_a_panic() {
     // `rrule` sliced `-1SUÅ` inside the Å and panicked (found by the `ics` fuzz target).
