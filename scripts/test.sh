@@ -7,7 +7,7 @@
 # kubernetes-validate into target/ci-venv, Debian's systemd for systemd-analyze, Debian's dovecot-imapd for the
 # IMAP source tests, Debian's strace for the request-burst test; for the Windows suite
 # the Rust target x86_64-pc-windows-gnu, Debian's gcc-mingw-w64-x86-64 and wine64 and a Wine
-# prefix in target/wine)
+# prefix in target/wine; cargo-fuzz for the fuzz step)
 # before using it; a second run reuses them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,6 +52,13 @@ LIVENOTE_WINDOWS_EXE="${CARGO_TARGET_DIR:-$PWD/target}/$LIVENOTE_WINDOWS_TARGET/
 export LIVENOTE_WINDOWS_EXE
 echo "== cargo test (unit, protocol, CLI, runs, agent, events, faults, MCP, Helix, Neovim, Windows under Wine)"
 cargo test --workspace --locked
+echo "== fuzz: every target in fuzz/ for 15 s from its checked-in seeds (cargo-fuzz, installed when missing; fuzz/ci.sh)"
+# One unoptimised build of the graph without AddressSanitizer, then the seven targets: 7.5
+# minutes on the shared 2-core machine with cargo-fuzz installed (about 5.5 the build, 2 the
+# runs), 2 min 50 s more to install it; 1.0 GB in target/x86_64-unknown-linux-gnu
+# (docs/reliability.md). A crash fails the run with libFuzzer's report; the input is kept in
+# fuzz/artifacts/.
+bash fuzz/ci.sh
 echo "== cargo package: the crate packs what it would publish (metadata, readme, licenses, binstall)"
 # --allow-dirty: a developer's uncommitted work is packaged as it is; CI's clone is clean anyway.
 # --no-verify: verifying builds the packed crate again without the tests' dev-dependency

@@ -70,5 +70,7 @@ fn parse(raw: &[u8], validity: u32, uid: u32, size: Option<u32>) -> Option<MailM
 fn known(info: &PanicHookInfo<'_>) -> bool {
     let at = info.location().map(|l| l.file()).unwrap_or_default();
     let what = info.payload().downcast_ref::<&str>().copied().unwrap_or_default();
-    at.contains("mail-parser-0.11.9") && at.ends_with("message.rs") && what.contains("could not find multipart")
+    at.contains("mail-parser-0.11.9")
+        && at.ends_with("message.rs")
+        && what.contains("could not find multipart")
 }

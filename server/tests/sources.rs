@@ -887,7 +887,7 @@ fn hostile_calendars_hold_up_no_webhook_and_their_digests_say_what_was_left_out(
         assert!(logs.iter().any(|l| l.contains(&said)), "{logs:#?}");
         let digest = &events_of(&ws.root, name)[0];
         let first = digest["payload"]["problems"][0].as_str().unwrap_or_default();
-        assert!(first.contains("(more than 1,000,000 occurrences or 2 s): "), "{digest}\n{logs:#?}");
+        assert!(first.contains("(its budget is 1,000,000 steps or 2 s): "), "{digest}\n{logs:#?}");
         assert!(first.ends_with("recurring events left out or cut short"), "{first}");
     }
     let s = sources_json(&ws);

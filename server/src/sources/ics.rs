@@ -62,13 +62,15 @@ const MAX_PROBLEMS: usize = 10;
 /// out, and the digest says so first among its `problems`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
-    /// Occurrences walked through, summed over the calendar's recurring events.
+    /// Steps, summed over the calendar's recurring events: each event begun, each occurrence
+    /// walked through.
     pub steps: usize,
     pub time: Duration,
 }
 
 impl Budget {
-    /// A million occurrences (about a third of a second in a release build) or two seconds.
+    /// A million steps or two seconds (at about 25 µs a step, a debug build reaches the time
+    /// first).
     pub const CALENDAR: Budget = Budget { steps: 1_000_000, time: Duration::from_secs(2) };
 }
 
@@ -129,6 +131,11 @@ pub struct Digest {
     /// The problem of a spent [`Budget`], also first in `problems`. Not kept between polls.
     #[serde(skip)]
     over_budget: Option<String>,
+    /// UIDs of the recurring events the budget left out or cut short: what this digest does not
+    /// know. Kept between polls, so that an event read again is not "added", nor one left out
+    /// "cancelled".
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    cut: BTreeSet<String>,
 }
 
 /// An event whose time changed, with where it was.
@@ -217,11 +224,17 @@ pub fn digest_within(
     }
     let mut events = Vec::new();
     let mut spending = Spending::of(budget);
+    let mut cut = BTreeSet::new();
     for (masters, overrides) in by_uid.values() {
         let replaced: BTreeSet<String> =
             overrides.iter().filter_map(|o| o.recurrence_id.as_ref().map(When::key)).collect();
         for m in masters {
-            for occ in m.occurrences(&window, &mut problems, &mut spending) {
+            let cut_before = spending.cut_short;
+            let occurrences = m.occurrences(&window, &mut problems, &mut spending);
+            if spending.cut_short > cut_before {
+                cut.insert(m.uid.clone());
+            }
+            for occ in occurrences {
                 let instance = m.recurs().then(|| occ.start.key());
                 if instance.as_ref().is_some_and(|i| replaced.contains(i)) {
                     continue;
@@ -240,7 +253,7 @@ pub fn digest_within(
     }
     let over_budget = (spending.cut_short > 0).then(|| {
         format!(
-            "the calendar's recurrences are too many to expand in one poll (more than {} occurrences or {} s): {} {} left out or cut short",
+            "the calendar's recurrences are too many to expand in one poll (its budget is {} steps or {} s): {} {} left out or cut short",
             count::grouped(budget.steps),
             budget.time.as_secs_f64(),
             count::grouped(spending.cut_short),
@@ -265,6 +278,7 @@ pub fn digest_within(
         problems: problems.0,
         known,
         over_budget,
+        cut,
     })
 }
 
@@ -303,6 +317,8 @@ pub fn changes(prev: Option<&Digest>, now: &Digest) -> Changes {
         let key = e.key();
         match before.get(&key) {
             None if e.status == "cancelled" => {}
+            // Not read last time (the calendar's budget was spent before it).
+            None if prev.cut.contains(&e.uid) => {}
             // In view only because the window moved on: nothing happened to it.
             None if !starts_before_end(e, prev) => {}
             None => out.added.push(e.clone()),
@@ -321,7 +337,8 @@ pub fn changes(prev: Option<&Digest>, now: &Digest) -> Changes {
     }
     for old in &prev.events {
         let key = old.key();
-        if after.contains_key(&key) || old.status == "cancelled" || !ends_after_start(old, now) {
+        let unread = now.cut.contains(&old.uid);
+        if after.contains_key(&key) || old.status == "cancelled" || !ends_after_start(old, now) || unread {
             continue;
         }
         if now.known.contains(&key) {

@@ -413,6 +413,7 @@ fn a_calendar_that_cannot_be_read_names_the_line_that_is_wrong() {
 #[test]
 fn durations_and_dates_at_the_edge_of_time_are_problems_not_panics() {
     // Each of these overflowed a date-time sum, or may: issue 31 (`livenote tick` exited 101).
+    // An end past the year 9999 is shown as 30 December 9999, which RFC 3339 can write.
     let ics = cal(&[
         "UID:a\nSUMMARY:Forever\nDTSTART:20260310T100000Z\nDURATION:P99999999W",
         "UID:b\nSUMMARY:Far end\nDTSTART:20260310T110000Z\nDTEND:99991231T235959Z\nRRULE:FREQ=DAILY;COUNT=2",
@@ -467,7 +468,7 @@ fn a_calendar_past_its_budget_leaves_the_rest_out_and_says_so_first() {
         2026-03-11T09:00:00Z .. 2026-03-11T09:00:00Z  Daily
         2026-03-11T10:00:00Z .. 2026-03-11T10:00:00Z  Once
         2026-03-12T09:00:00Z .. 2026-03-12T09:00:00Z  Daily
-        problem: the calendar's recurrences are too many to expand in one poll (more than 1,000 occurrences or 3600 s): 12 recurring events left out or cut short
+        problem: the calendar's recurrences are too many to expand in one poll (its budget is 1,000 steps or 3600 s): 12 recurring events left out or cut short
     "#]]
     .assert_eq(&text);
     assert!(over.is_some_and(|p| text.contains(&p)));
@@ -476,7 +477,7 @@ fn a_calendar_past_its_budget_leaves_the_rest_out_and_says_so_first() {
     expect![[r#"
         2026-03-10 [2026-03-10T00:00:00+00:00 .. 2026-03-13T00:00:00+00:00)
         2026-03-11T10:00:00Z .. 2026-03-11T10:00:00Z  Once
-        problem: the calendar's recurrences are too many to expand in one poll (more than 1,000 occurrences or 0 s): 13 recurring events left out or cut short
+        problem: the calendar's recurrences are too many to expand in one poll (its budget is 1,000 steps or 0 s): 13 recurring events left out or cut short
     "#]]
     .assert_eq(&text);
 }
@@ -498,6 +499,85 @@ fn broken_events_are_skipped_with_a_problem() {
             2026-03-28T11:00:00Z .. 2026-03-28T11:00:00Z  Fine
             problem: an event without a readable DTSTART was skipped
             problem: `Bad rule`: its recurrence rule is not understood (RRule parsing error: `SOMETIMES` is not a valid frequency.)
+        "#]],
+    );
+}
+
+/// A rule that never matches costs `rrule`'s whole search (100,000 months here) in one step:
+/// the steps cannot bound such a calendar, its time does (at most one search over it).
+#[test]
+fn rules_that_never_match_are_bounded_by_the_calendars_time() {
+    let bodies: Vec<String> = (0..200)
+        .map(|i| {
+            format!("UID:n{i:03}\nSUMMARY:Never {i}\nDTSTART:20260101T090000Z\nRRULE:FREQ=MONTHLY;BYDAY=-1SU;BYSETPOS=2")
+        })
+        .collect();
+    let ics = cal(&bodies.iter().map(String::as_str).collect::<Vec<_>>());
+    let budget = Budget { steps: Budget::CALENDAR.steps, time: Duration::from_millis(300) };
+    let started = std::time::Instant::now();
+    let d = digest_within(
+        ics.as_bytes(),
+        Zone::Named(chrono_tz::UTC),
+        at(2026, 3, 10, 6),
+        DEFAULT_HORIZON,
+        budget,
+    )
+    .unwrap();
+    let took = started.elapsed();
+    assert!(d.over_budget().is_some_and(|p| p.contains("or 0.3 s)")), "{:?}", d.problems);
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+/// A poll past the budget does not know the events it left out: they are neither cancelled
+/// then nor added when a later poll reads them again (and the digest that says so survives
+/// the source's state file).
+#[test]
+fn events_the_budget_left_out_are_neither_cancelled_nor_added() {
+    let ics = cal(&[
+        "UID:a-once\nSUMMARY:Once\nDTSTART:20260311T100000Z",
+        "UID:b-daily\nSUMMARY:Daily\nDTSTART:20260301T090000Z\nRRULE:FREQ=DAILY",
+    ]);
+    let read = |time| {
+        let budget = Budget { steps: 1_000, time };
+        digest_within(
+            ics.as_bytes(),
+            Zone::Named(chrono_tz::UTC),
+            at(2026, 3, 10, 6),
+            DEFAULT_HORIZON,
+            budget,
+        )
+        .unwrap()
+    };
+    let full = read(Duration::from_secs(3_600));
+    let cut = read(Duration::ZERO);
+    assert_eq!((full.events.len(), cut.events.len()), (4, 1));
+    let kept: Digest = serde_json::from_value(serde_json::to_value(&cut).unwrap()).unwrap();
+    for (from, to) in [(&full, &cut), (&kept, &full), (&cut, &full)] {
+        assert_eq!(render_changes(&changes(Some(from), to)), "");
+    }
+    // Out of the window for real, it is cancelled as before.
+    let gone = digest(
+        cal(&["UID:a-once\nSUMMARY:Once\nDTSTART:20260311T100000Z"]).as_bytes(),
+        Zone::Named(chrono_tz::UTC),
+        at(2026, 3, 10, 6),
+        DEFAULT_HORIZON,
+    )
+    .unwrap();
+    assert_eq!(render_changes(&changes(Some(&full), &gone)).lines().count(), 3);
+}
+
+#[test]
+fn a_rule_that_is_not_ascii_is_a_problem_not_a_panic() {
+    // `rrule` sliced `-1SUÅ` inside the Å and panicked (found by the `ics` fuzz target).
+    let ics = cal(&["UID:r\nSUMMARY:Last Sunday\nDTSTART:20260301T090000Z\nRRULE:FREQ=MONTHLY;BYDAY=-1SUÅ"]);
+    check(
+        &ics,
+        Zone::Named(chrono_tz::UTC),
+        at(2026, 3, 1, 6),
+        expect![[r#"
+            2026-03-01 [2026-03-01T00:00:00+00:00 .. 2026-03-04T00:00:00+00:00)
+            2026-03-01T09:00:00Z .. 2026-03-01T09:00:00Z  Last Sunday
+            problem: `Last Sunday`: its recurrence rule is not understood (it is not ASCII)
         "#]],
     );
 }

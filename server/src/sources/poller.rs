@@ -258,30 +258,23 @@ async fn ics_items(
 /// A panic in one source's poll (a parser's bug on what a server sent) is that source's
 /// failure, with its backoff: it never ends `tick`, `watch` or the language server.
 async fn caught<T>(poll: impl Future<Output = Result<T, FetchError>>) -> Result<T, FetchError> {
-    AssertUnwindSafe(poll)
-        .catch_unwind()
-        .await
-        .unwrap_or_else(|panic| Err(FetchError::Failed(panicked(panic.as_ref()))))
+    AssertUnwindSafe(poll).catch_unwind().await.unwrap_or_else(|_| Err(FetchError::Failed(panicked())))
 }
 
 /// `parse` on a thread of the blocking pool: a calendar's expansion or a large feed takes up
 /// to seconds of CPU, which on one of the runtime's two workers would hold up every request,
 /// webhook and run of the process meanwhile. Its panic is an error.
 async fn off_thread<T: Send + 'static>(parse: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
-    tokio::task::spawn_blocking(parse).await.map_err(|e| match e.try_into_panic() {
-        Ok(panic) => panicked(panic.as_ref()),
-        Err(e) => format!("the poll was cut short: {e}"),
-    })
+    tokio::task::spawn_blocking(parse)
+        .await
+        .map_err(|e| if e.is_panic() { panicked() } else { format!("the poll was cut short: {e}") })
 }
 
-/// What a poll's panic says, as its error.
-fn panicked(panic: &(dyn std::any::Any + Send)) -> String {
-    let what = panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("no message");
-    format!("the poll failed on a bug in livenote (please report it): {}", short(what))
+/// A poll's panic as its error. The panic's own message (in the log, where the panic hook
+/// wrote it with its place) is not repeated: it may quote what was being read, a mail's or a
+/// calendar's text, and the error is kept in `.livenote/sources/`.
+fn panicked() -> String {
+    "the poll failed on a bug in livenote; the log says where (please report it)".to_owned()
 }
 
 /// A mailbox's new messages since the saved cursor (UIDVALIDITY and the last UID).

@@ -231,7 +231,9 @@ impl RawEvent {
                 set = set.exdate(t);
             }
         }
-        if spending.is_spent() {
+        // A step of its own for each recurring event: a rule that never matches yields nothing,
+        // after a search that may take a second, and its steps alone would not count it.
+        if !spending.step() {
             spending.cut_short += 1;
             return Vec::new();
         }
@@ -592,10 +594,10 @@ impl Spending {
         }
     }
 
-    /// One occurrence walked through; false once the budget is spent. The clock is read at
-    /// each step: reading it costs a tenth of a step, and one step of a rule that never matches
-    /// (`FREQ=MONTHLY;BYDAY=-1SU;BYSETPOS=2`) is `rrule`'s whole search, 100,000 periods, so
-    /// the time is overrun by at most one such search.
+    /// One step (an event begun, an occurrence walked through); false once the budget is
+    /// spent. The clock is read at each: reading it costs a tenth of a step, and one step of a
+    /// rule that never matches (`FREQ=MONTHLY;BYDAY=-1SU;BYSETPOS=2`) is `rrule`'s whole
+    /// search, 100,000 periods, so the time is overrun by at most one such search.
     pub(super) fn step(&mut self) -> bool {
         if self.spent {
             return false;
@@ -607,10 +609,6 @@ impl Spending {
         }
         self.steps_left -= 1;
         true
-    }
-
-    pub(super) fn is_spent(&self) -> bool {
-        self.spent
     }
 }
 
