@@ -5,6 +5,8 @@
 //! needs `python3`), or `bash scripts/bench.sh` to also redraw the tables and the plot.
 //! It measures the `bench` profile (release + line tables); `--profile dist-bench` measures the
 //! shipped build (dist + line tables); the results' `settings.profile` names which.
+//! `LIVENOTE_BENCH_BIN=path/to/livenote` measures that binary instead (`target/release/livenote`
+//! as `cargo build --release` makes it, `target/dist/livenote`), named so in the results.
 //! Results go to `target/bench/results.json` (and a dated copy); a summary goes to stdout.
 //!
 //! Per vault size (`python3 scripts/gen_vault.py --notes N --live-ratio 0.1 --big 3 --seed 1
@@ -122,12 +124,19 @@ fn main() {
     let settings = Settings::from_env();
     let started = Instant::now();
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_livenote"));
+    // LIVENOTE_BENCH_BIN: a binary built elsewhere (`cargo build --release`, `--profile dist`),
+    // to compare what people build with what ships without building either twice.
+    let given = std::env::var_os("LIVENOTE_BENCH_BIN").filter(|b| !b.is_empty()).map(PathBuf::from);
+    let bin = given.clone().unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_livenote")));
+    let profile = match &given {
+        Some(b) => format!("LIVENOTE_BENCH_BIN={}", b.display()),
+        None => profile_of(&bin),
+    };
     let load_start = procfs::loadavg();
     let date = Utc::now();
     progress(&format!(
         "profile {}, sizes {:?}, load average {:?}{}",
-        profile_of(&bin),
+        profile,
         settings.sizes,
         load_start,
         if settings.quick { ", QUICK mode (figures not comparable)" } else { "" }
@@ -161,7 +170,7 @@ fn main() {
             "run_samples": settings.run_samples,
             "live_ratio": 0.1,
             "seed": 1,
-            "profile": profile_of(&bin),
+            "profile": profile,
         },
         "sizes": sizes,
         "mcp": mcp,
