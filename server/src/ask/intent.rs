@@ -21,6 +21,8 @@ pub struct Intent {
     pub schedule: bool,
     /// A question ("why did it not run this morning?").
     pub question: bool,
+    /// Says the note should cover more ("... too", "also ...", "add ...", "keep an eye on ...").
+    pub extend: bool,
 }
 
 /// The sentence's words, lower-case, apostrophes dropped (`don't` → `dont`).
@@ -101,7 +103,10 @@ impl Intent {
         let pause = !resume && (has("pause") || has("suspend") || phrase("take a break"));
         let schedule = w.iter().any(|x| SCHEDULE_WORDS.contains(&x.as_str()))
             || w.windows(2).any(|p| p[0] == "at" && p[1].chars().next().is_some_and(|c| c.is_ascii_digit()));
-        Intent { run, stop, undo, passive, pause, resume, schedule, question }
+        let extend = ["too", "also", "add", "include", "track", "watch", "follow", "monitor"].iter().any(|x| has(x))
+            || phrase("as well")
+            || phrase("keep an eye");
+        Intent { run, stop, undo, passive, pause, resume, schedule, question, extend }
     }
 }
 
@@ -133,7 +138,7 @@ pub fn direct_commands(sentence: &str, note: &str, live: bool) -> Vec<String> {
         out.push(format!("livenote make-live {note} --cron \"MIN HOUR * * DAYS\" (or --window HH:MM-HH:MM)"));
     }
     let changes_block = i.passive || i.pause || i.resume || i.undo || (i.stop && !i.run);
-    if !i.question && !changes_block && !(i.run && live) {
+    if !i.question && !changes_block && (i.extend || !i.run || !live) {
         match live {
             true => out.push(format!("livenote make-live {note} --describe {} (adds it to the objective)", quoted(sentence))),
             false => out.push(format!("livenote make-live {note} --describe {}", quoted(sentence))),

@@ -68,6 +68,10 @@ fn without_a_model_the_direct_commands_follow_the_sentence() {
         livenote run notes/w.md"#]]
     .assert_eq(&show("run it now", true));
     expect_test::expect![[r#"
+        livenote make-live notes/w.md --describe "run it now and keep an eye on pollen too" (adds it to the objective)
+        livenote run notes/w.md"#]]
+    .assert_eq(&show("run it now and keep an eye on pollen too", true));
+    expect_test::expect![[r#"
         livenote stop notes/w.md"#]]
     .assert_eq(&show("stop it", true));
     expect_test::expect![[r#"

@@ -379,6 +379,18 @@ impl Workspace {
         }
     }
 
+    /// The configuration of the root owning the note at `path` as it is now (the folder's only
+    /// when trusted), the names a note there may use, and the machine's name: what `livenote
+    /// ask` asks its model with and checks the changes against.
+    pub fn setting(&self, path: &str) -> Result<(Config, survey::Known, String), Refusal> {
+        let rel = paths::parse(path)?;
+        let file = paths::existing(&self.root, &rel)?;
+        let engine = self.engine_of(&file);
+        Self::reload_config(&engine);
+        let config = engine.config.read().map(|c| c.clone()).unwrap_or_default();
+        Ok((config, Self::known(&engine), engine.machine()))
+    }
+
     /// `check`: the diagnostics of one note, or of every note of the workspace, as
     /// `livenote check --format json` gives them, with the counts.
     pub fn check(&self, path: Option<&str>) -> Result<Value, Refusal> {
