@@ -154,6 +154,43 @@ pub fn direct_commands(sentence: &str, note: &str, live: bool) -> Vec<String> {
     out
 }
 
+/// Without a model, in an editor: its own commands for what `sentence` seems to want.
+pub fn editor_commands(sentence: &str, live: bool) -> Vec<String> {
+    let i = Intent::of(sentence);
+    let mut out = Vec::new();
+    if i.question {
+        out.push("`livenote history NOTE` and `livenote diff NOTE` in a terminal".to_owned());
+    }
+    if i.stop && !i.passive {
+        say(&mut out, "Stop", "livenote.stop");
+    }
+    if i.undo {
+        say(&mut out, "Undo last run", "livenote.undoLastRun");
+    }
+    if i.passive {
+        say(&mut out, "Make passive", "livenote.makePassive");
+    } else if i.pause {
+        say(&mut out, "Pause", "livenote.setActive");
+    } else if i.resume {
+        say(&mut out, "Resume", "livenote.setActive");
+    }
+    if i.schedule && !i.question && live {
+        say(&mut out, "Set schedule…", "livenote.setSchedule");
+    }
+    let changes_block = i.passive || i.pause || i.resume || i.undo || (i.stop && !i.run);
+    if !i.question && !changes_block && (i.extend || !i.run || !live) {
+        say(&mut out, "Make live…", "livenote.makeLive, with your sentence: it extends a live note's objective");
+    }
+    if i.run || out.is_empty() {
+        say(&mut out, "Run now", "livenote.run");
+    }
+    out
+}
+
+fn say(out: &mut Vec<String>, title: &str, how: &str) {
+    out.push(format!("\"{title}\" ({how})"));
+}
+
 /// The folder a note path names (`.` for a bare file name), for `livenote list`.
 fn parent_of(note: &str) -> &str {
     match note.rsplit_once(['/', '\\']) {
