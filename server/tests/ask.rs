@@ -129,7 +129,10 @@ fn ask_answers_a_question_from_the_notes_history() {
     assert!(runs.contains(" manual done: ") && runs.contains("(+0 -0 lines)"), "{asked}");
     assert!(!requests[1].tool_names().iter().any(|t| t == "run_now"), "a question starts nothing");
     let results = requests[2].tool_results();
-    assert!(results.iter().any(|(_, r)| r.starts_with("```data runs\n") && r.contains("manual done")), "{results:?}");
+    assert!(
+        results.iter().any(|(_, r)| r.starts_with("```data runs\n") && r.contains("manual done")),
+        "{results:?}"
+    );
 }
 
 #[test]

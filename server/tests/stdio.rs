@@ -361,7 +361,8 @@ fn livenote_requests_take_empty_or_null_params() {
 /// `text` with one LSP `TextEdit` (`{range, newText}`) applied; positions as UTF-16 columns.
 fn apply_lsp_edit(text: &str, edit: &Value) -> String {
     let offset = |pos: &Value| {
-        let (line, col) = (pos["line"].as_u64().unwrap_or(0) as usize, pos["character"].as_u64().unwrap_or(0) as usize);
+        let (line, col) =
+            (pos["line"].as_u64().unwrap_or(0) as usize, pos["character"].as_u64().unwrap_or(0) as usize);
         let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
         let rest = &text[start..];
         let mut units = 0;
@@ -378,7 +379,13 @@ fn apply_lsp_edit(text: &str, edit: &Value) -> String {
 
 /// Answer the server's `workspace/applyEdit`s as an editor does (the buffer changed, then
 /// `applied: true`) until `done` holds of the buffer.
-fn follow_edits(s: &mut Server, uri: &str, text: &mut String, version: &mut i64, mut done: impl FnMut(&str) -> bool) {
+fn follow_edits(
+    s: &mut Server,
+    uri: &str,
+    text: &mut String,
+    version: &mut i64,
+    mut done: impl FnMut(&str) -> bool,
+) {
     while !done(text) {
         let apply = s.wait("applyEdit", |m| m["method"] == "workspace/applyEdit");
         let change = &apply["params"]["edit"]["documentChanges"][0];
@@ -428,8 +435,12 @@ fn ask_over_stdio_edits_the_buffer_once_then_runs() {
     let note = root.join("w.md");
     let disk = "---\nlive:\n  objective: \"Weather in Lyon.\"\n---\n# Weather\n";
     common::write(&note, disk);
-    let uri = tower_lsp_server::ls_types::Uri::from_file_path(&note).map(|u| u.as_str().to_owned()).unwrap_or_default();
-    let root_uri = tower_lsp_server::ls_types::Uri::from_file_path(root).map(|u| u.as_str().to_owned()).unwrap_or_default();
+    let uri = tower_lsp_server::ls_types::Uri::from_file_path(&note)
+        .map(|u| u.as_str().to_owned())
+        .unwrap_or_default();
+    let root_uri = tower_lsp_server::ls_types::Uri::from_file_path(root)
+        .map(|u| u.as_str().to_owned())
+        .unwrap_or_default();
     let mut s = Server::start(root);
     s.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "processId": null, "rootUri": root_uri, "capabilities": {
@@ -490,7 +501,11 @@ fn ask_over_stdio_edits_the_buffer_once_then_runs() {
     // Then the run, into the same buffer.
     follow_edits(&mut s, &uri, &mut text, &mut version, |t| t.contains("lastRunAt:"));
     assert_eq!(model.requests().len(), 3, "one run");
-    assert_eq!(std::fs::read_to_string(&note).ok().as_deref(), Some(disk), "the disk is the editor's to save");
+    assert_eq!(
+        std::fs::read_to_string(&note).ok().as_deref(),
+        Some(disk),
+        "the disk is the editor's to save"
+    );
     let (code, stderr) = s.finish();
     assert_eq!(code, Some(0), "{stderr}");
 }
@@ -504,8 +519,12 @@ fn ask_over_stdio_without_a_model_names_the_editor_commands() {
     let note = root.join("w.md");
     let text = "---\nlive:\n  objective: \"Weather in Lyon.\"\n---\n# Weather\n";
     common::write(&note, text);
-    let uri = tower_lsp_server::ls_types::Uri::from_file_path(&note).map(|u| u.as_str().to_owned()).unwrap_or_default();
-    let root_uri = tower_lsp_server::ls_types::Uri::from_file_path(root).map(|u| u.as_str().to_owned()).unwrap_or_default();
+    let uri = tower_lsp_server::ls_types::Uri::from_file_path(&note)
+        .map(|u| u.as_str().to_owned())
+        .unwrap_or_default();
+    let root_uri = tower_lsp_server::ls_types::Uri::from_file_path(root)
+        .map(|u| u.as_str().to_owned())
+        .unwrap_or_default();
     let mut s = Server::start(root);
     s.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "processId": null, "rootUri": root_uri, "capabilities": {}}}));

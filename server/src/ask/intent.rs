@@ -35,18 +35,64 @@ fn words(sentence: &str) -> Vec<String> {
 }
 
 const NEGATIONS: &[&str] = &["dont", "not", "never", "without", "no", "nt", "didnt", "doesnt"];
-const CADENCE: &[&str] = &["every", "each", "daily", "hourly", "weekly", "at", "on", "once", "twice", "when", "whenever"];
+const CADENCE: &[&str] =
+    &["every", "each", "daily", "hourly", "weekly", "at", "on", "once", "twice", "when", "whenever"];
 const QUESTION_WORDS: &[&str] =
     &["why", "what", "when", "how", "did", "does", "was", "which", "who", "is", "has", "where", "whats"];
 const STOP_OBJECTS: &[&str] = &[
-    "tracking", "watching", "following", "including", "showing", "mentioning", "adding", "listing", "updating",
-    "keeping", "covering",
+    "tracking",
+    "watching",
+    "following",
+    "including",
+    "showing",
+    "mentioning",
+    "adding",
+    "listing",
+    "updating",
+    "keeping",
+    "covering",
 ];
 const SCHEDULE_WORDS: &[&str] = &[
-    "every", "daily", "hourly", "weekly", "monthly", "weekday", "weekdays", "weekend", "weekends", "morning",
-    "mornings", "evening", "evenings", "night", "nightly", "noon", "midnight", "am", "pm", "cron", "schedule",
-    "minutes", "hours", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "mondays",
-    "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays", "between", "o", "clock",
+    "every",
+    "daily",
+    "hourly",
+    "weekly",
+    "monthly",
+    "weekday",
+    "weekdays",
+    "weekend",
+    "weekends",
+    "morning",
+    "mornings",
+    "evening",
+    "evenings",
+    "night",
+    "nightly",
+    "noon",
+    "midnight",
+    "am",
+    "pm",
+    "cron",
+    "schedule",
+    "minutes",
+    "hours",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "mondays",
+    "tuesdays",
+    "wednesdays",
+    "thursdays",
+    "fridays",
+    "saturdays",
+    "sundays",
+    "between",
+    "o",
+    "clock",
 ];
 
 impl Intent {
@@ -103,9 +149,10 @@ impl Intent {
         let pause = !resume && (has("pause") || has("suspend") || phrase("take a break"));
         let schedule = w.iter().any(|x| SCHEDULE_WORDS.contains(&x.as_str()))
             || w.windows(2).any(|p| p[0] == "at" && p[1].chars().next().is_some_and(|c| c.is_ascii_digit()));
-        let extend = ["too", "also", "add", "include", "track", "watch", "follow", "monitor"].iter().any(|x| has(x))
-            || phrase("as well")
-            || phrase("keep an eye");
+        let extend =
+            ["too", "also", "add", "include", "track", "watch", "follow", "monitor"].iter().any(|x| has(x))
+                || phrase("as well")
+                || phrase("keep an eye");
         Intent { run, stop, undo, passive, pause, resume, schedule, question, extend }
     }
 }
@@ -140,7 +187,10 @@ pub fn direct_commands(sentence: &str, note: &str, live: bool) -> Vec<String> {
     let changes_block = i.passive || i.pause || i.resume || i.undo || (i.stop && !i.run);
     if !i.question && !changes_block && (i.extend || !i.run || !live) {
         match live {
-            true => out.push(format!("livenote make-live {note} --describe {} (adds it to the objective)", quoted(sentence))),
+            true => out.push(format!(
+                "livenote make-live {note} --describe {} (adds it to the objective)",
+                quoted(sentence)
+            )),
             false => out.push(format!("livenote make-live {note} --describe {}", quoted(sentence))),
         }
     }
@@ -179,7 +229,11 @@ pub fn editor_commands(sentence: &str, live: bool) -> Vec<String> {
     }
     let changes_block = i.passive || i.pause || i.resume || i.undo || (i.stop && !i.run);
     if !i.question && !changes_block && (i.extend || !i.run || !live) {
-        say(&mut out, "Make live…", "livenote.makeLive, with your sentence: it extends a live note's objective");
+        say(
+            &mut out,
+            "Make live…",
+            "livenote.makeLive, with your sentence: it extends a live note's objective",
+        );
     }
     if i.run || out.is_empty() {
         say(&mut out, "Run now", "livenote.run");

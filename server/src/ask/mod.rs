@@ -110,7 +110,8 @@ pub async fn converse(
     let intent = intent::Intent::of(sentence);
     let live = note::analyze(&material.text, &note::Options::default()).live.is_some();
     let offered = tools::offered(live, &intent);
-    let mut session = Session { material, options, changes: Vec::new(), effects: Vec::new(), actions: Vec::new() };
+    let mut session =
+        Session { material, options, changes: Vec::new(), effects: Vec::new(), actions: Vec::new() };
     let mut messages = vec![Message::user(prompt::message(material, sentence))];
     let mut refused = Vec::new();
     let mut reply = String::new();
@@ -122,7 +123,8 @@ pub async fn converse(
             max_tokens: MAX_TOKENS,
             json: false,
         };
-        let turn = client.complete(req, cancel.clone()).await.map_err(|e| format!("the model call failed: {e}"))?;
+        let turn =
+            client.complete(req, cancel.clone()).await.map_err(|e| format!("the model call failed: {e}"))?;
         messages.push(turn.message());
         if turn.tool_calls.is_empty() {
             reply = turn.text;

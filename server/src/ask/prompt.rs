@@ -42,11 +42,7 @@ pub const RUNS_SHOWN: usize = 5;
 /// `content` in a fenced block labelled `data LABEL`, its fence longer than any run of
 /// backticks inside, so that nothing in it can close the block early.
 pub fn fence(label: &str, content: &str) -> String {
-    let longest = content
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = content.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let ticks = "`".repeat(longest.max(2) + 1);
     let body = content.trim_end_matches(['\n', '\r']);
     format!("{ticks}data {label}\n{body}\n{ticks}")
@@ -74,7 +70,14 @@ pub fn run_line(run: &serde_json::Value) -> String {
         _ => String::new(),
     };
     let summary = run["summary"].as_str().map(|t| format!(": {}", crate::text::short::one_line(t, 300)));
-    format!("{} {} {}{}{lines} [run {}]", s("time"), s("trigger"), s("outcome"), summary.unwrap_or_default(), s("id"))
+    format!(
+        "{} {} {}{}{lines} [run {}]",
+        s("time"),
+        s("trigger"),
+        s("outcome"),
+        summary.unwrap_or_default(),
+        s("id")
+    )
 }
 
 /// The user message: the data blocks, then the request.

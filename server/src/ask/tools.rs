@@ -64,7 +64,11 @@ pub fn offered(live: bool, intent: &Intent) -> Vec<ToolSpec> {
         ));
     }
     if intent.stop {
-        tools.push(spec("stop_run", "Stop the note's run in progress.", json!({"type": "object", "properties": {}})));
+        tools.push(spec(
+            "stop_run",
+            "Stop the note's run in progress.",
+            json!({"type": "object", "properties": {}}),
+        ));
     }
     if intent.undo {
         tools.push(spec(
@@ -110,7 +114,10 @@ pub fn call(session: &mut Session<'_>, offered: &[ToolSpec], name: &str, args: &
     }
     let text = |k: &str| args.get(k).and_then(Value::as_str).map(str::to_owned);
     let change = match name {
-        "make_live" => Change::MakeLive { objective: text("objective").unwrap_or_default(), triggers: trigger_edits(args) },
+        "make_live" => Change::MakeLive {
+            objective: text("objective").unwrap_or_default(),
+            triggers: trigger_edits(args),
+        },
         "extend_objective" => Change::ExtendObjective(text("addition").unwrap_or_default()),
         "set_triggers" => Change::SetTriggers(trigger_edits(args)),
         "set_active" => match args.get("active").and_then(Value::as_bool) {
@@ -118,12 +125,19 @@ pub fn call(session: &mut Session<'_>, offered: &[ToolSpec], name: &str, args: &
             None => return refused("refused: `active` must be true or false"),
         },
         "make_passive" => Change::MakePassive,
-        "run_now" => return effect(session, name, Effect::Run { context: text("context").filter(|c| !c.trim().is_empty()) }),
+        "run_now" => {
+            return effect(
+                session,
+                name,
+                Effect::Run { context: text("context").filter(|c| !c.trim().is_empty()) },
+            );
+        }
         "stop_run" => return effect(session, name, Effect::Stop),
         "undo_last_run" => return effect(session, name, Effect::Undo),
         "note_history" => {
             let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(10).clamp(1, 50) as usize;
-            let runs: Vec<String> = session.material.history.iter().take(limit).map(super::prompt::run_line).collect();
+            let runs: Vec<String> =
+                session.material.history.iter().take(limit).map(super::prompt::run_line).collect();
             let runs = if runs.is_empty() { "no runs recorded".to_owned() } else { runs.join("\n") };
             return done(super::prompt::fence("runs", &runs));
         }
@@ -138,7 +152,10 @@ pub fn call(session: &mut Session<'_>, offered: &[ToolSpec], name: &str, args: &
             let block = crate::note::frontmatter::locate(&after)
                 .map(|fm| after[..fm.body_start()].to_owned())
                 .unwrap_or_else(|| "(no frontmatter: the note is passive)".to_owned());
-            done(format!("done (written when the conversation ends). The frontmatter now:\n{}", super::prompt::fence("frontmatter", &block)))
+            done(format!(
+                "done (written when the conversation ends). The frontmatter now:\n{}",
+                super::prompt::fence("frontmatter", &block)
+            ))
         }
         Err(e) => refused(format!("refused, nothing was changed: {e}")),
     }

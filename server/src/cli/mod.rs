@@ -1,6 +1,7 @@
 //! The command line: `livenote check`, `livenote list`, ... The only layer that prints; every
 //! command returns its exit status (0 fine, 1 problems found, 2 usage or I/O failure).
 
+mod ask;
 mod check;
 mod diff;
 mod event;
@@ -8,7 +9,6 @@ mod history;
 mod init;
 mod list;
 mod log;
-mod ask;
 mod make_live;
 mod man;
 mod mcp;

@@ -48,8 +48,12 @@ pub async fn execute(client: &Client, state: &Arc<State>, args: &[Value]) -> Res
     let (root, read_engine, read_path) = (engine.root.clone(), engine.clone(), path.clone());
     let read = tokio::task::spawn_blocking(move || {
         let known = crate::survey::Known::of(&config).with_skills(&root);
-        let history: Vec<Value> =
-            read_engine.history(&read_path).iter().take(20).filter_map(|r| serde_json::to_value(r).ok()).collect();
+        let history: Vec<Value> = read_engine
+            .history(&read_path)
+            .iter()
+            .take(20)
+            .filter_map(|r| serde_json::to_value(r).ok())
+            .collect();
         (known, history)
     })
     .await;
@@ -67,9 +71,10 @@ pub async fn execute(client: &Client, state: &Arc<State>, args: &[Value]) -> Res
         zone: engine.zone.name(),
         host: engine.machine(),
     };
-    let answer = ask::converse(client_model.as_ref(), &material, &sentence, known.options(), CancellationToken::new())
-        .await
-        .map_err(errors::failed)?;
+    let answer =
+        ask::converse(client_model.as_ref(), &material, &sentence, known.options(), CancellationToken::new())
+            .await
+            .map_err(errors::failed)?;
     for r in &answer.refused {
         tracing::warn!("ask {}: {r}", material.path);
     }
@@ -80,7 +85,16 @@ pub async fn execute(client: &Client, state: &Arc<State>, args: &[Value]) -> Res
         Err(e) => return Err(errors::failed(format!("not done: {e}"))),
     };
     tracing::info!("ask {}: {}", material.path, answer.actions.join(", "));
-    tokio::spawn(carry_out(client.clone(), state.clone(), engine, uri, path, answer.changes, answer.effects, known));
+    tokio::spawn(carry_out(
+        client.clone(),
+        state.clone(),
+        engine,
+        uri,
+        path,
+        answer.changes,
+        answer.effects,
+        known,
+    ));
     Ok(Some(json!({
         "reply": answer.reply,
         "changed": changed,
@@ -119,13 +133,20 @@ async fn carry_out(
     for effect in effects {
         match effect {
             Effect::Run { context } if engine.is_running(&path) => {
-                tracing::info!("ask {rel}: not run{}: it is updating already", context.map(|_| " with context").unwrap_or_default());
+                tracing::info!(
+                    "ask {rel}: not run{}: it is updating already",
+                    context.map(|_| " with context").unwrap_or_default()
+                );
             }
-            Effect::Run { context } => super::commands::run_now(&client, &state, &uri, &path, engine.clone(), context),
+            Effect::Run { context } => {
+                super::commands::run_now(&client, &state, &uri, &path, engine.clone(), context)
+            }
             Effect::Stop => {
                 super::runs::stop(&state, &path);
             }
-            Effect::Undo => super::runs::undo(client.clone(), state.clone(), engine.clone(), path.clone(), false).await,
+            Effect::Undo => {
+                super::runs::undo(client.clone(), state.clone(), engine.clone(), path.clone(), false).await
+            }
         }
     }
 }

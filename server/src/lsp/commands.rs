@@ -26,7 +26,10 @@ fn arg_uri(args: &[Value]) -> Result<Uri> {
 }
 
 /// The note the first argument names: its URI, path and the engine of its workspace folder.
-pub(super) fn arg_note(state: &State, args: &[Value]) -> Result<(Uri, std::path::PathBuf, Arc<crate::runs::Engine>)> {
+pub(super) fn arg_note(
+    state: &State,
+    args: &[Value],
+) -> Result<(Uri, std::path::PathBuf, Arc<crate::runs::Engine>)> {
     let uri = arg_uri(args)?;
     let path = uri.file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?;
     let engine = state
@@ -194,7 +197,9 @@ pub(super) fn run_now(
         .and_then(|c| c.needs_ignored_folder(provider.as_deref()).map(|i| (*i).clone()));
     let path = path.to_path_buf();
     match ignored {
-        Some(ignored) => super::runs::ask_trust_then_run(client, state, engine, path, context, provider, ignored),
+        Some(ignored) => {
+            super::runs::ask_trust_then_run(client, state, engine, path, context, provider, ignored)
+        }
         None => super::runs::spawn_run(client, engine, path, context),
     }
 }

@@ -44,7 +44,8 @@ impl Change {
                 if addition.trim().is_empty() {
                     return Err("`addition` is empty: say what the objective should also cover".to_owned());
                 }
-                let current = draft::current(text).ok_or_else(|| rewrite::RewriteError::NotLive.to_string())?;
+                let current =
+                    draft::current(text).ok_or_else(|| rewrite::RewriteError::NotLive.to_string())?;
                 let objective = draft::extend(&current.objective, addition);
                 if objective == current.objective {
                     return Ok(Vec::new());
@@ -56,7 +57,9 @@ impl Change {
                     return Err(rewrite::RewriteError::NotLive.to_string());
                 }
                 if triggers == &TriggerEdits::default() {
-                    return Err("no trigger given: pass `cronExpr`, `windows` or `eventMatchCriteria`".to_owned());
+                    return Err(
+                        "no trigger given: pass `cronExpr`, `windows` or `eventMatchCriteria`".to_owned()
+                    );
                 }
                 rewrite::make_live_with(text, "", triggers).map_err(|e| e.to_string())
             }

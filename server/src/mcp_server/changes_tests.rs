@@ -35,7 +35,10 @@ fn triggers_change_in_place_and_an_invalid_one_is_refused() {
     assert_eq!(out.as_deref(), Ok(LIVE.replace("0 8 * * *", "0 9 * * 1-5").as_str()));
     let bad = TriggerEdits { cron_expr: Some("0 25 * * *".into()), ..TriggerEdits::default() };
     let err = after(LIVE, &[Change::SetActive(false), Change::SetTriggers(bad)]);
-    assert!(err.as_ref().is_err_and(|e| e.starts_with("refused, nothing was written") && e.contains("live/")), "{err:?}");
+    assert!(
+        err.as_ref().is_err_and(|e| e.starts_with("refused, nothing was written") && e.contains("live/")),
+        "{err:?}"
+    );
     let none = after(LIVE, &[Change::SetTriggers(TriggerEdits::default())]);
     assert!(none.is_err(), "{none:?}");
 }
@@ -56,7 +59,10 @@ fn passive_notes_refuse_block_changes() {
             Err("this note is not live (it has no `live:` block)".to_owned())
         );
     }
-    let made = after(passive, &[Change::MakeLive { objective: "Plain things.".into(), triggers: TriggerEdits::default() }]);
+    let made = after(
+        passive,
+        &[Change::MakeLive { objective: "Plain things.".into(), triggers: TriggerEdits::default() }],
+    );
     assert_eq!(made.as_deref(), Ok("---\nlive:\n  objective: \"Plain things.\"\n---\n# Plain\n"));
 }
 

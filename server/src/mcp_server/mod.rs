@@ -303,7 +303,10 @@ impl Server {
         description = "Set or change a live note's triggers: the ones given replace the note's (`\"\"` or `[]` removes one), the others stay. Refused, with nothing written, when the result would have errors (an invalid cron, a malformed window).",
         annotations(destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
-    async fn set_triggers(&self, Parameters(a): Parameters<SetTriggersArgs>) -> Result<CallToolResult, McpError> {
+    async fn set_triggers(
+        &self,
+        Parameters(a): Parameters<SetTriggersArgs>,
+    ) -> Result<CallToolResult, McpError> {
         let triggers = rewrite_triggers(a.cron_expr, a.windows, a.event_match_criteria);
         answer(self.workspace.set_triggers(&a.path, triggers).await)
     }

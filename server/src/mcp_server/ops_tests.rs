@@ -11,9 +11,8 @@ fn workspace(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
         }
         std::fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
     }
-    let clock = crate::schedule::ManualClock::new(
-        "2026-11-25T08:00:00Z".parse().unwrap_or_else(|e| panic!("{e}")),
-    );
+    let clock =
+        crate::schedule::ManualClock::new("2026-11-25T08:00:00Z".parse().unwrap_or_else(|e| panic!("{e}")));
     let ws = Workspace::with_clock(&root, Arc::new(clock));
     (dir, ws)
 }
@@ -85,11 +84,7 @@ async fn notes_are_named_by_their_heading_without_a_title_key() {
         .collect();
     assert_eq!(
         titles,
-        [
-            ("bare.md", "bare"),
-            ("clock.md", "Chicago time"),
-            ("reading-stats.md", "Reading list statistics")
-        ]
+        [("bare.md", "bare"), ("clock.md", "Chicago time"), ("reading-stats.md", "Reading list statistics")]
     );
     let status = ws.note_status("reading-stats.md").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(status["title"], "Reading list statistics", "{status}");
