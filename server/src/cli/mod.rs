@@ -84,8 +84,9 @@ pub enum Command {
     },
     /// Serve the workspace DIR to chat assistants as an MCP server over stdio.
     ///
-    /// Tools: list_live_notes, note_status, make_live, run_note, set_active, make_passive,
-    /// undo_last_run, check; the prompt make_live_note; the live notes as resources
+    /// Tools: list_live_notes, note_status, make_live, extend_objective, set_triggers,
+    /// run_note, stop_run, set_active, make_passive, undo_last_run, note_history, check; the
+    /// prompt make_live_note; the live notes as resources
     /// (livenote://<path>). Runs use the folder's .livenote.toml only when it is trusted, as
     /// `livenote run` does. stdout carries the protocol; the log goes to stderr.
     Mcp {
