@@ -198,3 +198,29 @@ fn without_a_model_ask_says_so_and_lists_the_direct_commands() {
     let (code, _, err) = ask(&ws, "  ");
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn ask_stops_a_run_another_process_holds_when_told_to() {
+    let (_rt, model) = model(vec![
+        ScriptedReply::tool("stop_run", json!({})),
+        ScriptedReply::Text("Stopped the run in progress.".into()),
+    ]);
+    // The note runs with a slow command provider; the conversation uses the model.
+    let config = format!("{}\n{}", model_config(&model), common::command_provider("slow", "sleep 30", "60s"));
+    let note = "---\nlive:\n  objective: \"Slow things.\"\n  provider: slow\n---\n# Slow\n";
+    let ws = Workspace::with_note(&config, note);
+    let mut run = ws
+        .livenote(&["run", "n.md"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    common::wait_until("the run to hold the note", 20, || ws.note().contains("lastAttemptAt"));
+    let (code, out, err) = ask(&ws, "stop it");
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out, "Stopped the run in progress.\n");
+    assert!(err.contains("livenote: stopped n.md"), "{err}");
+    let status = common::wait_or_kill(&mut run, std::time::Duration::from_secs(20));
+    assert!(status.is_some_and(|s| !s.success()), "the run ended stopped: {status:?}");
+    common::wait_until("the run's end written", 20, || ws.note().contains("lastStoppedAt"));
+}

@@ -287,26 +287,19 @@ impl Workspace {
         let rel = paths::parse(path)?;
         let file = paths::existing(&self.root, &rel)?;
         let engine = self.engine_of(&file);
-        let key = engine.rel(&file);
-        // A run of this process stops at once; another's is asked beside the note's lock.
-        if engine.stop(&file) {
-            return Ok(json!({ "path": rel.as_str(), "stopped": true }));
+        // A run of this process is cancelled; another process's is asked beside the note's lock.
+        if !engine.is_running(&file) || !engine.stop(&file) {
+            return Err(format!("`{rel}` is not running"));
         }
-        match engine.store.request_stop(key.as_str()) {
-            Ok(None) => Err(format!("`{rel}` is not running")),
-            Err(e) => Err(format!("cannot ask the run of `{rel}` to stop: {e}")),
-            Ok(Some(holder)) => {
-                let deadline = tokio::time::Instant::now() + STOP_WAIT;
-                while tokio::time::Instant::now() < deadline {
-                    if !engine.store.is_locked(key.as_str()) {
-                        tracing::info!("stop {rel}");
-                        return Ok(json!({ "path": rel.as_str(), "stopped": true, "holder": holder }));
-                    }
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                }
-                Ok(json!({ "path": rel.as_str(), "stopped": false, "stopRequested": true, "holder": holder }))
+        let deadline = tokio::time::Instant::now() + STOP_WAIT;
+        while tokio::time::Instant::now() < deadline {
+            if !engine.is_running(&file) {
+                tracing::info!("stop {rel}");
+                return Ok(json!({ "path": rel.as_str(), "stopped": true }));
             }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
+        Ok(json!({ "path": rel.as_str(), "stopped": false, "stopRequested": true }))
     }
 
     /// `note_history`: the note's runs, newest first (at most `limit`), as `livenote history
