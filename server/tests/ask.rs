@@ -75,7 +75,7 @@ fn ask_extends_the_objective_and_reschedules_in_place() {
     let requests = model.requests();
     assert_eq!(requests.len(), 2, "the conversation only, no run");
     let tools = requests[0].tool_names();
-    assert_eq!(tools, ["extend_objective", "set_triggers", "set_active", "note_history"]);
+    assert_eq!(tools, ["extend_objective", "set_triggers", "note_history"]);
     let asked = requests[0].run_message();
     assert!(asked.ends_with("keep an eye on the pollen count too, every weekday at nine instead"), "{asked}");
     assert!(requests[0].system_prompt().contains("Extend, never replace"));

@@ -465,10 +465,14 @@ fn extend_set_triggers_stop_and_history_are_tools_too() {
     let run = ws.livenote(&["run", "n.md"]).output().unwrap_or_else(|e| panic!("{e}"));
     assert!(run.status.success(), "{run:?}");
     let mut mcp = common::Mcp::start(&ws.root, ws.data.path());
-    let (error, text) = mcp.call("extend_objective", json!({"path": "n.md", "addition": "Also the pollen count."}));
+    let (error, text) =
+        mcp.call("extend_objective", json!({"path": "n.md", "addition": "Also the pollen count."}));
     assert!(!error, "{text}");
     let (error, text) = mcp.call("set_triggers", json!({"path": "n.md", "cronExpr": "0 25 * * *"}));
-    assert!(error && text.contains("refused, nothing was written") && text.contains("live/invalid-cron"), "{text}");
+    assert!(
+        error && text.contains("refused, nothing was written") && text.contains("live/invalid-cron"),
+        "{text}"
+    );
     let (error, text) = mcp.call("set_triggers", json!({"path": "n.md", "cronExpr": "0 9 * * 1-5"}));
     assert!(!error, "{text}");
     let after = ws.note();
@@ -480,5 +484,8 @@ fn extend_set_triggers_stop_and_history_are_tools_too() {
     assert!(!error, "{text}");
     let history: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
     assert_eq!(history["runs"].as_array().map(Vec::len), Some(1), "{history}");
-    assert_eq!((&history["runs"][0]["trigger"], &history["runs"][0]["outcome"]), (&json!("manual"), &json!("done")));
+    assert_eq!(
+        (&history["runs"][0]["trigger"], &history["runs"][0]["outcome"]),
+        (&json!("manual"), &json!("done"))
+    );
 }

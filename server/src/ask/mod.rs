@@ -83,6 +83,8 @@ pub struct Answer {
 /// One conversation's state: the note as the model left it so far.
 pub struct Session<'a> {
     pub material: &'a Material,
+    /// The user's sentence: what an objective may take addresses from.
+    pub sentence: &'a str,
     pub options: note::Options<'a>,
     pub changes: Vec<Change>,
     pub effects: Vec<Effect>,
@@ -110,8 +112,14 @@ pub async fn converse(
     let intent = intent::Intent::of(sentence);
     let live = note::analyze(&material.text, &note::Options::default()).live.is_some();
     let offered = tools::offered(live, &intent);
-    let mut session =
-        Session { material, options, changes: Vec::new(), effects: Vec::new(), actions: Vec::new() };
+    let mut session = Session {
+        material,
+        sentence,
+        options,
+        changes: Vec::new(),
+        effects: Vec::new(),
+        actions: Vec::new(),
+    };
     let mut messages = vec![Message::user(prompt::message(material, sentence))];
     let mut refused = Vec::new();
     let mut reply = String::new();

@@ -37,11 +37,15 @@ pub fn offered(live: bool, intent: &Intent) -> Vec<ToolSpec> {
             "Set or change the note's triggers: those given replace the note's, the others stay.",
             json!({"type": "object", "properties": triggers}),
         ));
-        tools.push(spec(
-            "set_active",
-            "Pause (`active: false`: it no longer runs on its own) or resume (`true`) the note.",
-            json!({"type": "object", "properties": {"active": {"type": "boolean"}}, "required": ["active"]}),
-        ));
+        // Resuming lets the schedule run the note again: only when the sentence says pause,
+        // resume or stop.
+        if intent.pause || intent.resume || intent.stop || intent.passive {
+            tools.push(spec(
+                "set_active",
+                "Pause (`active: false`: it no longer runs on its own) or resume (`true`) the note.",
+                json!({"type": "object", "properties": {"active": {"type": "boolean"}}, "required": ["active"]}),
+            ));
+        }
     } else {
         let mut properties = triggers.clone();
         properties["objective"] = json!({"type": "string", "description": "what the note should keep being: what to show, from where, how fresh"});
@@ -106,7 +110,7 @@ fn done(content: impl Into<String>) -> Called {
 pub fn call(session: &mut Session<'_>, offered: &[ToolSpec], name: &str, args: &Value) -> Called {
     if !offered.iter().any(|t| t.name == name) {
         return refused(match name {
-            "run_now" | "stop_run" | "undo_last_run" | "make_passive" => {
+            "run_now" | "stop_run" | "undo_last_run" | "make_passive" | "set_active" => {
                 format!("refused: the user's request does not ask for {name}; nothing was done")
             }
             _ => format!("refused: there is no tool `{name}` here"),
@@ -143,6 +147,11 @@ pub fn call(session: &mut Session<'_>, offered: &[ToolSpec], name: &str, args: &
         }
         _ => return refused(format!("refused: there is no tool `{name}` here")),
     };
+    if let Some(address) = foreign_address(&change, session.sentence) {
+        return refused(format!(
+            "refused, nothing was changed: `{address}` is not in the user's request; an objective names only the links and addresses the user gave"
+        ));
+    }
     let mut all = session.changes.clone();
     all.push(change.clone());
     match changes::checked(&session.material.text, &all, &session.options) {
@@ -184,4 +193,25 @@ fn trigger_edits(args: &Value) -> TriggerEdits {
         windows,
         event_match_criteria: args.get("eventMatchCriteria").and_then(Value::as_str).map(str::to_owned),
     }
+}
+
+/// A link or e-mail address in the text a change writes into the block that the user's
+/// sentence does not have: what a note's body or a run's summary could have talked the model
+/// into (an objective that sends the note somewhere is an instruction to every later run).
+fn foreign_address(change: &Change, sentence: &str) -> Option<String> {
+    let written = match change {
+        Change::MakeLive { objective, triggers } => {
+            format!("{objective} {}", triggers.event_match_criteria.as_deref().unwrap_or_default())
+        }
+        Change::ExtendObjective(addition) => addition.clone(),
+        Change::SetTriggers(t) => t.event_match_criteria.clone().unwrap_or_default(),
+        Change::SetActive(_) | Change::MakePassive => return None,
+    };
+    let said = sentence.to_lowercase();
+    written
+        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '<' | '>' | '"' | '\'' | '`' | ','))
+        .map(|w| w.trim_end_matches(['.', ':', ';', '!', '?']))
+        .filter(|w| w.contains("://") || w.contains('@') || w.starts_with("www."))
+        .find(|w| !said.contains(&w.to_lowercase()))
+        .map(str::to_owned)
 }
