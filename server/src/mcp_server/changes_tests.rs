@@ -75,3 +75,18 @@ fn the_whole_edit_is_the_changed_span_only() {
     let e = whole_edit("xé", "xè");
     assert_eq!(apply("xé", &e).ok().as_deref(), Some("xè"));
 }
+
+proptest::proptest! {
+    /// One edit from any text to any other gives the other, and touches no byte both share at
+    /// their start or end.
+    #[test]
+    fn the_whole_edit_takes_any_text_to_any_other(before in "[aé\n-]{0,12}", after in "[aé\n-]{0,12}") {
+        let edits = whole_edit(&before, &after);
+        proptest::prop_assert_eq!(apply(&before, &edits).ok(), Some(after.clone()));
+        proptest::prop_assert!(edits.len() <= 1);
+        if let Some(e) = edits.first() {
+            proptest::prop_assert!(before.starts_with(&before[..e.range.start]) && after.starts_with(&before[..e.range.start]));
+            proptest::prop_assert!(after.ends_with(&before[e.range.end..]));
+        }
+    }
+}
