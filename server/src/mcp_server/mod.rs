@@ -381,7 +381,8 @@ impl ServerHandler for Server {
             .with_instructions(
                 "livenote keeps markdown notes live: an agent updates a note's body on a schedule, on events or on demand. \
                  Use make_live to create or change a live note (the make_live_note prompt explains objectives and \
-                 triggers), run_note to update it now, list_live_notes and note_status to see them. Paths are relative to \
+                 triggers), extend_objective and set_triggers to change a live one (the user's objective is extended, never \
+                 replaced), run_note to update it now, list_live_notes, note_status and note_history to see them. Paths are relative to \
                  the workspace, `/`-separated. The live notes are resources: livenote://<path>.",
             )
     }
