@@ -13,6 +13,7 @@
 //!   every edge that touches the system.
 
 pub mod agent;
+pub mod ask;
 pub mod authoring;
 pub mod cli;
 pub mod config;

@@ -168,7 +168,7 @@ fn stdout_is_the_protocol_and_the_docs_name_every_tool() {
             .collect()
     };
     let tools = names(&by_id(1), "tools");
-    assert_eq!(tools.len(), 8, "{tools:?}");
+    assert_eq!(tools.len(), 12, "{tools:?}");
     assert_eq!(names(&by_id(2), "prompts"), ["make_live_note"]);
     let bad_cron = &by_id(3)["result"];
     assert_eq!(bad_cron["isError"], true, "{bad_cron}");
@@ -236,12 +236,16 @@ fn an_assistant_makes_runs_and_manages_live_notes() {
         names,
         [
             "check",
+            "extend_objective",
             "list_live_notes",
             "make_live",
             "make_passive",
+            "note_history",
             "note_status",
             "run_note",
             "set_active",
+            "set_triggers",
+            "stop_run",
             "undo_last_run"
         ],
         "{:#}",
@@ -272,7 +276,10 @@ fn an_assistant_makes_runs_and_manages_live_notes() {
     assert_eq!(props("set_active"), ["active", "path"]);
     assert_eq!(props("check"), ["path"]);
     assert!(props("list_live_notes").is_empty());
-    for tool in ["note_status", "make_passive", "undo_last_run"] {
+    assert_eq!(props("extend_objective"), ["addition", "path"]);
+    assert_eq!(props("set_triggers"), ["cronExpr", "eventMatchCriteria", "path", "windows"]);
+    assert_eq!(props("note_history"), ["limit", "path"]);
+    for tool in ["note_status", "make_passive", "undo_last_run", "stop_run"] {
         assert_eq!(props(tool), ["path"], "{tool}");
     }
     assert_eq!(
@@ -445,4 +452,40 @@ fn an_assistant_makes_runs_and_manages_live_notes() {
     assert!(read(&ws, "notes/weather.md").ends_with("# Weather\n\nold forecast\n"));
     assert_eq!(ok(&r[12]), json!({"path": "plans/q3/plan.md", "live": false}));
     assert_eq!(read(&ws, "plans/q3/plan.md"), "# plan\n");
+}
+
+/// Issue 33: the operations `livenote ask` gives its model are MCP tools too, with the same
+/// refusals: the objective is extended (every word kept), triggers change in place and an
+/// invalid one writes nothing, a note that is not running cannot be stopped, and history tells
+/// the runs.
+#[test]
+fn extend_set_triggers_stop_and_history_are_tools_too() {
+    let note = "---\nlive:\n  objective: \"Weather in Lyon.\" # mine\n  triggers:\n    cronExpr: \"0 7 * * *\"\n---\n# W\n";
+    let ws = Workspace::with_note(&command_config("echo fresh"), note);
+    let run = ws.livenote(&["run", "n.md"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(run.status.success(), "{run:?}");
+    let mut mcp = common::Mcp::start(&ws.root, ws.data.path());
+    let (error, text) =
+        mcp.call("extend_objective", json!({"path": "n.md", "addition": "Also the pollen count."}));
+    assert!(!error, "{text}");
+    let (error, text) = mcp.call("set_triggers", json!({"path": "n.md", "cronExpr": "0 25 * * *"}));
+    assert!(
+        error && text.contains("refused, nothing was written") && text.contains("live/invalid-cron"),
+        "{text}"
+    );
+    let (error, text) = mcp.call("set_triggers", json!({"path": "n.md", "cronExpr": "0 9 * * 1-5"}));
+    assert!(!error, "{text}");
+    let after = ws.note();
+    assert!(after.contains("  objective: \"Weather in Lyon. Also the pollen count.\" # mine\n"), "{after}");
+    assert!(after.contains("    cronExpr: \"0 9 * * 1-5\"\n"), "{after}");
+    let (error, text) = mcp.call("stop_run", json!({"path": "n.md"}));
+    assert_eq!((error, text.as_str()), (true, "`n.md` is not running"));
+    let (error, text) = mcp.call("note_history", json!({"path": "n.md", "limit": 5}));
+    assert!(!error, "{text}");
+    let history: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(history["runs"].as_array().map(Vec::len), Some(1), "{history}");
+    assert_eq!(
+        (&history["runs"][0]["trigger"], &history["runs"][0]["outcome"]),
+        (&json!("manual"), &json!("done"))
+    );
 }

@@ -1,6 +1,7 @@
 //! The command line: `livenote check`, `livenote list`, ... The only layer that prints; every
 //! command returns its exit status (0 fine, 1 problems found, 2 usage or I/O failure).
 
+mod ask;
 mod check;
 mod diff;
 mod event;
@@ -83,8 +84,9 @@ pub enum Command {
     },
     /// Serve the workspace DIR to chat assistants as an MCP server over stdio.
     ///
-    /// Tools: list_live_notes, note_status, make_live, run_note, set_active, make_passive,
-    /// undo_last_run, check; the prompt make_live_note; the live notes as resources
+    /// Tools: list_live_notes, note_status, make_live, extend_objective, set_triggers,
+    /// run_note, stop_run, set_active, make_passive, undo_last_run, note_history, check; the
+    /// prompt make_live_note; the live notes as resources
     /// (livenote://<path>). Runs use the folder's .livenote.toml only when it is trusted, as
     /// `livenote run` does. stdout carries the protocol; the log goes to stderr.
     Mcp {
@@ -99,6 +101,28 @@ pub enum Command {
         /// Extra context for the agent.
         #[arg(long)]
         context: Option<String>,
+        /// The workspace folder (default: found from the note).
+        #[arg(long)]
+        workspace: Option<PathBuf>,
+        #[arg(long, hide = true)]
+        clock_file: Option<PathBuf>,
+    },
+    /// Ask livenote about a note in a sentence; the configured model acts on it and says what it did.
+    ///
+    /// "keep an eye on the pollen count too", "every weekday at nine instead", "pause it", "run
+    /// it now with last week's numbers", "why did it not run this morning?": the model (`[agent]
+    /// provider`) gets the note, its status and latest runs, and livenote's own operations as
+    /// tools: extend the objective (never replaced), set triggers, pause or resume, make live,
+    /// and only when the sentence asks for it run now, stop, undo the last run or make passive.
+    /// Changes are checked first and written as `make-live` writes them (an invalid block is
+    /// never written); the reply goes to stdout. Without a model, prints how to set one up and
+    /// the direct commands. Exit 0 when the model answered, 1 when it failed, an action was
+    /// refused or there is no model.
+    Ask {
+        /// The note to ask about.
+        note: PathBuf,
+        /// What you want, in one sentence.
+        sentence: String,
         /// The workspace folder (default: found from the note).
         #[arg(long)]
         workspace: Option<PathBuf>,
@@ -406,6 +430,10 @@ pub fn run(cli: Cli) -> u8 {
                 clock_file,
             };
             make_live::run(args, &mut out, &mut std::io::stderr())
+        }
+        Command::Ask { note, sentence, workspace, clock_file } => {
+            let args = ask::Args { note, sentence, workspace, clock_file };
+            ask::run(args, &mut out, &mut std::io::stderr())
         }
         Command::Watch { dir, clock_file } => {
             drop(out);

@@ -57,6 +57,8 @@ pub mod commands {
     pub const CLEAR_MEMORY: &str = "livenote.clearMemory";
     /// Replace a live note's schedule with a preset (`rewrite::Schedule::id`, second argument).
     pub const SET_SCHEDULE: &str = "livenote.setSchedule";
+    /// `[noteUri, sentence]`: the configured model acts on the sentence (`crate::ask`).
+    pub const ASK: &str = "livenote.ask";
     pub const ALL: &[&str] = &[
         MAKE_LIVE,
         RUN,
@@ -69,6 +71,7 @@ pub mod commands {
         NOTE_STATUS,
         CLEAR_MEMORY,
         SET_SCHEDULE,
+        ASK,
     ];
 }
 

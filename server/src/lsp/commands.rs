@@ -26,7 +26,10 @@ fn arg_uri(args: &[Value]) -> Result<Uri> {
 }
 
 /// The note the first argument names: its URI, path and the engine of its workspace folder.
-fn arg_note(state: &State, args: &[Value]) -> Result<(Uri, std::path::PathBuf, Arc<crate::runs::Engine>)> {
+pub(super) fn arg_note(
+    state: &State,
+    args: &[Value],
+) -> Result<(Uri, std::path::PathBuf, Arc<crate::runs::Engine>)> {
     let uri = arg_uri(args)?;
     let path = uri.file_path().ok_or_else(|| Error::invalid_params("not a file URI"))?;
     let engine = state
@@ -106,23 +109,7 @@ pub fn execute_command(
                 return Err(errors::failed("the note is already updating"));
             }
             let context = args.get(1).and_then(Value::as_str).map(str::to_owned);
-            sync_trust(client, state, &engine);
-            // A run that needs the folder's untrusted `.livenote.toml` asks for trust first.
-            let provider = current_text(state, &uri).ok().and_then(|(text, _)| {
-                let analysis = note::analyze(&text, &note_options(state, Some(&path)));
-                analysis.live.and_then(|l| l.provider.map(|p| p.value))
-            });
-            let ignored = engine
-                .config
-                .read()
-                .ok()
-                .and_then(|c| c.needs_ignored_folder(provider.as_deref()).map(|i| (*i).clone()));
-            match ignored {
-                Some(ignored) => {
-                    super::runs::ask_trust_then_run(client, state, engine, path, context, provider, ignored)
-                }
-                None => super::runs::spawn_run(client, engine, path, context),
-            }
+            run_now(client, state, &uri, &path, engine, context);
             Ok(None)
         }
         commands::STOP => {
@@ -185,6 +172,35 @@ pub fn execute_command(
             Ok(Some(json!(trusted)))
         }
         other => Err(Error::invalid_params(format!("unknown command {other}"))),
+    }
+}
+
+/// Run now (the command, or what `livenote.ask` was asked for): a run that needs the folder's
+/// untrusted `.livenote.toml` asks for trust first.
+pub(super) fn run_now(
+    client: &Client,
+    state: &Arc<State>,
+    uri: &Uri,
+    path: &std::path::Path,
+    engine: Arc<crate::runs::Engine>,
+    context: Option<String>,
+) {
+    sync_trust(client, state, &engine);
+    let provider = current_text(state, uri).ok().and_then(|(text, _)| {
+        let analysis = note::analyze(&text, &note_options(state, Some(path)));
+        analysis.live.and_then(|l| l.provider.map(|p| p.value))
+    });
+    let ignored = engine
+        .config
+        .read()
+        .ok()
+        .and_then(|c| c.needs_ignored_folder(provider.as_deref()).map(|i| (*i).clone()));
+    let path = path.to_path_buf();
+    match ignored {
+        Some(ignored) => {
+            super::runs::ask_trust_then_run(client, state, engine, path, context, provider, ignored)
+        }
+        None => super::runs::spawn_run(client, engine, path, context),
     }
 }
 

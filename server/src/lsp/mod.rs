@@ -9,6 +9,7 @@
 //! `custom`, `requests`; `config_sync`; `refresh`; `snapshots`, `run_facts`; `state`; `world`;
 //! `documents`, `convert`, `file_uri`, `raw_results`; `log`.
 
+mod ask;
 mod commands;
 mod config_sync;
 pub mod convert;

@@ -232,7 +232,25 @@ pub fn code_action(state: &State, params: CodeActionParams) -> Option<CodeAction
                     data: None,
                 })
             })
+            .chain(ask_action(state, &uri))
             .collect()
+    })
+}
+
+/// "Ask livenote…" on any note, for clients that can prompt for the sentence (they declare
+/// `experimental.livenote.ask`): the command with the note's URI alone, which they intercept.
+fn ask_action(state: &State, uri: &Uri) -> Option<CodeActionOrCommand> {
+    let asks = state.caps.read().is_ok_and(|c| c.ask);
+    asks.then(|| {
+        CodeActionOrCommand::CodeAction(CodeAction {
+            title: "Ask livenote…".to_owned(),
+            command: Some(Command {
+                title: "Ask livenote…".to_owned(),
+                command: ide::commands::ASK.to_owned(),
+                arguments: Some(vec![json!(uri.as_str())]),
+            }),
+            ..CodeAction::default()
+        })
     })
 }
 

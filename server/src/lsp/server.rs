@@ -166,6 +166,9 @@ impl LanguageServer for Backend {
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        if params.command == crate::ide::commands::ASK {
+            return super::ask::execute(&self.client, &self.state, &params.arguments).await;
+        }
         commands::execute_command(&self.client, &self.state, params)
     }
 }

@@ -44,6 +44,9 @@ pub struct ClientCaps {
     pub watched_files_registration: bool,
     /// The client asked for `livenote/notesChanged` (`experimental.livenote.notesChanged`).
     pub notes_changed: bool,
+    /// The client can prompt for a sentence (`experimental.livenote.ask`): it is offered the
+    /// "Ask livenote…" code action.
+    pub ask: bool,
     /// The client resolves a completion item's documentation when it shows the item
     /// (`completionItem.resolveSupport` names `documentation`): costly documentation is left
     /// to `completionItem/resolve`.

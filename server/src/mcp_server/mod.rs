@@ -14,6 +14,7 @@
 //! - `livenote mcp` never runs notes on its own (no scheduler): an editor or `livenote watch`
 //!   does, and `run_note` runs one now.
 
+pub mod changes;
 pub mod ops;
 pub mod paths;
 pub mod prompt;
@@ -117,6 +118,41 @@ pub struct SetActiveArgs {
     pub path: String,
     /// `false` pauses the note (it no longer runs on its own), `true` resumes it.
     pub active: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExtendObjectiveArgs {
+    /// The note's path relative to the workspace, `/`-separated.
+    pub path: String,
+    /// What the objective should also cover, in the user's words ("Also the pollen count.");
+    /// added after the objective, which keeps every word.
+    pub addition: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SetTriggersArgs {
+    /// The note's path relative to the workspace, `/`-separated.
+    pub path: String,
+    /// A 5-field cron expression in local time (`0 9 * * 1-5`). Omit to keep the note's; `""`
+    /// removes it.
+    pub cron_expr: Option<String>,
+    /// Daily time bands, each firing once a day inside it. Omit to keep the note's; `[]`
+    /// removes them.
+    pub windows: Option<Vec<WindowArg>>,
+    /// Which incoming events should update the note, in words. Omit to keep the note's; `""`
+    /// removes it.
+    pub event_match_criteria: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryArgs {
+    /// The note's path relative to the workspace, `/`-separated.
+    pub path: String,
+    /// At most this many runs, newest first (default: all that are kept).
+    pub limit: Option<usize>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -253,6 +289,46 @@ impl Server {
     }
 
     #[tool(
+        description = "Extend a live note's objective: `addition` is added after it, every word of the objective kept (never replaced). Refused, with nothing written, on a passive note.",
+        annotations(destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn extend_objective(
+        &self,
+        Parameters(a): Parameters<ExtendObjectiveArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        answer(self.workspace.extend_objective(&a.path, &a.addition).await)
+    }
+
+    #[tool(
+        description = "Set or change a live note's triggers: the ones given replace the note's (`\"\"` or `[]` removes one), the others stay. Refused, with nothing written, when the result would have errors (an invalid cron, a malformed window).",
+        annotations(destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn set_triggers(
+        &self,
+        Parameters(a): Parameters<SetTriggersArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let triggers = rewrite_triggers(a.cron_expr, a.windows, a.event_match_criteria);
+        answer(self.workspace.set_triggers(&a.path, triggers).await)
+    }
+
+    #[tool(
+        description = "Stop the note's run, whichever livenote process holds it (an editor, `livenote watch`, `livenote run`); the run records \"stopped\". Refused when the note is not running.",
+        annotations(destructive_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn stop_run(&self, Parameters(a): Parameters<PathArgs>) -> Result<CallToolResult, McpError> {
+        answer(self.workspace.stop(&a.path).await)
+    }
+
+    #[tool(
+        description = "The note's runs, newest first, as `livenote history --format json`: id, time, trigger, outcome (done, failed, stopped, skipped, running), summary or error, lines added and removed, whether undo can restore from it, and what it cost.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn note_history(&self, Parameters(a): Parameters<HistoryArgs>) -> Result<CallToolResult, McpError> {
+        let ws = Arc::clone(&self.workspace);
+        answer(blocking(move || ws.history(&a.path, a.limit)).await)
+    }
+
+    #[tool(
         description = "The diagnostics of one note, or of every note of the workspace, as `livenote check --format json` gives them (1-based lines and columns), with counts.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
@@ -305,7 +381,8 @@ impl ServerHandler for Server {
             .with_instructions(
                 "livenote keeps markdown notes live: an agent updates a note's body on a schedule, on events or on demand. \
                  Use make_live to create or change a live note (the make_live_note prompt explains objectives and \
-                 triggers), run_note to update it now, list_live_notes and note_status to see them. Paths are relative to \
+                 triggers), extend_objective and set_triggers to change a live one (the user's objective is extended, never \
+                 replaced), run_note to update it now, list_live_notes, note_status and note_history to see them. Paths are relative to \
                  the workspace, `/`-separated. The live notes are resources: livenote://<path>.",
             )
     }
@@ -367,12 +444,16 @@ mod tests {
         tools.sort();
         let want = [
             "check",
+            "extend_objective",
             "list_live_notes",
             "make_live",
             "make_passive",
+            "note_history",
             "note_status",
             "run_note",
             "set_active",
+            "set_triggers",
+            "stop_run",
             "undo_last_run",
         ];
         assert_eq!(tools, want);

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::changes::Change;
 use super::paths::{self, Found, PathError};
 use crate::config::Config;
 use crate::note::rewrite::{self, TriggerEdits};
@@ -29,6 +30,9 @@ pub struct Workspace {
     /// their configuration, trust and state), made when a tool first needs one.
     nested: std::sync::Mutex<std::collections::HashMap<PathBuf, Arc<Engine>>>,
 }
+
+/// How long `stop_run` waits for another process's run to let go of the note.
+const STOP_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// A refusal, shown to the assistant as a tool error.
 pub type Refusal = String;
@@ -243,25 +247,69 @@ impl Workspace {
 
     /// `set_active`: pause or resume a live note.
     pub async fn set_active(&self, path: &str, active: bool) -> Result<Value, Refusal> {
-        self.rewrite(path, &|t: &str| rewrite::set_active(t, active).map_err(live_only)).await
+        self.change(path, &[Change::SetActive(active)]).await
     }
 
     /// `make_passive`: remove the `live:` block; the body stays.
     pub async fn make_passive(&self, path: &str) -> Result<Value, Refusal> {
-        self.rewrite(path, &|t: &str| rewrite::make_passive(t).map_err(live_only)).await
+        self.change(path, &[Change::MakePassive]).await
     }
 
-    /// A rewrite of an existing note's frontmatter under its lock; answers its status.
-    async fn rewrite(
-        &self,
-        path: &str,
-        compute: &(dyn Fn(&str) -> Result<Vec<TextEdit>, String> + Send + Sync),
-    ) -> Result<Value, Refusal> {
+    /// `extend_objective`: the objective with `addition` said too; the user's words stay.
+    pub async fn extend_objective(&self, path: &str, addition: &str) -> Result<Value, Refusal> {
+        self.change(path, &[Change::ExtendObjective(addition.to_owned())]).await
+    }
+
+    /// `set_triggers`: the triggers given replaced, the others kept.
+    pub async fn set_triggers(&self, path: &str, triggers: TriggerEdits) -> Result<Value, Refusal> {
+        self.change(path, &[Change::SetTriggers(triggers)]).await
+    }
+
+    /// `changes` made to an existing note, in order, as one write under its lock (replayed on
+    /// the note as it is then); refused, with nothing written, when one of them cannot be made
+    /// or the result has an error the note did not have. Answers the note's status.
+    pub async fn change(&self, path: &str, changes: &[Change]) -> Result<Value, Refusal> {
         let rel = paths::parse(path)?;
         let file = paths::existing(&self.root, &rel)?;
-        let text = self.edit(&file, &rel, compute).await?;
-        tracing::info!("rewrite {rel}");
+        let engine = self.engine_of(&file);
+        Self::reload_config(&engine);
+        let known = Self::known(&engine);
+        let compute = |text: &str| super::changes::checked(text, changes, &known.options()).map(|(e, _)| e);
+        let text = self.edit(&file, &rel, &compute).await?;
+        let names: Vec<&str> = changes.iter().map(Change::tool).collect();
+        tracing::info!("{} {rel}", names.join(", ").replace('_', " "));
         Ok(self.status_of(&rel, &file, &text))
+    }
+
+    /// `stop_run`: stop the note's run, whichever livenote process holds it, and wait (a few
+    /// seconds at most) for it to let go, as `livenote stop` does.
+    pub async fn stop(&self, path: &str) -> Result<Value, Refusal> {
+        let rel = paths::parse(path)?;
+        let file = paths::existing(&self.root, &rel)?;
+        let engine = self.engine_of(&file);
+        // A run of this process is cancelled; another process's is asked beside the note's lock.
+        if !engine.is_running(&file) || !engine.stop(&file) {
+            return Err(format!("`{rel}` is not running"));
+        }
+        let deadline = tokio::time::Instant::now() + STOP_WAIT;
+        while tokio::time::Instant::now() < deadline {
+            if !engine.is_running(&file) {
+                tracing::info!("stop {rel}");
+                return Ok(json!({ "path": rel.as_str(), "stopped": true }));
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        Ok(json!({ "path": rel.as_str(), "stopped": false, "stopRequested": true }))
+    }
+
+    /// `note_history`: the note's runs, newest first (at most `limit`), as `livenote history
+    /// --format json` gives them: outcome, summary or error, lines added and removed.
+    pub fn history(&self, path: &str, limit: Option<usize>) -> Result<Value, Refusal> {
+        let rel = paths::parse(path)?;
+        let file = paths::existing(&self.root, &rel)?;
+        let mut runs = self.engine_of(&file).history(&file);
+        runs.truncate(limit.unwrap_or(usize::MAX));
+        Ok(json!({ "path": rel.as_str(), "runs": runs }))
     }
 
     /// Apply `compute`'s edits to the note under its lock (recomputed if the note changes
@@ -322,6 +370,18 @@ impl Workspace {
             Outcome::Stopped { run_id } => Err(format!("run {run_id} was stopped")),
             Outcome::Skipped(reason) => Err(format!("nothing ran: {reason}")),
         }
+    }
+
+    /// The configuration of the root owning the note at `path` as it is now (the folder's only
+    /// when trusted), the names a note there may use, and the machine's name: what `livenote
+    /// ask` asks its model with and checks the changes against.
+    pub fn setting(&self, path: &str) -> Result<(Config, survey::Known, String), Refusal> {
+        let rel = paths::parse(path)?;
+        let file = paths::existing(&self.root, &rel)?;
+        let engine = self.engine_of(&file);
+        Self::reload_config(&engine);
+        let config = engine.config.read().map(|c| c.clone()).unwrap_or_default();
+        Ok((config, Self::known(&engine), engine.machine()))
     }
 
     /// `check`: the diagnostics of one note, or of every note of the workspace, as
@@ -400,14 +460,6 @@ impl Workspace {
     }
 }
 
-/// Why a rewrite of a live note's block failed; a note without frontmatter is just not live.
-fn live_only(e: rewrite::RewriteError) -> String {
-    match e {
-        rewrite::RewriteError::NoFrontmatter => rewrite::RewriteError::NotLive.to_string(),
-        e => e.to_string(),
-    }
-}
-
 /// `line:column: severity code message`, one a line.
 fn lines(items: &[survey::Item]) -> String {
     items
@@ -435,168 +487,5 @@ fn create(root: &Path, rel: &NotePath, file: &Path, text: &str) -> Result<(), Re
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A workspace in a temp folder with `files`, its clock frozen.
-    fn workspace(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let root = std::fs::canonicalize(dir.path()).unwrap_or_else(|e| panic!("{e}"));
-        for (rel, text) in files {
-            let path = root.join(rel);
-            if let Some(d) = path.parent() {
-                std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{e}"));
-            }
-            std::fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
-        }
-        let clock = crate::schedule::ManualClock::new(
-            "2026-11-25T08:00:00Z".parse().unwrap_or_else(|e| panic!("{e}")),
-        );
-        let ws = Workspace::with_clock(&root, Arc::new(clock));
-        (dir, ws)
-    }
-
-    /// Every path under the workspace, sorted (`.livenote/` included).
-    fn tree(ws: &Workspace) -> Vec<String> {
-        let mut out = Vec::new();
-        let mut stack = vec![ws.root.clone()];
-        while let Some(d) = stack.pop() {
-            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-                let p = e.path();
-                out.push(survey::shown_in(&p, &ws.root));
-                if p.is_dir() {
-                    stack.push(p);
-                }
-            }
-        }
-        out.sort();
-        out
-    }
-
-    fn make_live(path: &str, cron: Option<&str>, windows: &[(&str, &str)]) -> MakeLive {
-        MakeLive {
-            path: path.to_owned(),
-            objective: "Keep it current.".to_owned(),
-            triggers: TriggerEdits {
-                cron_expr: cron.map(str::to_owned),
-                windows: (!windows.is_empty())
-                    .then(|| windows.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect()),
-                event_match_criteria: None,
-            },
-            describe: None,
-        }
-    }
-
-    #[tokio::test]
-    async fn refusals_leave_no_trace() {
-        let (_d, ws) = workspace(&[("a.md", "# A\n")]);
-        let before = tree(&ws);
-        let err = ws.make_live(&make_live("a.md", Some("0 25 * * *"), &[])).await;
-        assert!(err.as_ref().is_err_and(|e| e.contains("live/invalid-cron")), "{err:?}");
-        let err = ws.make_live(&make_live("new/deep/b.md", None, &[("10:00", "09:00")])).await;
-        assert!(err.as_ref().is_err_and(|e| e.contains("error live/")), "{err:?}");
-        let err = ws.make_live(&MakeLive { objective: " ".into(), ..make_live("a.md", None, &[]) }).await;
-        assert!(err.as_ref().is_err_and(|e| e.contains("`objective` is empty")), "{err:?}");
-        let err = ws.make_live(&make_live("new.markdown", None, &[])).await;
-        assert_eq!(err, Err("`new.markdown` is not a markdown note (`.md`)".to_owned()));
-        let err = ws.set_active("a.md", false).await;
-        assert_eq!(err, Err("this note is not live (it has no `live:` block)".to_owned()));
-        assert_eq!(ws.note_status("a.md"), Ok(json!({"path": "a.md", "live": false})));
-        assert_eq!(tree(&ws), before);
-        assert_eq!(std::fs::read_to_string(ws.root.join("a.md")).ok().as_deref(), Some("# A\n"));
-    }
-
-    /// Issue 21: a note without `title:` is named by its first `# ` heading, as everywhere.
-    #[tokio::test]
-    async fn notes_are_named_by_their_heading_without_a_title_key() {
-        let (_d, ws) = workspace(&[
-            ("reading-stats.md", "---\nlive:\n  objective: count\n---\n\n# Reading list statistics\n"),
-            ("clock.md", "---\ntitle: Chicago time\nlive:\n  objective: time\n---\n# Clock\n"),
-            ("bare.md", "---\nlive:\n  objective: x\n---\nno heading\n"),
-        ]);
-        let list = ws.list_live_notes();
-        let titles: Vec<(&str, &str)> = list
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|i| (i["path"].as_str().unwrap_or(""), i["title"].as_str().unwrap_or("")))
-            .collect();
-        assert_eq!(
-            titles,
-            [
-                ("bare.md", "bare"),
-                ("clock.md", "Chicago time"),
-                ("reading-stats.md", "Reading list statistics")
-            ]
-        );
-        let status = ws.note_status("reading-stats.md").unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(status["title"], "Reading list statistics", "{status}");
-        let resources = ws.resources();
-        assert!(resources.iter().any(|(_, p, t)| p == "reading-stats.md" && t == "Reading list statistics"));
-    }
-
-    #[tokio::test]
-    async fn a_new_note_gets_its_folders_a_title_and_the_block() {
-        let (_d, ws) = workspace(&[]);
-        let answer = ws.make_live(&make_live("notes/daily/Today.md", None, &[("07:00", "09:00")])).await;
-        let answer = answer.unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(answer["created"], true);
-        assert_eq!(answer["status"]["title"], "Today");
-        let text = std::fs::read_to_string(ws.root.join("notes/daily/Today.md")).unwrap_or_default();
-        assert_eq!(
-            text,
-            "---\nlive:\n  objective: \"Keep it current.\"\n  triggers:\n    windows:\n      - startTime: \"07:00\"\n        endTime: \"09:00\"\n---\n# Today\n"
-        );
-        // Made again: the block is replaced in place, and nothing else changes.
-        let again = ws.make_live(&make_live("notes/daily/Today.md", Some("@hourly"), &[])).await;
-        assert_eq!(again.map(|a| a["created"].clone()), Ok(json!(false)));
-        let text2 = std::fs::read_to_string(ws.root.join("notes/daily/Today.md")).unwrap_or_default();
-        // A trigger the block lacks goes after those it has.
-        assert_eq!(text2, text.replace("---\n# Today", "    cronExpr: \"@hourly\"\n---\n# Today"));
-    }
-
-    #[tokio::test]
-    async fn rewrites_wait_for_a_run_to_end() {
-        let note = "---\nlive:\n  objective: x\n---\n# X\n";
-        let (_d, ws) = workspace(&[("x.md", note)]);
-        // Another process runs the note: it holds the note's lock.
-        let held = ws.engine.store.try_lock("x.md").ok().flatten();
-        assert!(held.is_some());
-        let busy = ws.set_active("x.md", false).await;
-        assert!(busy.as_ref().is_err_and(|e| e.starts_with("the note is updating")), "{busy:?}");
-        let busy = ws.make_live(&make_live("x.md", Some("@daily"), &[])).await;
-        assert!(busy.is_err(), "{busy:?}");
-        assert_eq!(std::fs::read_to_string(ws.root.join("x.md")).ok().as_deref(), Some(note));
-        drop(held);
-        let paused = ws.set_active("x.md", false).await.unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(paused["status"], "paused");
-        let passive = ws.make_passive("x.md").await.unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(passive, json!({"path": "x.md", "live": false}));
-        assert_eq!(std::fs::read_to_string(ws.root.join("x.md")).ok().as_deref(), Some("# X\n"));
-    }
-
-    /// A folder inside with its own `.livenote.toml` is a root of its own: its notes are listed
-    /// and edited with its state (here: a run of the inner root holds the note's lock in
-    /// `inner/.livenote/`), not the workspace's.
-    #[tokio::test]
-    async fn a_nested_root_keeps_its_own_state() {
-        let note = "---\nlive:\n  objective: x\n  triggers:\n    cronExpr: \"0 * * * *\"\n---\n# Inner\n";
-        let (_d, ws) = workspace(&[
-            ("inner/.livenote.toml", "[agent]\n"),
-            ("inner/n.md", note),
-            ("outer.md", &note.replace("# Inner", "# Outer")),
-        ]);
-        let inner = crate::runs::Store::new(&ws.root.join("inner"));
-        let _lock = inner.try_lock("n.md").ok().flatten().unwrap_or_else(|| panic!("no lock"));
-        let listed = ws.list_live_notes();
-        let status = |path: &str| {
-            listed.as_array().into_iter().flatten().find(|i| i["path"] == path).map(|i| i["status"].clone())
-        };
-        assert_eq!(status("inner/n.md"), Some(json!("running")), "{listed}");
-        assert_ne!(status("outer.md"), Some(json!("running")), "{listed}");
-        assert_eq!(ws.note_status("inner/n.md").map(|v| v["status"].clone()), Ok(json!("running")));
-        let err = ws.set_active("inner/n.md", false).await;
-        assert!(err.as_ref().is_err_and(|e| e.contains("the note is updating")), "{err:?}");
-        assert!(std::fs::read_to_string(ws.root.join("inner/n.md")).is_ok_and(|t| t == note));
-    }
-}
+#[path = "ops_tests.rs"]
+mod tests;
