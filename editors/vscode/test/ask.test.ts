@@ -298,7 +298,8 @@ describe('the glue in a fake VS Code', () => {
     try {
       const disposables = mcp.registerMcp(client);
       assert.equal(registered.length, 1);
-      assert.equal(registered[0]?.id, mcp.MCP_PROVIDER_ID);
+      // The id package.json contributes (manifest.test.ts).
+      assert.equal(registered[0]?.id, 'livenote.mcp');
       const defs = registered[0]?.provider.provideMcpServerDefinitions({}) as McpStdioServerDefinition[];
       assert.equal(defs.length, 1);
       assert.deepEqual({ ...defs[0], cwd: defs[0]?.cwd?.fsPath }, { label: 'livenote', command: '/opt/livenote/server/livenote', args: ['mcp', path.resolve(root)], cwd: path.resolve(root) });
@@ -347,7 +348,7 @@ describe('the glue in a fake VS Code', () => {
       participants[0]?.handler({ prompt, references, command: undefined } as unknown as vscodeTypes.ChatRequest, { history: [] }, stream as unknown as vscodeTypes.ChatResponseStream, {} as vscodeTypes.CancellationToken);
     try {
       chat.registerChat(client);
-      assert.deepEqual(participants.map((p) => p.id), [chat.CHAT_PARTICIPANT_ID]);
+      assert.deepEqual(participants.map((p) => p.id), ['livenote.chat']);
       const other = Uri.file(path.join(root, 'other.md'));
       await call('#file:other.md every weekday at nine', [{ id: 'file', range: [0, 14], value: other }]);
       assert.deepEqual(client.sent, [{ command: ServerCommand.ask, args: [other.toString(), 'every weekday at nine'] }]);
