@@ -355,7 +355,8 @@ describe('the extension in a fake VS Code', { skip: bin ? false : 'LIVENOTE_BIN 
   // Needs the server's livenote/notify (issue 33): a run of a note with `notify: all` is told.
   it('livenote/notify: a run of a note not in the active editor is told with Open and Show diff; Show diff opens the run', async () => {
     const edit = new fake.vscode.WorkspaceEdit();
-    const withNotify = note.text.replace(/^live:\n/m, 'live:\n  notify: all\n');
+    // A body line of its own, so that the run surely changes the body (outcome "changed").
+    const withNotify = `${note.text.replace(/^live:\n/m, 'live:\n  notify: all\n')}\nbefore the told run\n`;
     assert.notEqual(withNotify, note.text, note.text);
     edit.replace(note.uri, new fake.vscode.Range(0, 0, note.lineCount, 0), withNotify);
     await fake.vscode.workspace.applyEdit(edit);
