@@ -716,11 +716,13 @@ check('livenote/notify: the message through vim.notify, WARN when a run failed, 
   return #got .. ' messages'
 end)
 
-check(':LiveAsk <sentence> sends it to the server for the current note; the reply is shown', function()
+check(':LiveAsk <sentence> sends it to the server for the current note; no model here (a command provider), so the reply says so, as a warning', function()
   focus(open('journal.md'))
   local from = #notes
   ex('LiveAsk why did it not run this morning?')
-  return wait_answer(from, 'the reply').msg
+  local n = wait_answer(from, 'the reply')
+  assert(n.level == vim.log.levels.WARN, 'the no-model reply is not a warning: ' .. vim.inspect(n))
+  return n.msg
 end)
 
 check(':LiveAsk without a sentence asks with vim.ui.input; a cancelled or empty answer sends nothing', function()
