@@ -3,7 +3,7 @@
 # works on a fresh machine with the Rust toolchain, Python 3.11 and Node 20: it installs what
 # the editor and MCP tests need (Neovim 0.11 from PyPI into target/nvim-venv, mcp-server-time and
 # mcp into target/mcp-venv, npm packages into the node_modules of editors/vscode and grammars,
-# Chromium from apt and code-server + puppeteer-core into target/vscode-e2e; check-jsonschema and
+# Chromium from apt and Node 22, code-server + puppeteer-core into target/vscode-e2e; check-jsonschema and
 # kubernetes-validate into target/ci-venv, Debian's systemd for systemd-analyze, Debian's dovecot-imapd for the
 # IMAP source tests, Debian's strace for the request-burst test; for the Windows suite
 # the Rust target x86_64-pc-windows-gnu, Debian's gcc-mingw-w64-x86-64 and wine64 and a Wine
@@ -83,4 +83,7 @@ LIVENOTE_VSIX="$PWD/editors/vscode/livenote-$vsce_target.vsix" LIVENOTE_BIN="$CA
 echo "== VS Code for real: the Live notes view lists the notes by folder, runs one inline, the Runs view opens the run's diff (screenshots in \$LIVENOTE_VSCODE_E2E/out/views)"
 LIVENOTE_VSIX="$PWD/editors/vscode/livenote-$vsce_target.vsix" LIVENOTE_BIN="$CARGO_TARGET_DIR/debug/livenote" \
   node tests/e2e/vscode/views.mjs
+echo "== VS Code for real: livenote's MCP server in VS Code's MCP list (started, its tools listed), @livenote in the chat and Ask livenote… from the palette answered through livenote.ask by a scripted model"
+LIVENOTE_VSIX="$PWD/editors/vscode/livenote-$vsce_target.vsix" LIVENOTE_BIN="$CARGO_TARGET_DIR/debug/livenote" \
+  node tests/e2e/vscode/ask.mjs
 echo "== all checks passed"

@@ -14,6 +14,8 @@ export interface LivenoteClient {
   log(message: string): void;
   restart(): Promise<void>;
   showServerMissing(): Promise<void>;
+  /** The binary `livenote lsp` runs from (or would), for `livenote mcp`; undefined when none is found. */
+  serverBinary(): string | undefined;
   /** The URI as the client sent it in didOpen, so the server finds the open buffer. */
   uriArg(uri: vscode.Uri): string;
   /** True when the server can take requests; otherwise says why to the user. */

@@ -3,6 +3,7 @@
 
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
+import { ask } from './ask';
 import type { LivenoteClient } from './client';
 import { errorMessage } from './errors';
 import { noteCandidates, notePickItems, type NotePickItem } from './notes';
@@ -123,6 +124,14 @@ export function registerCommands(ln: LivenoteClient): vscode.Disposable[] {
   const disposables = noteCommands.map((c) => vscode.commands.registerCommand(c.id, () => runNoteCommand(c)));
 
   disposables.push(
+    vscode.commands.registerCommand(UiCommand.ask, async () => {
+      const document = activeNote();
+      if (!document || !ln.ensureRunning()) {
+        return;
+      }
+      await ask((args) => ln.sendCommand(ServerCommand.ask, args), ln.uriArg(document.uri), undefined, (m) => ln.log(m));
+      ln.statusBar.refreshSoon();
+    }),
     vscode.commands.registerCommand(UiCommand.showLiveNotes, () => showLiveNotes(ln)),
     vscode.commands.registerCommand(UiCommand.trustWorkspace, () => trustWorkspace(ln)),
     vscode.commands.registerCommand(UiCommand.restartServer, () => ln.restart()),

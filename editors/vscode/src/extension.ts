@@ -12,13 +12,17 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
+import { askFromCommand } from './ask';
+import { registerChat } from './chat';
 import { withMakeLiveDescribe } from './codeActions';
 import { registerCommands } from './commands';
+import { registerMcp } from './mcp';
+import { showNotify } from './notify';
 import { handleRunEdits } from './runEdits';
 import { errorMessage } from './errors';
 import { resolveServerPath, isExecutableFile, serverLaunch, INSTALL_COMMAND, type Resolution } from './serverPath';
 import { buildServerSettings, didChangeConfigurationParams, explicitValue, type SettingsResult } from './settings';
-import { METHOD_NOT_FOUND, NOTES_CHANGED, ServerCommand, ServerRequest, isRecord, parseNotesChanged } from './protocol';
+import { METHOD_NOT_FOUND, NOTES_CHANGED, NOTIFY, ServerCommand, ServerRequest, isRecord, parseNotesChanged } from './protocol';
 import { registerViews } from './liveViews';
 import type { LivenoteClient } from './client';
 import type { ServerState } from './status';
@@ -170,9 +174,13 @@ export class Livenote implements vscode.Disposable, LivenoteClient {
         // The server's "Make live" cannot ask for a sentence; "Make live…" beside it does.
         provideCodeActions: async (document, range, context, token, next) =>
           withMakeLiveDescribe(await next(document, range, context, token)),
-        // Code lenses call the server's commands directly; the status bar follows them.
+        // Code lenses call the server's commands directly; the status bar follows them. The
+        // light bulb's "Ask livenote…" sends the note only: the sentence is asked for here.
         executeCommand: async (command, args, next) => {
           try {
+            if (command === ServerCommand.ask) {
+              return await askFromCommand(args, async (full) => (await next(command, full)) as unknown, (m) => this.log(m));
+            }
             return (await next(command, args)) as unknown;
           } finally {
             this.statusBar.refreshSoon();
@@ -181,11 +189,12 @@ export class Livenote implements vscode.Disposable, LivenoteClient {
       },
     };
     const client = new LanguageClient('livenote', 'livenote', serverOptions, clientOptions);
-    // The views refresh when the server says notes changed, rather than by polling.
+    // The views refresh when the server says notes changed, rather than by polling; this client
+    // can prompt for "Ask livenote…" and shows `livenote/notify` with its own buttons.
     client.registerFeature({
       fillClientCapabilities: (capabilities) => {
         const experimental = isRecord(capabilities.experimental) ? capabilities.experimental : {};
-        capabilities.experimental = { ...experimental, livenote: { notesChanged: true } };
+        capabilities.experimental = { ...experimental, livenote: { notesChanged: true, ask: true, notify: true } };
       },
       initialize: () => undefined,
       getState: () => ({ kind: 'static' }),
@@ -210,6 +219,7 @@ export class Livenote implements vscode.Disposable, LivenoteClient {
       // After start: it replaces the client's own workspace/applyEdit handler.
       handleRunEdits(client, (msg) => this.log(msg));
       client.onNotification(NOTES_CHANGED, (params: unknown) => this.notesChanged.fire(parseNotesChanged(params)));
+      client.onNotification(NOTIFY, (params: unknown) => void showNotify(this, params));
       this.problem = undefined;
       this.serverReady.fire();
     } catch (e) {
@@ -277,6 +287,12 @@ export class Livenote implements vscode.Disposable, LivenoteClient {
     } else if (choice === 'Retry') {
       await this.restart();
     }
+  }
+
+  /** The binary `livenote lsp` runs from (or would), for `livenote mcp`; undefined when none is found. */
+  serverBinary(): string | undefined {
+    const resolution = this.resolveServer();
+    return resolution.ok ? resolution.path : undefined;
   }
 
   /** The URI as the client sent it in didOpen, so the server finds the open buffer. */
@@ -396,6 +412,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     livenote = new Livenote(context.extensionPath);
     context.subscriptions.push(...registerCommands(livenote));
     context.subscriptions.push(...registerViews(livenote).disposables);
+    // Newer VS Code only (each is feature-detected): the MCP list and the chat participant.
+    context.subscriptions.push(...registerMcp(livenote), ...registerChat(livenote));
     await livenote.start();
   } catch (e) {
     // Activation must not throw: VS Code would show a bare stack and the commands would vanish.

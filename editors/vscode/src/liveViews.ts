@@ -5,6 +5,7 @@
 
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
+import { ask } from './ask';
 import type { LivenoteClient } from './client';
 import { errorMessage } from './errors';
 import { noteCandidates } from './notes';
@@ -292,6 +293,13 @@ export function registerViews(ln: LivenoteClient): { disposables: vscode.Disposa
     vscode.commands.registerCommand(UiCommand.viewPause, noteCommand('Pause', ServerCommand.setActive, [false])),
     vscode.commands.registerCommand(UiCommand.viewResume, noteCommand('Resume', ServerCommand.setActive, [true])),
     vscode.commands.registerCommand(UiCommand.undoFromRuns, noteCommand('Undo last run', ServerCommand.undoLastRun, [])),
+    vscode.commands.registerCommand(UiCommand.viewAsk, async (arg: unknown) => {
+      const note = noteOf(arg);
+      if (!note || !ln.ensureRunning()) {
+        return;
+      }
+      await ask((args) => ln.sendCommand(ServerCommand.ask, args), ln.uriArg(note), undefined, (m) => ln.log(m));
+    }),
     vscode.commands.registerCommand(UiCommand.viewOpen, async (arg: unknown) => {
       const note = noteOf(arg);
       if (note) {

@@ -14,6 +14,11 @@ export const ServerCommand = {
   noteStatus: 'livenote.noteStatus',
   /** Deletes the note's agent memory; the code action *Clear agent memory* sends it. */
   clearMemory: 'livenote.clearMemory',
+  /**
+   * `[noteUri, sentence]`: the configured model acts on the note and answers (issue 33). The
+   * server's "Ask livenote…" code action sends `[noteUri]` only, for the client to prompt.
+   */
+  ask: 'livenote.ask',
 } as const;
 
 /** The server's typed requests (custom methods); the commands above answer the same. */
@@ -32,6 +37,12 @@ export const ServerRequest = {
 
 /** Server → client, once asked for with `experimental.livenote.notesChanged`: `{ uris }`. */
 export const NOTES_CHANGED = 'livenote/notesChanged';
+
+/**
+ * Server → client, once asked for with `experimental.livenote.notify`: a run changed a note,
+ * or failed (`{ message, digest, notes: [...] }`; see parseNotify).
+ */
+export const NOTIFY = 'livenote/notify';
 
 /** JSON-RPC "method not found": a server older than the typed requests. */
 export const METHOD_NOT_FOUND = -32601;
@@ -59,6 +70,8 @@ export const UiCommand = {
   showOutput: 'livenote.ui.showOutput',
   showProblems: 'livenote.ui.showProblems',
   showServerMissing: 'livenote.ui.showServerMissing',
+  /** Asks for a sentence about the active note and sends it to `livenote.ask`. */
+  ask: 'livenote.ui.ask',
   /** The Live notes and Runs views' own actions (their argument is the view's item). */
   viewRun: 'livenote.ui.view.run',
   viewStop: 'livenote.ui.view.stop',
@@ -69,6 +82,7 @@ export const UiCommand = {
   openRunDiff: 'livenote.ui.view.openRunDiff',
   restoreRun: 'livenote.ui.view.restoreRun',
   undoFromRuns: 'livenote.ui.view.undoLastRun',
+  viewAsk: 'livenote.ui.view.ask',
 } as const;
 
 export type UiCommandId = (typeof UiCommand)[keyof typeof UiCommand];
@@ -293,4 +307,92 @@ export function parseNotesChanged(raw: unknown): string[] {
     return [];
   }
   return raw.uris.filter((u): u is string => typeof u === 'string');
+}
+
+/** What `livenote.ask` answers. */
+export interface AskResult {
+  /** One or two sentences saying what the model did or found. */
+  reply: string;
+  /** The note's text changes (they come as one workspace/applyEdit of their own). */
+  changed: boolean;
+  /** The tools that acted, e.g. `["extend_objective", "run_now"]`. */
+  actions: string[];
+  /** No model is configured: `reply` says how to configure one and what to run instead. */
+  noModel: boolean;
+}
+
+/** Read a `livenote.ask` result; undefined when it has no reply. */
+export function parseAskResult(raw: unknown): AskResult | undefined {
+  if (!isRecord(raw) || typeof raw.reply !== 'string') {
+    return undefined;
+  }
+  return {
+    reply: raw.reply,
+    changed: raw.changed === true,
+    actions: Array.isArray(raw.actions) ? raw.actions.filter((a): a is string => typeof a === 'string') : [],
+    noModel: raw.noModel === true,
+  };
+}
+
+/**
+ * The sentence of a `livenote.ask` call, or undefined when the call is the code action's
+ * one-argument form (or an empty sentence), which the client answers by prompting.
+ */
+export function askSentence(args: readonly unknown[]): string | undefined {
+  const sentence = args[1];
+  return typeof sentence === 'string' && sentence.trim() !== '' ? sentence : undefined;
+}
+
+export type NotifyOutcome = 'changed' | 'unchanged' | 'failed';
+
+/** One note of a `livenote/notify`. */
+export interface NotifyNote {
+  uri: string;
+  path: string;
+  title: string;
+  trigger: string;
+  outcome: NotifyOutcome;
+  summary: string | null;
+  added: number;
+  removed: number;
+  runId: string | null;
+}
+
+export interface NotifyParams {
+  /** One line, ready to show. */
+  message: string;
+  /** Several notes within a minute, told as one. */
+  digest: boolean;
+  notes: NotifyNote[];
+}
+
+function outcome(v: unknown): NotifyOutcome {
+  return v === 'changed' || v === 'failed' ? v : 'unchanged';
+}
+
+/** Read a `livenote/notify`; undefined without a message (nothing to show). */
+export function parseNotify(raw: unknown): NotifyParams | undefined {
+  if (!isRecord(raw) || typeof raw.message !== 'string' || raw.message.trim() === '') {
+    return undefined;
+  }
+  const notes = Array.isArray(raw.notes)
+    ? raw.notes.filter(isRecord).flatMap((n): NotifyNote[] =>
+        typeof n.uri === 'string' && n.uri !== ''
+          ? [
+              {
+                uri: n.uri,
+                path: typeof n.path === 'string' ? n.path : '',
+                title: typeof n.title === 'string' ? n.title : '',
+                trigger: typeof n.trigger === 'string' ? n.trigger : '',
+                outcome: outcome(n.outcome),
+                summary: optString(n.summary),
+                added: optNumber(n.added) ?? 0,
+                removed: optNumber(n.removed) ?? 0,
+                runId: typeof n.runId === 'string' && n.runId !== '' ? n.runId : null,
+              },
+            ]
+          : [],
+      )
+    : [];
+  return { message: raw.message, digest: raw.digest === true, notes };
 }

@@ -228,3 +228,24 @@ export function isExecutableFile(file: string): boolean {
     return false;
   }
 }
+
+/** One entry of VS Code's MCP list: `livenote mcp FOLDER` over stdio. */
+export interface McpLaunch {
+  label: string;
+  command: string;
+  args: string[];
+  cwd: string;
+}
+
+/**
+ * `livenote mcp` for each workspace folder (the server serves one folder). One folder is
+ * "livenote"; in a multi-root workspace each is named after its folder.
+ */
+export function mcpLaunches(command: string, folders: readonly { name: string; fsPath: string }[]): McpLaunch[] {
+  return folders.map((f) => ({
+    label: folders.length === 1 ? 'livenote' : `livenote: ${f.name}`,
+    command,
+    args: ['mcp', f.fsPath],
+    cwd: f.fsPath,
+  }));
+}

@@ -8,7 +8,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { parseNoteStatus, UiCommand } from '../src/protocol';
+import { parseNoteStatus, ServerCommand, UiCommand } from '../src/protocol';
+import { startFakeModel } from './fakeModel';
 import { UNTRUSTED_LINE } from '../src/status';
 import type { NoteRow, RunRow } from '../src/viewModel';
 import {
@@ -319,6 +320,63 @@ describe('the extension in a fake VS Code', { skip: bin ? false : 'LIVENOTE_BIN 
       fake.messages.some((m) => m.severity === 'warning' && m.text.includes('made live from the template')),
     );
     await waitForStatus(/^\$\(pulse\) Live · /);
+  });
+
+  // Needs the server's livenote.ask (issue 33): the configured model answers a sentence.
+  it('Ask livenote… (the palette, and the light bulb\'s one-argument livenote.ask) sends the sentence to the model and shows its reply', async () => {
+    const reply = 'This note keeps what to buy this week; it has not run since you made it live.';
+    const model = await startFakeModel([reply]);
+    const providers = fake.settings.get('livenote.providers');
+    try {
+      fake.changeSettings({
+        'livenote.providers': { globalValue: { scripted: { kind: 'openai', base_url: model.baseUrl, model: 'fake' } } },
+        'livenote.agent.provider': { globalValue: 'scripted' },
+      });
+      const replies = (from: number) => fake.messages.slice(from).filter((m) => m.text === `livenote: ${reply}`);
+      let from = fake.messages.length;
+      fake.state.inputBoxAnswer = 'what does this note keep?';
+      await run(UiCommand.ask);
+      await waitFor('the reply to the palette\'s question', () => replies(from).length === 1);
+      assert.equal(replies(from)[0]?.severity, 'info');
+      assert.ok(JSON.stringify(model.requests).includes('what does this note keep?'), JSON.stringify(model.requests).slice(0, 2000));
+      // The code action's command: the server's own ID with the note only; the client prompts.
+      from = fake.messages.length;
+      fake.state.inputBoxAnswer = 'why did it not run this morning?';
+      await run(ServerCommand.ask, note.uri.toString());
+      await waitFor('the reply to the light bulb\'s question', () => replies(from).length === 1);
+      assert.ok(JSON.stringify(model.requests).includes('why did it not run this morning?'));
+    } finally {
+      fake.state.inputBoxAnswer = undefined;
+      fake.changeSettings({ 'livenote.providers': providers ?? {}, 'livenote.agent.provider': { globalValue: 'smoke' } });
+      await model.close();
+    }
+  });
+
+  // Needs the server's livenote/notify (issue 33): a run of a note with `notify: all` is told.
+  it('livenote/notify: a run of a note not in the active editor is told with Open and Show diff; Show diff opens the run', async () => {
+    const edit = new fake.vscode.WorkspaceEdit();
+    // A body line of its own, so that the run surely changes the body (outcome "changed").
+    const withNotify = `${note.text.replace(/^live:\n/m, 'live:\n  notify: all\n')}\nbefore the told run\n`;
+    assert.notEqual(withNotify, note.text, note.text);
+    edit.replace(note.uri, new fake.vscode.Range(0, 0, note.lineCount, 0), withNotify);
+    await fake.vscode.workspace.applyEdit(edit);
+    fake.save(note, fs);
+    const from = fake.messages.length;
+    const told = () => fake.messages.slice(from).find((m) => /groceries/i.test(m.text) && m.text.startsWith('livenote: '));
+    fake.state.activeEditor = undefined;
+    fake.state.messageAnswer = (text, items) => (/groceries/i.test(text) && items.includes('Show diff') ? 'Show diff' : undefined);
+    try {
+      await run(ServerCommand.run, note.uri.toString());
+      // A digest may wait for more notes within the minute: allow for it.
+      await waitUntil('the notification', () => told() !== undefined, () => JSON.stringify(fake.messages.slice(from)), 90_000);
+      assert.equal(told()?.severity, 'info');
+      assert.deepEqual(told()?.items, ['Open', 'Show diff']);
+      await waitFor('the run\'s diff', () => fake.executed.some((e) => e.command === 'vscode.diff'));
+    } finally {
+      fake.state.messageAnswer = undefined;
+      fake.state.activeEditor = { document: note };
+      fake.save(note, fs);
+    }
   });
 
   it('no unhandled promise rejections', () => {

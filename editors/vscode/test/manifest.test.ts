@@ -5,6 +5,11 @@ import { describe, it } from 'node:test';
 import { ServerCommand, UiCommand } from '../src/protocol';
 import { RESTRICTED_KEYS } from '../src/settings';
 
+// chat.ts and mcp.ts import `vscode`: their ids are repeated here, and checked against them in
+// ask.test.ts (which loads them in the fake VS Code).
+const MCP_PROVIDER_ID = 'livenote.mcp';
+const CHAT_PARTICIPANT_ID = 'livenote.chat';
+
 // out/test/manifest.test.js → the package root.
 const root = path.join(__dirname, '..', '..');
 
@@ -13,7 +18,9 @@ interface Manifest {
   capabilities: { untrustedWorkspaces: { supported: string; restrictedConfigurations: string[] } };
   contributes: {
     commands: { command: string; title: string; category: string }[];
-    menus: { commandPalette: { command: string; when: string }[] };
+    menus: { commandPalette: { command: string; when: string }[] } & Record<string, { command: string; when: string }[]>;
+    mcpServerDefinitionProviders: { id: string; label: string }[];
+    chatParticipants: { id: string; name: string }[];
     configuration: { properties: Record<string, { default?: unknown; scope?: string }> };
     grammars: { scopeName: string; path: string; injectTo: string[] }[];
   };
@@ -41,6 +48,22 @@ describe('package.json', () => {
     }
     assert.equal(when.get(UiCommand.showServerMissing), 'false');
     assert.equal(when.has(UiCommand.showLiveNotes), false);
+  });
+
+  it('offers Ask livenote… in the palette and editor menu for markdown, and in the Live notes view for notes', () => {
+    const when = new Map(manifest.contributes.menus.commandPalette.map((m) => [m.command, m.when]));
+    assert.equal(when.get(UiCommand.ask), 'editorLangId == markdown');
+    assert.equal(when.get(UiCommand.viewAsk), 'false');
+    assert.ok(manifest.contributes.menus['editor/context']?.some((m) => m.command === UiCommand.ask && m.when === 'editorLangId == markdown'));
+    assert.ok(manifest.contributes.menus['view/item/context']?.some((m) => m.command === UiCommand.viewAsk && m.when.includes('view == livenote.notes')));
+  });
+
+  it('contributes the MCP server definition provider and the @livenote participant the code registers', () => {
+    assert.deepEqual(manifest.contributes.mcpServerDefinitionProviders, [{ id: MCP_PROVIDER_ID, label: 'livenote' }]);
+    assert.deepEqual(
+      manifest.contributes.chatParticipants.map((p) => [p.id, p.name]),
+      [[CHAT_PARTICIPANT_ID, 'livenote']],
+    );
   });
 
   it('declares every setting the mapping and the client read', () => {

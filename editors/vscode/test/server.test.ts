@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import {
   ApplyWorkspaceEditRequest,
+  CodeActionRequest,
   createMessageConnection,
   DidChangeConfigurationNotification,
   DidChangeTextDocumentNotification,
@@ -27,13 +28,15 @@ import {
   StreamMessageWriter,
   TextDocumentEdit,
   type ApplyWorkspaceEditParams,
+  type CodeAction,
+  type Command,
   type ApplyWorkspaceEditResult,
   type InitializeResult,
   type MessageConnection,
   type TextEdit,
 } from 'vscode-languageserver-protocol/node';
 import { notePickItems } from '../src/notes';
-import { isRecord, parseListNotes, parseNoteStatus, ServerCommand, ServerRequest, type NoteStatus } from '../src/protocol';
+import { askSentence, isRecord, parseListNotes, parseNoteStatus, ServerCommand, ServerRequest, type NoteStatus } from '../src/protocol';
 import { buildServerSettings, didChangeConfigurationParams, type Inspected } from '../src/settings';
 import { noteStatusView } from '../src/status';
 
@@ -304,6 +307,8 @@ describe('livenote lsp over stdio', { skip: bin ? false : 'LIVENOTE_BIN is not s
           synchronization: { didSave: true, dynamicRegistration: false },
         },
         window: { workDoneProgress: true, showMessage: {} },
+        // As the extension declares them (extension.ts).
+        experimental: { livenote: { notesChanged: true, ask: true, notify: true } },
       },
     });
     await conn.sendNotification(InitializedNotification.type, {});
@@ -346,6 +351,25 @@ describe('livenote lsp over stdio', { skip: bin ? false : 'LIVENOTE_BIN is not s
     assert.equal(noteStatusView(s, { now: new Date(), workspaceTrusted: true }).text, '$(circle-outline) Passive');
   });
 
+
+  // Needs the server's livenote.ask (issue 33).
+  it('the light bulb offers "Ask livenote…" with the note only, which the extension prompts for; the server refuses it without a sentence', async () => {
+    const actions: (Command | CodeAction)[] | null = await conn.sendRequest(CodeActionRequest.type, {
+      textDocument: { uri: note.uri },
+      range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+      context: { diagnostics: [] },
+    });
+    const ask = (actions ?? []).find((a) => a.title === 'Ask livenote…');
+    assert.ok(ask, `no "Ask livenote…" among ${JSON.stringify((actions ?? []).map((a) => a.title))}`);
+    const command = 'command' in ask && typeof ask.command === 'object' ? ask.command : (ask as Command);
+    assert.deepEqual({ command: command?.command, arguments: command?.arguments }, { command: ServerCommand.ask, arguments: [note.uri] });
+    // The extension's middleware sees exactly this shape as "ask for the sentence".
+    assert.equal(askSentence(command?.arguments ?? []), undefined);
+    await assert.rejects(
+      conn.sendRequest(ExecuteCommandRequest.type, { command: ServerCommand.ask, arguments: [note.uri] }),
+      (e: unknown) => isRecord(e) && e.code === -32602 && String(e.message).includes('livenote.ask needs a sentence'),
+    );
+  });
   it('Make live edits the buffer through applyEdit; the note then waits for livenote trust', async () => {
     await commandWithEdit(note, ServerCommand.makeLive, [note.uri]);
     assert.match(note.text, /^---\nlive:\n {2}objective: /);

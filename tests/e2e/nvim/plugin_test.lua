@@ -172,6 +172,7 @@ check('setup: the plugin from editors/nvim registers the server and the :Live* c
     'LiveRun',
     'LiveStop',
     'LiveMake',
+    'LiveAsk',
     'LivePause',
     'LiveResume',
     'LivePassive',
@@ -657,6 +658,155 @@ check('`u` after a scheduled run into the buffer: the run is no failure to retry
   ex('bwipeout!')
   os.remove(ws .. '/yearly.md')
   return ('%s; hints %s'):format(lens, table.concat(hints, ', '))
+end)
+
+-------------------------------------------------------------------------------------------------
+-- Ask livenote and livenote/notify (issue 33). The checks that go through the server need its
+-- livenote.ask and livenote/notify.
+
+--- The messages since `from` that are the answer to a question: not the "asking about" line.
+local function answer_since(from)
+  for i = from + 1, #notes do
+    local n = notes[i]
+    if n.msg:find('^livenote: ') and not n.msg:find('^livenote: asking about ') then
+      return n
+    end
+  end
+end
+
+--- Ask and wait for the answer; an "Ask failed" fails the check with the server's message.
+local function wait_answer(from, what)
+  local n = wait_for(what, function()
+    return answer_since(from)
+  end, function()
+    return vim.inspect(notes)
+  end)
+  assert(not n.msg:find('Ask failed', 1, true), n.msg)
+  assert(n.level >= vim.log.levels.INFO, vim.inspect(n))
+  return n
+end
+
+check('the client declares experimental.livenote.ask and .notify; livenote.ask is the plugin\'s own command', function()
+  local journal = open('journal.md')
+  local client = assert(H.client_of(journal), 'no client')
+  local exp = (client.capabilities or client.config.capabilities or {}).experimental or {}
+  local ln = exp.livenote or {}
+  assert(ln.ask == true and ln.notify == true and ln.notesChanged == true, vim.inspect(exp))
+  assert(vim.lsp.commands['livenote.ask'] == require('livenote.ask').on_command, 'vim.lsp.commands["livenote.ask"] is not the plugin\'s')
+  assert(client.handlers and client.handlers['livenote/notify'] == require('livenote.ask').on_notify, 'no livenote/notify handler')
+  return vim.inspect(ln)
+end)
+
+check('livenote/notify: the message through vim.notify, WARN when a run failed, nothing without a message', function()
+  local journal = open('journal.md')
+  local handler = H.client_of(journal).handlers['livenote/notify']
+  local from = #notes
+  handler(nil, { message = 'Journal changed: 3 lines added', digest = false, notes = { { outcome = 'changed' } } }, {})
+  handler(nil, { message = '2 notes changed', digest = true, notes = { { outcome = 'changed' }, { outcome = 'failed' } } }, {})
+  handler(nil, { digest = false, notes = {} }, {})
+  local got = {}
+  for i = from + 1, #notes do
+    table.insert(got, { notes[i].msg, notes[i].level })
+  end
+  local want = {
+    { 'livenote: Journal changed: 3 lines added', vim.log.levels.INFO },
+    { 'livenote: 2 notes changed', vim.log.levels.WARN },
+  }
+  assert(vim.deep_equal(got, want), vim.inspect(got))
+  return #got .. ' messages'
+end)
+
+check(':LiveAsk <sentence> sends it to the server for the current note; no model here (a command provider), so the reply says so, as a warning', function()
+  focus(open('journal.md'))
+  local from = #notes
+  ex('LiveAsk why did it not run this morning?')
+  local n = wait_answer(from, 'the reply')
+  assert(n.level == vim.log.levels.WARN, 'the no-model reply is not a warning: ' .. vim.inspect(n))
+  return n.msg
+end)
+
+check(':LiveAsk without a sentence asks with vim.ui.input; a cancelled or empty answer sends nothing', function()
+  focus(open('journal.md'))
+  local from = #notes
+  local asked = answer_input(nil)
+  ex('LiveAsk')
+  assert(asked(), 'vim.ui.input was not asked')
+  asked = answer_input('   ')
+  ex('LiveAsk')
+  assert(asked(), 'vim.ui.input was not asked again')
+  vim.wait(300)
+  assert(answer_since(from) == nil and not message_since(from, 'asking about'), vim.inspect(notes))
+  asked = answer_input('what did the last run change?')
+  ex('LiveAsk')
+  assert(asked():find('journal.md', 1, true), 'the prompt does not name the note: ' .. tostring(asked()))
+  return wait_answer(from, 'the reply').msg
+end)
+
+check('the server offers "Ask livenote…" as a code action; its one-argument command asks for the sentence here', function()
+  local journal = open('journal.md')
+  focus(journal)
+  local client = H.client_of(journal)
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(journal) },
+    range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } },
+    context = { diagnostics = {} },
+  }
+  local res
+  if HAS_011 then
+    res = client:request_sync('textDocument/codeAction', params, H.WAIT_MS, journal)
+  else
+    ---@diagnostic disable-next-line: param-type-mismatch
+    res = client.request_sync('textDocument/codeAction', params, H.WAIT_MS, journal)
+  end
+  assert(res and not res.err, vim.inspect(res))
+  local action
+  for _, a in ipairs(res.result or {}) do
+    if a.title == 'Ask livenote…' then
+      action = a
+    end
+  end
+  assert(action, 'no "Ask livenote…" among ' .. vim.inspect(vim.tbl_map(function(a)
+    return a.title
+  end, res.result or {})))
+  local command = action.command and (type(action.command) == 'table' and action.command or action) or action
+  assert(command.command == 'livenote.ask' and #command.arguments == 1, vim.inspect(action))
+  local from = #notes
+  local asked = answer_input('keep an eye on the pollen count too')
+  -- What vim.lsp.buf.code_action() does with the chosen action's command.
+  vim.lsp.commands[command.command](command, { bufnr = journal, client_id = client.id })
+  assert(asked(), 'vim.ui.input was not asked')
+  return wait_answer(from, 'the reply').msg
+end)
+
+check('a run of a note with `notify: all` brings livenote/notify, shown with vim.notify', function()
+  local journal = open('journal.md')
+  focus(journal)
+  local client = H.client_of(journal)
+  local seen ---@type table?
+  local handler = client.handlers['livenote/notify']
+  client.handlers['livenote/notify'] = function(err, params, ctx)
+    seen = params
+    return handler(err, params, ctx)
+  end
+  vim.api.nvim_buf_set_lines(journal, 2, 2, false, { '  notify: all' })
+  ex('silent write')
+  local from = #notes
+  ex('LiveRun told')
+  wait_for('livenote/notify', function()
+    return seen ~= nil
+  end, function()
+    return vim.inspect(notes)
+  end, 3 * H.WAIT_MS)
+  client.handlers['livenote/notify'] = handler
+  assert(type(seen.message) == 'string' and seen.message ~= '', vim.inspect(seen))
+  local uris = vim.tbl_map(function(n)
+    return n.uri
+  end, seen.notes or {})
+  assert(vim.tbl_contains(uris, vim.uri_from_bufnr(journal)), vim.inspect(seen))
+  local shown = wait_for('the message', function()
+    return message_since(from, seen.message)
+  end)
+  return shown.msg
 end)
 
 check(':help livenote resolves from the shipped doc/tags, and every |link| in the help file has a tag', function()

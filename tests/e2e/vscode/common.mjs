@@ -72,6 +72,7 @@ function freePort() {
 export function scratchFor(name) {
   for (const [what, path] of [
     ['code-server (bash tests/e2e/vscode/install.sh)', codeServer],
+    ["code-server's Node (bash tests/e2e/vscode/install.sh)", join(e2e, 'bin/node')],
     ['the .vsix (bash editors/vscode/ci.sh builds it)', vsix],
     ['the livenote binary (LIVENOTE_BIN)', bin],
     ['Chromium (LIVENOTE_CHROMIUM)', chromium],
@@ -86,6 +87,8 @@ export function scratchFor(name) {
   mkdirSync(ws, { recursive: true });
   const env = {
     ...process.env,
+    // code-server 4.100 and later run on Node 22: install.sh puts that Node in <e2e>/bin.
+    PATH: `${join(e2e, 'bin')}:${process.env.PATH ?? ''}`,
     LIVENOTE_DATA_DIR: join(scratch, 'livenote-data'),
     LIVENOTE_CONFIG_DIR: join(scratch, 'livenote-config'),
     // No marketplace: a closed local port answers at once instead of the internet.
@@ -122,14 +125,18 @@ export function trustWorkspace(s) {
 }
 
 /// Install the package, start code-server on the workspace and open it in headless Chromium.
-export async function openWorkbench(s, { width = 1400, height = 900 } = {}) {
-  const install = spawnSync(codeServer, ['--user-data-dir', s.userData, '--extensions-dir', s.extDir, '--install-extension', vsix], {
-    env: s.env,
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  if (install.status !== 0) fail(`installing ${vsix} failed:\n${install.stdout}\n${install.stderr}`);
-  console.log(`ok - installed ${vsix.split('/').pop()}`);
+/// `extensions`: more packages to install beside livenote's; `enableProposedApi`: extension ids
+/// that may use proposed API (code-server's --enable-proposed-api).
+export async function openWorkbench(s, { width = 1400, height = 900, extensions = [], enableProposedApi = [] } = {}) {
+  for (const pkg of [vsix, ...extensions]) {
+    const install = spawnSync(codeServer, ['--user-data-dir', s.userData, '--extensions-dir', s.extDir, '--install-extension', pkg], {
+      env: s.env,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    if (install.status !== 0) fail(`installing ${pkg} failed:\n${install.stdout}\n${install.stderr}`);
+    console.log(`ok - installed ${pkg.split('/').pop()}`);
+  }
   const port = await freePort();
   // prettier-ignore
   s.server = spawn(
@@ -143,6 +150,7 @@ export async function openWorkbench(s, { width = 1400, height = 900 } = {}) {
       '--disable-update-check',
       '--disable-workspace-trust',
       '--disable-getting-started-override',
+      ...enableProposedApi.flatMap((id) => ['--enable-proposed-api', id]),
       s.ws,
     ],
     { env: s.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },

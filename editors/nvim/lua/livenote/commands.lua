@@ -108,6 +108,17 @@ function M.simple(what, bufnr)
   end)
 end
 
+--- :LiveAsk [SENTENCE]: one sentence about the note to the server's model (ask.lua).
+---@param bufnr? integer
+---@param sentence? string
+function M.ask(bufnr, sentence)
+  bufnr = current(bufnr)
+  local client = client_or_warn(bufnr)
+  if client then
+    require('livenote.ask').ask(client, bufnr, sentence)
+  end
+end
+
 --- :LiveMake [SENTENCE]: the server's model drafts the `live:` block from one sentence ("keep
 --- the latest Rust release notes, every Monday morning"), asked with vim.ui.input when none is
 --- given; an empty answer is the template (the objective from the title), a cancelled one
@@ -641,6 +652,9 @@ function M.create()
   cmd('LiveMake', function(a)
     M.make(0, a.args)
   end, { nargs = '*', desc = 'livenote: make the current note live (arguments, or asked: what it should keep current)' })
+  cmd('LiveAsk', function(a)
+    M.ask(0, a.args)
+  end, { nargs = '*', desc = 'livenote: ask livenote to act on the current note or answer about it (arguments, or asked)' })
   cmd('LivePause', function()
     M.simple('pause')
   end, { desc = 'livenote: pause the current live note (active: false)' })

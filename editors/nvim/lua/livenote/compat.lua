@@ -43,7 +43,9 @@ end
 ---@param command string
 ---@param arguments any[]
 ---@param handler fun(err: lsp.ResponseError?, result: any, ctx: lsp.HandlerContext?)
-function M.exec(client, bufnr, command, arguments, handler)
+---@param direct? boolean send the request itself, past vim.lsp.commands (for a command the
+---  plugin overrides there, which would otherwise take its own call back: livenote.ask)
+function M.exec(client, bufnr, command, arguments, handler, direct)
   if not client.initialized then
     handler(
       { code = -32002, message = 'the livenote server is still starting; try again in a moment' },
@@ -64,7 +66,7 @@ function M.exec(client, bufnr, command, arguments, handler)
     }, nil, nil)
     return
   end
-  if M.has_011 then
+  if M.has_011 and not direct then
     client:exec_cmd({ title = command, command = command, arguments = arguments }, { bufnr = bufnr }, handler)
   else
     M.request(

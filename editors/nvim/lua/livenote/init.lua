@@ -57,12 +57,15 @@ end
 local function client_config(cfg)
   -- A run's edit into a clean buffer is written to disk (run_edits.lua); a note another
   -- livenote process changed is reloaded into its clean buffer (follow.lua).
+  -- This client can prompt for "Ask livenote…" and shows `livenote/notify` (ask.lua).
   local follow = require('livenote.follow')
+  local ask = require('livenote.ask')
   local handlers = {
     ['workspace/applyEdit'] = require('livenote.run_edits').on_apply_edit,
     [follow.NOTES_CHANGED] = follow.on_notes_changed,
+    [ask.NOTIFY] = ask.on_notify,
   }
-  local capabilities = { experimental = { livenote = { notesChanged = true } } }
+  local capabilities = { experimental = { livenote = { notesChanged = true, ask = true, notify = true } } }
   if cfg.codelens then
     -- The lenses are shown (0.10 does not say so itself): the server then leaves the status
     -- out of the inlay hints of the `live:` line, where it would read twice.
@@ -195,6 +198,8 @@ function M.setup(opts)
   end
 
   require('livenote.commands').create()
+  -- The server's "Ask livenote…" code action sends the note only: the plugin asks for the rest.
+  vim.lsp.commands[require('livenote.ask').COMMAND] = require('livenote.ask').on_command
   M.did_setup = true
 end
 
@@ -266,6 +271,14 @@ end
 ---@param on_done? fun(history_buf: integer)
 function M.history(bufnr, on_done)
   require('livenote.commands').history(bufnr, on_done)
+end
+
+--- Ask livenote about a note (`:LiveAsk`): the server's model acts on it or answers; the reply
+--- is shown with vim.notify. Without `sentence`, vim.ui.input asks for one.
+---@param bufnr? integer
+---@param sentence? string
+function M.ask(bufnr, sentence)
+  require('livenote.commands').ask(bufnr, sentence)
 end
 
 ---@param bufnr? integer
