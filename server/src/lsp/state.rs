@@ -44,6 +44,9 @@ pub struct ClientCaps {
     pub watched_files_registration: bool,
     /// The client asked for `livenote/notesChanged` (`experimental.livenote.notesChanged`).
     pub notes_changed: bool,
+    /// The client shows `livenote/notify` (`experimental.livenote.notify`); others get
+    /// `window/showMessage`.
+    pub notify: bool,
     /// The client resolves a completion item's documentation when it shows the item
     /// (`completionItem.resolveSupport` names `documentation`): costly documentation is left
     /// to `completionItem/resolve`.
@@ -95,6 +98,8 @@ pub struct State {
     /// True once the workspace's first index is built: `workspace/symbol` asked before waits
     /// for it rather than answering nothing.
     pub indexed: tokio::sync::watch::Sender<bool>,
+    /// The process's notifications (`notices::hub`), made with the first engine.
+    pub notify: std::sync::OnceLock<Arc<crate::notify::Hub>>,
 }
 
 impl State {
@@ -122,6 +127,7 @@ impl State {
             client_uris: Mutex::new(Default::default()),
             world: Default::default(),
             indexed: tokio::sync::watch::Sender::new(false),
+            notify: std::sync::OnceLock::new(),
         }
     }
 
