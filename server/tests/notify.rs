@@ -7,6 +7,8 @@
 // A session bus and `sh` programs: Unix only (Windows shows toasts; its build is checked by the
 // Windows suite).
 #![cfg(unix)]
+// A skipped test says so on stdout (shown with --nocapture), as the other suites' do.
+#![allow(clippy::print_stdout)]
 
 mod common;
 

@@ -110,3 +110,7 @@ pub async fn run(hook: &Hook, entry: &Entry, cancel: &CancellationToken) -> Resu
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "command_tests.rs"]
+mod tests;
