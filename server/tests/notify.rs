@@ -335,3 +335,43 @@ fn a_hook_that_hangs_is_killed_and_logged_and_the_tick_still_ends() {
     assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
     assert!(stderr(&out).contains("notify command"), "{}", stderr(&out));
 }
+
+/// An event run is told as `event`; by default (no `notify` key) only its failure would be, so
+/// its change is told here because the note asks for `changes`. No desktop: no bus needed.
+#[test]
+fn an_event_run_is_told_as_an_event() {
+    let out_dir = tempdir();
+    let got = out_dir.path().join("got.jsonl");
+    let hook =
+        format!("command = [\"sh\", \"-c\", \"cat >> '{}'; echo >> '{}'\"]", got.display(), got.display());
+    let note = "---\nlive:\n  objective: mail\n  notify: changes\n  triggers:\n    eventMatchCriteria: mail from the bank\n---\n# Mail\n\nold mail\n";
+    let ws = Workspace::with_note(&config("printf 'handled\\n'", &hook), note);
+    ws.set_clock("2026-11-23T09:00:30Z");
+    let mut child = ws
+        .livenote(&["event", "--source", "bank", "--type", "mail.received", "--target", "n.md", "."])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    if let Some(mut stdin) = child.stdin.take() {
+        std::io::Write::write_all(&mut stdin, b"a letter from the bank").unwrap_or_else(|e| panic!("{e}"));
+    }
+    let queued = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(queued.status.success(), "{}", stderr(&queued));
+    let clock = ws.clock().display().to_string();
+    let out = ws
+        .livenote(&["tick", "--clock-file", &clock, "."])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text =
+        std::fs::read_to_string(&got).unwrap_or_else(|e| panic!("the hook ran: {e}\n{}", stderr(&out)));
+    let o: serde_json::Value = serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(
+        (&o["trigger"], &o["outcome"], &o["title"]),
+        (&serde_json::json!("event"), &serde_json::json!("changed"), &serde_json::json!("Mail")),
+        "{o}"
+    );
+    assert!(stderr(&out).contains("notify Mail changed: 1 line added, 1 removed"), "{}", stderr(&out));
+}

@@ -72,8 +72,6 @@ pub struct Hub {
     tasks: TaskTracker,
     /// One hook program at a time: a burst of runs never makes a burst of processes.
     hooks: Arc<Semaphore>,
-    /// Ends the hooks' programs when the process ends.
-    cancel: CancellationToken,
     wake: tokio::sync::Notify,
 }
 
@@ -87,7 +85,6 @@ impl Hub {
             sinks,
             tasks: TaskTracker::new(),
             hooks: Arc::new(Semaphore::new(1)),
-            cancel: CancellationToken::new(),
             wake: tokio::sync::Notify::new(),
         })
     }
@@ -95,10 +92,12 @@ impl Hub {
     /// A run told of: its hook started, and its notice said now or at its window's end.
     pub fn report(&self, told: Told) {
         if let Some(hook) = told.hook.clone() {
-            let (entry, hooks, cancel) = (told.entry.clone(), self.hooks.clone(), self.cancel.clone());
+            let (entry, hooks) = (told.entry.clone(), self.hooks.clone());
             self.tasks.spawn(async move {
                 let Ok(_turn) = hooks.acquire_owned().await else { return };
-                if let Err(e) = command::run(&hook, &entry, &cancel).await {
+                // Bounded by its timeout; at the process's end its task is dropped with the
+                // runtime, and with it the program's process group.
+                if let Err(e) = command::run(&hook, &entry, &CancellationToken::new()).await {
                     tracing::warn!("notify command {}: {e}", entry.path.display());
                 }
             });
@@ -160,11 +159,5 @@ impl Hub {
         for sink in &self.sinks {
             self.tasks.spawn(sink.send(notice.clone(), desktop));
         }
-    }
-}
-
-impl Drop for Hub {
-    fn drop(&mut self) {
-        self.cancel.cancel();
     }
 }
