@@ -161,3 +161,7 @@ impl Hub {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "hub_tests.rs"]
+mod tests;
