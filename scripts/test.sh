@@ -5,7 +5,7 @@
 # mcp into target/mcp-venv, npm packages into the node_modules of editors/vscode and grammars,
 # Chromium from apt and Node 22, code-server + puppeteer-core into target/vscode-e2e; check-jsonschema and
 # kubernetes-validate into target/ci-venv, Debian's systemd for systemd-analyze, Debian's dovecot-imapd for the
-# IMAP source tests, Debian's strace for the request-burst test; for the Windows suite
+# IMAP source tests, Debian's strace for the request-burst test, Debian's dbus for the desktop notification tests; for the Windows suite
 # the Rust target x86_64-pc-windows-gnu, Debian's gcc-mingw-w64-x86-64 and wine64 and a Wine
 # prefix in target/wine; cargo-fuzz for the fuzz step)
 # before using it; a second run reuses them.
@@ -40,6 +40,9 @@ export LIVENOTE_DOVECOT
 echo "== strace for the request-burst test (Debian's strace; tests/e2e/strace/install.sh)"
 strace_bin="$(bash tests/e2e/strace/install.sh)"
 export PATH="$(dirname "$strace_bin"):$PATH"
+echo "== dbus-daemon for the desktop notification tests (Debian's dbus; tests/e2e/dbus/install.sh)"
+LIVENOTE_DBUS_DAEMON="$(bash tests/e2e/dbus/install.sh)"
+export LIVENOTE_DBUS_DAEMON
 echo "== Windows: the x86_64-pc-windows-gnu target, Debian's mingw and Wine 8, a Wine prefix in target/wine (tests/e2e/windows/install.sh)"
 windows_env="$(bash tests/e2e/windows/install.sh)"
 while IFS='=' read -r key value; do export "$key=$value"; done <<<"$windows_env"

@@ -29,6 +29,7 @@ pub mod memory;
 pub mod model;
 pub mod net;
 pub mod note;
+pub mod notify;
 pub mod platform;
 pub mod providers;
 pub mod run_types;

@@ -611,4 +611,131 @@ fn ask_over_stdio_never_does_what_the_note_says() {
     let (code, stderr) = s.finish();
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(std::fs::read_to_string(&note).ok().as_deref(), Some(text));
+
+/// Initialize with the client `capabilities`, run `uri` by hand, and return the first
+/// `livenote/notify`, or `window/showMessage` naming the note, the server sends after it.
+fn run_and_be_told(s: &mut Server, uri: &str, root_uri: &str, capabilities: Value) -> Value {
+    s.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "processId": null, "rootUri": root_uri, "capabilities": capabilities}}));
+    s.wait("initialize", |m| m["id"] == 1);
+    s.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    s.send(json!({"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand", "params": {
+        "command": "livenote.run", "arguments": [uri]}}));
+    let reply = s.wait("executeCommand reply", |m| m["id"] == 2);
+    assert!(reply.get("error").is_none(), "{reply}");
+    // (A message about something else, such as an untrusted folder's configuration, is not it.)
+    s.wait("a notification of the run", |m| {
+        m["method"] == "livenote/notify"
+            || (m["method"] == "window/showMessage"
+                && m["params"]["message"].as_str().is_some_and(|t| t.contains("News")))
+    })
+}
+
+/// A note that says every change (`notify: changes`) in [`runnable_workspace`].
+fn noisy_workspace(root: &Path) -> (String, String) {
+    let (uri, root_uri) = runnable_workspace(root);
+    common::write(
+        &root.join("news.md"),
+        "---\nlive:\n  objective: the news\n  notify: changes\n---\n# News\n\nold\n",
+    );
+    (uri, root_uri)
+}
+
+/// Issue 33 §2: a client that declares `experimental.livenote.notify` gets `livenote/notify`
+/// with the contract's params (docs/editors.md), once for the run.
+#[test]
+fn a_client_that_declares_it_gets_livenote_notify() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
+    let (uri, root_uri) = noisy_workspace(&root);
+    let mut s = Server::start(&root);
+    let told =
+        run_and_be_told(&mut s, &uri, &root_uri, json!({"experimental": {"livenote": {"notify": true}}}));
+    assert_eq!(told["method"], "livenote/notify", "{told}");
+    let p = &told["params"];
+    let run_id = p["notes"][0]["runId"].as_str().unwrap_or_default().to_owned();
+    assert!(!run_id.is_empty(), "{told}");
+    assert_eq!(
+        p,
+        &json!({
+            "message": "News changed: 1 line added, 1 removed",
+            "digest": false,
+            "notes": [{
+                "uri": uri,
+                "path": root.join("news.md"),
+                "title": "News",
+                "trigger": "manual",
+                "outcome": "changed",
+                "summary": "Updated: Fresh news.",
+                "added": 1,
+                "removed": 1,
+                "runId": run_id,
+            }],
+        })
+    );
+    // Nothing else is said of the run: no second notification, no showMessage.
+    std::thread::sleep(Duration::from_millis(300));
+    let said: Vec<&Value> = s
+        .backlog
+        .iter()
+        .filter(|m| m["method"] == "livenote/notify" || m["method"] == "window/showMessage")
+        .collect();
+    assert!(said.is_empty(), "{said:?}");
+    let (status, stderr) = s.finish();
+    assert_eq!(status, Some(0), "{stderr}");
+}
+
+/// Any other client gets `window/showMessage` with the same line (Info; Warning for a failure).
+#[test]
+fn another_client_gets_window_show_message() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
+    let (uri, root_uri) = noisy_workspace(&root);
+    let mut s = Server::start(&root);
+    let told = run_and_be_told(&mut s, &uri, &root_uri, json!({}));
+    assert_eq!(
+        told,
+        json!({"jsonrpc": "2.0", "method": "window/showMessage", "params": {
+            "type": 3, "message": "livenote: News changed: 1 line added, 1 removed"}})
+    );
+    let (status, stderr) = s.finish();
+    assert_eq!(status, Some(0), "{stderr}");
+}
+
+/// `[notify] command` follows the trust of providers: in a folder that is not trusted, the
+/// folder's own is never loaded, so never run, while the user's own runs (here for a run by hand
+/// that the user's own provider makes).
+#[test]
+fn an_untrusted_folders_notify_command_never_runs_and_the_users_does() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
+    let outside = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let (folder_marker, user_marker) = (outside.path().join("folder-hook"), outside.path().join("user-hook"));
+    let hook = |m: &Path| format!("[notify]\ncommand = [\"sh\", \"-c\", \"cat > '{}'\"]\n", m.display());
+    // Never trusted.
+    common::write(&root.join(".livenote.toml"), &hook(&folder_marker));
+    common::write(
+        &root.join(".data/config.toml"),
+        &format!("{}{}", common::command_config("printf 'Fresh news.\\n'"), hook(&user_marker)),
+    );
+    common::write(
+        &root.join("news.md"),
+        "---\nlive:\n  objective: the news\n  notify: all\n---\n# News\n\nold\n",
+    );
+    let uri = tower_lsp_server::ls_types::Uri::from_file_path(root.join("news.md"))
+        .map(|u| u.as_str().to_owned())
+        .unwrap_or_default();
+    let root_uri = tower_lsp_server::ls_types::Uri::from_file_path(&root)
+        .map(|u| u.as_str().to_owned())
+        .unwrap_or_default();
+    let mut s = Server::start(&root);
+    let told =
+        run_and_be_told(&mut s, &uri, &root_uri, json!({"experimental": {"livenote": {"notify": true}}}));
+    assert_eq!(told["params"]["message"], "News changed: 1 line added, 1 removed", "{told}");
+    common::wait_until("the user's hook", 20, || {
+        std::fs::read_to_string(&user_marker).is_ok_and(|t| t.contains("\"outcome\":\"changed\""))
+    });
+    let (status, stderr) = s.finish();
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(!folder_marker.exists(), "the untrusted folder's hook ran: {stderr}");
 }

@@ -95,12 +95,15 @@ async fn tick(root: &Path, clock: Arc<dyn Clock>, pass: Pass) -> Result<u8> {
     let index = build_index(root, &mut configs, &said);
     let index = Arc::new(RwLock::new(index));
     let trust = TrustStore::user();
+    // The pass's runs are told together, at its end (or each minute of a long pass).
+    let hub = crate::notify::Hub::new(clock.clone(), vec![Arc::new(crate::notify::Desktop)], false);
     let engines: Vec<Arc<Engine>> = configs
         .into_iter()
         .map(|(r, config)| {
             let mut engine =
                 Engine::new(&r, clock.clone(), Zone::Local, Arc::new(DiskIo), config, trust.clone());
             engine.catch_up_flag = catch_up;
+            super::watch::set_hub(&engine, &hub);
             Arc::new(engine)
         })
         .collect();
@@ -132,6 +135,7 @@ async fn tick(root: &Path, clock: Arc<dyn Clock>, pass: Pass) -> Result<u8> {
         return dry(root, &engines, &index, sources, &mut std::io::stdout().lock());
     }
 
+    hub.start();
     let cancel = CancellationToken::new();
     let (tx, mut rx) = unbounded_channel();
     // What is due is decided now, at the instant the tick starts: a slow source polled beside
@@ -177,6 +181,7 @@ async fn tick(root: &Path, clock: Arc<dyn Clock>, pass: Pass) -> Result<u8> {
         }
     }
     let (polled, events) = polls_then_queues.await.unwrap_or_default();
+    hub.finish().await;
     let sources = match (polled.polled, polled.failed) {
         (0, _) => String::new(),
         (n, 0) => format!("{} polled, ", crate::text::count(n, "source")),

@@ -146,13 +146,22 @@ fn start_root(
     clock: &Arc<dyn Clock>,
     index: &Arc<RwLock<Index>>,
     said: &Saids,
+    hub: &Arc<crate::notify::Hub>,
 ) -> Arc<RootService> {
     let engine =
         Arc::new(Engine::new(root, clock.clone(), Zone::Local, Arc::new(DiskIo), config, TrustStore::user()));
+    set_hub(&engine, hub);
     say_folder(&engine, said);
     let notes = event_notes(&engine, index);
     let source = IndexSource { index: index.clone(), root: root.to_path_buf() };
     Arc::new(RootService::start(engine, Arc::new(source), notes, Arc::new(Notify::new())))
+}
+
+/// Every root's runs tell one [`crate::notify::Hub`] of the process: one digest for all.
+pub(super) fn set_hub(engine: &Engine, hub: &Arc<crate::notify::Hub>) {
+    if let Ok(mut n) = engine.notify.write() {
+        *n = Some(hub.clone());
+    }
 }
 
 /// The notes events of `engine`'s root may go to, from the index as it is when asked.
@@ -201,10 +210,13 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
         );
     }
     let index = Arc::new(RwLock::new(index));
+    // Desktop notifications (`[notify] desktop`), the first of a minute at once.
+    let hub = crate::notify::Hub::new(clock.clone(), vec![Arc::new(crate::notify::Desktop)], true);
+    hub.start();
     let mut services: Vec<Arc<RootService>> =
-        configs.into_iter().map(|(r, config)| start_root(&r, config, &clock, &index, &said)).collect();
+        configs.into_iter().map(|(r, config)| start_root(&r, config, &clock, &index, &said, &hub)).collect();
     let routing = {
-        let clock = clock.clone();
+        let (clock, hub) = (clock.clone(), hub.clone());
         tokio::spawn(async move {
             while let Some(seen) = rx.recv().await {
                 let roots = index.read().map(|i| i.roots().to_vec()).unwrap_or_default();
@@ -235,7 +247,7 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
                                     *c = config;
                                 }
                             }
-                            None => services.push(start_root(&r, config, &clock, &index, &said)),
+                            None => services.push(start_root(&r, config, &clock, &index, &said, &hub)),
                         }
                     }
                     for s in &services {
@@ -272,6 +284,8 @@ async fn watch(root: PathBuf, clock: Arc<dyn Clock>) -> Result<u8> {
     tracing::info!("stop watching: {signal}");
     routing.abort();
     drop(watcher);
+    // What waited for its minute is said before `watch` ends (each notice and hook bounded).
+    hub.finish().await;
     Ok(0)
 }
 

@@ -143,6 +143,8 @@ struct Partial {
     memory_max_bytes: Option<usize>,
     skill_dirs: Option<Vec<String>>,
     sources: BTreeMap<String, PartialSource>,
+    notify_desktop: Option<bool>,
+    notify_command: Option<Set<Vec<String>>>,
 }
 
 /// The layer being read and where its problems go.
@@ -264,8 +266,19 @@ fn set_entries(entries: &[Entry]) -> impl Iterator<Item = &Entry> {
     entries.iter().filter(|e| !matches!(e.node.val, Val::Null))
 }
 
-const TOP_KEYS: &[&str] =
-    &["agent", "providers", "scheduler", "history", "mcp", "memory", "skills", "machine", "sources"];
+const TOP_KEYS: &[&str] = &[
+    "agent",
+    "providers",
+    "scheduler",
+    "history",
+    "mcp",
+    "memory",
+    "skills",
+    "machine",
+    "sources",
+    "notify",
+];
+const NOTIFY_KEYS: &[&str] = &["desktop", "command"];
 const AGENT_KEYS: &[&str] = &[
     "provider",
     "max_steps",
@@ -466,6 +479,29 @@ fn apply_layer(acc: &mut Partial, root: &Node, cx: &mut Cx<'_>) {
                     }
                 }
             }
+            "notify" => {
+                let Some(fields) = cx.table("notify", &e.node) else { continue };
+                for f in set_entries(fields) {
+                    let key = format!("notify.{}", f.key);
+                    match f.key.as_str() {
+                        "desktop" => acc.notify_desktop = cx.boolean(&key, &f.node).or(acc.notify_desktop),
+                        "command" => match cx.strings(&key, &f.node) {
+                            Some(c) if c.first().is_some_and(|p| !p.trim().is_empty()) => {
+                                acc.notify_command = Some(Set { value: c, at: cx.at(f.node.span.clone()) });
+                            }
+                            // `command = []` in a later layer turns an earlier one off.
+                            Some(c) if c.is_empty() => acc.notify_command = None,
+                            Some(_) => {
+                                let message =
+                                    "`notify.command` names no program: its first word is empty".to_owned();
+                                cx.report(f.node.span.clone(), Some(&key), message);
+                            }
+                            None => {}
+                        },
+                        _ => cx.unknown(&key, f, NOTIFY_KEYS),
+                    }
+                }
+            }
             // A folder's file is shared by every machine that syncs it: a machine's name there
             // would name them all.
             "machine" if cx.origin != Origin::User => {
@@ -557,6 +593,12 @@ fn finish(
         machine: crate::config::MachineConfig { name: acc.machine_name },
         sources: BTreeMap::new(),
         broken_sources: BTreeMap::new(),
+        notify: crate::config::NotifyConfig {
+            desktop: acc.notify_desktop.unwrap_or(false),
+            command: acc
+                .notify_command
+                .map(|Set { value, at }| crate::config::NotifyCommand { command: value, origin: at.origin }),
+        },
     };
     for (name, s) in acc.sources {
         match build_source(&name, s, problems) {

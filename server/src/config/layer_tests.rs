@@ -661,3 +661,46 @@ fn machine_name_is_read_from_the_users_file_only() {
     let (_, problems) = toml_layers(&[("[machine]\nnmae = \"x\"\n", Origin::User)]);
     assert!(messages(&problems).iter().any(|m| m.contains("(did you mean `name`?)")), "{problems:?}");
 }
+
+#[test]
+fn notify_reads_desktop_and_command_with_where_the_command_came_from() {
+    let (config, problems) = one("");
+    assert!(problems.is_empty());
+    assert_eq!(config.notify, crate::config::NotifyConfig::default());
+    let (config, problems) = toml_layers(&[
+        ("[notify]\ndesktop = true\ncommand = [\"notify-send-mine\", \"--quiet\"]\n", Origin::User),
+        ("[notify]\ndesktop = false\n", Origin::Workspace),
+    ]);
+    assert!(problems.is_empty(), "{problems:?}");
+    assert!(!config.notify.desktop, "the folder's layer comes after the user's");
+    assert_eq!(
+        config.notify.command,
+        Some(crate::config::NotifyCommand {
+            command: vec!["notify-send-mine".to_owned(), "--quiet".to_owned()],
+            origin: Origin::User
+        })
+    );
+    // A folder's command is the folder's; `command = []` there turns the user's off.
+    let (config, _) = toml_layers(&[
+        ("[notify]\ncommand = [\"mine\"]\n", Origin::User),
+        ("[notify]\ncommand = [\"theirs\"]\n", Origin::Workspace),
+    ]);
+    assert_eq!(
+        config.notify.command.map(|c| (c.command, c.origin)),
+        Some((vec!["theirs".to_owned()], Origin::Workspace))
+    );
+    let (config, _) = toml_layers(&[
+        ("[notify]\ncommand = [\"mine\"]\n", Origin::User),
+        ("[notify]\ncommand = []\n", Origin::Workspace),
+    ]);
+    assert_eq!(config.notify.command, None);
+    let (config, problems) =
+        one("[notify]\ndesktop = \"yes\"\ncomand = [\"x\"]\ncommand = [\"\"]\n[notfy]\n");
+    assert_eq!(config.notify, crate::config::NotifyConfig::default());
+    let said = messages(&problems);
+    assert_eq!(said.len(), 4, "{said:?}");
+    assert!(said.iter().any(|m| m.contains("`notify.desktop` must be true or false")), "{said:?}");
+    assert!(said.iter().any(|m| m.contains("`notify.comand` (did you mean `command`?)")), "{said:?}");
+    assert!(said.iter().any(|m| m.contains("names no program")), "{said:?}");
+    assert!(said.iter().any(|m| m.contains("`notfy` (did you mean `notify`?)")), "{said:?}");
+}

@@ -89,6 +89,28 @@ pub struct Config {
     pub sources: BTreeMap<String, SourceConfig>,
     /// Sources that are defined but unusable (no `kind`, no `url`, ...), with the reason.
     pub broken_sources: BTreeMap<String, String>,
+    /// `[notify]`: how the user is told that a run ended (`crate::notify`).
+    pub notify: NotifyConfig,
+}
+
+/// `[notify]`: desktop notifications from `watch` and `tick`, and a program told of each one.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NotifyConfig {
+    /// `desktop = true`: `watch` and `tick` show a desktop notification (the language server
+    /// tells the editor instead).
+    pub desktop: bool,
+    /// `command = ["prog", "arg"]`: run with one JSON object on stdin per notification.
+    pub command: Option<NotifyCommand>,
+}
+
+/// `[notify] command`: a program from the configuration, run as a provider's is (trust rules
+/// of SPEC 7: a folder's only while the folder is trusted).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotifyCommand {
+    /// Program and arguments, never a shell line.
+    pub command: Vec<String>,
+    /// Which file named it: a folder's or the editor's runs only in a trusted folder.
+    pub origin: Origin,
 }
 
 /// `[machine]` in the user's config: what this machine is called (`crate::machine`).

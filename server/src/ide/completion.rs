@@ -394,6 +394,7 @@ fn values<Tz: TimeZone>(ctx: &Ctx<Tz>, spot: &Spot, k: &KeyLine) -> Vec<Completi
     let Some(slot) = ValueSlot::at(ctx.text, spot.offset, k) else { return Vec::new() };
     match field.kind {
         Kind::Bool => bools(&slot),
+        Kind::Notify => notify_values(&slot),
         Kind::Cron => cron_presets(&slot),
         Kind::ProviderName => providers(ctx, &slot),
         Kind::Time => times(ctx.text, &spot.outline, owner, field, &slot),
@@ -483,6 +484,17 @@ fn bools(slot: &ValueSlot) -> Vec<CompletionItem> {
     [("true", "runs on its triggers"), ("false", "paused: nothing fires until resumed")]
         .into_iter()
         .map(|(v, d)| slot.item(v, CompletionKind::Value, Some(d.to_owned()), slot.text(v, false)))
+        .collect()
+}
+
+fn notify_values(slot: &ValueSlot) -> Vec<CompletionItem> {
+    crate::note::model::NotifyWhen::CHOICES
+        .iter()
+        .enumerate()
+        .map(|(i, (v, d))| CompletionItem {
+            sort_text: Some(format!("{i:02}")),
+            ..slot.item(v, CompletionKind::Value, Some((*d).to_owned()), slot.text(v, false))
+        })
         .collect()
 }
 

@@ -201,6 +201,7 @@ fn keys_under_live() {
             maxChars  Key  characters, a whole number  -> maxChars: 
             skills  Key  list of skill names  -> skills: 
             sources  Key  list of source names  -> sources: 
+            notify  Key  changes | failures | all | false  -> notify: 
         "#]],
     );
     // Present keys and runtime fields are not offered.
@@ -216,6 +217,7 @@ fn keys_under_live() {
             maxChars  Key  characters, a whole number  -> maxChars: 
             skills  Key  list of skill names  -> skills: 
             sources  Key  list of source names  -> sources: 
+            notify  Key  changes | failures | all | false  -> notify: 
         "#]],
     );
     // The key being renamed is not "present"; only its name is replaced.
@@ -231,6 +233,7 @@ fn keys_under_live() {
             maxChars  Key  characters, a whole number  -> maxChars
             skills  Key  list of skill names  -> skills
             sources  Key  list of source names  -> sources
+            notify  Key  changes | failures | all | false  -> notify
         "#]],
     );
     // The note's own indentation is followed.
@@ -247,6 +250,7 @@ fn keys_under_live() {
             maxChars  Key  characters, a whole number  -> maxChars: 
             skills  Key  list of skill names  -> skills: 
             sources  Key  list of source names  -> sources: 
+            notify  Key  changes | failures | all | false  -> notify: 
         "#]],
     );
 }
@@ -314,6 +318,7 @@ fn no_keys_where_they_cannot_go() {
             maxChars  Key  characters, a whole number  -> maxChars: 
             skills  Key  list of skill names  -> skills: 
             sources  Key  list of source names  -> sources: 
+            notify  Key  changes | failures | all | false  -> notify: 
         "#]],
     );
     check("---\nlive:\n  # a$0\n---\n", expect!["(none)\n"]);
@@ -353,6 +358,20 @@ fn boolean_values() {
     );
     // In the trailing comment.
     check("---\nlive:\n  active: true # c$0\n---\n", expect!["(none)\n"]);
+}
+
+#[test]
+fn notify_values() {
+    check(
+        "---\nlive:\n  notify: $0\n---\n",
+        expect![[r#"
+        replaces ""
+        changes  Value  tell when a run changed the body  -> changes
+        failures  Value  tell when a run failed  -> failures
+        all  Value  tell after every run  -> all
+        false  Value  never tell  -> false
+    "#]],
+    );
 }
 
 #[test]
@@ -559,6 +578,7 @@ fn unicode_before_the_cursor() {
             maxChars  Key  characters, a whole number  -> maxChars: 
             skills  Key  list of skill names  -> skills: 
             sources  Key  list of source names  -> sources: 
+            notify  Key  changes | failures | all | false  -> notify: 
         "#]],
     );
     check(

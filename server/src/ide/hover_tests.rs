@@ -400,6 +400,20 @@ fn key_documentation() {
             Events come from this folder's sources: `mail (imap)`, `releases (feed)`; and from `livenote event`. `livenote sources` shows what each saw last.
         "#]],
     );
+    check(
+        "---\nlive:\n  objective: x\n  noti$0fy: changes\n---\n",
+        expect![[r#"
+        notify
+        ~~~~
+        `live.notify` · changes | failures | all | false
+
+        Who is told when a run ends: `changes` (a run changed the body), `failures` (a run
+        failed), `all` (every run), or `false` (never). Absent: failures of scheduled and event
+        runs. Desktop notifications come from `watch` and `tick` when `[notify] desktop = true`;
+        an editor shows them itself; `[notify] command` gets each one as JSON. Several notes
+        within a minute are one digest ("5 notes changed").
+    "#]],
+    );
 }
 
 #[test]

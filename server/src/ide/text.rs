@@ -100,6 +100,7 @@ pub fn kind_detail(f: &Field) -> String {
         Kind::SkillList => "list of skill names",
         Kind::SourceList => "list of source names",
         Kind::Count => "a whole number",
+        Kind::Notify => "changes | failures | all | false",
     };
     match f {
         f if f.required => format!("{what}, required"),

@@ -52,6 +52,12 @@ pub fn initialize(state: &State, params: InitializeParams) -> InitializeResult {
             .and_then(|e| e.pointer("/livenote/ask"))
             .and_then(serde_json::Value::as_bool)
             .unwrap_or(false),
+        notify: caps
+            .experimental
+            .as_ref()
+            .and_then(|e| e.pointer("/livenote/notify"))
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false),
         resolves_documentation: caps
             .text_document
             .as_ref()

@@ -23,6 +23,7 @@ mod framing;
 mod lifecycle;
 mod lock_watch;
 pub mod log;
+mod notices;
 mod notifications;
 mod raw_results;
 mod refresh;

@@ -129,6 +129,9 @@ pub(super) fn create_engines(client: &Client, state: &Arc<State>) {
             if let Ok(mut o) = engine.observer.write() {
                 *o = Some(Arc::new(observer));
             }
+            if let Ok(mut n) = engine.notify.write() {
+                *n = Some(super::notices::hub(client, state));
+            }
             Arc::new(engine)
         })
         .collect();

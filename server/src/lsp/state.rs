@@ -47,6 +47,9 @@ pub struct ClientCaps {
     /// The client can prompt for a sentence (`experimental.livenote.ask`): it is offered the
     /// "Ask livenote…" code action.
     pub ask: bool,
+    /// The client shows `livenote/notify` (`experimental.livenote.notify`); others get
+    /// `window/showMessage`.
+    pub notify: bool,
     /// The client resolves a completion item's documentation when it shows the item
     /// (`completionItem.resolveSupport` names `documentation`): costly documentation is left
     /// to `completionItem/resolve`.
@@ -98,6 +101,8 @@ pub struct State {
     /// True once the workspace's first index is built: `workspace/symbol` asked before waits
     /// for it rather than answering nothing.
     pub indexed: tokio::sync::watch::Sender<bool>,
+    /// The process's notifications (`notices::hub`), made with the first engine.
+    pub notify: std::sync::OnceLock<Arc<crate::notify::Hub>>,
 }
 
 impl State {
@@ -125,6 +130,7 @@ impl State {
             client_uris: Mutex::new(Default::default()),
             world: Default::default(),
             indexed: tokio::sync::watch::Sender::new(false),
+            notify: std::sync::OnceLock::new(),
         }
     }
 

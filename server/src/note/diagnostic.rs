@@ -72,6 +72,7 @@ codes! {
     InvalidUntil => "invalid-until": "`until` is neither a date (`2026-02-25`) nor an RFC 3339 time.",
     Expired => "expired": "`until` has passed: the note no longer fires on schedule or on events.",
     InvalidMaxChars => "invalid-max-chars": "`maxChars` is not a whole number above zero.",
+    InvalidNotify => "invalid-notify": "`notify` is not one of `changes`, `failures`, `all` or `false`.",
     OverBudget => "over-budget": "The note's body is longer than its `maxChars` budget.",
     UnknownTool => "unknown-tool": "`tools` names an MCP server that is not configured, or a tool its server does not list.",
     LastRunFailed => "last-run-failed": "The latest run failed; the message stays until a run succeeds.",

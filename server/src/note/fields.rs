@@ -59,6 +59,8 @@ pub enum Kind {
     SourceList,
     /// A whole number, zero included (`failures`).
     Count,
+    /// `changes`, `failures`, `all` or `false` (`notify`).
+    Notify,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -90,6 +92,7 @@ pub const FIELDS: &[Field] = &[
     f("maxChars", Level::Live, Kind::PositiveInt),
     f("skills", Level::Live, Kind::SkillList),
     f("sources", Level::Live, Kind::SourceList),
+    f("notify", Level::Live, Kind::Notify),
     rt("lastAttemptAt", Kind::Timestamp),
     rt("lastRunAt", Kind::Timestamp),
     rt("lastRunId", Kind::Text),
@@ -167,6 +170,11 @@ const ALIASES: &[(&str, Level, &str)] = &[
     ("maxLength", Level::Live, "maxChars"),
     ("maxCharacters", Level::Live, "maxChars"),
     ("charLimit", Level::Live, "maxChars"),
+    ("notifications", Level::Live, "notify"),
+    ("notification", Level::Live, "notify"),
+    ("notifyOn", Level::Live, "notify"),
+    ("alert", Level::Live, "notify"),
+    ("alerts", Level::Live, "notify"),
 ];
 
 pub fn suggest(level: Level, unknown: &str) -> Suggestion {

@@ -64,6 +64,13 @@ pub struct LiveBlock {
     /// whose events may update the note, like `[mail, calendar]`. Absent: every source. Only
     /// narrows which events `eventMatchCriteria` is weighed against; it queues nothing itself.
     pub sources: Option<Vec<String>>,
+    /// Who is told when a run ends: `changes` (a run changed the body), `failures` (a run
+    /// failed), `all` (every run), or `false` (never). Absent: failures of scheduled and event
+    /// runs. Desktop notifications come from `watch` and `tick` when `[notify] desktop = true`;
+    /// an editor shows them itself; `[notify] command` gets each one as JSON. Several notes
+    /// within a minute are one digest ("5 notes changed").
+    #[schemars(extend("anyOf" = [{"enum": ["changes", "failures", "all"]}, {"const": false}, {"type": "null"}]))]
+    pub notify: Option<serde_json::Value>,
     /// Written by livenote: when the latest run started (every run). Drives the 5-minute
     /// retry backoff.
     #[schemars(extend("format" = "date-time"))]
@@ -88,6 +95,47 @@ pub struct LiveBlock {
     /// note next fires at its next occurrence.
     #[schemars(extend("format" = "date-time"))]
     pub last_stopped_at: Option<String>,
+}
+
+/// `live.notify`: which ends of the note's runs the user is told of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NotifyWhen {
+    /// A run changed the body.
+    Changes,
+    /// A run failed.
+    Failures,
+    /// Every run that ended (changed, unchanged or failed).
+    All,
+    /// `false`: never.
+    Never,
+}
+
+impl NotifyWhen {
+    /// The values as written in a note, with what each means (completion, messages).
+    pub const CHOICES: &[(&str, &str)] = &[
+        ("changes", "tell when a run changed the body"),
+        ("failures", "tell when a run failed"),
+        ("all", "tell after every run"),
+        ("false", "never tell"),
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NotifyWhen::Changes => "changes",
+            NotifyWhen::Failures => "failures",
+            NotifyWhen::All => "all",
+            NotifyWhen::Never => "false",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<NotifyWhen> {
+        match s {
+            "changes" => Some(NotifyWhen::Changes),
+            "failures" => Some(NotifyWhen::Failures),
+            "all" => Some(NotifyWhen::All),
+            _ => None,
+        }
+    }
 }
 
 fn default_true() -> bool {
@@ -176,6 +224,8 @@ pub struct Live {
     pub skills: Option<Vec<Spanned<String>>>,
     /// `sources` as written: each name with its place; `None` when absent (every source).
     pub sources: Option<Vec<Spanned<String>>>,
+    /// `notify` when it reads as one of its values; `None` when absent (the default rule).
+    pub notify: Option<Spanned<NotifyWhen>>,
     pub last_attempt_at: Option<DateTime<Utc>>,
     pub last_run_at: Option<DateTime<Utc>>,
     pub last_run_id: Option<String>,

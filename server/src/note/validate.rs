@@ -3,6 +3,7 @@
 //! diagnostics and as much of the model as could be read.
 
 mod budget;
+mod notify;
 mod references;
 mod schedule_fields;
 mod skills;
@@ -435,6 +436,7 @@ impl<'a> Cx<'a> {
                 "tools" => live.tools = self.tools(e, opts),
                 "until" => live.until = self.until(e),
                 "maxChars" => live.max_chars = self.max_chars(e),
+                "notify" => live.notify = self.notify(e),
                 "skills" => live.skills = self.skills(e, opts),
                 "sources" => {
                     live.sources = self.name_list(
@@ -551,6 +553,7 @@ fn empty_live(key_span: Range<usize>) -> Live {
         tools: None,
         until: None,
         max_chars: None,
+        notify: None,
         skills: None,
         sources: None,
         last_attempt_at: None,

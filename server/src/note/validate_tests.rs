@@ -247,7 +247,7 @@ fn unknown_keys_with_did_you_mean() {
             9:9-9:14 warning live/unknown-key unknown key `start` in a window; did you mean `startTime`?
               fix*: Rename to `startTime`
             9:9-9:14 error live/incomplete-window this window has no `startTime`; a window needs both startTime and endTime
-            11:3-11:9 warning live/unknown-key unknown key `colour` in `live`; expected one of objective, active, triggers, provider, model, tools, until, maxChars, skills, sources
+            11:3-11:9 warning live/unknown-key unknown key `colour` in `live`; expected one of objective, active, triggers, provider, model, tools, until, maxChars, skills, sources, notify
             live: has_errors=true
         "#]],
     );
@@ -497,6 +497,63 @@ fn until_takes_a_date_or_an_instant() {
         expect![[r#"
         4:10-4:14 error live/invalid-until `until` must be a date like 2026-02-25 (the end of that day) or an RFC 3339 time like "2026-02-25T18:00:00Z", found an integer
         live: has_errors=true
+    "#]],
+    );
+}
+
+#[test]
+fn notify_takes_one_of_four_values() {
+    for v in ["changes", "failures", "all", "false", "\"all\""] {
+        check(
+            &format!("---\nlive:\n  objective: y\n  notify: {v}\n---\n"),
+            expect![[r#"
+            live: has_errors=false
+        "#]],
+        );
+    }
+    check(
+        "---\nlive:\n  objective: y\n  notify: chnages\n---\n",
+        expect![[r#"
+            4:11-4:18 warning live/invalid-notify `notify` is `changes` (a run changed the body), `failures`, `all` or `false`, found "chnages" (did you mean `changes`?); until it is fixed, only failures of scheduled and event runs are told
+              fix*: Change to `changes`
+            live: has_errors=false
+        "#]],
+    );
+    check(
+        "---\nlive:\n  objective: y\n  notify: true\n---\n",
+        expect![[r#"
+            4:11-4:15 warning live/invalid-notify `notify` is `changes` (a run changed the body), `failures`, `all` or `false`, found true (did you mean `all`?); until it is fixed, only failures of scheduled and event runs are told
+              fix*: Change to `all`
+            live: has_errors=false
+        "#]],
+    );
+    check(
+        "---\nlive:\n  objective: y\n  notify: [all]\n---\n",
+        expect![[r#"
+            4:11-4:16 warning live/invalid-notify `notify` is `changes` (a run changed the body), `failures`, `all` or `false`, found a list; until it is fixed, only failures of scheduled and event runs are told
+            live: has_errors=false
+        "#]],
+    );
+    check_fix(
+        "---\nlive:\n  objective: y\n  notify: never\n---\n",
+        "Change to `false`",
+        expect![[r#"
+        ---
+        live:
+          objective: y
+          notify: false
+        ---
+    "#]],
+    );
+    check_fix(
+        "---\nlive:\n  objective: y\n  notifications: all\n---\n",
+        "Rename to `notify`",
+        expect![[r#"
+        ---
+        live:
+          objective: y
+          notify: all
+        ---
     "#]],
     );
 }

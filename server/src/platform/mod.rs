@@ -12,6 +12,7 @@
 //!   group on Unix, a Job object on Windows), and how a program ended ([`killed_by`]).
 //! - Signals: what asks a long-lived command to end ([`Shutdown`]: SIGINT/SIGTERM/SIGHUP, or
 //!   Ctrl-C, Ctrl-Break, console close and system shutdown).
+//! - Desktop notifications ([`desktop::show`]).
 //! - Folders: the user's config, data and home folders by the platform's convention
 //!   ([`default_config_dir`], [`default_data_dir`], [`home_dir`]).
 //!
@@ -23,6 +24,7 @@ use std::hash::Hasher;
 use std::io;
 use std::path::{Path, PathBuf};
 
+pub mod desktop;
 #[cfg(unix)]
 mod unix;
 #[cfg(unix)]

@@ -95,6 +95,9 @@ pub struct Engine {
     pub attempts: attempts::Attempts,
     /// Told of every run that starts and ends (the language server shows `$/progress`).
     pub observer: RwLock<Option<Arc<dyn RunObserver>>>,
+    /// The process's notifications (`watch`, `tick`, the language server): told of every
+    /// run's end, whatever started it; `None` where nobody is told (`livenote run`, MCP).
+    pub notify: RwLock<Option<Arc<crate::notify::Hub>>>,
     /// `livenote tick --catch-up`, in place of `[scheduler] catch_up` ([`Engine::catch_up`]).
     pub catch_up_flag: Option<chrono::TimeDelta>,
     /// Run ids: time-based from the engine's clock, and still in creation order when two runs
@@ -144,6 +147,7 @@ impl Engine {
                 a
             },
             observer: RwLock::new(None),
+            notify: RwLock::new(None),
             catch_up_flag: None,
             ids: std::sync::Mutex::new(ulid::Generator::new()),
         }
@@ -640,9 +644,17 @@ impl Engine {
         // For undo and `livenote history` (runs/history.rs): what the run left.
         // (The text of the result's own write when there was one: a keystroke right after it
         // is the user's, not the run's.)
-        if let Some(t) = left.or_else(|| io.read(&spec.path).ok()) {
-            self.record_result(rel, &run_id, &t[agent_region(&t)]);
+        let after = left.or_else(|| io.read(&spec.path).ok());
+        if let Some(t) = &after {
+            self.record_result(rel, &run_id, &t[agent_region(t)]);
         }
+        let title = crate::workspace::index::note_title(
+            analysis.title.clone(),
+            frontmatter::body_title(&text),
+            &spec.path,
+        );
+        let after_body = after.as_deref().map(|t| &t[agent_region(t)]);
+        self.tell(spec, live.notify.as_ref().map(|n| n.value), title, &outcome, &base_body, after_body);
         let end = match &outcome {
             Outcome::Done { summary, .. } => RunEvent::new("done", summary.clone()),
             Outcome::Failed { error, .. } => RunEvent::new("failed", error.clone()),
@@ -653,6 +665,54 @@ impl Engine {
         log(&end, &mut transcript);
         on_event(&end);
         outcome
+    }
+}
+
+impl Engine {
+    /// The run's end to the process's notifications, when the note's `notify` rule tells it:
+    /// the one place every run's outcome passes (scheduled, event and manual alike).
+    fn tell(
+        &self,
+        spec: &RunSpec,
+        rule: Option<note::model::NotifyWhen>,
+        title: String,
+        outcome: &Outcome,
+        before: &str,
+        after: Option<&str>,
+    ) {
+        let Some(hub) = self.notify.read().ok().and_then(|n| n.clone()) else { return };
+        let (told, run_id, summary) = match outcome {
+            Outcome::Done { run_id, summary } if after.is_some_and(|a| a != before) => {
+                (crate::notify::Outcome::Changed, run_id, summary)
+            }
+            Outcome::Done { run_id, summary } => (crate::notify::Outcome::Unchanged, run_id, summary),
+            Outcome::Failed { run_id, error } => (crate::notify::Outcome::Failed, run_id, error),
+            // A stop is the user's own doing, a skip no run at all.
+            Outcome::Stopped { .. } | Outcome::Skipped(_) => return,
+        };
+        if !crate::notify::told(rule, spec.trigger, told) {
+            return;
+        }
+        let (added, removed) = match (told, after) {
+            (crate::notify::Outcome::Changed, Some(after)) => history::line_counts(before, after),
+            _ => (0, 0),
+        };
+        let config = self.config.read().map(|c| c.notify.clone()).unwrap_or_default();
+        let hook = crate::notify::command::hook(&config, &self.root, self.trusted()).unwrap_or_else(|why| {
+            tracing::warn!("notify {}: `[notify] command` not run: {why}", self.rel(&spec.path));
+            None
+        });
+        let entry = crate::notify::Entry {
+            path: spec.path.clone(),
+            title,
+            trigger: spec.trigger,
+            outcome: told,
+            summary: summary.clone(),
+            added,
+            removed,
+            run_id: run_id.clone(),
+        };
+        hub.report(crate::notify::Told { entry, desktop: config.desktop, hook });
     }
 }
 

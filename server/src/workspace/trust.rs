@@ -443,7 +443,7 @@ fn verdict(record: &Record, dir: &Path, config: Option<&[u8]>) -> Trust {
 }
 
 /// The files inside `root` that the configuration `config` runs, with their digests now
-/// (`None`: not there): for each `command` of `[providers.*]`, `[mcp.servers.*]` and `[sources.*]`, the
+/// (`None`: not there): for each `command` of `[providers.*]`, `[mcp.servers.*]`, `[sources.*]` and `[notify]`, the
 /// program when it is a path (a bare name is looked up on `PATH`) and every argument that
 /// names a file inside the folder, or looks like a path into it (has a `/`, or on Windows a
 /// `\`) even when nothing is there yet, except a note (`.md`, `.markdown`): notes are data. A config that does not parse runs nothing (`config/` ignores it whole), so
@@ -497,9 +497,17 @@ fn named_files(root: &Path, config: Option<&[u8]>) -> Vec<(String, bool)> {
             .collect()
     };
     let servers = table.get("mcp").and_then(|m| m.get("servers"));
-    // A source's program runs at every poll, as a provider's at every run.
+    // A source's program runs at every poll, as a provider's at every run; `[notify] command`
+    // after every run it is told of.
     let sources = commands(table.get("sources"));
-    for command in commands(table.get("providers")).into_iter().chain(commands(servers)).chain(sources) {
+    let notify = table
+        .get("notify")
+        .and_then(|n| n.get("command"))
+        .and_then(toml::Value::as_array)
+        .map(|c| c.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect::<Vec<_>>());
+    for command in
+        commands(table.get("providers")).into_iter().chain(commands(servers)).chain(sources).chain(notify)
+    {
         for (i, word) in command.iter().enumerate() {
             let Some(rel) = inside(PathStyle::NATIVE, root, word, i == 0) else { continue };
             // A note is data: a command that reads one (a word count of `reading-list.md`)

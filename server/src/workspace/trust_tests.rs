@@ -258,6 +258,18 @@ fn a_note_a_command_reads_is_data_not_bound() {
 }
 
 #[test]
+fn a_notify_command_binds_the_program_it_runs() {
+    let ws = tmp();
+    let root = std::fs::canonicalize(ws.path()).unwrap_or_else(|e| panic!("{e}"));
+    write(&root.join("hooks/told.sh"), "notify-send \"$1\"");
+    let config = "[notify]\ndesktop = true\ncommand = [\"sh\", \"hooks/told.sh\"]\n";
+    let files = bound_files(&root, Some(config.as_bytes()));
+    assert_eq!(files.keys().map(String::as_str).collect::<Vec<_>>(), ["hooks/told.sh"]);
+    write(&root.join(CONFIG_FILE), config);
+    assert!(runs_file(&root, &root.join("hooks/told.sh")), "changing it untrusts the folder");
+}
+
+#[test]
 fn a_corrupt_store_trusts_nothing_and_is_not_overwritten() {
     let data = tmp();
     let ws = tmp();

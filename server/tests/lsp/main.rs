@@ -371,7 +371,8 @@ async fn lenses_hints_hover_completion() {
             until
             maxChars
             skills
-            sources"#]],
+            sources
+            notify"#]],
     );
     c.shutdown().await;
 }
