@@ -611,6 +611,7 @@ fn ask_over_stdio_never_does_what_the_note_says() {
     let (code, stderr) = s.finish();
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(std::fs::read_to_string(&note).ok().as_deref(), Some(text));
+}
 
 /// Initialize with the client `capabilities`, run `uri` by hand, and return the first
 /// `livenote/notify`, or `window/showMessage` naming the note, the server sends after it.
