@@ -501,62 +501,9 @@ fn until_takes_a_date_or_an_instant() {
     );
 }
 
-#[test]
-fn notify_takes_one_of_four_values() {
-    for v in ["changes", "failures", "all", "false", "\"all\""] {
-        check(
-            &format!("---\nlive:\n  objective: y\n  notify: {v}\n---\n"),
-            expect![[r#"
-            live: has_errors=false
-        "#]],
-        );
-    }
-    check(
-        "---\nlive:\n  objective: y\n  notify: chnages\n---\n",
-        expect![[r#"
-            4:11-4:18 warning live/invalid-notify `notify` is `changes` (a run changed the body), `failures`, `all` or `false`, found "chnages" (did you mean `changes`?); until it is fixed, only failures of scheduled and event runs are told
-              fix*: Change to `changes`
-            live: has_errors=false
-        "#]],
-    );
-    check(
-        "---\nlive:\n  objective: y\n  notify: true\n---\n",
-        expect![[r#"
-            4:11-4:15 warning live/invalid-notify `notify` is `changes` (a run changed the body), `failures`, `all` or `false`, found true (did you mean `all`?); until it is fixed, only failures of scheduled and event runs are told
-              fix*: Change to `all`
-            live: has_errors=false
-        "#]],
-    );
-    check(
-        "---\nlive:\n  objective: y\n  notify: [all]\n---\n",
-        expect![[r#"
-            4:11-4:16 warning live/invalid-notify `notify` is `changes` (a run changed the body), `failures`, `all` or `false`, found a list; until it is fixed, only failures of scheduled and event runs are told
-            live: has_errors=false
-        "#]],
-    );
-    check_fix(
-        "---\nlive:\n  objective: y\n  notify: never\n---\n",
-        "Change to `false`",
-        expect![[r#"
-        ---
-        live:
-          objective: y
-          notify: false
-        ---
-    "#]],
-    );
-    check_fix(
-        "---\nlive:\n  objective: y\n  notifications: all\n---\n",
-        "Rename to `notify`",
-        expect![[r#"
-        ---
-        live:
-          objective: y
-          notify: all
-        ---
-    "#]],
-    );
-}
+/// `live.notify`: its four values, a misspelt one with the value it most likely meant.
+#[path = "validate_notify_tests.rs"]
+mod notify;
 
 #[test]
 fn legacy_track_fence() {
@@ -597,6 +544,7 @@ fn every_code_has_a_fixture_here_and_a_section_in_the_docs() {
     let src = [
         include_str!("validate_tests.rs"),
         include_str!("validate_budget_tests.rs"),
+        include_str!("validate_notify_tests.rs"),
         include_str!("validate_tools_tests.rs"),
         include_str!("validate_docs_tests.rs"),
         include_str!("validate_quick_fixes_tests.rs"),
