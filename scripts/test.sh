@@ -83,7 +83,7 @@ export LIVENOTE_VSCODE_E2E
 vsce_target="$(node -p '`${process.platform}-${process.arch === "arm" ? "armhf" : process.arch}`')"
 LIVENOTE_VSIX="$PWD/editors/vscode/livenote-$vsce_target.vsix" LIVENOTE_BIN="$CARGO_TARGET_DIR/debug/livenote" \
   node tests/e2e/vscode/run-now.mjs
-echo "== VS Code for real: the Live notes view lists the notes by folder, runs one inline, the Runs view opens the run's diff (screenshots in \$LIVENOTE_VSCODE_E2E/out/views)"
+echo "== VS Code for real: the Live notes view lists the notes by folder, runs one inline, the Runs view opens the run's diff; a run of a note with notify: changes that is not the active editor is a notification with Open and Show diff, and Show diff opens its diff (screenshots in \$LIVENOTE_VSCODE_E2E/out/views)"
 LIVENOTE_VSIX="$PWD/editors/vscode/livenote-$vsce_target.vsix" LIVENOTE_BIN="$CARGO_TARGET_DIR/debug/livenote" \
   node tests/e2e/vscode/views.mjs
 echo "== VS Code for real: livenote's MCP server in VS Code's MCP list (started, its tools listed), @livenote in the chat and Ask livenote… from the palette answered through livenote.ask by a scripted model"

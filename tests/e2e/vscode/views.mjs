@@ -2,14 +2,19 @@
 // Chromium, puppeteer-core; see common.mjs): the view lists the workspace's live notes by
 // folder; its inline Run now runs a note, and the row then reads "last run just now" (refreshed
 // by the server's livenote/notesChanged); the Runs view of that note lists the run, and
-// selecting it opens VS Code's diff editor on the body before and after the run.
+// selecting it opens VS Code's diff editor on the body before and after the run. Then a run of
+// a note that says `notify: changes` while another note is the active editor (issue 33 §2) is
+// told as VS Code's notification: the server's one line ("Top changed: …") with "Open" and
+// "Show diff", and "Show diff" opens that run's diff; the other note's run by hand (no `notify`
+// key) was told of nothing.
 //
 //   node tests/e2e/vscode/views.mjs
 //
 // Environment as for run-now.mjs (LIVENOTE_VSCODE_E2E, LIVENOTE_VSIX, LIVENOTE_BIN), plus
 // LIVENOTE_E2E_OUT: where the screenshots go (default <repo>/target/vscode-e2e/out/views):
 // 1-live-notes.png (the view), 2-after-run.png (the row after Run now from it),
-// 3-run-diff.png (the run's diff). Their paths are printed as `screenshot: PATH` lines.
+// 3-run-diff.png (the run's diff), 4-notification.png (the notification of Top's run),
+// 5-notify-diff.png (its Show diff). Their paths are printed as `screenshot: PATH` lines.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { e2e, fail, openWorkbench, runTest, scratchFor, sleep, trustWorkspace, waitFor } from './common.mjs';
@@ -19,18 +24,19 @@ const out = process.env.LIVENOTE_E2E_OUT || join(e2e, 'out', 'views');
 mkdirSync(out, { recursive: true });
 
 // Two live notes, one in a folder; neither is due (a yearly cron that has fired), so only Run
-// now writes them.
+// now writes them. Top asks to be told of the runs that change it, by hand too; its body differs
+// from Clock's, so that its run's diff is told from Clock's.
 const lastRun = new Date(Date.now() - 3 * 3600_000).toISOString().replace(/\.\d+Z$/, '.000Z');
-const note = (title) => `---
+const note = (title, extra = '', body = 'Not run yet.') => `---
 live:
   objective: Say that the run happened.
   triggers:
     cronExpr: "0 0 1 1 *"
-  lastRunAt: "${lastRun}"
+  lastRunAt: "${lastRun}"${extra}
 ---
 # ${title}
 
-Not run yet.
+${body}
 `;
 writeFileSync(
   join(s.ws, '.livenote.toml'),
@@ -38,7 +44,7 @@ writeFileSync(
 );
 mkdirSync(join(s.ws, 'daily'));
 writeFileSync(join(s.ws, 'daily', 'clock.md'), note('Clock'));
-writeFileSync(join(s.ws, 'top.md'), note('Top'));
+writeFileSync(join(s.ws, 'top.md'), note('Top', '\n  notify: changes', 'Top has not run yet.'));
 trustWorkspace(s);
 
 async function screenshot(page, name) {
@@ -123,6 +129,58 @@ async function main() {
   if (!tab.some((t) => t && t.includes('before ↔ after'))) fail(`no diff tab: ${tab}`);
   console.log('ok - the run opens a diff of the body before and after it');
   await screenshot(page, '3-run-diff.png');
+
+  // Notifications (issue 33 §2): Clock back as the active editor, then Top run from its row.
+  await (await row(notes, 'Clock')).click();
+  const activeTab = () => page.$eval('.tab.active', (e) => e.getAttribute('aria-label') || e.textContent || '').catch(() => '');
+  await waitFor('clock.md as the active editor', async () => /clock\.md/.test(await activeTab()) && !(await activeTab()).includes('↔'), 10_000, async () => `; active tab: ${await activeTab()}`);
+  const top = await row(notes, 'Top');
+  await top.hover();
+  await (await waitFor('the inline Run now action on Top', () => top.$('.action-label[aria-label^="Run now"]'), 10_000)).click();
+  const told = await waitFor('the notification of Top\'s run', async () => (await notifications(page)).find((n) => n.message.includes('Top')), 30_000, async () => `; notifications: ${JSON.stringify(await notifications(page))}`);
+  if (!/^livenote: Top changed: \d+ lines? (added|removed)/.test(told.message) || told.message.includes('\n')) fail(`the notification says: ${told.message}`);
+  if (JSON.stringify(told.buttons) !== JSON.stringify(['Open', 'Show diff'])) fail(`the notification's buttons: ${JSON.stringify(told.buttons)}`);
+  // Clock has no `notify` key: its run by hand (above) was not told.
+  const others = (await notifications(page)).filter((n) => n.message !== told.message && /livenote|Clock/.test(n.message));
+  if (others.length > 0) fail(`more notifications than Top's: ${JSON.stringify(others)}`);
+  console.log(`ok - Top's run (notify: changes) is told: "${told.message}" ${JSON.stringify(told.buttons)}; Clock's was not`);
+  await screenshot(page, '4-notification.png');
+
+  await (await notificationButton(page, told.message, 'Show diff')).click();
+  await waitFor('the diff of Top\'s run as the active editor', async () => /top\.md/.test(await activeTab()) && (await activeTab()).includes('↔'), 30_000, async () => `; active tab: ${await activeTab()}`);
+  // The diff editor shown (Clock's may still be in the page, hidden).
+  const shownSide = (side) =>
+    page.$$eval(`.monaco-diff-editor .editor.${side}`, (eds) =>
+      eds
+        .filter((e) => e.checkVisibility())
+        .map((e) => [...e.querySelectorAll('.view-line')].map((l) => l.textContent).join('\n'))
+        .join('\n')
+        .replace(/\u00a0/g, ' '),
+    );
+  await waitFor('Top\'s bodies before and after', async () => (await shownSide('original')).includes('Top has not run yet.') && (await shownSide('modified')).includes('The run happened.'), 30_000, async () => `; before: ${await shownSide('original')}; after: ${await shownSide('modified')}`);
+  console.log(`ok - Show diff opens the run's diff: ${await activeTab()}`);
+  await screenshot(page, '5-notify-diff.png');
+}
+
+/// VS Code's notifications (toasts and the centre): each one's message and button labels.
+const notifications = (page) =>
+  page.$$eval('.notification-list-item', (els) =>
+    els.map((e) => ({
+      message: (e.querySelector('.notification-list-item-message')?.textContent || '').replace(/\u00a0/g, ' '),
+      buttons: [...e.querySelectorAll('.notification-list-item-buttons-container .monaco-button')].map((b) => (b.textContent || '').trim()),
+    })),
+  );
+
+/// The button `label` of the notification saying `message`.
+async function notificationButton(page, message, label) {
+  for (const item of await page.$$('.notification-list-item')) {
+    const text = await item.$eval('.notification-list-item-message', (e) => (e.textContent || '').replace(/\u00a0/g, ' ')).catch(() => '');
+    if (text !== message) continue;
+    for (const b of await item.$$('.notification-list-item-buttons-container .monaco-button')) {
+      if ((await b.evaluate((e) => (e.textContent || '').trim())) === label) return b;
+    }
+  }
+  return fail(`no "${label}" on the notification "${message}"`);
 }
 
 runTest(s, main);
