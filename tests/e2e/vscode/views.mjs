@@ -83,6 +83,25 @@ async function row(p, text) {
   return fail(`the "${text}" row went away`);
 }
 
+/// Click the inline Run now (shown on hover) of the row `text`. The view redraws its rows when
+/// the server says the notes changed, which can leave a row found a moment ago out of the page:
+/// find it again then.
+async function runNowOn(p, text) {
+  await waitFor(`the inline Run now action on ${text}`, async () => {
+    try {
+      const r = await row(p, text);
+      await r.hover();
+      const action = await r.$('.action-label[aria-label^="Run now"]');
+      if (!action) return false;
+      await action.click();
+      return true;
+    } catch (e) {
+      if (/detached|not attached|not clickable/i.test(e.message)) return false;
+      throw e;
+    }
+  }, 10_000);
+}
+
 async function main() {
   const page = await openWorkbench(s, { width: 1400, height: 1000 });
   // Explorer first (Ctrl+Shift+E), with the tree of files collapsed to leave the views room.
@@ -92,7 +111,7 @@ async function main() {
   await page.keyboard.up('Shift');
   await page.keyboard.up('Control');
   const notes = await pane(page, 'Live notes');
-  const clock = await row(notes, 'Clock');
+  await row(notes, 'Clock');
   const rows = await rowsOf(notes);
   // By folder: the note at the root, then the folder with its note.
   const order = ['Top', 'daily', 'Clock'].map((t) => rows.findIndex((r) => r.includes(t)));
@@ -102,9 +121,7 @@ async function main() {
   await screenshot(page, '1-live-notes.png');
 
   // Run now, inline on the row (shown on hover).
-  await clock.hover();
-  const runNow = await waitFor('the inline Run now action', () => clock.$('.action-label[aria-label^="Run now"]'), 10_000);
-  await runNow.click();
+  await runNowOn(notes, 'Clock');
   const disk = () => readFileSync(join(s.ws, 'daily', 'clock.md'), 'utf8');
   await waitFor('the run on disk', () => disk().includes('\nThe run happened.\n'), 60_000, async () => `; clock.md:\n${disk()}`);
   console.log('ok - Run now from the view ran the note');
@@ -134,9 +151,7 @@ async function main() {
   await (await row(notes, 'Clock')).click();
   const activeTab = () => page.$eval('.tab.active', (e) => e.getAttribute('aria-label') || e.textContent || '').catch(() => '');
   await waitFor('clock.md as the active editor', async () => /clock\.md/.test(await activeTab()) && !(await activeTab()).includes('↔'), 10_000, async () => `; active tab: ${await activeTab()}`);
-  const top = await row(notes, 'Top');
-  await top.hover();
-  await (await waitFor('the inline Run now action on Top', () => top.$('.action-label[aria-label^="Run now"]'), 10_000)).click();
+  await runNowOn(notes, 'Top');
   const told = await waitFor('the notification of Top\'s run', async () => (await notifications(page)).find((n) => n.message.includes('Top')), 30_000, async () => `; notifications: ${JSON.stringify(await notifications(page))}`);
   if (!/^livenote: Top changed: \d+ lines? (added|removed)/.test(told.message) || told.message.includes('\n')) fail(`the notification says: ${told.message}`);
   if (JSON.stringify(told.buttons) !== JSON.stringify(['Open', 'Show diff'])) fail(`the notification's buttons: ${JSON.stringify(told.buttons)}`);
