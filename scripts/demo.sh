@@ -6,14 +6,17 @@
 #
 # LIVENOTE_DEMO_DIR: the scratch folder (default: $TMPDIR/livenote-examples). It is refreshed
 # from examples/ at each start, so only use a folder you made for this.
-# LIVENOTE_BIN: an already built livenote to use instead of building the release binary.
+# LIVENOTE_BIN: an already built livenote to use instead of building one.
 set -euo pipefail
 checkout="$(cd "$(dirname "$0")/.." && pwd)"
 demo="${LIVENOTE_DEMO_DIR:-${TMPDIR:-/tmp}/livenote-examples}"
 bin="${LIVENOTE_BIN:-}"
 if [ -z "$bin" ]; then
-  cargo build --release --locked --manifest-path "$checkout/Cargo.toml"
-  bin="$checkout/target/release/livenote"
+  # The dev profile, not release: a fresh clone builds it in under 3 minutes on 2 cores, where a
+  # release build takes 7.5 (docs/performance.md, "Build profiles"), and the demo's notes do
+  # not need optimised code. `scripts/test.sh` then reuses this build's dependencies.
+  cargo build --locked --bin livenote --manifest-path "$checkout/Cargo.toml"
+  bin="${CARGO_TARGET_DIR:-$checkout/target}/debug/livenote"
 fi
 case "$demo" in
   "$checkout" | "$checkout"/*) echo "demo.sh: LIVENOTE_DEMO_DIR must be outside the checkout" >&2; exit 2 ;;
